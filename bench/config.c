@@ -1,0 +1,188 @@
+/* config.c - cross-option rules (libaio implies O_DIRECT, separate read/write rates need a
+ * mixed run, ...), bundled-distribution lookup, and the checks that precede any I/O. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "access.h"
+#include "config.h"
+
+static int fail(struct opt_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int config_find_dist(const char *name, char *path, size_t len)
+{
+	const char *env = getenv("DEDIS_DISTDIR");
+	const char *dirs[] = {env, DEDIS_SRCDIR "/distributions", DEDIS_DATADIR "/distributions"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (!dirs[i])
+			continue;
+		snprintf(path, len, "%s/%s.dist", dirs[i], name);
+		if (is_file(path))
+			return 0;
+	}
+	return -1;
+}
+
+/* An output path (JSON, output dir) must be creatable: its parent exists and is writable. */
+static int check_output_parent(const char *what, const char *path, struct opt_error *err)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	char *slash = strrchr(buf, '/');
+	const char *dir = ".";
+	if (slash == buf)
+		dir = "/";
+	else if (slash) {
+		*slash = 0;
+		dir = buf;
+	}
+	if (access(dir, W_OK | X_OK))
+		return fail(err, "%s %s: directory %s is not writable: %s", what, path, dir, strerror(errno));
+	return 0;
+}
+
+static int check_output_dir(const char *path, struct opt_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return fail(err, "--output-dir %s exists and is not a directory", path);
+		if (access(path, W_OK | X_OK))
+			return fail(err, "--output-dir %s is not writable: %s", path, strerror(errno));
+		return 0;
+	}
+	return check_output_parent("--output-dir", path, err);
+}
+
+static int check_rules(struct bench_config *c, struct opt_error *err)
+{
+	struct bench_options *o = &c->o;
+	if (o->block_size & (o->block_size - 1))
+		return fail(err, "--block-size %llu is not a power of two (512 B to 1 MiB)", (unsigned long long)o->block_size);
+	if (o->file_size < o->block_size)
+		return fail(err, "--file-size %llu is smaller than one block (%llu)", (unsigned long long)o->file_size,
+			    (unsigned long long)o->block_size);
+	o->file_size -= o->file_size % o->block_size;
+	if (o->peak && (o->rate > 0 || o->read_rate > 0 || o->write_rate > 0))
+		return fail(err, "-p (peak) and -n (nominal rate) exclude each other");
+	if ((o->read_rate > 0 || o->write_rate > 0)) {
+		if (o->mode != MODE_MIXED)
+			return fail(err, "separate read/write rates (-nr, -nw) need a mixed run (-m)");
+		if (o->rate > 0)
+			return fail(err, "give either a total rate (-n RATE) or read and write rates (-nrR -nwW), not both");
+		if (!(o->read_rate > 0 && o->write_rate > 0))
+			return fail(err, "a mixed nominal run with separate rates needs both -nrR and -nwW");
+	}
+	c->nominal = o->rate > 0 || o->read_rate > 0;
+	if (o->ioengine == IOENGINE_LIBAIO) {
+		if (o->sync == SYNC_FSYNC || o->sync == SYNC_DSYNC || o->sync == SYNC_DIRECT_FSYNC)
+			return fail(err, "--ioengine libaio works with --sync none or direct (it always uses O_DIRECT)");
+		o->sync = SYNC_DIRECT;
+	} else if (o->iodepth > 1) {
+		return fail(err, "--iodepth %llu needs --ioengine libaio (the sync engine has one operation in flight)",
+			    (unsigned long long)o->iodepth);
+	}
+	c->direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
+	c->fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC;
+	c->dsync = o->sync == SYNC_DSYNC;
+	c->populate = o->populate != POPULATE_DEFAULT ? (enum populate_mode)o->populate
+			 : o->mode == MODE_WRITE ? POPULATE_NONE : POPULATE_CONTENT;
+	if (o->latency_log && !o->output_dir)
+		return fail(err, "--latency-log needs --output-dir");
+	if (o->json && check_output_parent("--json", o->json, err))
+		return -1;
+	if (o->output_dir && check_output_dir(o->output_dir, err))
+		return -1;
+	return 0;
+}
+
+static int load_dist(struct bench_config *c, struct opt_error *err)
+{
+	const char *d = c->o.dist;
+	if (strchr(d, '/') || is_file(d))
+		snprintf(c->dist_path, sizeof c->dist_path, "%s", d);
+	else if (config_find_dist(d, c->dist_path, sizeof c->dist_path))
+		return fail(err, "--dist %s: no such file, and not a bundled distribution "
+				 "(archival, personalfiles, highperf, kernels, ubuntuamd)", d);
+	struct dist_error de;
+	if (dist_load(c->dist_path, &c->dist, &de))
+		return fail(err, "--dist: %s", de.msg);
+	if (dupgen_build(&c->dup, &c->dist))
+		return fail(err, "--dist: out of memory building the sampler");
+	return 0;
+}
+
+int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->o = cli->o;
+	memset(&cli->o, 0, sizeof cli->o);
+	memcpy(c->given, cli->given, sizeof c->given);
+	struct bench_options *o = &c->o;
+
+	if (check_rules(c, err) || load_dist(c, err))
+		return -1;
+
+	bool seed_given = false;
+	for (size_t i = 0; i < bench_option_count; i++)
+		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, "seed"))
+			seed_given = c->given[i];
+	c->seed = o->seed;
+	if (!seed_given && getrandom(&c->seed, sizeof c->seed, 0) != sizeof c->seed)
+		c->seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	o->seed = c->seed;
+
+	bool file_size_given = false;
+	for (size_t i = 0; i < bench_option_count; i++)
+		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, "file-size"))
+			file_size_given = c->given[i];
+	struct target_request req = {
+		.path = o->target, .procs = (unsigned)o->procs, .file_size = o->file_size,
+		.file_size_given = file_size_given, .block_size = (uint32_t)o->block_size,
+		.force = o->force, .direct = c->direct,
+	};
+	if (target_probe(&req, &c->target, err->msg, sizeof err->msg))
+		return -1;
+	o->file_size = c->target.region_size;
+	c->region_blocks = c->target.region_size / o->block_size;
+
+	c->engine = ioengine_find(c->target.kind == TARGET_NULL ? "null" : ioengine_names[o->ioengine]);
+	c->nurand_a = o->nurand_a ? o->nurand_a : access_default_a(c->region_blocks);
+	if (c->nurand_a >= c->region_blocks && c->region_blocks > 1)
+		return fail(err, "--nurand-a %llu must be below the blocks per worker (%llu)",
+			    (unsigned long long)c->nurand_a, (unsigned long long)c->region_blocks);
+	c->nurand_c = access_draw_c(c->seed, c->nurand_a);
+	o->nurand_a = c->nurand_a;
+
+	/* Neither bound: one pass over the target, as fio does. */
+	if (!o->time_ns && !o->size)
+		o->size = c->target.region_size * o->procs;
+	c->total_ops = o->size / o->block_size;
+	if (o->size && !c->total_ops)
+		return fail(err, "--size %llu is less than one block", (unsigned long long)o->size);
+	return 0;
+}
+
+void config_free(struct bench_config *c)
+{
+	options_free(&c->o);
+	dist_free(&c->dist);
+	dupgen_free(&c->dup);
+}

@@ -1,0 +1,42 @@
+/* config.h - the effective configuration of a run: the option table's values checked against
+ * each other, defaults that depend on other options resolved, target and distribution loaded. */
+#ifndef DEDIS_BENCH_CONFIG_H
+#define DEDIS_BENCH_CONFIG_H
+
+#include "distfile.h"
+#include "dupgen.h"
+#include "ioengine/ioengine.h"
+#include "options.h"
+#include "target.h"
+
+struct bench_config {
+	struct bench_options o;     /* owned */
+	bool given[64];
+	uint64_t seed;              /* effective (random when not given) */
+	enum populate_mode populate;/* resolved: never POPULATE_DEFAULT */
+	bool direct, fsync_each, dsync;
+	bool nominal;               /* rate, or read/write rates, given */
+	char dist_path[4096];
+	struct dist dist;
+	struct dupgen_table dup;
+	struct target target;
+	uint64_t region_blocks;     /* blocks per worker */
+	uint64_t nurand_a, nurand_c;
+	uint64_t total_ops;         /* size bound in operations, 0 = none */
+	const struct ioengine_ops *engine;
+};
+
+/* Validate everything a run needs, without writing anything. Takes ownership of cli->o. */
+int config_build(struct bench_cli *cli, struct bench_config *cfg, struct opt_error *err);
+/* Where a bundled distribution NAME lives (installed or source tree); 0 if found. */
+int config_find_dist(const char *name, char *path, size_t len);
+void config_free(struct bench_config *cfg);
+
+/* Operations worker w must do of total_ops (the remainder spread over the first workers). */
+static inline uint64_t config_worker_ops(const struct bench_config *c, unsigned w)
+{
+	uint64_t p = c->o.procs;
+	return c->total_ops / p + (w < c->total_ops % p);
+}
+
+#endif

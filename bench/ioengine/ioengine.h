@@ -1,0 +1,60 @@
+/* ioengine.h - the I/O engine interface (fio's ioengine_ops pattern): one struct of function
+ * pointers per engine; the worker loop drives every engine through it and never knows which. */
+#ifndef DEDIS_BENCH_IOENGINE_H
+#define DEDIS_BENCH_IOENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum io_dir { IO_READ = 0, IO_WRITE = 1 };
+
+struct io_unit {
+	enum io_dir dir;
+	uint64_t offset;     /* absolute byte offset in the opened file or device */
+	uint32_t len;
+	void *buf;           /* aligned for O_DIRECT */
+	uint64_t block;      /* block number within the worker's region */
+	uint64_t content_id; /* writes: what buf holds */
+	uint64_t due_ns;     /* latency is measured from here (scheduled time in nominal mode) */
+	int error;           /* 0, or the errno the operation failed with */
+	unsigned index;      /* slot number, for engines that keep per-slot state */
+};
+
+struct io_ctx {
+	const char *path;    /* NULL for the null engine */
+	int open_flags;      /* O_DIRECT / O_DSYNC as the sync mode asks */
+	bool fsync_each;     /* fsync after every write */
+	unsigned depth;      /* slots in flight at most */
+	int fd;
+	void *priv;          /* the engine's own state */
+};
+
+/* queue() results */
+#define IO_Q_COMPLETED 0 /* done now; u->error tells how */
+#define IO_Q_QUEUED 1    /* in flight; reported later by getevents/event */
+
+#define IOENGINE_ASYNC 1u     /* queue() may return IO_Q_QUEUED */
+#define IOENGINE_NEEDS_DIRECT 2u
+#define IOENGINE_NO_FILE 4u   /* opens nothing */
+
+struct ioengine_ops {
+	const char *name;
+	unsigned flags;
+	int (*open)(struct io_ctx *c);                       /* 0 or -errno */
+	int (*queue)(struct io_ctx *c, struct io_unit *u);   /* IO_Q_* or -errno */
+	int (*commit)(struct io_ctx *c);                     /* submit what was queued; 0 or -errno */
+	/* Wait for at least min completions (at most max), up to timeout_ns (UINT64_MAX: no limit).
+	 * Returns how many, or -errno (-EINTR when a signal interrupted the wait). */
+	int (*getevents)(struct io_ctx *c, unsigned min, unsigned max, uint64_t timeout_ns);
+	struct io_unit *(*event)(struct io_ctx *c, unsigned i);
+	void (*close)(struct io_ctx *c);
+};
+
+/* The registry: one line per engine in registry.c. */
+const struct ioengine_ops *ioengine_find(const char *name);
+
+extern const struct ioengine_ops ioengine_sync;
+extern const struct ioengine_ops ioengine_libaio;
+extern const struct ioengine_ops ioengine_null;
+
+#endif

@@ -1,0 +1,283 @@
+/* launcher.c - the parent process: shared stats mapping, fork of N workers, the start barrier
+ * (a pipe closed at t0), a signalfd loop for SIGINT/SIGTERM/SIGCHLD and 1 s ticks, the merge. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "launcher.h"
+#include "tally.h"
+#include "worker.h"
+
+struct launch {
+	const struct bench_config *c;
+	unsigned procs;
+	struct run_shared *sh;
+	size_t sh_len;
+	pid_t *pids;
+	int *tally_fds;
+	int sfd;
+	int ready_r, go_w;
+	unsigned live;
+	bool interrupted, failed;
+	char failure[512];
+};
+
+static void set_failure(struct launch *l, const char *fmt, const char *detail, int code)
+{
+	if (l->failed)
+		return;
+	l->failed = true;
+	snprintf(l->failure, sizeof l->failure, fmt, detail, code);
+}
+
+static void stop_all(struct launch *l)
+{
+	__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < l->procs; i++)
+		if (l->pids[i] > 0)
+			kill(l->pids[i], SIGUSR1);
+}
+
+/* Reap finished workers; a worker that failed or died stops the others. */
+static void reap(struct launch *l)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (unsigned i = 0; i < l->procs; i++) {
+			if (l->pids[i] != pid)
+				continue;
+			l->pids[i] = -1;
+			l->live--;
+			if (WIFSIGNALED(status)) {
+				char who[32];
+				snprintf(who, sizeof who, "worker %u", i);
+				set_failure(l, "%s was killed by signal %d", who, WTERMSIG(status));
+				stop_all(l);
+			} else if (WEXITSTATUS(status) != 0) {
+				const char *msg = l->sh->w[i].errmsg[0] ? l->sh->w[i].errmsg : "a worker failed";
+				set_failure(l, "%s (exit %d)", msg, WEXITSTATUS(status));
+				stop_all(l);
+			}
+		}
+	}
+}
+
+static void handle_signals(struct launch *l)
+{
+	struct signalfd_siginfo si;
+	while (read(l->sfd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGCHLD) {
+			reap(l);
+		} else if (!l->interrupted) {
+			l->interrupted = true;
+			stop_all(l);
+		}
+	}
+}
+
+static int spawn(struct launch *l, int ready_w, int go_r, sigset_t *old)
+{
+	for (unsigned i = 0; i < l->procs; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "dedisbench-tally-%u", i);
+		l->tally_fds[i] = memfd_create(name, MFD_CLOEXEC);
+		if (l->tally_fds[i] < 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < l->procs; i++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid < 0)
+			return -1;
+		if (pid == 0) {
+			close(l->ready_r);
+			close(l->go_w);
+			close(l->sfd);
+			sigprocmask(SIG_SETMASK, old, NULL);
+			struct worker_args a = {l->c, i, l->sh, ready_w, go_r, l->tally_fds[i]};
+			_exit(worker_main(&a));
+		}
+		l->pids[i] = pid;
+		l->live++;
+	}
+	return 0;
+}
+
+/* Phase 1: every worker has populated and opened its target, or the run is over. */
+static bool wait_ready(struct launch *l)
+{
+	unsigned ready = 0;
+	while (ready < l->procs && !l->failed && !l->interrupted) {
+		struct pollfd p[2] = {{l->sfd, POLLIN, 0}, {l->ready_r, POLLIN, 0}};
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return false;
+		if (p[0].revents)
+			handle_signals(l);
+		if (p[1].revents & POLLIN) {
+			char buf[64];
+			ssize_t n = read(l->ready_r, buf, sizeof buf);
+			if (n > 0)
+				ready += (unsigned)n;
+		}
+	}
+	for (unsigned i = 0; i < l->procs; i++)
+		if (__atomic_load_n(&l->sh->w[i].state, __ATOMIC_RELAXED) == WORKER_FAILED) {
+			set_failure(l, "%s (exit %d)", l->sh->w[i].errmsg, 1);
+			stop_all(l);
+		}
+	return !l->failed && !l->interrupted;
+}
+
+/* Phase 2: until every worker has exited; a time-series row each second. */
+static void watch(struct launch *l, struct timeseries *ts)
+{
+	uint64_t t0 = l->sh->t0_ns, next_tick = t0 + 1000000000ULL;
+	while (l->live) {
+		uint64_t now = now_ns();
+		int timeout_ms = -1;
+		if (ts->f) {
+			if (now >= next_tick) {
+				ts_sample(ts, l->sh, l->procs, now);
+				next_tick += 1000000000ULL;
+				continue;
+			}
+			timeout_ms = (int)((next_tick - now + 999999) / 1000000);
+		}
+		struct pollfd p = {l->sfd, POLLIN, 0};
+		if (poll(&p, 1, timeout_ms) > 0)
+			handle_signals(l);
+		reap(l); /* a SIGCHLD that arrived before the signalfd existed is still reaped */
+	}
+}
+
+static void collect(struct launch *l, struct run_result *r)
+{
+	const struct bench_config *c = l->c;
+	r->procs = l->procs;
+	r->w = calloc(l->procs, sizeof *r->w);
+	uint64_t last = l->sh->t0_ns;
+	for (unsigned i = 0; i < l->procs; i++) {
+		memcpy(&r->w[i], &l->sh->w[i], sizeof *r->w);
+		if (r->w[i].last_ns > last)
+			last = r->w[i].last_ns;
+	}
+	r->seconds = (double)(last - l->sh->t0_ns) / 1e9;
+	/* A nominal time-bounded run lasts its scheduled span even if the last op finished early. */
+	if (c->nominal && c->o.time_ns && !l->interrupted && !l->failed)
+		r->seconds = (double)c->o.time_ns / 1e9 > r->seconds ? (double)c->o.time_ns / 1e9 : r->seconds;
+	results_merge(r);
+	r->interrupted = l->interrupted;
+	r->failed = l->failed;
+	snprintf(r->failure, sizeof r->failure, "%s", l->failure);
+
+	struct id_counts ids;
+	struct access_freq af = {0};
+	if (idc_init(&ids, 4096))
+		return;
+	bool ok = true;
+	for (unsigned i = 0; i < l->procs; i++) {
+		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 || tally_read_merge(l->tally_fds[i], &ids, &af))
+			ok = false;
+	}
+	if (ok && (ids.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
+		dist_compute_rows(&r->written, &r->written_rows);
+		r->have_written = true;
+	}
+	if (ok) {
+		r->hottest10 = afreq_hottest_share(&af, 0.10);
+		for (size_t i = 0; i < af.n; i++)
+			r->accessed_blocks += af.blocks[i];
+	}
+	idc_free(&ids);
+	afreq_free(&af);
+}
+
+int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen)
+{
+	struct launch l = {0};
+	l.c = c;
+	l.procs = (unsigned)c->o.procs;
+	l.sfd = l.ready_r = l.go_w = -1;
+	memset(r, 0, sizeof *r);
+	l.sh_len = sizeof *l.sh + l.procs * sizeof l.sh->w[0];
+	l.sh = mmap(NULL, l.sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	l.pids = calloc(l.procs, sizeof *l.pids);
+	l.tally_fds = malloc(l.procs * sizeof *l.tally_fds);
+	if (l.sh == MAP_FAILED || !l.pids || !l.tally_fds) {
+		snprintf(err, errlen, "out of memory for %u workers", l.procs);
+		if (l.sh != MAP_FAILED)
+			munmap(l.sh, l.sh_len);
+		free(l.pids);
+		free(l.tally_fds);
+		return -1;
+	}
+	for (unsigned i = 0; i < l.procs; i++) {
+		l.tally_fds[i] = -1;
+		hist_init(&l.sh->w[i].dir[0].lat);
+		hist_init(&l.sh->w[i].dir[1].lat);
+	}
+
+	sigset_t mask, old;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	int ready[2] = {-1, -1}, go[2] = {-1, -1};
+	int rc = -1;
+	struct timeseries ts = {0};
+	if (l.sfd < 0 || pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC)) {
+		snprintf(err, errlen, "cannot set up the launcher: %s", strerror(errno));
+		goto out;
+	}
+	l.ready_r = ready[0];
+	l.go_w = go[1];
+	if (spawn(&l, ready[1], go[0], &old)) {
+		snprintf(err, errlen, "cannot start workers: %s", strerror(errno));
+		stop_all(&l);
+		close(l.go_w);
+		l.go_w = -1;
+		while (l.live && waitpid(-1, NULL, 0) > 0)
+			l.live--;
+		goto out;
+	}
+	close(ready[1]);
+	close(go[0]);
+	ready[1] = go[0] = -1;
+
+	bool go_on = wait_ready(&l);
+	__atomic_store_n(&l.sh->t0_ns, now_ns(), __ATOMIC_RELEASE);
+	if (go_on && c->o.output_dir && ts_open(&ts, c->o.output_dir, l.sh->t0_ns))
+		set_failure(&l, "cannot write the time series in %s (%d)", c->o.output_dir, errno), stop_all(&l);
+	close(l.go_w); /* the barrier opens: every worker's read() returns 0 */
+	l.go_w = -1;
+	watch(&l, &ts);
+	if (ts.f) {
+		ts_sample(&ts, l.sh, l.procs, now_ns());
+		ts_close(&ts);
+	}
+	collect(&l, r);
+	rc = 0;
+out:
+	for (unsigned i = 0; i < l.procs; i++)
+		if (l.tally_fds[i] >= 0)
+			close(l.tally_fds[i]);
+	int fds[] = {l.sfd, l.ready_r, l.go_w, ready[1], go[0]};
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	munmap(l.sh, l.sh_len);
+	free(l.pids);
+	free(l.tally_fds);
+	return rc;
+}

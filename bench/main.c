@@ -1,0 +1,81 @@
+/* main.c - dedisbench's entry point: parse and validate (bad input: one line, exit 2, nothing
+ * written), prepare the target, run, report; the only place that decides the exit status. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "config.h"
+#include "launcher.h"
+#include "report.h"
+#include "results.h"
+
+#define EXIT_BAD_INPUT 2
+#define EXIT_RUN_FAILED 1
+
+int main(int argc, char **argv)
+{
+	struct bench_cli cli;
+	struct opt_error err;
+	if (options_parse(argc, argv, &cli, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+		options_free(&cli.o);
+		return EXIT_BAD_INPUT;
+	}
+	if (cli.want_help || cli.want_version) {
+		if (cli.want_help)
+			options_print_help(stdout, "dedisbench");
+		else
+			printf("dedisbench %s\n", PACKAGE_VERSION);
+		options_free(&cli.o);
+		return 0;
+	}
+	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */
+		options_print_man(stdout);
+		options_free(&cli.o);
+		return 0;
+	}
+	struct bench_config cfg;
+	if (config_build(&cli, &cfg, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+		config_free(&cfg);
+		return EXIT_BAD_INPUT;
+	}
+	char msg[1024];
+	if (cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(errno));
+		config_free(&cfg);
+		return EXIT_BAD_INPUT;
+	}
+	if (target_prepare(&cfg.target, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		target_cleanup(&cfg.target, false);
+		config_free(&cfg);
+		return EXIT_RUN_FAILED;
+	}
+	struct run_result res;
+	int status = 0;
+	if (launcher_run(&cfg, &res, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		status = EXIT_RUN_FAILED;
+	} else {
+		if (!cfg.o.quiet)
+			results_print(stdout, &cfg, &res);
+		if (res.failed) {
+			fprintf(stderr, "dedisbench: %s\n", res.failure);
+			status = EXIT_RUN_FAILED;
+		}
+		if (cfg.o.json) {
+			json_t *doc = results_json(&cfg, &res);
+			if (report_write_atomic(doc, cfg.o.json)) {
+				fprintf(stderr, "dedisbench: cannot write %s: %s\n", cfg.o.json, strerror(errno));
+				status = EXIT_RUN_FAILED;
+			}
+			json_decref(doc);
+		}
+		results_free(&res);
+	}
+	target_cleanup(&cfg.target, cfg.o.keep);
+	config_free(&cfg);
+	return status;
+}

@@ -1,0 +1,549 @@
+/* options.c - the option table and everything derived from it: getopt_long arrays, the INI
+ * reader (new keys and the original DEDISbench keys), --help, the man page OPTIONS, JSON config. */
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "options.h"
+#include "units.h"
+
+const char *const access_names[] = {"seq", "uniform", "nurand", NULL};
+const char *const mode_names[] = {"write", "read", "mixed", NULL};
+/* The first four keep the order of the original `sync = 0..3` codes. */
+const char *const sync_names[] = {"none", "direct", "fsync", "direct+fsync", "dsync", NULL};
+const char *const populate_names[] = {"default", "none", "content", "zero", NULL};
+const char *const ioengine_names[] = {"sync", "libaio", NULL};
+
+#define OFF(f) offsetof(struct bench_options, f)
+#define MIB (1024ULL * 1024ULL)
+
+const struct opt_def bench_option_table[] = {
+	/* Target */
+	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
+	 "directory (one file per worker), existing file, block device, or 'null' (no I/O)"},
+	{"procs", 'P', "N", OT_UINT, OFF(procs), "4", NULL, 0, 1, 1024, 0, "Target",
+	 "worker processes, each on its own file or disjoint region"},
+	{"file-size", 'F', "SIZE", OT_SIZE, OFF(file_size), "1GiB", NULL, MIB, 1, 0, 0, "Target",
+	 "size of each worker's file or region (bare number: MiB)"},
+	{"block-size", 'b', "SIZE", OT_SIZE, OFF(block_size), "4096", NULL, 1, 512, 1048576, 0, "Target",
+	 "I/O and dedup block size, a power of two from 512 B to 1 MiB"},
+	{"keep", 'k', NULL, OT_FLAG, OFF(keep), NULL, NULL, 0, 0, 0, 0, "Target",
+	 "keep the files created in a directory target"},
+	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",
+	 "write to a block device even if it holds a filesystem or partition signature"},
+	/* Workload */
+	{"mode", 0, "MODE", OT_ENUM, OFF(mode), "write", mode_names, 0, 0, 0, 0, "Workload",
+	 "write, read or mixed"},
+	{NULL, 'w', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_WRITE, "Workload", "same as --mode write"},
+	{NULL, 'r', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_READ, "Workload", "same as --mode read"},
+	{NULL, 'm', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_MIXED, "Workload", "same as --mode mixed"},
+	{"read-pct", 0, "P", OT_UINT, OFF(read_pct), "50", NULL, 0, 0, 100, 0, "Workload",
+	 "share of reads in a mixed run, percent"},
+	{"access", 'a', "KIND", OT_ENUM, OFF(access), "seq", access_names, 0, 0, 0, 0, "Workload",
+	 "seq (wraps around), uniform, or nurand (TPC-C hotspot)"},
+	{"nurand-a", 0, "A", OT_UINT, OFF(nurand_a), "0", NULL, 0, 0, 0, 0, "Workload",
+	 "NURand's A; 0 means N/10 of each worker's blocks, as DEDISbench"},
+	{"dist", 'd', "NAME|FILE", OT_STRING, OFF(dist), "personalfiles", NULL, 0, 0, 0, 0, "Workload",
+	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, or a file"},
+	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
+	 "fill the target first: none, content or zero (default: content for read/mixed, none for write)"},
+	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, 0, 0, "Workload",
+	 "seed for offsets and content; the same seed repeats a run exactly (default: random, reported)"},
+	/* Load and end */
+	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
+	 "stress: closed loop, as fast as possible (the default)"},
+	{"rate", 'n', "RATE", OT_NOMINAL, OFF(rate), "0", NULL, 0, 0, 0, 0, "Load",
+	 "nominal: RATE ops/s in total, open loop; -nrR / -nwW set read / write rates"},
+	{"read-rate", 0, "RATE", OT_RATE, OFF(read_rate), "0", NULL, 0, 0, 0, 0, "Load",
+	 "nominal read ops/s of a mixed run"},
+	{"write-rate", 0, "RATE", OT_RATE, OFF(write_rate), "0", NULL, 0, 0, 0, 0, "Load",
+	 "nominal write ops/s of a mixed run"},
+	{"time", 't', "DUR", OT_DURATION, OFF(time_ns), "0", NULL, NS_PER_MIN, 0, 0, 0, "Load",
+	 "run for DUR (30s, 5m; bare number: minutes)"},
+	{"size", 's', "SIZE", OT_SIZE, OFF(size), "0", NULL, MIB, 0, 0, 0, "Load",
+	 "move SIZE bytes in total (bare number: MiB); default: one pass over the target"},
+	/* I/O path */
+	{"sync", 0, "MODE", OT_ENUM, OFF(sync), "none", sync_names, 0, 0, 0, 0, "I/O",
+	 "none, direct (O_DIRECT), fsync (after each write), dsync (O_DSYNC), direct+fsync"},
+	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), "sync", ioengine_names, 0, 0, 0, 0, "I/O",
+	 "sync (pread/pwrite) or libaio (implies O_DIRECT)"},
+	{"iodepth", 'q', "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O",
+	 "operations in flight per worker (libaio)"},
+	/* Results */
+	{"json", 'j', "FILE", OT_STRING, OFF(json), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write the results as one JSON document"},
+	{"output-dir", 'o', "DIR", OT_STRING, OFF(output_dir), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write the 1 s time series (timeseries.csv) here"},
+	{"latency-log", 0, NULL, OT_FLAG, OFF(latency_log), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "with --output-dir, log every operation's latency (latency.<worker>.csv)"},
+	{"quiet", 0, NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "print only errors"},
+	/* Program */
+	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
+	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},
+	{"help", 'h', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'h', "Program", "show this help"},
+	{"version", 'V', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'V', "Program", "show the version"},
+};
+const size_t bench_option_count = sizeof bench_option_table / sizeof bench_option_table[0];
+
+_Static_assert(sizeof bench_option_table / sizeof bench_option_table[0] <= 64, "grow bench_cli.given");
+
+/* The original DEDISbench INI keys, translated into the table's options. A non-NULL `codes`
+ * maps the original numeric codes to this option's names; `invert` flips a 0/1 flag. */
+struct legacy_key {
+	const char *section, *key, *option;
+	const char *const *codes;
+	bool invert;
+};
+static const char *const legacy_populate[] = {"none", "content", NULL};
+static const struct legacy_key legacy_keys[] = {
+	{"execution", "distfile", "dist", NULL, false},
+	{"execution", "access_type", "access", access_names, false},
+	{"execution", "nprocs", "procs", NULL, false},
+	{"execution", "filesize", "file-size", NULL, false},
+	{"execution", "blocksize", "block-size", NULL, false},
+	{"execution", "populate", "populate", legacy_populate, false},
+	{"execution", "sync", "sync", sync_names, false},
+	{"execution", "rawdevice", "target", NULL, false},
+	{"execution", "seed", "seed", NULL, false},
+	{"results", "tempfilespath", "target", NULL, false},
+	{"results", "logging", "latency-log", NULL, false},
+	{"results", "general_results", "output-dir", NULL, false},
+	{"structural", "cleantemp", "keep", NULL, true},
+};
+
+static int fail(struct opt_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void *field(struct bench_options *o, const struct opt_def *d)
+{
+	return (char *)o + d->offset;
+}
+
+static const char *row_label(const struct opt_def *d, char *buf, size_t len)
+{
+	if (d->name)
+		snprintf(buf, len, "--%s", d->name);
+	else
+		snprintf(buf, len, "-%c", d->short_opt);
+	return buf;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false", "off"};
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(v, yes[i]))
+			return *out = true, 0;
+		if (!strcasecmp(v, no[i]))
+			return *out = false, 0;
+	}
+	return -1;
+}
+
+static int parse_enum(const char *const *choices, const char *v)
+{
+	for (int i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], v))
+			return i;
+	return -1;
+}
+
+static void list_choices(const char *const *choices, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int i = 0; choices[i] && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", choices[i]);
+}
+
+/* The one value parser: command line, INI and defaults all come through here. */
+static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct opt_error *err)
+{
+	const struct opt_def *d = &bench_option_table[row];
+	struct bench_options *o = &cli->o;
+	char label[64];
+	const char *why = NULL;
+	row_label(d, label, sizeof label);
+
+	switch (d->type) {
+	case OT_FLAG: {
+		bool b = true;
+		if (v && parse_bool(v, &b))
+			return fail(err, "%s: '%s' is not a boolean (use 1/0, yes/no, true/false)", label, v);
+		*(bool *)field(o, d) = b;
+		break;
+	}
+	case OT_SET:
+		*(int *)field(o, d) = d->set_value;
+		break;
+	case OT_UINT: {
+		uint64_t n;
+		if (units_parse_count(v, &n, &why))
+			return fail(err, "%s: '%s' is not a valid count: %s", label, v, why);
+		if (n < d->min || (d->max && n > d->max))
+			return fail(err, "%s: %s is out of range (%llu to %llu)", label, v,
+				    (unsigned long long)d->min, (unsigned long long)d->max);
+		*(uint64_t *)field(o, d) = n;
+		break;
+	}
+	case OT_SIZE: {
+		uint64_t n;
+		if (units_parse_size(v, d->unit, &n, &why))
+			return fail(err, "%s: '%s' is not a valid size: %s", label, v, why);
+		if (n < d->min || (d->max && n > d->max))
+			return fail(err, "%s: %s is out of range (%llu to %llu bytes)", label, v,
+				    (unsigned long long)d->min, (unsigned long long)d->max);
+		*(uint64_t *)field(o, d) = n;
+		break;
+	}
+	case OT_DURATION: {
+		uint64_t ns;
+		if (units_parse_duration(v, d->unit, &ns, &why))
+			return fail(err, "%s: '%s' is not a valid duration: %s", label, v, why);
+		*(uint64_t *)field(o, d) = ns;
+		break;
+	}
+	case OT_RATE: {
+		double r;
+		if (units_parse_rate(v, &r, &why))
+			return fail(err, "%s: '%s' is not a valid rate: %s", label, v, why);
+		*(double *)field(o, d) = r;
+		break;
+	}
+	case OT_NOMINAL: {
+		double *dst = &o->rate;
+		const char *num = v;
+		if (v[0] == 'r' || v[0] == 'w') {
+			dst = v[0] == 'r' ? &o->read_rate : &o->write_rate;
+			num = v + 1;
+		}
+		if (units_parse_rate(num, dst, &why))
+			return fail(err, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, v, why);
+		break;
+	}
+	case OT_ENUM: {
+		int i = parse_enum(d->choices, v);
+		if (i < 0) {
+			char list[256];
+			list_choices(d->choices, list, sizeof list);
+			return fail(err, "%s: unknown value '%s' (one of: %s)", label, v, list);
+		}
+		*(int *)field(o, d) = i;
+		break;
+	}
+	case OT_STRING: {
+		char **s = field(o, d);
+		if (!v || !*v)
+			return fail(err, "%s: empty value", label);
+		free(*s);
+		*s = strdup(v);
+		break;
+	}
+	case OT_ACTION:
+		if (d->set_value == 'h')
+			cli->want_help = true;
+		else
+			cli->want_version = true;
+		break;
+	}
+	cli->given[row] = true;
+	return 0;
+}
+
+void options_defaults(struct bench_cli *cli)
+{
+	memset(cli, 0, sizeof *cli);
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (d->def && d->type != OT_SET && d->type != OT_ACTION) {
+			struct opt_error e;
+			if (apply_value(cli, i, d->def, &e))
+				abort(); /* a broken table default is a programming error, caught by the unit tests */
+		}
+	}
+	memset(cli->given, 0, sizeof cli->given);
+}
+
+void options_free(struct bench_options *o)
+{
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (d->type == OT_STRING) {
+			char **s = field(o, d);
+			free(*s);
+			*s = NULL;
+		}
+	}
+}
+
+static long find_long(const char *name)
+{
+	for (size_t i = 0; i < bench_option_count; i++)
+		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
+		      struct opt_error *err)
+{
+	for (size_t i = 0; i < sizeof legacy_keys / sizeof legacy_keys[0]; i++) {
+		const struct legacy_key *l = &legacy_keys[i];
+		if (!section || strcmp(section, l->section) || strcmp(key, l->key))
+			continue;
+		long row = find_long(l->option);
+		char translated[32];
+		const char *v = value;
+		if (l->codes) {
+			char *end;
+			unsigned long code = strtoul(value, &end, 10);
+			size_t n = 0;
+			while (l->codes[n])
+				n++;
+			if (end == value || *end || code >= n)
+				return fail(err, "[%s] %s: '%s' is not a valid code (0 to %zu)", section, key, value, n - 1);
+			v = l->codes[code];
+		} else if (l->invert) {
+			bool b;
+			if (parse_bool(value, &b))
+				return fail(err, "[%s] %s: '%s' is not 0 or 1", section, key, value);
+			snprintf(translated, sizeof translated, "%d", !b);
+			v = translated;
+		}
+		return apply_value(cli, (size_t)row, v, err);
+	}
+	long row = find_long(key);
+	if (row < 0 || bench_option_table[row].type == OT_ACTION || !strcmp(key, "config"))
+		return fail(err, "unknown key '%s'%s%s%s", key, section && *section ? " in [" : "",
+			    section && *section ? section : "", section && *section ? "]" : "");
+	return apply_value(cli, (size_t)row, value, err);
+}
+
+struct ini_ctx {
+	struct bench_cli *cli;
+	struct opt_error *err;
+	bool failed;
+};
+
+static int ini_on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *c = user;
+	if (c->failed)
+		return 0;
+	if (options_apply_ini(c->cli, section, name, value, c->err)) {
+		c->failed = true;
+		return 0;
+	}
+	return 1;
+}
+
+int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err)
+{
+	struct opt_error inner = {{0}};
+	struct ini_ctx c = {cli, &inner, false};
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return fail(err, "config file %s: %s", path, strerror(errno));
+	int line = ini_parse_file(f, ini_on_key, &c);
+	fclose(f);
+	if (line == 0)
+		return 0;
+	if (c.failed)
+		return fail(err, "config file %s:%d: %s", path, line, inner.msg);
+	return fail(err, "config file %s:%d: not an INI line (expected [section] or key = value)", path, line);
+}
+
+/* getopt_long arrays from the table: long options return 256 + row. */
+static void build_getopt(struct option *longs, char *shorts)
+{
+	size_t nl = 0, ns = 0;
+	shorts[ns++] = ':';
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (d->name)
+			longs[nl++] = (struct option){d->name, d->arg ? required_argument : no_argument, NULL, 256 + (int)i};
+		if (d->short_opt) {
+			shorts[ns++] = (char)d->short_opt;
+			if (d->arg)
+				shorts[ns++] = ':';
+		}
+	}
+	longs[nl] = (struct option){NULL, 0, NULL, 0};
+	shorts[ns] = 0;
+}
+
+static long row_of_short(int c)
+{
+	for (size_t i = 0; i < bench_option_count; i++)
+		if (bench_option_table[i].short_opt == c)
+			return (long)i;
+	return -1;
+}
+
+static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct opt_error *err)
+{
+	struct option longs[64 + 1];
+	char shorts[3 * 64 + 2];
+	build_getopt(longs, shorts);
+	optind = 0; /* glibc: full re-initialisation, so the two passes each see all of argv */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (c == '?') {
+			if (optopt)
+				return fail(err, "unknown option '-%c' (see --help)", optopt);
+			return fail(err, "unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+		if (c == ':') {
+			if (optopt && optopt < 256)
+				return fail(err, "option '-%c' needs a value", optopt);
+			return fail(err, "option '%s' needs a value", argv[optind - 1]);
+		}
+		long row = c >= 256 ? c - 256 : row_of_short(c);
+		if (row < 0)
+			return fail(err, "unknown option (see --help)");
+		if (apply_value(cli, (size_t)row, optarg, err))
+			return -1;
+	}
+	if (optind < argc)
+		return fail(err, "unexpected argument '%s' (options only; the target is --target PATH)", argv[optind]);
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error *err)
+{
+	/* Pass 1 validates the command line and finds --config; pass 2 lets it override the file. */
+	struct bench_cli first;
+	options_defaults(&first);
+	int rc = parse_argv(argc, argv, &first, err);
+	char *config = first.o.config ? strdup(first.o.config) : NULL;
+	bool actions = first.want_help || first.want_version;
+	options_free(&first.o);
+	options_defaults(cli);
+	if (rc)
+		goto out;
+	if (actions) {
+		rc = parse_argv(argc, argv, cli, err);
+		goto out;
+	}
+	if (config && (rc = options_load_ini(cli, config, err)))
+		goto out;
+	rc = parse_argv(argc, argv, cli, err);
+out:
+	free(config);
+	return rc;
+}
+
+void options_print_help(FILE *f, const char *prog)
+{
+	fprintf(f, "Usage: %s [OPTION]...\n"
+		   "Benchmark block storage with I/O whose content follows a real duplicate distribution.\n",
+		prog);
+	const char *group = NULL;
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (!group || strcmp(group, d->group)) {
+			group = d->group;
+			fprintf(f, "\n%s:\n", group);
+		}
+		char left[64];
+		int n = 0;
+		if (d->short_opt && d->name)
+			n = snprintf(left, sizeof left, "  -%c, --%s", d->short_opt, d->name);
+		else if (d->name)
+			n = snprintf(left, sizeof left, "      --%s", d->name);
+		else
+			n = snprintf(left, sizeof left, "  -%c", d->short_opt);
+		if (d->arg && n < (int)sizeof left)
+			snprintf(left + n, sizeof left - n, " %s", d->arg);
+		fprintf(f, "%-28s %s", left, d->help);
+		if (d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default"))
+			fprintf(f, " [%s]", d->def);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nSizes take B, KiB, MiB, GiB, TiB; durations s, m, h. Exit status: 0 success,\n"
+		   "1 a failure during the run (I/O error, worker lost), 2 bad input (nothing written).\n");
+}
+
+static void man_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+void options_print_man(FILE *f)
+{
+	const char *group = NULL;
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (!group || strcmp(group, d->group)) {
+			group = d->group;
+			fprintf(f, ".SS %s\n", group);
+		}
+		fputs(".TP\n", f);
+		if (d->short_opt) {
+			fprintf(f, "\\fB\\-%c\\fR", d->short_opt);
+			if (d->name)
+				fputs(", ", f);
+		}
+		if (d->name) {
+			fputs("\\fB\\-\\-", f);
+			man_escape(f, d->name);
+			fputs("\\fR", f);
+		}
+		if (d->arg) {
+			fputs(" \\fI", f);
+			man_escape(f, d->arg);
+			fputs("\\fR", f);
+		}
+		fputc('\n', f);
+		man_escape(f, d->help);
+		if (d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default")) {
+			fputs(" (default: ", f);
+			man_escape(f, d->def);
+			fputc(')', f);
+		}
+		if (d->name && d->type != OT_ACTION && strcmp(d->name, "config"))
+			fprintf(f, ". Config key: \\fB%s\\fR", d->name);
+		fputs(".\n", f);
+	}
+}
+
+json_t *options_to_json(const struct bench_options *o)
+{
+	json_t *j = json_object();
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		const void *p = (const char *)o + d->offset;
+		json_t *v = NULL;
+		if (!d->name)
+			continue;
+		switch (d->type) {
+		case OT_FLAG: v = json_boolean(*(const bool *)p); break;
+		case OT_UINT:
+		case OT_SIZE: v = json_integer((json_int_t) * (const uint64_t *)p); break;
+		case OT_DURATION: v = json_real((double)*(const uint64_t *)p / 1e9); break;
+		case OT_RATE:
+		case OT_NOMINAL: v = json_real(*(const double *)p); break;
+		case OT_ENUM: v = json_string(d->choices[*(const int *)p]); break;
+		case OT_STRING: v = *(char *const *)p ? json_string(*(char *const *)p) : json_null(); break;
+		case OT_SET:
+		case OT_ACTION: continue;
+		}
+		json_object_set_new(j, d->name, v);
+	}
+	return j;
+}

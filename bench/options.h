@@ -1,0 +1,115 @@
+/* options.h - dedisbench's single option table: every option is one row, and getopt_long, the
+ * INI config file, --help, the man page's OPTIONS section and the JSON `config` derive from it. */
+#ifndef DEDIS_BENCH_OPTIONS_H
+#define DEDIS_BENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+enum bench_mode { MODE_WRITE, MODE_READ, MODE_MIXED };
+enum access_kind { ACCESS_SEQ, ACCESS_UNIFORM, ACCESS_NURAND };
+enum sync_mode { SYNC_NONE, SYNC_DIRECT, SYNC_FSYNC, SYNC_DIRECT_FSYNC, SYNC_DSYNC };
+enum populate_mode { POPULATE_DEFAULT, POPULATE_NONE, POPULATE_CONTENT, POPULATE_ZERO };
+enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO };
+
+/* The raw values of every option, as the table fills them. */
+struct bench_options {
+	char *target;
+	uint64_t procs;
+	uint64_t file_size;   /* bytes */
+	uint64_t block_size;  /* bytes */
+	int access;           /* enum access_kind */
+	uint64_t nurand_a;    /* 0: N/10 */
+	int mode;             /* enum bench_mode */
+	uint64_t read_pct;
+	bool peak;            /* -p: closed loop (the default when no rate is given) */
+	double rate;          /* ops/s, 0 = peak */
+	double read_rate;
+	double write_rate;
+	uint64_t time_ns;     /* 0 = no time bound */
+	uint64_t size;        /* bytes, 0 = no size bound */
+	int sync;             /* enum sync_mode */
+	int ioengine;         /* enum ioengine_kind */
+	uint64_t iodepth;
+	char *dist;
+	int populate;         /* enum populate_mode */
+	uint64_t seed;
+	char *config;
+	bool keep;
+	bool force;
+	char *json;
+	char *output_dir;
+	bool latency_log;
+	bool quiet;
+};
+
+enum opt_type {
+	OT_FLAG,     /* no argument; sets a bool */
+	OT_SET,      /* no argument; stores `set_value` into an enum field (-w, -r, -m, -p) */
+	OT_UINT,     /* integer, decimal with optional k/M/G */
+	OT_SIZE,     /* bytes; bare number times `unit` */
+	OT_DURATION, /* ns; bare number times `unit` */
+	OT_RATE,     /* ops/s (double) */
+	OT_ENUM,     /* one of `choices` (stored as its index) */
+	OT_STRING,
+	OT_NOMINAL,  /* -n: RATE, or the original rR / wW forms (read / write rate) */
+	OT_ACTION,   /* --help, --version: handled by main */
+};
+
+struct opt_def {
+	const char *name;   /* long option; also the INI key; NULL for short-only aliases */
+	int short_opt;      /* 0 for none */
+	const char *arg;    /* metavariable in --help, NULL without argument */
+	enum opt_type type;
+	size_t offset;      /* into struct bench_options */
+	const char *def;    /* default, as text fed through the same parser; NULL = zero */
+	const char *const *choices; /* OT_ENUM, NULL-terminated */
+	uint64_t unit;      /* OT_SIZE / OT_DURATION: bare-number multiplier */
+	uint64_t min, max;  /* OT_UINT / OT_SIZE range (max 0 = none) */
+	int set_value;      /* OT_SET */
+	const char *group;  /* --help section */
+	const char *help;
+};
+
+extern const struct opt_def bench_option_table[];
+extern const size_t bench_option_count;
+
+/* Parse state: the options and which rows were given explicitly (by INI or command line). */
+struct bench_cli {
+	struct bench_options o;
+	bool given[64];
+	bool want_help, want_version;
+};
+
+/* Error text: "what: why" (the caller prefixes the program name). */
+struct opt_error {
+	char msg[512];
+};
+
+/* Fill defaults, then the config file (-f/--config, if any), then the command line (which
+ * wins). Returns 0, or -1 with err set. Allocates strings: options_free(). */
+int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error *err);
+/* Apply one "key = value" from an INI file (section may be NULL); the same path the config
+ * reader uses. Exposed so tests can prove CLI == INI. */
+int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
+		      struct opt_error *err);
+int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err);
+void options_defaults(struct bench_cli *cli);
+void options_free(struct bench_options *o);
+
+void options_print_help(FILE *f, const char *prog);
+/* The OPTIONS section of the man page (roff), generated from the table. */
+void options_print_man(FILE *f);
+/* Every option's effective value, keyed by long name. */
+json_t *options_to_json(const struct bench_options *o);
+
+extern const char *const access_names[];
+extern const char *const mode_names[];
+extern const char *const sync_names[];
+extern const char *const populate_names[];
+extern const char *const ioengine_names[];
+
+#endif

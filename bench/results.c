@@ -1,0 +1,229 @@
+/* results.c - the summary printed at the end of a run, its JSON twin, and the per-second
+ * time series sampled from the workers' shared counters while they run. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+#include "results.h"
+#include "units.h"
+
+static void snapshot_dir(struct dir_stats *dst, const struct dir_stats *src)
+{
+	dst->ops += __atomic_load_n(&src->ops, __ATOMIC_RELAXED);
+	dst->bytes += __atomic_load_n(&src->bytes, __ATOMIC_RELAXED);
+	hist_merge(&dst->lat, &src->lat);
+}
+
+static void zero_dir(struct dir_stats *d)
+{
+	d->ops = d->bytes = 0;
+	hist_init(&d->lat);
+}
+
+void results_merge(struct run_result *r)
+{
+	for (int d = 0; d < 2; d++)
+		zero_dir(&r->total[d]);
+	hist_init(&r->all);
+	for (unsigned i = 0; i < r->procs; i++)
+		for (int d = 0; d < 2; d++)
+			snapshot_dir(&r->total[d], &r->w[i].dir[d]);
+	hist_merge(&r->all, &r->total[0].lat);
+	hist_merge(&r->all, &r->total[1].lat);
+}
+
+static double mib_s(uint64_t bytes, double s) { return s > 0 ? (double)bytes / 1048576.0 / s : 0; }
+static double per_s(uint64_t n, double s) { return s > 0 ? (double)n / s : 0; }
+
+static void print_line(FILE *f, const char *label, uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
+{
+	fprintf(f, "  %-8s %12llu ops %10.1f IOPS %9.2f MiB/s  lat us: mean %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
+		label, (unsigned long long)ops, per_s(ops, s), mib_s(bytes, s), hist_mean(h) / 1e3,
+		(double)hist_percentile(h, 50) / 1e3, (double)hist_percentile(h, 90) / 1e3,
+		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3, (double)h->max / 1e3);
+}
+
+void results_print(FILE *f, const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
+	char bs[32], fsz[32];
+	units_format_size(o->block_size, bs, sizeof bs);
+	units_format_size(c->target.region_size, fsz, sizeof fsz);
+	fprintf(f, "dedisbench: %s %s, %s, %s blocks, %llu workers x %s on %s (%s), dist %s, seed %llu\n",
+		c->nominal ? "nominal" : "peak", mode_names[o->mode], access_names[o->access], bs,
+		(unsigned long long)o->procs, fsz, o->target, c->engine->name, o->dist, (unsigned long long)c->seed);
+	if (r->interrupted)
+		fprintf(f, "interrupted: results cover the %.2f s that ran\n", r->seconds);
+	if (r->failed)
+		fprintf(f, "FAILED: %s\n", r->failure);
+	fprintf(f, "elapsed %.3f s\n", r->seconds);
+	for (unsigned i = 0; i < r->procs; i++) {
+		char label[24];
+		snprintf(label, sizeof label, "worker%u", i);
+		struct histogram h;
+		hist_init(&h);
+		hist_merge(&h, &r->w[i].dir[0].lat);
+		hist_merge(&h, &r->w[i].dir[1].lat);
+		print_line(f, label, r->w[i].dir[0].ops + r->w[i].dir[1].ops, r->w[i].dir[0].bytes + r->w[i].dir[1].bytes,
+			   &h, r->seconds);
+	}
+	if (r->total[IO_READ].ops)
+		print_line(f, "reads", r->total[0].ops, r->total[0].bytes, &r->total[0].lat, r->seconds);
+	if (r->total[IO_WRITE].ops)
+		print_line(f, "writes", r->total[1].ops, r->total[1].bytes, &r->total[1].lat, r->seconds);
+	print_line(f, "total", r->total[0].ops + r->total[1].ops, r->total[0].bytes + r->total[1].bytes, &r->all,
+		   r->seconds);
+	if (c->nominal) {
+		double req = o->rate > 0 ? o->rate : o->read_rate + o->write_rate;
+		fprintf(f, "rate: requested %.1f ops/s, achieved %.1f ops/s\n", req,
+			per_s(r->total[0].ops + r->total[1].ops, r->seconds));
+	}
+	if (r->have_written && r->written_rows.total_blocks) {
+		const struct dist_rows *w = &r->written_rows;
+		fprintf(f, "written: %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n",
+			(unsigned long long)w->total_blocks, (unsigned long long)w->distinct, 100 * w->u0, 100 * w->u1,
+			100 * w->d, w->ratio);
+		struct dist_rows want;
+		dist_compute_rows(&c->dist, &want);
+		fprintf(f, "distribution %s: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n", o->dist, 100 * want.u0,
+			100 * want.u1, 100 * want.d, want.ratio);
+	}
+	fprintf(f, "access: hottest 10 %% of blocks took %.1f %% of operations\n", 100 * r->hottest10);
+}
+
+static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
+{
+	return json_pack("{s:I, s:I, s:f, s:f, s:f, s:o}", "ops", (json_int_t)ops, "bytes", (json_int_t)bytes,
+			 "seconds", s, "iops", per_s(ops, s), "mib_per_s", mib_s(bytes, s), "latency_us", report_latency(h));
+}
+
+json_t *results_json(const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
+	json_t *doc = json_object();
+	json_t *cfg = options_to_json(o);
+	json_object_set_new(cfg, "dist_path", json_string(c->dist_path));
+	json_object_set_new(cfg, "populate", json_string(populate_names[c->populate]));
+	json_object_set_new(cfg, "ioengine", json_string(c->engine->name));
+	json_object_set_new(doc, "tool", json_string("dedisbench " PACKAGE_VERSION));
+	json_object_set_new(doc, "config", cfg);
+	json_object_set_new(doc, "status", json_string(r->failed ? "failed" : r->interrupted ? "interrupted" : "ok"));
+	if (r->failed)
+		json_object_set_new(doc, "error", json_string(r->failure));
+	uint64_t ops = r->total[0].ops + r->total[1].ops, bytes = r->total[0].bytes + r->total[1].bytes;
+	json_object_set_new(doc, "totals", dir_json(ops, bytes, &r->all, r->seconds));
+	json_object_set_new(doc, "reads", dir_json(r->total[0].ops, r->total[0].bytes, &r->total[0].lat, r->seconds));
+	json_object_set_new(doc, "writes", dir_json(r->total[1].ops, r->total[1].bytes, &r->total[1].lat, r->seconds));
+	if (c->nominal) {
+		double req = o->rate > 0 ? o->rate : o->read_rate + o->write_rate;
+		json_t *rate = json_pack("{s:f, s:f}", "requested", req, "achieved", per_s(ops, r->seconds));
+		if (o->read_rate > 0) {
+			json_object_set_new(rate, "read_requested", json_real(o->read_rate));
+			json_object_set_new(rate, "read_achieved", json_real(per_s(r->total[0].ops, r->seconds)));
+			json_object_set_new(rate, "write_requested", json_real(o->write_rate));
+			json_object_set_new(rate, "write_achieved", json_real(per_s(r->total[1].ops, r->seconds)));
+		}
+		json_object_set_new(doc, "rate", rate);
+	}
+	json_t *workers = json_array();
+	for (unsigned i = 0; i < r->procs; i++) {
+		const struct worker_shared *w = &r->w[i];
+		struct histogram h;
+		hist_init(&h);
+		hist_merge(&h, &w->dir[0].lat);
+		hist_merge(&h, &w->dir[1].lat);
+		json_t *wj = dir_json(w->dir[0].ops + w->dir[1].ops, w->dir[0].bytes + w->dir[1].bytes, &h, r->seconds);
+		json_object_set_new(wj, "worker", json_integer(i));
+		json_object_set_new(wj, "read_ops", json_integer((json_int_t)w->dir[0].ops));
+		json_object_set_new(wj, "write_ops", json_integer((json_int_t)w->dir[1].ops));
+		if (w->error)
+			json_object_set_new(wj, "error", json_string(w->errmsg));
+		json_array_append_new(workers, wj);
+	}
+	json_object_set_new(doc, "workers", workers);
+	if (r->have_written) {
+		json_t *wr = report_dist_rows(&r->written_rows);
+		json_t *rows = json_array();
+		for (size_t i = 0; i < r->written.nrows; i++)
+			json_array_append_new(rows, json_pack("[I, I]", (json_int_t)r->written.rows[i].dups,
+							      (json_int_t)r->written.rows[i].blocks));
+		json_object_set_new(wr, "rows", rows);
+		struct dist_rows want;
+		dist_compute_rows(&c->dist, &want);
+		json_object_set_new(wr, "target", report_dist_rows(&want));
+		json_object_set_new(doc, "written", wr);
+	}
+	json_object_set_new(doc, "access", json_pack("{s:s, s:f, s:I}", "pattern", access_names[o->access],
+						     "hottest_10pct_share", r->hottest10, "blocks",
+						     (json_int_t)r->accessed_blocks));
+	return doc;
+}
+
+void results_free(struct run_result *r)
+{
+	free(r->w);
+	dist_free(&r->written);
+	r->w = NULL;
+}
+
+int ts_open(struct timeseries *ts, const char *dir, uint64_t t0)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/timeseries.csv", dir);
+	memset(ts, 0, sizeof *ts);
+	ts->f = fopen(path, "w");
+	if (!ts->f)
+		return -1;
+	ts->prev = calloc(2, sizeof *ts->prev);
+	if (!ts->prev) {
+		fclose(ts->f);
+		return -1;
+	}
+	zero_dir(&ts->prev[0]);
+	zero_dir(&ts->prev[1]);
+	ts->t0 = t0;
+	fputs("time_s,read_ops,read_mib_s,read_lat_mean_us,read_lat_p99_us,"
+	      "write_ops,write_mib_s,write_lat_mean_us,write_lat_p99_us\n", ts->f);
+	return 0;
+}
+
+int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now)
+{
+	struct dir_stats *cur = calloc(2, sizeof *cur);
+	if (!cur)
+		return -1;
+	for (int d = 0; d < 2; d++) {
+		zero_dir(&cur[d]);
+		for (unsigned i = 0; i < procs; i++)
+			snapshot_dir(&cur[d], &sh->w[i].dir[d]);
+	}
+	double t = (double)(now - ts->t0) / 1e9;
+	double span = t - ts->prev_t;
+	if (span <= 0)
+		span = 1e-9;
+	fprintf(ts->f, "%.3f", t);
+	for (int d = 0; d < 2; d++) {
+		struct histogram h;
+		hist_diff(&h, &cur[d].lat, &ts->prev[d].lat);
+		uint64_t ops = cur[d].ops - ts->prev[d].ops;
+		fprintf(ts->f, ",%llu,%.3f,%.1f,%.1f", (unsigned long long)ops,
+			mib_s(cur[d].bytes - ts->prev[d].bytes, span), hist_mean(&h) / 1e3,
+			(double)hist_percentile(&h, 99) / 1e3);
+	}
+	fputc('\n', ts->f);
+	memcpy(ts->prev, cur, 2 * sizeof *cur);
+	free(cur);
+	ts->prev_t = t;
+	ts->rows++;
+	return 0;
+}
+
+int ts_close(struct timeseries *ts)
+{
+	int rc = 0;
+	if (ts->f)
+		rc = fclose(ts->f);
+	free(ts->prev);
+	memset(ts, 0, sizeof *ts);
+	return rc;
+}

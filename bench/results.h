@@ -1,0 +1,46 @@
+/* results.h - what a run produced and how it is told: the human summary, the JSON document
+ * (schema in doc/results-schema.md), and the 1 s time series. */
+#ifndef DEDIS_BENCH_RESULTS_H
+#define DEDIS_BENCH_RESULTS_H
+
+#include <stdio.h>
+#include <jansson.h>
+#include "config.h"
+#include "worker.h"
+
+struct run_result {
+	unsigned procs;
+	struct worker_shared *w;      /* a copy of each worker's final stats */
+	struct dir_stats total[2];
+	struct histogram all;         /* both directions */
+	double seconds;               /* run start to last completion */
+	bool interrupted;             /* SIGINT / SIGTERM */
+	bool failed;
+	char failure[512];
+	bool have_written;
+	struct dist written;          /* the distribution of what the run wrote */
+	struct dist_rows written_rows;
+	double hottest10;             /* share of ops on the most-accessed 10 % of blocks */
+	uint64_t accessed_blocks;
+};
+
+/* Sums the workers into total[] and all. */
+void results_merge(struct run_result *r);
+void results_print(FILE *f, const struct bench_config *c, const struct run_result *r);
+json_t *results_json(const struct bench_config *c, const struct run_result *r);
+void results_free(struct run_result *r);
+
+/* Time series: one CSV row a second, per direction. */
+struct timeseries {
+	FILE *f;
+	struct dir_stats *prev; /* per direction, cumulative at the previous row */
+	uint64_t t0;
+	double prev_t; /* seconds since t0 of the previous row */
+	unsigned rows;
+};
+int ts_open(struct timeseries *ts, const char *dir, uint64_t t0);
+/* Appends the interval ending at `now` from the workers' live stats. */
+int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now);
+int ts_close(struct timeseries *ts);
+
+#endif

@@ -1,0 +1,267 @@
+/* target.c - target validation and set-up: the refusal rules for block devices (mounted, or
+ * holding a signature libblkid recognises), free-space checks, worker files and regions. */
+#include <blkid/blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "target.h"
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Is dev (or a partition of it) mounted? Reads /proc/self/mountinfo's major:minor column. */
+static bool device_mounted(dev_t dev, char *where, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f)) {
+		unsigned maj, mnr;
+		char mnt[PATH_MAX];
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &mnr, mnt) != 3)
+			continue;
+		if (maj == major(dev) && mnr == minor(dev)) {
+			snprintf(where, len, "%s", mnt);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A filesystem, RAID member or partition table libblkid recognises: returns 1 and its name. */
+static int device_signature(const char *path, char *what, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return -1;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	int rc = blkid_do_safeprobe(pr);
+	int found = 0;
+	if (rc == 0) {
+		const char *v = NULL;
+		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL))
+			snprintf(what, len, "a %s filesystem signature", v);
+		else if (!blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL))
+			snprintf(what, len, "a %s partition table", v);
+		else
+			snprintf(what, len, "a recognisable signature");
+		found = 1;
+	} else if (rc == -2) {
+		snprintf(what, len, "several conflicting signatures");
+		found = 1;
+	}
+	blkid_free_probe(pr);
+	return found;
+}
+
+static int probe_blockdev(const struct target_request *req, struct target *t, const struct stat *st,
+			  char *err, size_t errlen)
+{
+	char where[PATH_MAX], what[128];
+	if (device_mounted(st->st_rdev, where, sizeof where))
+		return fail(err, errlen, "target %s is mounted on %s; unmount it first", req->path, where);
+	/* O_EXCL on a block device fails with EBUSY while anything (a mount, dm, md) holds it. */
+	int fd = open(req->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "target %s: cannot open exclusively: %s", req->path,
+			    errno == EBUSY ? "device is in use (mounted or held by another driver)" : strerror(errno));
+	uint64_t size = 0;
+	int ssz = 512;
+	if (ioctl(fd, BLKGETSIZE64, &size) || ioctl(fd, BLKSSZGET, &ssz)) {
+		int e = errno;
+		close(fd);
+		return fail(err, errlen, "target %s: cannot read its size: %s", req->path, strerror(e));
+	}
+	close(fd);
+	int sig = device_signature(req->path, what, sizeof what);
+	if (sig < 0)
+		return fail(err, errlen, "target %s: cannot probe for signatures", req->path);
+	if (sig > 0 && !req->force)
+		return fail(err, errlen, "target %s holds %s; refusing to overwrite it without --force", req->path, what);
+	t->kind = TARGET_BLOCKDEV;
+	t->device_size = size;
+	t->sector_size = (unsigned)ssz;
+	uint64_t per = size / req->procs / req->block_size * req->block_size;
+	if (req->file_size_given && req->file_size < per)
+		per = req->file_size;
+	if (per < req->block_size)
+		return fail(err, errlen, "target %s (%llu bytes) is too small for %u workers of %u-byte blocks",
+			    req->path, (unsigned long long)size, req->procs, req->block_size);
+	t->region_size = per;
+	return 0;
+}
+
+static int probe_file(const struct target_request *req, struct target *t, const struct stat *st,
+		      char *err, size_t errlen)
+{
+	t->kind = TARGET_FILE;
+	t->device_size = (uint64_t)st->st_size;
+	t->sector_size = 512;
+	uint64_t per = req->file_size;
+	if (!req->file_size_given && (uint64_t)st->st_size >= (uint64_t)req->procs * req->block_size)
+		per = (uint64_t)st->st_size / req->procs / req->block_size * req->block_size;
+	t->region_size = per;
+	uint64_t need = per * req->procs;
+	if (need > (uint64_t)st->st_size) {
+		struct statvfs vfs;
+		if (statvfs(req->path, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < need - (uint64_t)st->st_size)
+			return fail(err, errlen, "target %s: no room to extend it to %llu bytes", req->path,
+				    (unsigned long long)need);
+	}
+	if (access(req->path, R_OK | W_OK))
+		return fail(err, errlen, "target %s: %s", req->path, strerror(errno));
+	return 0;
+}
+
+static int probe_dir(const struct target_request *req, struct target *t, char *err, size_t errlen)
+{
+	t->kind = TARGET_DIR;
+	t->sector_size = 512;
+	t->region_size = req->file_size;
+	if (access(req->path, W_OK | X_OK))
+		return fail(err, errlen, "target directory %s is not writable: %s", req->path, strerror(errno));
+	/* Room: what the worker files still need beyond what existing ones (from --keep) hold. */
+	uint64_t need = 0;
+	for (unsigned w = 0; w < req->procs; w++) {
+		char path[PATH_MAX];
+		uint64_t base;
+		target_worker_path(t, w, path, sizeof path, &base);
+		struct stat st;
+		uint64_t have = stat(path, &st) == 0 ? (uint64_t)st.st_blocks * 512 : 0;
+		if (have < req->file_size)
+			need += req->file_size - have;
+	}
+	struct statvfs vfs;
+	if (statvfs(req->path, &vfs))
+		return fail(err, errlen, "target directory %s: %s", req->path, strerror(errno));
+	uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (need > avail)
+		return fail(err, errlen, "target directory %s has %llu MiB free, the run needs %llu MiB (%u x %llu MiB)",
+			    req->path, (unsigned long long)(avail >> 20), (unsigned long long)(need >> 20), req->procs,
+			    (unsigned long long)(req->file_size >> 20));
+	return 0;
+}
+
+int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof *t);
+	t->procs = req->procs;
+	if (req->procs > sizeof t->created / sizeof t->created[0])
+		return fail(err, errlen, "--procs %u is more than %zu", req->procs, sizeof t->created / sizeof t->created[0]);
+	if (strlen(req->path) >= sizeof t->path - 32)
+		return fail(err, errlen, "target path is too long");
+	snprintf(t->path, sizeof t->path, "%s", req->path);
+	if (!strcmp(req->path, "null")) {
+		t->kind = TARGET_NULL;
+		t->region_size = req->file_size;
+		t->sector_size = 512;
+		return 0;
+	}
+	struct stat st;
+	if (stat(req->path, &st))
+		return fail(err, errlen, "target %s: %s (give a directory, an existing file, a block device or null)",
+			    req->path, strerror(errno));
+	int rc;
+	if (S_ISBLK(st.st_mode))
+		rc = probe_blockdev(req, t, &st, err, errlen);
+	else if (S_ISREG(st.st_mode))
+		rc = probe_file(req, t, &st, err, errlen);
+	else if (S_ISDIR(st.st_mode))
+		rc = probe_dir(req, t, err, errlen);
+	else
+		return fail(err, errlen, "target %s is not a directory, regular file or block device", req->path);
+	if (rc)
+		return rc;
+	if (req->direct && req->block_size % t->sector_size)
+		return fail(err, errlen, "--block-size %u is not a multiple of %s's %u-byte sectors (needed for O_DIRECT)",
+			    req->block_size, req->path, t->sector_size);
+	return 0;
+}
+
+void target_worker_path(const struct target *t, unsigned worker, char *path, size_t len, uint64_t *base)
+{
+	/* target_probe bounds t->path well below PATH_MAX, so these never truncate. */
+	int n;
+	if (t->kind == TARGET_DIR) {
+		n = snprintf(path, len, "%s/dedisbench.%u", t->path, worker);
+		*base = 0;
+	} else {
+		n = snprintf(path, len, "%s", t->path);
+		*base = (uint64_t)worker * t->region_size;
+	}
+	if (n < 0 || (size_t)n >= len)
+		path[0] = 0;
+}
+
+int target_prepare(struct target *t, char *err, size_t errlen)
+{
+	if (t->kind == TARGET_DIR) {
+		for (unsigned w = 0; w < t->procs; w++) {
+			char path[PATH_MAX];
+			uint64_t base;
+			target_worker_path(t, w, path, sizeof path, &base);
+			int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				t->created[w] = true;
+			else if (errno == EEXIST)
+				fd = open(path, O_RDWR | O_CLOEXEC);
+			if (fd < 0)
+				return fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
+			/* Reserve the space now so a full filesystem fails here, not mid-run. */
+			int rc = posix_fallocate(fd, 0, (off_t)t->region_size);
+			if (rc == EOPNOTSUPP || rc == EINVAL)
+				rc = ftruncate(fd, (off_t)t->region_size) ? errno : 0;
+			close(fd);
+			if (rc)
+				return fail(err, errlen, "cannot size %s to %llu bytes: %s", path,
+					    (unsigned long long)t->region_size, strerror(rc));
+		}
+	} else if (t->kind == TARGET_FILE) {
+		uint64_t need = t->region_size * t->procs;
+		if (need > t->device_size) {
+			int fd = open(t->path, O_RDWR | O_CLOEXEC);
+			int rc = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)need);
+			if (fd >= 0)
+				close(fd);
+			if (rc)
+				return fail(err, errlen, "cannot extend %s to %llu bytes: %s", t->path,
+					    (unsigned long long)need, strerror(rc));
+		}
+	}
+	return 0;
+}
+
+void target_cleanup(struct target *t, bool keep)
+{
+	if (t->kind != TARGET_DIR || keep)
+		return;
+	for (unsigned w = 0; w < t->procs; w++) {
+		if (!t->created[w])
+			continue;
+		char path[PATH_MAX];
+		uint64_t base;
+		target_worker_path(t, w, path, sizeof path, &base);
+		unlink(path);
+	}
+}

@@ -1,0 +1,42 @@
+/* target.h - what dedisbench writes to: a directory (one file per worker), an existing file or a
+ * block device (split into disjoint regions), or null; validated before anything is written. */
+#ifndef DEDIS_BENCH_TARGET_H
+#define DEDIS_BENCH_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum target_kind { TARGET_DIR, TARGET_FILE, TARGET_BLOCKDEV, TARGET_NULL };
+
+struct target {
+	enum target_kind kind;
+	char path[PATH_MAX];
+	unsigned procs;
+	uint64_t region_size;   /* bytes per worker, a multiple of the block size */
+	uint64_t device_size;   /* block device or file: its size */
+	unsigned sector_size;   /* logical sector (O_DIRECT alignment) */
+	bool created[1024];     /* DIR: which worker files this run created (removed unless --keep) */
+};
+
+struct target_request {
+	const char *path;
+	unsigned procs;
+	uint64_t file_size;
+	bool file_size_given;
+	uint32_t block_size;
+	bool force;
+	bool direct;
+};
+
+/* Validate and size the target: no file is created or written. Returns 0, or -1 with a
+ * one-line reason in err. */
+int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen);
+/* Create / extend the worker files (DIR, FILE). Returns 0, or -1 with err. */
+int target_prepare(struct target *t, char *err, size_t errlen);
+/* The path a worker opens and the byte offset of its region in it. */
+void target_worker_path(const struct target *t, unsigned worker, char *path, size_t len, uint64_t *base);
+/* Remove the files this run created (unless keep). */
+void target_cleanup(struct target *t, bool keep);
+
+#endif

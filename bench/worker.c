@@ -1,0 +1,406 @@
+/* worker.c - the operation loop of one worker: decide (direction, due time, block, content),
+ * queue through the engine, account completions; open loop in nominal mode, closed in peak. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "access.h"
+#include "content.h"
+#include "dupgen.h"
+#include "rate.h"
+#include "tally.h"
+#include "worker.h"
+
+/* Per-worker stream numbers: each purpose has its own stream so changing one knob (say the
+ * read share) does not reshuffle the offsets or the contents. */
+enum { STREAM_ACCESS, STREAM_CONTENT, STREAM_MIX, STREAM_POPULATE, STREAMS };
+
+struct wctx {
+	const struct bench_config *cfg;
+	struct worker_shared *ws;
+	struct run_shared *sh;
+	unsigned index;
+	struct io_ctx io;
+	const struct ioengine_ops *eng;
+	struct io_unit *units;
+	struct io_unit **free_units;
+	unsigned nfree;
+	uint64_t base;          /* byte offset of the region */
+	struct rng r_access, r_content, r_mix;
+	struct access_gen access;
+	struct dupgen dup;
+	struct content_gen content;
+	struct schedule sched[2];   /* [0] all ops or reads, [1] writes when rates are separate */
+	bool split_rates;
+	uint64_t quota, issued;
+	uint64_t deadline;
+	uint32_t *access_counts;
+	struct id_counts ids;
+	FILE *latlog;
+};
+
+static void on_wake(int sig) { (void)sig; }
+
+static bool stopping(const struct wctx *w)
+{
+	return __atomic_load_n(&w->sh->stop, __ATOMIC_RELAXED) != 0;
+}
+
+static void record_failure(struct wctx *w, int err, const char *what, uint64_t offset)
+{
+	if (w->ws->error)
+		return;
+	w->ws->error = err;
+	snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %u: %s at offset %llu of %s: %s", w->index, what,
+		 (unsigned long long)offset, w->io.path ? w->io.path : "null", strerror(err));
+	__atomic_store_n(&w->sh->stop, 1, __ATOMIC_RELAXED);
+}
+
+static void *alloc_aligned(size_t len)
+{
+	void *p = NULL;
+	return posix_memalign(&p, 4096, len) ? NULL : p;
+}
+
+static int setup(struct wctx *w)
+{
+	const struct bench_config *c = w->cfg;
+	uint64_t seed = c->seed;
+	rng_split(&w->r_access, seed, (uint64_t)w->index * STREAMS + STREAM_ACCESS);
+	rng_split(&w->r_content, seed, (uint64_t)w->index * STREAMS + STREAM_CONTENT);
+	rng_split(&w->r_mix, seed, (uint64_t)w->index * STREAMS + STREAM_MIX);
+	access_init(&w->access, (enum access_kind)c->o.access, c->region_blocks, c->nurand_a, c->nurand_c);
+	dupgen_init(&w->dup, &c->dup, w->index);
+	if (content_init(&w->content, seed, (uint32_t)c->o.block_size, 1))
+		return EINVAL;
+	w->quota = c->total_ops ? config_worker_ops(c, w->index) : UINT64_MAX;
+
+	unsigned depth = (unsigned)c->o.iodepth;
+	w->units = calloc(depth, sizeof *w->units);
+	w->free_units = calloc(depth, sizeof *w->free_units);
+	if (!w->units || !w->free_units)
+		return ENOMEM;
+	for (unsigned i = 0; i < depth; i++) {
+		w->units[i].buf = alloc_aligned(c->o.block_size);
+		if (!w->units[i].buf)
+			return ENOMEM;
+		w->units[i].index = i;
+		w->units[i].len = (uint32_t)c->o.block_size;
+		w->free_units[w->nfree++] = &w->units[i];
+	}
+	size_t counts_len = c->region_blocks * sizeof *w->access_counts;
+	w->access_counts = mmap(NULL, counts_len ? counts_len : 1, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (w->access_counts == MAP_FAILED) {
+		w->access_counts = NULL;
+		return ENOMEM;
+	}
+	if (idc_init(&w->ids, 4096))
+		return ENOMEM;
+
+	char path[4096];
+	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
+	w->eng = c->engine;
+	w->io.path = (w->eng->flags & IOENGINE_NO_FILE) ? NULL : strdup(path);
+	w->io.open_flags = (c->direct ? O_DIRECT : 0) | (c->dsync ? O_DSYNC : 0);
+	w->io.fsync_each = c->fsync_each;
+	w->io.depth = depth;
+	w->io.fd = -1;
+	int rc = w->eng->open(&w->io);
+	if (rc < 0)
+		return -rc;
+	if (c->o.latency_log) {
+		snprintf(path, sizeof path, "%s/latency.%u.csv", c->o.output_dir, w->index);
+		w->latlog = fopen(path, "w");
+		if (!w->latlog)
+			return errno;
+		setvbuf(w->latlog, NULL, _IOFBF, 1 << 20);
+		fputs("issue_us,dir,offset,latency_ns\n", w->latlog);
+	}
+	return 0;
+}
+
+/* Fill the region before the run (not timed): sequential, large transfers, one at a time. */
+static int populate(struct wctx *w)
+{
+	const struct bench_config *c = w->cfg;
+	if (c->populate == POPULATE_NONE || (w->eng->flags & IOENGINE_NO_FILE))
+		return 0;
+	uint32_t bs = (uint32_t)c->o.block_size;
+	uint32_t chunk_blocks = bs >= (1u << 20) ? 1 : (1u << 20) / bs;
+	struct io_unit u = {0};
+	u.buf = alloc_aligned((size_t)chunk_blocks * bs);
+	if (!u.buf)
+		return ENOMEM;
+	struct rng r;
+	struct dupgen dg;
+	rng_split(&r, c->seed, (uint64_t)w->index * STREAMS + STREAM_POPULATE);
+	/* Populate ids come from a separate unique-id space so they never equal the run's. */
+	dupgen_init(&dg, &c->dup, w->index + CONTENT_MAX_WORKERS / 2);
+	int rc = 0;
+	for (uint64_t b = 0; b < c->region_blocks && !rc && !stopping(w); b += chunk_blocks) {
+		uint64_t n = c->region_blocks - b < chunk_blocks ? c->region_blocks - b : chunk_blocks;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t id = c->populate == POPULATE_ZERO ? CONTENT_ZERO : dupgen_next(&dg, &r);
+			content_fill(&w->content, id, (char *)u.buf + i * bs);
+		}
+		u.dir = IO_WRITE;
+		u.offset = w->base + b * bs;
+		u.len = (uint32_t)(n * bs);
+		rc = w->eng->queue(&w->io, &u);
+		if (rc == IO_Q_QUEUED) {
+			rc = w->eng->commit(&w->io);
+			while (!rc) {
+				int got = w->eng->getevents(&w->io, 1, 1, UINT64_MAX);
+				if (got == 1)
+					break;
+				if (got < 0 && got != -EINTR)
+					rc = got;
+			}
+		}
+		if (rc < 0) {
+			record_failure(w, -rc, "populate", u.offset);
+			break;
+		}
+		rc = u.error;
+		if (rc)
+			record_failure(w, rc, "populate write", u.offset);
+	}
+	if (!rc && w->io.fd >= 0 && fsync(w->io.fd) && errno != EINVAL)
+		record_failure(w, rc = errno, "populate fsync", w->base);
+	free(u.buf);
+	return rc;
+}
+
+/* The next operation's direction and due time; false when the run is over for this worker. */
+static bool next_op(struct wctx *w, enum io_dir *dir, uint64_t *due, uint64_t now)
+{
+	const struct bench_config *c = w->cfg;
+	if (w->issued >= w->quota)
+		return false;
+	struct schedule *s = &w->sched[0];
+	if (w->split_rates) {
+		bool writes_first = schedule_peek(&w->sched[1]) < schedule_peek(&w->sched[0]);
+		s = &w->sched[writes_first];
+		*dir = writes_first ? IO_WRITE : IO_READ;
+	} else if (c->o.mode == MODE_WRITE) {
+		*dir = IO_WRITE;
+	} else if (c->o.mode == MODE_READ) {
+		*dir = IO_READ;
+	} else {
+		*dir = rng_below(&w->r_mix, 100) < c->o.read_pct ? IO_READ : IO_WRITE;
+	}
+	*due = s->active ? schedule_peek(s) : now;
+	if (*due >= w->deadline)
+		return false;
+	if (s->active)
+		schedule_advance(s);
+	return true;
+}
+
+static void prepare(struct wctx *w, struct io_unit *u, enum io_dir dir, uint64_t due)
+{
+	uint32_t bs = (uint32_t)w->cfg->o.block_size;
+	u->dir = dir;
+	u->block = access_next(&w->access, &w->r_access);
+	u->offset = w->base + u->block * bs;
+	u->len = bs;
+	u->due_ns = due;
+	u->error = 0;
+	if (dir == IO_WRITE) {
+		u->content_id = dupgen_next(&w->dup, &w->r_content);
+		content_fill(&w->content, u->content_id, u->buf);
+	}
+}
+
+static void complete(struct wctx *w, struct io_unit *u, uint64_t now)
+{
+	if (u->error) {
+		record_failure(w, u->error, u->dir == IO_WRITE ? "write" : "read", u->offset);
+		return;
+	}
+	struct dir_stats *d = &w->ws->dir[u->dir];
+	uint64_t lat = now > u->due_ns ? now - u->due_ns : 0;
+	hist_record(&d->lat, lat);
+	__atomic_store_n(&d->bytes, d->bytes + u->len, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->ops, d->ops + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->ws->last_ns, now, __ATOMIC_RELAXED);
+	w->access_counts[u->block]++;
+	if (u->dir == IO_WRITE) {
+		if (u->content_id & CONTENT_UNIQUE_BIT)
+			w->ids.unique++;
+		else if (idc_add(&w->ids, u->content_id, 1))
+			record_failure(w, ENOMEM, "tally", u->offset);
+	}
+	if (w->latlog)
+		fprintf(w->latlog, "%llu,%c,%llu,%llu\n", (unsigned long long)((u->due_ns - w->sh->t0_ns) / 1000),
+			u->dir == IO_WRITE ? 'W' : 'R', (unsigned long long)u->offset, (unsigned long long)lat);
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = {(time_t)(t / 1000000000ULL), (long)(t % 1000000000ULL)};
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL); /* EINTR: the caller re-checks */
+}
+
+static void reap(struct wctx *w, unsigned min, uint64_t timeout)
+{
+	int n = w->eng->getevents(&w->io, min, w->io.depth, timeout);
+	if (n < 0) {
+		if (n != -EINTR)
+			record_failure(w, -n, "getevents", 0);
+		return;
+	}
+	uint64_t now = now_ns();
+	for (int i = 0; i < n; i++) {
+		struct io_unit *u = w->eng->event(&w->io, (unsigned)i);
+		complete(w, u, now);
+		w->free_units[w->nfree++] = u;
+	}
+}
+
+static void run_loop(struct wctx *w)
+{
+	unsigned depth = w->io.depth;
+	bool more = true;
+	bool pending_valid = false;
+	enum io_dir pdir = IO_WRITE;
+	uint64_t pdue = 0;
+	w->ws->first_ns = now_ns();
+	while (!stopping(w)) {
+		uint64_t now = now_ns();
+		if (!w->sched[0].active && now >= w->deadline)
+			break;
+		bool queued = false;
+		while (w->nfree && more) {
+			if (!pending_valid) {
+				more = next_op(w, &pdir, &pdue, now);
+				if (!more)
+					break;
+				pending_valid = true;
+			}
+			if (pdue > now)
+				break; /* not due yet (nominal) */
+			struct io_unit *u = w->free_units[--w->nfree];
+			prepare(w, u, pdir, pdue);
+			pending_valid = false;
+			w->issued++;
+			int rc = w->eng->queue(&w->io, u);
+			if (rc == IO_Q_COMPLETED) {
+				now = now_ns();
+				complete(w, u, now);
+				w->free_units[w->nfree++] = u;
+			} else if (rc < 0) {
+				record_failure(w, -rc, "queue", u->offset);
+				w->free_units[w->nfree++] = u;
+				break;
+			} else {
+				queued = true;
+			}
+			if (stopping(w))
+				break;
+			if (!w->sched[0].active && now >= w->deadline)
+				break;
+		}
+		if (queued) {
+			int rc = w->eng->commit(&w->io);
+			if (rc < 0) {
+				record_failure(w, -rc, "submit", 0);
+				break;
+			}
+		}
+		unsigned inflight = depth - w->nfree;
+		if (!more && inflight == 0)
+			break;
+		if (inflight) {
+			/* Wait for a completion; when the next op is due sooner, only until then. */
+			uint64_t timeout = UINT64_MAX;
+			unsigned min = 1;
+			if (pending_valid && w->nfree) {
+				uint64_t t = now_ns();
+				timeout = pdue > t ? pdue - t : 0;
+				min = timeout ? 1 : 0;
+			}
+			reap(w, min, timeout);
+		} else if (pending_valid && pdue > now) {
+			sleep_until(pdue < w->deadline ? pdue : w->deadline);
+		}
+	}
+	/* Drain what is in flight so every issued op is accounted for. */
+	while (depth - w->nfree > 0) {
+		unsigned before = w->nfree;
+		reap(w, 1, UINT64_MAX);
+		if (w->nfree == before && w->ws->error)
+			break;
+	}
+}
+
+static int ship_tallies(struct wctx *w, int fd)
+{
+	struct access_freq af = {0};
+	int rc = afreq_from_counts(&af, w->access_counts, w->cfg->region_blocks) ||
+		 tally_write(fd, &w->ids, &af);
+	afreq_free(&af);
+	return rc ? EIO : 0;
+}
+
+int worker_main(const struct worker_args *a)
+{
+	struct wctx w = {0};
+	w.cfg = a->cfg;
+	w.index = a->index;
+	w.sh = a->sh;
+	w.ws = &a->sh->w[a->index];
+	/* The launcher decides when to stop: the terminal's ^C reaches the whole group, so ignore it
+	 * here and let SIGUSR1 (sent by the launcher) cut sleeps short. Die with the launcher. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	struct sigaction sa = {0};
+	sa.sa_handler = on_wake;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigset_t all;
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+
+	int rc = setup(&w);
+	if (rc)
+		record_failure(&w, rc, "setup", w.base);
+	else
+		rc = populate(&w);
+	__atomic_store_n(&w.ws->state, rc ? WORKER_FAILED : WORKER_READY, __ATOMIC_RELAXED);
+	char one = 1;
+	if (write(a->ready_fd, &one, 1) != 1)
+		rc = EIO;
+	char buf;
+	while (read(a->go_fd, &buf, 1) < 0 && errno == EINTR)
+		;
+	if (!rc && !stopping(&w)) {
+		const struct bench_config *c = w.cfg;
+		uint64_t t0 = __atomic_load_n(&w.sh->t0_ns, __ATOMIC_ACQUIRE);
+		w.deadline = c->o.time_ns ? t0 + c->o.time_ns : UINT64_MAX;
+		if (c->o.read_rate > 0) {
+			w.split_rates = true;
+			schedule_init(&w.sched[0], t0, c->o.read_rate, c->o.procs, w.index);
+			schedule_init(&w.sched[1], t0, c->o.write_rate, c->o.procs, w.index);
+		} else {
+			schedule_init(&w.sched[0], t0, c->o.rate, c->o.procs, w.index);
+		}
+		__atomic_store_n(&w.ws->state, WORKER_RUNNING, __ATOMIC_RELAXED);
+		run_loop(&w);
+	}
+	if (w.latlog && fclose(w.latlog) && !w.ws->error)
+		record_failure(&w, errno, "latency log", 0);
+	if (w.ids.keys && w.access_counts && ship_tallies(&w, a->tally_fd) && !w.ws->error)
+		record_failure(&w, EIO, "tally", 0);
+	if (w.eng)
+		w.eng->close(&w.io);
+	int failed = w.ws->error != 0;
+	__atomic_store_n(&w.ws->state, failed ? WORKER_FAILED : WORKER_DONE, __ATOMIC_RELEASE);
+	return failed;
+}

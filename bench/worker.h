@@ -1,0 +1,53 @@
+/* worker.h - one benchmark worker process: populate its region, wait at the start barrier,
+ * run the operation loop through an I/O engine, publish live stats and ship its tallies. */
+#ifndef DEDIS_BENCH_WORKER_H
+#define DEDIS_BENCH_WORKER_H
+
+#include <stdint.h>
+#include "config.h"
+#include <time.h>
+#include "histogram.h"
+
+struct dir_stats {
+	uint64_t ops;
+	uint64_t bytes;
+	struct histogram lat;
+};
+
+enum worker_state { WORKER_STARTING, WORKER_READY, WORKER_RUNNING, WORKER_DONE, WORKER_FAILED };
+
+/* Lives in memory shared with the launcher: written by its worker only. */
+struct worker_shared {
+	struct dir_stats dir[2]; /* IO_READ, IO_WRITE */
+	uint64_t first_ns, last_ns; /* first issue, last completion (CLOCK_MONOTONIC) */
+	int state;
+	int error;                  /* errno of the failure */
+	char errmsg[256];
+};
+
+struct run_shared {
+	int stop;                   /* set by the launcher (signal) or a failing worker */
+	uint64_t t0_ns;             /* start time, written before the barrier opens */
+	struct worker_shared w[];
+};
+
+struct worker_args {
+	const struct bench_config *cfg;
+	unsigned index;
+	struct run_shared *sh;
+	int ready_fd;   /* write one byte when populated and open */
+	int go_fd;      /* read returns 0 (EOF) when the run starts */
+	int tally_fd;   /* memfd receiving the tallies at the end */
+};
+
+/* Returns the process exit status: 0 ok, 1 failure (recorded in sh->w[index]). */
+int worker_main(const struct worker_args *a);
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#endif

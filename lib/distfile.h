@@ -1,0 +1,73 @@
+/* distfile.h - the duplicate-distribution format (dedis-dist(5)): load, validate, save, and the
+ * derived figures (T, U0, U1, D, dedup ratio) every tool reports. */
+#ifndef DEDIS_DISTFILE_H
+#define DEDIS_DISTFILE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* `blocks` distinct contents, each stored `dups + 1` times. */
+struct dist_row {
+	uint64_t dups;
+	uint64_t blocks;
+};
+
+struct dist {
+	struct dist_row *rows; /* sorted by dups ascending, no two rows with the same dups */
+	size_t nrows;
+	/* From header comments when present (0 / "" when absent). */
+	uint64_t zero_blocks;  /* "# zero-blocks: N" */
+	uint64_t block_size;   /* "# block-size: N" */
+	char hash[16];         /* "# hash: sha1" */
+	/* Original DEDISbench files only (see dist_load): how many records repeated an earlier
+	 * dups value and were added to it (bundled kernels.dist holds its table twice). Tools
+	 * should warn when this is not 0. Always 0 for files with any '#' comment. */
+	size_t merged_rows;
+};
+
+/* The derived figures of DESIGN.md; shares are fractions in [0,1]. */
+struct dist_rows {
+	uint64_t total_blocks;    /* T = sum blocks*(dups+1) */
+	uint64_t distinct;        /* sum blocks */
+	uint64_t unique_blocks;   /* blocks of the dups=0 row */
+	uint64_t first_copies;    /* sum over dups>0 of blocks */
+	uint64_t redundant;       /* sum blocks*dups */
+	double u0, u1, d, ratio;  /* unique/T, first_copies/T, redundant/T, T/distinct */
+};
+
+/* Error detail for a failed load: "FILE:LINE: reason" fits in msg. */
+struct dist_error {
+	char msg[512];
+};
+
+/* Load a file (original DEDISbench files load unchanged: no comments, any order).
+ * Records are "<dups> <blocks>" separated by spaces/tabs; blank lines are ignored; '#' starts a
+ * comment (whole line or trailing); LF or CRLF line ends; the last newline is optional.
+ * Errors (returns -1, fills err): unreadable file; a line that is not two unsigned decimal
+ * integers (signs, fractions, hex, junk, one or three fields); a value, a row product
+ * blocks*(dups+1), T or the sum of blocks that overflows 64 bits; the same dups value twice;
+ * blocks = 0; an empty or all-comment file (reported at the last line, line 1 when empty);
+ * a malformed recognised header ("# zero-blocks: x", "# block-size: 0", a bad hash name);
+ * a NUL byte, a lone CR or another control character.
+ * Repeated dups values: an error in any file that contains a '#' (dedis format); in a file
+ * without any '#' (an original DEDISbench file) they add up, as DEDISbench itself counted them,
+ * and out->merged_rows says how many records were merged.
+ * On success returns 0 and *out owns its rows (dist_free). On failure *out is zeroed. */
+int dist_load(const char *path, struct dist *out, struct dist_error *err);
+/* Same, from a memory buffer; `name` is used in error messages. */
+int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dist_error *err);
+
+/* Build from rows in any order; merges nothing: duplicate dups, blocks = 0 and overflow are
+ * errors (err->msg "rows:INDEX: reason", INDEX 1-based). */
+int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, struct dist_error *err);
+
+/* Write: the given header lines (each written as "# <line>"; the caller passes e.g.
+ * "block-size: 4096" — the struct's header fields are not written on their own), then
+ * "dups blocks" sorted. Returns 0, or -1 on a write error (or EINVAL: a header with a newline). */
+int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, size_t nheader);
+
+void dist_compute_rows(const struct dist *d, struct dist_rows *r);
+void dist_free(struct dist *d);
+
+#endif

@@ -1,0 +1,21 @@
+/* report.h - Jansson helpers shared by the JSON reports: latency objects, distribution rows,
+ * and writing a document atomically (temp file + rename, never a partial JSON). */
+#ifndef DEDIS_REPORT_H
+#define DEDIS_REPORT_H
+
+#include <jansson.h>
+#include "histogram.h"
+#include "distfile.h"
+
+/* {"mean","p50","p90","p99","p99_9","max"} in microseconds, as reals (all 0 when empty).
+ * Returns a new reference, or NULL when out of memory. */
+json_t *report_latency(const struct histogram *h);
+/* {"blocks","distinct","U0","U1","D","ratio"}: blocks = T and distinct as integers, U0/U1/D as
+ * fractions in [0,1] (as struct dist_rows holds them), ratio = T/distinct. */
+json_t *report_dist_rows(const struct dist_rows *r);
+/* Writes `doc` (2-space indent, keys in insertion order, newline-terminated) to
+ * path + ".tmp.<pid>", fsyncs it and renames it over path. Returns 0 or -1 (errno set; the
+ * temp file is removed and path is left untouched). */
+int report_write_atomic(json_t *doc, const char *path);
+
+#endif

@@ -1,0 +1,18 @@
+/* unit.h - the shared shape of the CUnit suites: each test_<module>.c defines one
+ * `int suite_<module>(void)` that adds its suite and tests, listed in suites_<area>.c. */
+#ifndef DEDIS_UNIT_H
+#define DEDIS_UNIT_H
+
+#include <CUnit/CUnit.h>
+
+typedef int (*unit_suite_fn)(void);
+extern const unit_suite_fn unit_suites[]; /* NULL-terminated */
+
+/* Adds a suite with the given tests (NULL-terminated {name, fn} list); returns 0 or -1. */
+struct unit_test {
+	const char *name;
+	CU_TestFunc fn;
+};
+int unit_add_suite(const char *name, const struct unit_test *tests);
+
+#endif
