@@ -41,6 +41,9 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;
 	}
+	if (cfg.dist.merged_rows && !cfg.o.quiet)
+		fprintf(stderr, "dedisbench: warning: %s repeats %zu records (original DEDISbench format); "
+				"they were added together, as DEDISbench did\n", cfg.dist_path, cfg.dist.merged_rows);
 	char msg[1024];
 	if (cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(errno));

@@ -24,7 +24,8 @@ struct histogram {
 
 void hist_init(struct histogram *h);
 unsigned hist_bucket_of(uint64_t value);
-/* The lowest and highest values that fall into bucket b. */
+/* The lowest and highest values that fall into bucket b; buckets are contiguous, and the last
+ * one's high is UINT64_MAX (it also takes the saturated values). */
 uint64_t hist_bucket_low(unsigned b);
 uint64_t hist_bucket_high(unsigned b);
 
@@ -44,12 +45,13 @@ static inline void hist_record(struct histogram *h, uint64_t value)
 /* dst += src (a snapshot read with atomic loads, safe while src is being written). */
 void hist_merge(struct histogram *dst, const struct histogram *src);
 /* dst = a - b, bucket-wise (interval view from two cumulative snapshots); min/max of dst are
- * estimated from the buckets. */
+ * estimated from the buckets (clamped by a's min/max). dst may alias a or b. */
 void hist_diff(struct histogram *dst, const struct histogram *a, const struct histogram *b);
 
 /* Value at percentile p in [0,100]: the upper bound of the bucket holding rank ceil(p/100*count)
- * clamped to [min, max]; 0 for an empty histogram. */
+ * clamped to [min, max] (p <= 0 gives min, p >= 100 max); 0 for an empty histogram. */
 uint64_t hist_percentile(const struct histogram *h, double p);
+/* sum / count, 0 for an empty histogram. */
 double hist_mean(const struct histogram *h);
 
 #endif

@@ -1,12 +1,6 @@
 /* suites_lib.c - the list of libdedis suites run by tests/unit/test_lib. */
 #include "unit.h"
 
-int suite_rng(void);
-int suite_units(void);
-int suite_distfile(void);
-int suite_histogram(void);
-int suite_content(void);
-int suite_fingerprint(void);
 
 const unit_suite_fn unit_suites[] = {
 	suite_rng, suite_units, suite_distfile, suite_histogram, suite_content, suite_fingerprint, NULL,

@@ -54,27 +54,34 @@ static void test_bundled(void)
 		CU_ASSERT_EQUAL(r.unique_blocks + r.first_copies + r.redundant, r.total_blocks);
 		CU_ASSERT_EQUAL(r.unique_blocks + r.first_copies, r.distinct);
 		CU_ASSERT_DOUBLE_EQUAL(r.u0 + r.u1 + r.d, 1.0, 1e-9);
-		/* sorted, unique keys, no zero rows; no header fields in the original files */
+		/* sorted, unique keys, no zero rows; the provenance header is read */
 		for (size_t k = 0; k < d.nrows; k++) {
 			CU_ASSERT(d.rows[k].blocks > 0);
 			if (k)
 				CU_ASSERT(d.rows[k - 1].dups < d.rows[k].dups);
 		}
 		CU_ASSERT_EQUAL(d.zero_blocks, 0);
-		CU_ASSERT_EQUAL(d.block_size, 0);
-		CU_ASSERT_STRING_EQUAL(d.hash, "");
+		CU_ASSERT_EQUAL(d.block_size, 4096);
+		CU_ASSERT_STRING_EQUAL(d.hash, "sha1");
+		CU_ASSERT_EQUAL(d.merged_rows, 0);
 		dist_free(&d);
 	}
 }
 
-/* kernels.dist holds its table twice; DEDISbench added the copies up, and so do we (legacy). */
+/* The original kernels file holds its table twice; DEDISbench added the copies up, and so do
+ * we when reading it unchanged (legacy format). The bundled copy holds the sums. */
 static void test_kernels_merged(void)
 {
 	struct dist d;
 	struct dist_error err;
-	CU_ASSERT_EQUAL_FATAL(dist_load(DIST("kernels.dist"), &d, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dist_load(UNIT_DATADIR "/legacy-kernels.dist", &d, &err), 0);
 	CU_ASSERT_EQUAL(d.nrows, 100);
 	CU_ASSERT_EQUAL(d.merged_rows, 100);
+	CU_ASSERT_EQUAL(d.rows[0].blocks, 2 * 675183ULL);
+	dist_free(&d);
+	CU_ASSERT_EQUAL_FATAL(dist_load(DIST("kernels.dist"), &d, &err), 0);
+	CU_ASSERT_EQUAL(d.nrows, 100);
+	CU_ASSERT_EQUAL(d.merged_rows, 0);
 	CU_ASSERT_EQUAL(d.rows[0].dups, 0);
 	CU_ASSERT_EQUAL(d.rows[0].blocks, 2 * 675183ULL);
 	CU_ASSERT_EQUAL(d.rows[d.nrows - 1].dups, 557);

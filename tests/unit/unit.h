@@ -15,4 +15,16 @@ struct unit_test {
 };
 int unit_add_suite(const char *name, const struct unit_test *tests);
 
+/* Every suite, by module. */
+int suite_rng(void);
+int suite_units(void);
+int suite_distfile(void);
+int suite_histogram(void);
+int suite_content(void);
+int suite_fingerprint(void);
+int suite_access(void);
+int suite_dupgen(void);
+int suite_rate(void);
+int suite_options(void);
+
 #endif

@@ -1,0 +1,90 @@
+# Shared helpers for the end-to-end scripts: locate dedisbench, a per-script temp dir
+# removed on exit, fail/skip, and jq-based JSON readers. Source it; do not run it.
+
+# shellcheck shell=bash
+
+E2E_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# make check exports top_builddir/top_srcdir; run by hand, fall back to the source tree.
+: "${top_srcdir:=$(cd "$E2E_DIR/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+DEDISBENCH="$top_builddir/dedisbench"
+
+fail() {
+	echo "FAIL ($E2E_NAME): $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP ($E2E_NAME): $*" >&2
+	exit 77
+}
+
+note() {
+	echo "# $*"
+}
+
+[ -x "$DEDISBENCH" ] || fail "no dedisbench binary at $DEDISBENCH (set top_builddir)"
+command -v jq >/dev/null 2>&1 || skip "jq is not installed (apt-get install jq)"
+
+# Cleanup hooks run, last registered first, from one EXIT trap that also removes the temp dir.
+E2E_CLEANUP=()
+on_exit() {
+	E2E_CLEANUP+=("$1")
+}
+e2e_exit() {
+	local rc=$? i
+	for ((i = ${#E2E_CLEANUP[@]} - 1; i >= 0; i--)); do
+		eval "${E2E_CLEANUP[i]}" || true
+	done
+	[ -n "${E2E_TMP:-}" ] && rm -rf "$E2E_TMP"
+	exit "$rc"
+}
+trap e2e_exit EXIT
+trap 'exit 130' INT TERM
+
+# mktmp [BASE]: a fresh temp dir unique to this script and process (set in E2E_TMP).
+# BASE defaults to $TMPDIR or /tmp; pass /var/tmp to get a real (non-tmpfs) filesystem.
+mktmp() {
+	E2E_TMP=$(mktemp -d "${1:-${TMPDIR:-/tmp}}/dedis-e2e-$E2E_NAME.XXXXXX") ||
+		fail "cannot create a temp dir"
+}
+
+# jget FILE FILTER: print one value (raw) of a JSON file; fails if missing or null.
+jget() {
+	local v
+	v=$(jq -er "$2" "$1") || fail "JSON $1: $2 is missing or null"
+	printf '%s\n' "$v"
+}
+
+# jcheck FILE EXPR [MSG]: assert a jq boolean expression holds on a JSON file.
+jcheck() {
+	jq -e "$2" "$1" >/dev/null || fail "${3:-JSON $1: expected $2}; got: $(jq -c "${4:-.}" "$1" 2>&1 | head -c 600)"
+}
+
+# fcmp A OP B: floating-point comparison via awk (OP one of < <= > >= ==).
+fcmp() {
+	awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
+		if (op == "<") r = a < b; else if (op == ">") r = a > b
+		else if (op == "<=") r = a <= b; else if (op == ">=") r = a >= b
+		else if (op == "==") r = a == b; else r = 0
+		exit !r }'
+}
+
+# within VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET.
+within() {
+	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+}
+
+# run_bench ARGS...: run dedisbench with output captured in $E2E_TMP/out and .err; sets RC.
+run_bench() {
+	RC=0
+	"$DEDISBENCH" "$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || RC=$?
+}
+
+# expect_ok ARGS...: run and fail unless it exits 0.
+expect_ok() {
+	run_bench "$@"
+	[ "$RC" -eq 0 ] || fail "dedisbench $* exited $RC: $(head -c 600 "$E2E_TMP/err")"
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Nominal (open-loop) load: -n 500 for 10 s achieves 500 ops/s +-2 %, paced evenly per second;
+# a mixed run with -nr100 -nw50 for 4 s does about 400 reads and 200 writes.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mktmp
+J="$E2E_TMP/r.json"
+mkdir "$E2E_TMP/t"
+common=(--target "$E2E_TMP/t" --procs 2 --file-size 4MiB --block-size 4096 --sync none --quiet)
+
+# 1. 500 ops/s in total for 10 s.
+start=$(date +%s.%N)
+expect_ok "${common[@]}" -w --access uniform -n 500 --time 10s --json "$J" --output-dir "$E2E_TMP/o"
+end=$(date +%s.%N)
+wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+
+[ "$(jget "$J" .rate.requested)" = 500 ] || fail "rate.requested is $(jget "$J" .rate.requested), want 500"
+achieved=$(jget "$J" .rate.achieved)
+within "$achieved" 500 2 || fail "rate.achieved $achieved is not 500 +-2 %"
+ops=$(jget "$J" .totals.ops)
+within "$ops" 5000 2 || fail "totals.ops $ops is not 5000 +-2 % (10 s at 500/s)"
+iops=$(jget "$J" .totals.iops)
+within "$iops" 500 2 || fail "totals.iops $iops is not 500 +-2 %"
+secs=$(jget "$J" .totals.seconds)
+fcmp "$secs" ">=" 9.9 && fcmp "$secs" "<=" 10.5 || fail "totals.seconds $secs, want ~10"
+# Paced, not a burst: the run really took ~10 s of wall time...
+fcmp "$wall" ">=" 9.8 || fail "a 10 s nominal run took only $wall s of wall time"
+# ...and every full 1 s interval of the time series holds ~500 operations.
+ts="$E2E_TMP/o/timeseries.csv"
+[ -f "$ts" ] || fail "no timeseries.csv in --output-dir"
+rows=$(awk -F, 'NR > 1 && $1 <= 10.2 { n++ } END { print n + 0 }' "$ts")
+[ "$rows" -ge 9 ] || fail "timeseries.csv has $rows 1 s rows, want >= 9: $(cat "$ts")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 >= 0.9 && $1 <= 10.2 { n = $col["read_ops"] + $col["write_ops"]
+		if (n < 450 || n > 550) { print "interval ending " $1 " s has " n " ops"; bad = 1 } }
+	END { exit bad }' "$ts" >"$E2E_TMP/pace" || fail "uneven pacing: $(cat "$E2E_TMP/pace")"
+
+# 2. Mixed with separate rates: -nr100 -nw50 for 4 s.
+expect_ok "${common[@]}" -m --access uniform -nr100 -nw50 --time 4s --json "$J"
+r=$(jget "$J" .reads.ops)
+w=$(jget "$J" .writes.ops)
+within "$r" 400 3 || fail "mixed -nr100 -nw50 4 s: reads.ops $r, want 400 +-3 %"
+within "$w" 200 3 || fail "mixed -nr100 -nw50 4 s: writes.ops $w, want 200 +-3 %"
+jcheck "$J" '.config.mode == "mixed"' "mixed run: config.mode"
+
+note "500 ops/s requested, $achieved achieved ($ops ops in $secs s); mixed: $r reads, $w writes"

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Write then read on a directory target: --keep, op counts, JSON fields, --seed
+# reproducibility, removal without --keep, --size and --time bounds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mktmp
+P=2
+FS=4 # MiB per worker
+BS=4096
+OPS=$((P * FS * 1024 * 1024 / BS))
+J="$E2E_TMP/r.json"
+common=(--procs $P --file-size ${FS}MiB --block-size $BS --quiet)
+
+# 1. A write run with --keep leaves dedisbench.0..P-1, each of the file size.
+mkdir "$E2E_TMP/a"
+expect_ok --target "$E2E_TMP/a" "${common[@]}" -w --keep --seed 11 --json "$J"
+for ((i = 0; i < P; i++)); do
+	f="$E2E_TMP/a/dedisbench.$i"
+	[ -f "$f" ] || fail "write --keep did not leave $f"
+	sz=$(stat -c %s "$f")
+	[ "$sz" -eq $((FS * 1024 * 1024)) ] || fail "$f is $sz bytes, want $((FS * 1024 * 1024))"
+done
+[ "$(ls -A "$E2E_TMP/a" | wc -l)" -eq $P ] || fail "unexpected files: $(ls -A "$E2E_TMP/a")"
+[ "$(jget "$J" .writes.ops)" -eq $OPS ] || fail "write run: writes.ops $(jget "$J" .writes.ops), want $OPS"
+[ "$(jget "$J" .reads.ops)" -eq 0 ] || fail "write run: reads.ops is not 0"
+# The files hold data (not holes of zeros).
+cmp -s -n $BS "$E2E_TMP/a/dedisbench.0" /dev/zero && fail "dedisbench.0 starts with a zero block"
+
+# JSON fields every consumer relies on.
+for k in .totals.ops .totals.iops .totals.latency_us.p99 .writes.ops .written.U0 .written.U1 \
+	.written.D .written.ratio .access.hottest_10pct_share .config.seed; do
+	jq -e "$k | numbers" "$J" >/dev/null || fail "JSON field $k missing or not a number"
+done
+[ "$(jget "$J" .config.seed)" = 11 ] || fail "config.seed is $(jget "$J" .config.seed), want 11"
+[ "$(jget "$J" .totals.ops)" -eq $OPS ] || fail "totals.ops $(jget "$J" .totals.ops), want $OPS"
+jcheck "$J" '.totals.iops > 0 and .totals.latency_us.p99 > 0' "totals.iops and p99 must be > 0"
+jcheck "$J" '(.written.U0 + .written.U1 + .written.D - 1 | fabs) < 1e-6' "U0+U1+D must be 1"
+jcheck "$J" '.written.ratio >= 1 and .written.blocks == '$OPS "written.blocks must be $OPS, ratio >= 1"
+
+# 2. A read run over the kept files (no populate): one pass, reads only, exit 0.
+expect_ok --target "$E2E_TMP/a" "${common[@]}" -r --populate none --keep --json "$J"
+jcheck "$J" ".reads.ops == $OPS and .writes.ops == 0 and .totals.ops == $OPS" \
+	"read run: want reads.ops == $OPS, writes.ops == 0" '{reads: .reads.ops, writes: .writes.ops}'
+jcheck "$J" '.config.mode == "read" and .config.populate == "none"' "read run: config mode/populate"
+
+# 3. --seed: same seed -> identical files; another seed -> different files.
+for d in s1 s2 s3; do mkdir "$E2E_TMP/$d"; done
+seedargs=("${common[@]}" -w --access uniform --keep)
+expect_ok --target "$E2E_TMP/s1" "${seedargs[@]}" --seed 42
+expect_ok --target "$E2E_TMP/s2" "${seedargs[@]}" --seed 42
+expect_ok --target "$E2E_TMP/s3" "${seedargs[@]}" --seed 43
+for ((i = 0; i < P; i++)); do
+	cmp -s "$E2E_TMP/s1/dedisbench.$i" "$E2E_TMP/s2/dedisbench.$i" ||
+		fail "same --seed gave different dedisbench.$i"
+	cmp -s "$E2E_TMP/s1/dedisbench.$i" "$E2E_TMP/s3/dedisbench.$i" &&
+		fail "different --seed gave identical dedisbench.$i"
+done
+rm -rf "$E2E_TMP/s1" "$E2E_TMP/s2" "$E2E_TMP/s3"
+
+# 4. Without --keep, the files it created are removed.
+mkdir "$E2E_TMP/b"
+expect_ok --target "$E2E_TMP/b" "${common[@]}" -w --json "$J"
+[ "$(jget "$J" .totals.ops)" -eq $OPS ] || fail "no-keep run: wrong op count"
+[ -z "$(ls -A "$E2E_TMP/b")" ] || fail "files left without --keep: $(ls -A "$E2E_TMP/b")"
+
+# 5. --size stops at exactly size/bs operations (fewer than one pass, and more).
+expect_ok --target "$E2E_TMP/b" "${common[@]}" -w --access uniform --size 3MiB --json "$J"
+[ "$(jget "$J" .totals.ops)" -eq $((3 * 1024 * 1024 / BS)) ] ||
+	fail "--size 3MiB: totals.ops $(jget "$J" .totals.ops), want $((3 * 1024 * 1024 / BS))"
+jcheck "$J" ".totals.bytes == $((3 * 1024 * 1024))" "--size 3MiB: totals.bytes"
+expect_ok --target "$E2E_TMP/b" "${common[@]}" -w --size 20MiB --json "$J"
+[ "$(jget "$J" .totals.ops)" -eq $((20 * 1024 * 1024 / BS)) ] ||
+	fail "--size 20MiB: totals.ops $(jget "$J" .totals.ops), want $((20 * 1024 * 1024 / BS))"
+
+# 6. -t 2s: a time bound of 2 s ends the run in about 2 s (the size bound is far away).
+start=$(date +%s.%N)
+expect_ok --target "$E2E_TMP/b" "${common[@]}" -w --access uniform -t 2s --size 1TiB --json "$J"
+end=$(date +%s.%N)
+secs=$(jget "$J" .totals.seconds)
+fcmp "$secs" ">=" 2.0 && fcmp "$secs" "<=" 3.5 || fail "-t 2s: totals.seconds = $secs, want 2.0..3.5"
+wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+fcmp "$wall" "<=" 10 || fail "-t 2s run took $wall s of wall time"
+[ "$(jget "$J" .totals.ops)" -gt 0 ] || fail "-t 2s: no operations"
+[ -z "$(ls -A "$E2E_TMP/b")" ] || fail "files left without --keep: $(ls -A "$E2E_TMP/b")"
+
+note "write/read on files: $OPS ops per pass, -t 2s run took $secs s"
