@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,16 @@ struct launch {
 	char failure[512];
 };
 
-static void set_failure(struct launch *l, const char *fmt, const char *detail, int code)
+__attribute__((format(printf, 2, 3)))
+static void set_failure(struct launch *l, const char *fmt, ...)
 {
 	if (l->failed)
 		return;
 	l->failed = true;
-	snprintf(l->failure, sizeof l->failure, fmt, detail, code);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(l->failure, sizeof l->failure, fmt, ap);
+	va_end(ap);
 }
 
 static void stop_all(struct launch *l)
@@ -57,13 +62,13 @@ static void reap(struct launch *l)
 			l->pids[i] = -1;
 			l->live--;
 			if (WIFSIGNALED(status)) {
-				char who[32];
-				snprintf(who, sizeof who, "worker %u", i);
-				set_failure(l, "%s was killed by signal %d", who, WTERMSIG(status));
+				set_failure(l, "worker %u was killed by signal %d", i, WTERMSIG(status));
 				stop_all(l);
 			} else if (WEXITSTATUS(status) != 0) {
-				const char *msg = l->sh->w[i].errmsg[0] ? l->sh->w[i].errmsg : "a worker failed";
-				set_failure(l, "%s (exit %d)", msg, WEXITSTATUS(status));
+				if (l->sh->w[i].errmsg[0])
+					set_failure(l, "%s", l->sh->w[i].errmsg);
+				else
+					set_failure(l, "worker %u exited with status %d", i, WEXITSTATUS(status));
 				stop_all(l);
 			}
 		}
@@ -130,7 +135,7 @@ static bool wait_ready(struct launch *l)
 	}
 	for (unsigned i = 0; i < l->procs; i++)
 		if (__atomic_load_n(&l->sh->w[i].state, __ATOMIC_RELAXED) == WORKER_FAILED) {
-			set_failure(l, "%s (exit %d)", l->sh->w[i].errmsg, 1);
+			set_failure(l, "%s", l->sh->w[i].errmsg);
 			stop_all(l);
 		}
 	return !l->failed && !l->interrupted;
@@ -257,7 +262,10 @@ int launcher_run(const struct bench_config *c, struct run_result *r, char *err, 
 	bool go_on = wait_ready(&l);
 	__atomic_store_n(&l.sh->t0_ns, now_ns(), __ATOMIC_RELEASE);
 	if (go_on && c->o.output_dir && ts_open(&ts, c->o.output_dir, l.sh->t0_ns))
-		set_failure(&l, "cannot write the time series in %s (%d)", c->o.output_dir, errno), stop_all(&l);
+		{
+		set_failure(&l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
+		stop_all(&l);
+	}
 	close(l.go_w); /* the barrier opens: every worker's read() returns 0 */
 	l.go_w = -1;
 	watch(&l, &ts);

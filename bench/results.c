@@ -211,6 +211,7 @@ int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs
 			(double)hist_percentile(&h, 99) / 1e3);
 	}
 	fputc('\n', ts->f);
+	fflush(ts->f); /* each row visible as it is sampled (tail -f, tests polling for progress) */
 	memcpy(ts->prev, cur, 2 * sizeof *cur);
 	free(cur);
 	ts->prev_t = t;

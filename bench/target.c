@@ -95,8 +95,9 @@ static int probe_blockdev(const struct target_request *req, struct target *t, co
 	}
 	close(fd);
 	int sig = device_signature(req->path, what, sizeof what);
-	if (sig < 0)
-		return fail(err, errlen, "target %s: cannot probe for signatures", req->path);
+	if (sig < 0 && !req->force)
+		return fail(err, errlen, "target %s: cannot probe it for signatures (unreadable?); use --force to write anyway",
+			    req->path);
 	if (sig > 0 && !req->force)
 		return fail(err, errlen, "target %s holds %s; refusing to overwrite it without --force", req->path, what);
 	t->kind = TARGET_BLOCKDEV;

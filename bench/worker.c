@@ -288,6 +288,10 @@ static void run_loop(struct wctx *w)
 				break; /* not due yet (nominal) */
 			struct io_unit *u = w->free_units[--w->nfree];
 			prepare(w, u, pdir, pdue);
+			/* Peak: latency starts at submission, after our own content generation. Nominal:
+			 * at the scheduled time, so any delay (ours or the device's) shows. */
+			if (!w->sched[0].active)
+				u->due_ns = now_ns();
 			pending_valid = false;
 			w->issued++;
 			int rc = w->eng->queue(&w->io, u);
