@@ -53,6 +53,11 @@ static int check_output_parent(const char *what, const char *path, struct opt_er
 		*slash = 0;
 		dir = buf;
 	}
+	struct stat st;
+	if (stat(dir, &st))
+		return fail(err, "%s %s: %s: %s", what, path, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail(err, "%s %s: %s is not a directory", what, path, dir);
 	if (access(dir, W_OK | X_OK))
 		return fail(err, "%s %s: directory %s is not writable: %s", what, path, dir, strerror(errno));
 	return 0;
@@ -147,7 +152,10 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	c->seed = o->seed;
 	if (!seed_given && getrandom(&c->seed, sizeof c->seed, 0) != sizeof c->seed)
 		c->seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	if (!seed_given)
+		c->seed &= (1ULL << 53) - 1; /* a JSON number (a double to most readers) holds it exactly */
 	o->seed = c->seed;
+	o->peak = !c->nominal;
 
 	bool file_size_given = false;
 	for (size_t i = 0; i < bench_option_count; i++)

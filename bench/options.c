@@ -50,8 +50,9 @@ const struct opt_def bench_option_table[] = {
 	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, or a file"},
 	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
 	 "fill the target first: none, content or zero (default: content for read/mixed, none for write)"},
-	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, 0, 0, "Workload",
-	 "seed for offsets and content; the same seed repeats a run exactly (default: random, reported)"},
+	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, (1ULL << 53) - 1, 0, "Workload",
+	 "seed for offsets and content, below 2^53 so JSON carries it exactly; the same seed repeats "
+	 "a run (default: random, reported)"},
 	/* Load and end */
 	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
 	 "stress: closed loop, as fast as possible (the default)"},
@@ -70,7 +71,7 @@ const struct opt_def bench_option_table[] = {
 	 "none, direct (O_DIRECT), fsync (after each write), dsync (O_DSYNC), direct+fsync"},
 	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), "sync", ioengine_names, 0, 0, 0, 0, "I/O",
 	 "sync (pread/pwrite) or libaio (implies O_DIRECT)"},
-	{"iodepth", 'q', "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O",
+	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O",
 	 "operations in flight per worker (libaio)"},
 	/* Results */
 	{"json", 'j', "FILE", OT_STRING, OFF(json), NULL, NULL, 0, 0, 0, 0, "Results",
@@ -79,7 +80,7 @@ const struct opt_def bench_option_table[] = {
 	 "write the 1 s time series (timeseries.csv) here"},
 	{"latency-log", 0, NULL, OT_FLAG, OFF(latency_log), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "with --output-dir, log every operation's latency (latency.<worker>.csv)"},
-	{"quiet", 0, NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
+	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "print only errors"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",

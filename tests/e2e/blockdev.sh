@@ -1,0 +1,87 @@
+#!/bin/bash
+# Block-device target on a 64 MiB loop device (root only): write then read in two regions, and
+# the refusal of a device holding ext4 (unless --force) or mounted (even with --force).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root for a loop device"
+command -v losetup >/dev/null 2>&1 || skip "losetup is not installed"
+losetup -f >/dev/null 2>&1 || skip "no free loop device (losetup -f failed)"
+
+mktmp /var/tmp
+J="$E2E_TMP/r.json"
+IMG="$E2E_TMP/disk.img"
+truncate -s 64M "$IMG"
+LOOP=$(losetup -f --show "$IMG" 2>/dev/null) || skip "cannot attach a loop device"
+MNT="$E2E_TMP/mnt"
+mkdir "$MNT"
+on_exit "losetup -d '$LOOP'"
+on_exit "mountpoint -q '$MNT' && umount '$MNT'"
+[ -b "$LOOP" ] || fail "$LOOP is not a block device"
+SIZE=$((64 * 1024 * 1024))
+OPS=$((SIZE / 4096))
+
+is_zero() { # OFFSET_BLOCKS: is the 4 KiB block at that 4 KiB index all zeros?
+	dd if="$LOOP" bs=4096 skip="$1" count=1 status=none iflag=direct | cmp -s -n 4096 - /dev/zero
+}
+is_zero 0 || fail "a fresh loop device is not zero"
+
+# 1. Write over two disjoint regions (the whole device, one pass), then read it back.
+expect_ok --target "$LOOP" --procs 2 --block-size 4096 -w --seed 3 --json "$J" --quiet
+jcheck "$J" ".totals.ops == $OPS and .writes.ops == $OPS and .status == \"ok\"" \
+	"block device write: want $OPS ops" '{ops: .totals.ops, status}'
+jcheck "$J" '.workers | length == 2 and all(.[]; .ops == '$((OPS / 2))')' \
+	"block device write: want $((OPS / 2)) ops per worker" '[.workers[].ops]'
+jcheck "$J" ".config.target == \"$LOOP\"" "config.target is not $LOOP" .config.target
+# Data landed in both regions: first and last block of each half are no longer zeros.
+for b in 0 $((OPS / 2 - 1)) $((OPS / 2)) $((OPS - 1)); do
+	is_zero "$b" && fail "block $b of $LOOP is still zeros after the write run"
+done
+
+expect_ok --target "$LOOP" --procs 2 --block-size 4096 -r --populate none --json "$J" --quiet
+jcheck "$J" ".reads.ops == $OPS and .writes.ops == 0 and .status == \"ok\"" \
+	"block device read: want $OPS reads" '{reads: .reads.ops, writes: .writes.ops}'
+is_zero 0 && fail "the read run changed the device"
+[ -b "$LOOP" ] || fail "$LOOP is gone after the runs"
+
+# 2. A device holding ext4 is refused without --force, and left untouched.
+command -v mkfs.ext4 >/dev/null 2>&1 || skip "mkfs.ext4 is not installed (device runs passed)"
+mkfs.ext4 -q -F "$LOOP" >/dev/null 2>&1 || fail "mkfs.ext4 $LOOP failed"
+blkid_type() { blkid -p -o value -s TYPE "$LOOP" 2>/dev/null || true; }
+[ "$(blkid_type)" = ext4 ] || fail "blkid does not see the ext4 just made"
+rm -f "$J"
+run_bench --target "$LOOP" --procs 2 -w --json "$J"
+[ "$RC" -eq 2 ] || fail "ext4 device without --force: exit $RC, want 2"
+[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] || fail "ext4 refusal: want 1 stderr line: $(cat "$E2E_TMP/err")"
+grep -q ext4 "$E2E_TMP/err" || fail "ext4 refusal does not name ext4: $(cat "$E2E_TMP/err")"
+grep -q -- --force "$E2E_TMP/err" || fail "ext4 refusal does not mention --force: $(cat "$E2E_TMP/err")"
+[ ! -e "$J" ] || fail "ext4 refusal created the --json file"
+[ "$(blkid_type)" = ext4 ] || fail "the ext4 signature is gone after a refused run"
+command -v fsck.ext4 >/dev/null 2>&1 && { fsck.ext4 -n -f "$LOOP" >/dev/null 2>&1 ||
+	fail "the ext4 filesystem is damaged after a refused run"; }
+
+# ...and --force runs on it.
+expect_ok --target "$LOOP" --procs 2 -w --force --json "$J" --quiet
+jcheck "$J" ".totals.ops == $OPS and .config.force == true" "--force run: want $OPS ops" '{ops: .totals.ops}'
+
+# 3. A mounted device is refused even with --force.
+mkfs.ext4 -q -F "$LOOP" >/dev/null 2>&1 || fail "mkfs.ext4 $LOOP failed"
+rm -f "$J"
+if mount "$LOOP" "$MNT" 2>/dev/null; then
+	echo keep >"$MNT/canary"
+	sync
+	run_bench --target "$LOOP" --procs 2 -w --force --json "$J"
+	[ "$RC" -eq 2 ] || fail "mounted device with --force: exit $RC, want 2"
+	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] || fail "mounted refusal: want 1 stderr line: $(cat "$E2E_TMP/err")"
+	grep -q mount "$E2E_TMP/err" || fail "mounted refusal does not say mounted: $(cat "$E2E_TMP/err")"
+	[ ! -e "$J" ] || fail "mounted refusal created the --json file"
+	umount "$MNT"
+	[ "$(blkid_type)" = ext4 ] || fail "the ext4 signature is gone after a refused mounted run"
+	mount -o ro "$LOOP" "$MNT" || fail "the filesystem no longer mounts after a refused run"
+	[ "$(cat "$MNT/canary")" = keep ] || fail "the mounted filesystem's content changed"
+	umount "$MNT"
+else
+	note "mounted-device case skipped: cannot mount ext4 here"
+fi
+
+note "loop device $LOOP: $OPS-op write and read over 2 regions; ext4 and mounted refusals hold"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# Config files: an original DEDISbench INI drives a run (JSON config reflects it, files kept
+# per cleantemp=0), the command line overrides the file, and new-style [dedisbench] keys work.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mktmp
+J="$E2E_TMP/r.json"
+DIST="$top_srcdir/distributions/archival.dist"
+[ -f "$DIST" ] || fail "no $DIST (top_srcdir=$top_srcdir)"
+
+# 1. The original DEDISbench keys.
+mkdir "$E2E_TMP/a"
+cat >"$E2E_TMP/orig.ini" <<EOF
+[execution]
+distfile=$DIST
+access_type=1
+nprocs=2
+filesize=8
+blocksize=4096
+sync=0
+seed=7
+
+[results]
+tempfilespath=$E2E_TMP/a
+
+[structural]
+cleantemp=0
+EOF
+expect_ok --config "$E2E_TMP/orig.ini" --json "$J" --quiet
+jcheck "$J" '.config | .procs == 2 and .access == "uniform" and ."file-size" == 8388608
+	and ."block-size" == 4096 and .sync == "none" and .seed == 7 and .keep == true' \
+	"original INI not reflected in config" .config
+jcheck "$J" ".config.target == \"$E2E_TMP/a\"" "tempfilespath not used as the target" .config.target
+jcheck "$J" ".config.dist_path == \"$DIST\" or .config.dist == \"$DIST\"" "distfile not used" .config
+[ "$(jget "$J" .totals.ops)" -eq $((2 * 8 * 1024 * 1024 / 4096)) ] ||
+	fail "original INI run: totals.ops $(jget "$J" .totals.ops), want $((2 * 8 * 256))"
+for i in 0 1; do
+	[ "$(stat -c %s "$E2E_TMP/a/dedisbench.$i" 2>/dev/null || echo 0)" -eq $((8 * 1024 * 1024)) ] ||
+		fail "cleantemp=0: dedisbench.$i missing or not 8 MiB"
+done
+[ "$(ls -A "$E2E_TMP/a" | wc -l)" -eq 2 ] || fail "want exactly 2 files: $(ls -A "$E2E_TMP/a")"
+
+# The same seed from the file gives the same content as the same seed on the command line.
+mkdir "$E2E_TMP/c"
+expect_ok --target "$E2E_TMP/c" --dist "$DIST" --access uniform --procs 2 --file-size 8 \
+	--block-size 4096 --sync none --seed 7 --keep --quiet
+for i in 0 1; do
+	cmp -s "$E2E_TMP/a/dedisbench.$i" "$E2E_TMP/c/dedisbench.$i" ||
+		fail "INI run and the equivalent command line wrote different dedisbench.$i"
+done
+rm -rf "$E2E_TMP/a"/* "$E2E_TMP/c"
+
+# 2. The command line wins over the file.
+expect_ok --config "$E2E_TMP/orig.ini" --procs 3 --access nurand --seed 9 --json "$J" --quiet
+jcheck "$J" '.config | .procs == 3 and .access == "nurand" and .seed == 9 and ."file-size" == 8388608' \
+	"command line did not override the INI" .config
+[ "$(ls -A "$E2E_TMP/a" | wc -l)" -eq 3 ] || fail "--procs 3 over nprocs=2: want 3 files, got: $(ls -A "$E2E_TMP/a")"
+rm -rf "$E2E_TMP/a"/*
+
+# Other original values: access_type 2 = nurand, 0 = seq; cleantemp=1 removes the files.
+sed -e 's/^access_type=1/access_type=2/' -e 's/^cleantemp=0/cleantemp=1/' -e 's/^filesize=8/filesize=1/' \
+	"$E2E_TMP/orig.ini" >"$E2E_TMP/orig2.ini"
+expect_ok --config "$E2E_TMP/orig2.ini" --json "$J" --quiet
+jcheck "$J" '.config | .access == "nurand" and .keep == false and ."file-size" == 1048576' \
+	"access_type=2 / cleantemp=1 / filesize=1 not reflected" .config
+[ -z "$(ls -A "$E2E_TMP/a")" ] || fail "cleantemp=1 left files: $(ls -A "$E2E_TMP/a")"
+sed -i 's/^access_type=2/access_type=0/' "$E2E_TMP/orig2.ini"
+expect_ok --config "$E2E_TMP/orig2.ini" --json "$J" --quiet
+jcheck "$J" '.config.access == "seq"' "access_type=0 is not seq" .config.access
+
+# 3. New-style keys: every long option, in a [dedisbench] section, with units.
+mkdir "$E2E_TMP/n"
+cat >"$E2E_TMP/new.ini" <<EOF
+# dedisbench configuration
+[dedisbench]
+target = $E2E_TMP/n
+procs = 2
+file-size = 2MiB
+block-size = 8KiB
+access = uniform
+dist = kernels
+seed = 5
+size = 3MiB
+keep = true
+EOF
+expect_ok --config "$E2E_TMP/new.ini" --json "$J" --quiet
+jcheck "$J" '.config | ."block-size" == 8192 and .procs == 2 and ."file-size" == 2097152 and .seed == 5
+	and .keep == true and .access == "uniform" and .dist == "kernels" and .size == 3145728' \
+	"new-style INI not reflected in config" .config
+[ "$(jget "$J" .totals.ops)" -eq $((3 * 1024 * 1024 / 8192)) ] ||
+	fail "new-style INI: totals.ops $(jget "$J" .totals.ops), want $((3 * 1024 * 1024 / 8192)) (size 3MiB / 8KiB)"
+jcheck "$J" ".config.config == \"$E2E_TMP/new.ini\"" "config.config does not name the file" .config.config
+[ "$(ls -A "$E2E_TMP/n" | wc -l)" -eq 2 ] || fail "keep = true: want 2 files, got: $(ls -A "$E2E_TMP/n")"
+# ...and the command line still wins.
+expect_ok --config "$E2E_TMP/new.ini" --block-size 4KiB --json "$J" --quiet
+jcheck "$J" '.config."block-size" == 4096' "--block-size did not override block-size = 8KiB" .config
+
+note "original and new-style INI files drive runs; the command line wins"
