@@ -20,7 +20,7 @@ common=(--target "$E2E_TMP/t" --procs $P --file-size ${FS}MiB --block-size 4096 
 # strace (when present) shows what the engines really did: O_DIRECT opens, io_submit calls.
 STRACE=()
 if command -v strace >/dev/null 2>&1 && strace -qq -o /dev/null true 2>/dev/null; then
-	STRACE=(strace -f -qq -e trace=openat,io_submit,pwrite64,pread64 -o "$E2E_TMP/strace")
+	STRACE=(env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=openat,io_submit,pwrite64,pread64 -o "$E2E_TMP/strace")
 fi
 traced() { # checks on the strace log of the last run, if any: WANT_AIO (1/0)
 	[ ${#STRACE[@]} -gt 0 ] || return 0
