@@ -198,8 +198,11 @@ static void collect(struct launch *l, struct run_result *r)
 	}
 	if (ok) {
 		r->hottest10 = afreq_hottest_share(&af, 0.10);
-		for (size_t i = 0; i < af.n; i++)
-			r->accessed_blocks += af.blocks[i];
+		for (size_t i = 0; i < af.n; i++) {
+			r->region_blocks += af.blocks[i];
+			if (af.count[i])
+				r->accessed_blocks += af.blocks[i];
+		}
 	}
 	idc_free(&ids);
 	afreq_free(&af);

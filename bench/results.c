@@ -88,7 +88,8 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		fprintf(f, "distribution %s: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n", o->dist, 100 * want.u0,
 			100 * want.u1, 100 * want.d, want.ratio);
 	}
-	fprintf(f, "access: hottest 10 %% of blocks took %.1f %% of operations\n", 100 * r->hottest10);
+	fprintf(f, "access: hottest 10 %% of blocks took %.1f %% of operations (%llu of %llu blocks accessed)\n",
+		100 * r->hottest10, (unsigned long long)r->accessed_blocks, (unsigned long long)r->region_blocks);
 }
 
 static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
@@ -153,8 +154,9 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		json_object_set_new(wr, "target", report_dist_rows(&want));
 		json_object_set_new(doc, "written", wr);
 	}
-	json_object_set_new(doc, "access", json_pack("{s:s, s:f, s:I}", "pattern", access_names[o->access],
+	json_object_set_new(doc, "access", json_pack("{s:s, s:f, s:I, s:I}", "pattern", access_names[o->access],
 						     "hottest_10pct_share", r->hottest10, "blocks",
+						     (json_int_t)r->region_blocks, "blocks_accessed",
 						     (json_int_t)r->accessed_blocks));
 	return doc;
 }

@@ -21,7 +21,8 @@ struct run_result {
 	struct dist written;          /* the distribution of what the run wrote */
 	struct dist_rows written_rows;
 	double hottest10;             /* share of ops on the most-accessed 10 % of blocks */
-	uint64_t accessed_blocks;
+	uint64_t region_blocks;       /* blocks in all workers' regions */
+	uint64_t accessed_blocks;     /* of which accessed at least once */
 };
 
 /* Sums the workers into total[] and all. */
