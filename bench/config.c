@@ -171,7 +171,12 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	o->file_size = c->target.region_size;
 	c->region_blocks = c->target.region_size / o->block_size;
 
-	c->engine = ioengine_find(c->target.kind == TARGET_NULL ? "null" : ioengine_names[o->ioengine]);
+	if (c->target.kind == TARGET_ENGINE && o->ioengine != IOENGINE_SYNC)
+		return fail(err, "--ioengine %s does not apply to an engine target (it runs in process)",
+			    ioengine_names[o->ioengine]);
+	c->engine = ioengine_find(c->target.kind == TARGET_NULL ? "null"
+				  : c->target.kind == TARGET_ENGINE ? "engine" : ioengine_names[o->ioengine]);
+	c->ledger = c->target.kind == TARGET_ENGINE;
 	c->nurand_a = o->nurand_a ? o->nurand_a : access_default_a(c->region_blocks);
 	if (c->nurand_a >= c->region_blocks && c->region_blocks > 1)
 		return fail(err, "--nurand-a %llu must be below the blocks per worker (%llu)",

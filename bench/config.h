@@ -24,6 +24,7 @@ struct bench_config {
 	uint64_t nurand_a, nurand_c;
 	uint64_t total_ops;         /* size bound in operations, 0 = none */
 	const struct ioengine_ops *engine;
+	bool ledger;                /* keep the per-block content ledger (engine targets: validation) */
 };
 
 /* Validate everything a run needs, without writing anything. Takes ownership of cli->o. */

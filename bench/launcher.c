@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "launcher.h"
+#include "engine.h"
 #include "tally.h"
 #include "worker.h"
 
@@ -163,6 +164,29 @@ static void watch(struct launch *l, struct timeseries *ts)
 	}
 }
 
+/* The engine must hold exactly what the generator left: as many mapped blocks as the ledgers
+ * have written blocks, as many distinct stored blocks as they have distinct contents, a clean
+ * fsck, and every read must have returned what was written. */
+static void validate_engine(const struct bench_config *c, struct run_result *r, uint64_t mapped, uint64_t distinct)
+{
+	struct engine_open_params op = {0};
+	struct engine *e;
+	char err[512];
+	r->have_engine = true;
+	r->expected_mapped = mapped;
+	r->expected_distinct = distinct;
+	if (engine_open(c->target.path, &op, &e, err, sizeof err)) {
+		snprintf(r->mismatch, sizeof r->mismatch, "cannot open the volume to validate it: %s", err);
+		r->engine_match = false;
+		return;
+	}
+	engine_stats(e, &r->observed);
+	r->fsck_problems = engine_fsck(e, NULL, NULL);
+	engine_close(e);
+	r->engine_match = r->observed.mapped_blocks == mapped && r->observed.referenced_blocks == distinct &&
+			  r->fsck_problems == 0 && r->read_mismatches == 0;
+}
+
 static void collect(struct launch *l, struct run_result *r)
 {
 	const struct bench_config *c = l->c;
@@ -183,15 +207,25 @@ static void collect(struct launch *l, struct run_result *r)
 	r->failed = l->failed;
 	snprintf(r->failure, sizeof r->failure, "%s", l->failure);
 
-	struct id_counts ids;
+	struct id_counts ids, live = {0};
 	struct access_freq af = {0};
-	if (idc_init(&ids, 4096))
+	if (idc_init(&ids, 4096) || (c->ledger && idc_init(&live, 4096)))
 		return;
 	bool ok = true;
+	uint64_t live_blocks = 0;
 	for (unsigned i = 0; i < l->procs; i++) {
-		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 || tally_read_merge(l->tally_fds[i], &ids, &af))
+		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 ||
+		    tally_read_merge(l->tally_fds[i], &ids, &af, c->ledger ? &live : NULL, &live_blocks))
 			ok = false;
+		r->read_checks += r->w[i].read_checks;
+		if (r->w[i].read_mismatches && !r->read_mismatches)
+			snprintf(r->mismatch, sizeof r->mismatch, "%s", r->w[i].mismatch);
+		r->read_mismatches += r->w[i].read_mismatches;
 	}
+	if (ok && c->target.kind == TARGET_ENGINE)
+		validate_engine(c, r, live_blocks, live.used);
+	if (c->ledger)
+		idc_free(&live);
 	if (ok && (ids.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
 		dist_compute_rows(&r->written, &r->written_rows);
 		r->have_written = true;

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;
 	}
-	if (target_prepare(&cfg.target, msg, sizeof msg)) {
+	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		target_cleanup(&cfg.target, false);
 		config_free(&cfg);
@@ -66,6 +66,10 @@ int main(int argc, char **argv)
 			results_print(stdout, &cfg, &res);
 		if (res.failed) {
 			fprintf(stderr, "dedisbench: %s\n", res.failure);
+			status = EXIT_RUN_FAILED;
+		} else if (res.have_engine && !res.engine_match) {
+			fprintf(stderr, "dedisbench: the engine does not hold what the run wrote%s%s\n",
+				res.read_mismatches ? ": " : "", res.read_mismatches ? res.mismatch : "");
 			status = EXIT_RUN_FAILED;
 		}
 		if (cfg.o.json) {

@@ -88,6 +88,19 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		fprintf(f, "distribution %s: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n", o->dist, 100 * want.u0,
 			100 * want.u1, 100 * want.d, want.ratio);
 	}
+	if (r->have_engine) {
+		const struct engine_stats *ob = &r->observed;
+		double want_ratio = r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0;
+		fprintf(f, "engine (%s index): expected %llu mapped blocks, %llu distinct (ratio %.3f); observed %llu mapped, "
+			   "%llu distinct stored (ratio %.3f), %llu blocks in use, fsck %s; reads checked %llu, mismatched %llu: %s\n",
+			ob->index, (unsigned long long)r->expected_mapped, (unsigned long long)r->expected_distinct, want_ratio,
+			(unsigned long long)ob->mapped_blocks, (unsigned long long)ob->referenced_blocks, ob->dedup_ratio,
+			(unsigned long long)ob->physical_blocks, r->fsck_problems == 0 ? "clean" : "FAILED",
+			(unsigned long long)r->read_checks, (unsigned long long)r->read_mismatches,
+			r->engine_match ? "MATCH" : "MISMATCH");
+		if (r->read_mismatches)
+			fprintf(f, "first read mismatch: %s\n", r->mismatch);
+	}
 	fprintf(f, "access: hottest 10 %% of blocks took %.1f %% of operations (%llu of %llu blocks accessed)\n",
 		100 * r->hottest10, (unsigned long long)r->accessed_blocks, (unsigned long long)r->region_blocks);
 }
@@ -153,6 +166,26 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		dist_compute_rows(&c->dist, &want);
 		json_object_set_new(wr, "target", report_dist_rows(&want));
 		json_object_set_new(doc, "written", wr);
+	}
+	if (r->have_engine) {
+		const struct engine_stats *ob = &r->observed;
+		json_t *exp = json_pack("{s:I, s:I, s:f}", "mapped_blocks", (json_int_t)r->expected_mapped,
+					"distinct_blocks", (json_int_t)r->expected_distinct, "dedup_ratio",
+					r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0.0);
+		json_t *obs = json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "mapped_blocks",
+					(json_int_t)ob->mapped_blocks, "distinct_blocks", (json_int_t)ob->referenced_blocks,
+					"dedup_ratio", ob->dedup_ratio, "physical_blocks", (json_int_t)ob->physical_blocks,
+					"logical_writes", (json_int_t)ob->logical_writes, "unique_writes",
+					(json_int_t)ob->unique_writes, "duplicate_writes", (json_int_t)ob->duplicate_writes,
+					"overwrites", (json_int_t)ob->overwrites, "index_entries", (json_int_t)ob->index_entries,
+					"index_lookups", (json_int_t)ob->index_lookups, "bloom_negatives",
+					(json_int_t)ob->bloom_negatives, "fsck_problems", (json_int_t)r->fsck_problems);
+		json_t *eng = json_pack("{s:s, s:o, s:o, s:b, s:I, s:I}", "index", ob->index, "expected", exp, "observed", obs,
+					"match", r->engine_match, "read_checks", (json_int_t)r->read_checks,
+					"read_mismatches", (json_int_t)r->read_mismatches);
+		if (r->read_mismatches)
+			json_object_set_new(eng, "first_mismatch", json_string(r->mismatch));
+		json_object_set_new(doc, "engine", eng);
 	}
 	json_object_set_new(doc, "access", json_pack("{s:s, s:f, s:I, s:I}", "pattern", access_names[o->access],
 						     "hottest_10pct_share", r->hottest10, "blocks",

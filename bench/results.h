@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "config.h"
+#include "engine.h"
 #include "worker.h"
 
 struct run_result {
@@ -21,6 +22,15 @@ struct run_result {
 	struct dist written;          /* the distribution of what the run wrote */
 	struct dist_rows written_rows;
 	double hottest10;             /* share of ops on the most-accessed 10 % of blocks */
+	/* Engine targets: what the generator's ledgers say the volume must hold, against what the
+	 * engine reports; reads checked against the ledgers. */
+	bool have_engine;
+	uint64_t expected_mapped, expected_distinct;
+	struct engine_stats observed;
+	long fsck_problems;
+	uint64_t read_checks, read_mismatches;
+	char mismatch[640];
+	bool engine_match;
 	uint64_t region_blocks;       /* blocks in all workers' regions */
 	uint64_t accessed_blocks;     /* of which accessed at least once */
 };

@@ -1,6 +1,7 @@
 /* tally.c - the id-count map, the access-count frequencies and their merge: the data behind
  * the summary's "written" rows and the hottest-10 % share. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ int idc_init(struct id_counts *m, size_t cap_hint)
 	m->cap = cap;
 	m->used = 0;
 	m->unique = 0;
+	static uint64_t tables;
+	m->salt = rng_mix64(++tables ^ (uint64_t)(uintptr_t)m->keys);
 	return 0;
 }
 
@@ -37,7 +40,7 @@ void idc_free(struct id_counts *m)
 
 static size_t slot_of(const struct id_counts *m, uint64_t id)
 {
-	size_t i = rng_mix64(id) & (m->cap - 1);
+	size_t i = rng_mix64(id ^ m->salt) & (m->cap - 1);
 	while (m->keys[i] != EMPTY && m->keys[i] != id)
 		i = (i + 1) & (m->cap - 1);
 	return i;
@@ -216,7 +219,8 @@ static int read_all(int fd, void *p, size_t len)
 
 #define TALLY_MAGIC 0x594c4c4154ULL /* "TALLY" */
 
-int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af)
+int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af, const uint64_t *ledger,
+		uint64_t nblocks)
 {
 	uint64_t head[4] = {TALLY_MAGIC, ids->unique, ids->used, af->n};
 	if (write_all(fd, head, sizeof head))
@@ -241,24 +245,66 @@ int tally_write(int fd, const struct id_counts *ids, const struct access_freq *a
 		if (write_all(fd, pair, sizeof pair))
 			return -1;
 	}
+	uint64_t live = 0;
+	for (uint64_t b = 0; ledger && b < nblocks; b++)
+		live += ledger[b] != 0;
+	if (write_all(fd, &live, sizeof live))
+		return -1;
+	k = 0;
+	for (uint64_t b = 0; live && b < nblocks; b++) {
+		if (!ledger[b])
+			continue;
+		buf[k++] = ledger[b] - 1;
+		if (k == 512) {
+			if (write_all(fd, buf, sizeof buf))
+				return -1;
+			k = 0;
+		}
+	}
+	if (k && write_all(fd, buf, k * sizeof *buf))
+		return -1;
 	return 0;
 }
 
-int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af)
+int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af, struct id_counts *live,
+		     uint64_t *live_blocks)
 {
 	uint64_t head[4];
 	if (read_all(fd, head, sizeof head) || head[0] != TALLY_MAGIC)
 		return -1;
 	ids->unique += head[1];
-	for (uint64_t i = 0; i < head[2]; i++) {
-		uint64_t pair[2];
-		if (read_all(fd, pair, sizeof pair) || idc_add(ids, pair[0], pair[1]))
+	/* Grow once up front rather than repeatedly while merging. */
+	while ((ids->used + head[2]) * 4 > ids->cap * 3)
+		if (grow(ids))
 			return -1;
+	uint64_t buf[512];
+	for (uint64_t left = head[2]; left;) {
+		uint64_t n = left < 256 ? left : 256;
+		if (read_all(fd, buf, n * 2 * sizeof *buf))
+			return -1;
+		for (uint64_t i = 0; i < n; i++)
+			if (idc_add(ids, buf[2 * i], buf[2 * i + 1]))
+				return -1;
+		left -= n;
 	}
 	for (uint64_t i = 0; i < head[3]; i++) {
 		uint64_t pair[2];
 		if (read_all(fd, pair, sizeof pair) || afreq_add(af, pair[0], pair[1]))
 			return -1;
 	}
+	uint64_t nlive;
+	if (read_all(fd, &nlive, sizeof nlive))
+		return -1;
+	for (uint64_t left = nlive; left;) {
+		uint64_t n = left < 512 ? left : 512;
+		if (read_all(fd, buf, n * sizeof *buf))
+			return -1;
+		for (uint64_t i = 0; live && i < n; i++)
+			if (idc_add(live, buf[i], 1))
+				return -1;
+		left -= n;
+	}
+	if (live_blocks)
+		*live_blocks += nlive;
 	return 0;
 }

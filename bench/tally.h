@@ -15,6 +15,8 @@ struct id_counts {
 	size_t cap;   /* power of two */
 	size_t used;
 	uint64_t unique; /* writes of fresh unique ids: each is its own content, written once */
+	uint64_t salt;   /* per-table hash salt: merging one table into another in slot order must
+	                  * not replay its probe sequence (that clusters quadratically) */
 };
 
 int idc_init(struct id_counts *m, size_t cap_hint);
@@ -36,8 +38,14 @@ int afreq_add(struct access_freq *f, uint64_t count, uint64_t blocks);
 double afreq_hottest_share(const struct access_freq *f, double fraction);
 void afreq_free(struct access_freq *f);
 
-/* Wire format between a worker and the launcher (a memfd): serialise / parse both tallies. */
-int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af);
-int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af);
+/* Wire format between a worker and the launcher (a memfd): the id counts, the access
+ * frequencies and, when a ledger is kept, the live content of every written block (ledger
+ * words: id + 1, 0 = never written; NULL for none). */
+int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af, const uint64_t *ledger,
+		uint64_t nblocks);
+/* Merge one worker's tallies; live ids go into `live` (distinct contents) and count into
+ * *live_blocks when `live` is not NULL. */
+int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af, struct id_counts *live,
+		     uint64_t *live_blocks);
 
 #endif

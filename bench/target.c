@@ -1,6 +1,7 @@
 /* target.c - target validation and set-up: the refusal rules for block devices (mounted, or
  * holding a signature libblkid recognises), free-space checks, worker files and regions. */
 #include <blkid/blkid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -13,6 +14,7 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "engine.h"
 #include "target.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -164,6 +166,74 @@ static int probe_dir(const struct target_request *req, struct target *t, char *e
 	return 0;
 }
 
+/* engine:DIR[,index=mem|bdb|bloom] - the embedded reference engine, formatted on first use. */
+static int probe_engine(const struct target_request *req, struct target *t, char *err, size_t errlen)
+{
+	const char *spec = req->path + strlen("engine:");
+	const char *comma = strchr(spec, ',');
+	size_t dlen = comma ? (size_t)(comma - spec) : strlen(spec);
+	if (!dlen || dlen >= sizeof t->path)
+		return fail(err, errlen, "target %s: give engine:DIR[,index=mem|bdb|bloom]", req->path);
+	memcpy(t->path, spec, dlen);
+	t->path[dlen] = 0;
+	t->kind = TARGET_ENGINE;
+	t->sector_size = 512;
+	t->region_size = req->file_size;
+	bool index_given = false;
+	snprintf(t->engine_index, sizeof t->engine_index, "mem");
+	for (const char *opt = comma; opt; opt = strchr(opt + 1, ',')) {
+		const char *v = opt + 1;
+		size_t n = strcspn(v, ",");
+		if (n > 6 && !strncmp(v, "index=", 6) && n - 6 < sizeof t->engine_index &&
+		    (!strncmp(v + 6, "mem", n - 6) || !strncmp(v + 6, "bdb", n - 6) || !strncmp(v + 6, "bloom", n - 6)) &&
+		    (n - 6 == 3 || n - 6 == 5)) {
+			memcpy(t->engine_index, v + 6, n - 6);
+			t->engine_index[n - 6] = 0;
+			index_given = true;
+		} else {
+			return fail(err, errlen, "target %s: unknown engine option '%.*s' (index=mem|bdb|bloom)", req->path,
+				    (int)n, v);
+		}
+	}
+	struct engine_stats g;
+	char why[512];
+	int rc = engine_describe(t->path, &g, why, sizeof why);
+	if (rc == -ENOENT) {
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", t->path);
+		char *slash = strrchr(parent, '/');
+		const char *dir = slash ? (slash == parent ? "/" : (*slash = 0, parent)) : ".";
+		struct stat st;
+		if (stat(t->path, &st) == 0 ? !S_ISDIR(st.st_mode) || access(t->path, W_OK | X_OK)
+					     : access(dir, W_OK | X_OK))
+			return fail(err, errlen, "target %s: cannot create a volume there", req->path);
+		struct statvfs vfs;
+		uint64_t need = req->file_size * req->procs;
+		if (statvfs(stat(t->path, &st) == 0 ? t->path : dir, &vfs) == 0 &&
+		    (uint64_t)vfs.f_bavail * vfs.f_frsize < need)
+			return fail(err, errlen, "target %s: %llu MiB free, the volume needs %llu MiB", req->path,
+				    (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20),
+				    (unsigned long long)(need >> 20));
+		return 0;
+	}
+	if (rc)
+		return fail(err, errlen, "target %s: %s", req->path, why);
+	t->engine_exists = true;
+	if (g.block_size != req->block_size)
+		return fail(err, errlen, "target %s: the volume has %llu-byte blocks, the run uses --block-size %u",
+			    req->path, (unsigned long long)g.block_size, req->block_size);
+	if (index_given && strcmp(g.index, t->engine_index))
+		return fail(err, errlen, "target %s: the volume was formatted with index=%s", req->path, g.index);
+	snprintf(t->engine_index, sizeof t->engine_index, "%s", g.index);
+	uint64_t have = g.logical_blocks * g.block_size;
+	if (!req->file_size_given)
+		t->region_size = have / req->procs / req->block_size * req->block_size;
+	if (t->region_size < req->block_size || t->region_size * req->procs > have)
+		return fail(err, errlen, "target %s: the volume holds %llu bytes, %u workers x %llu need more", req->path,
+			    (unsigned long long)have, req->procs, (unsigned long long)t->region_size);
+	return 0;
+}
+
 int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
@@ -173,6 +243,8 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 	if (strlen(req->path) >= sizeof t->path - 32)
 		return fail(err, errlen, "target path is too long");
 	snprintf(t->path, sizeof t->path, "%s", req->path);
+	if (!strncmp(req->path, "engine:", 7))
+		return probe_engine(req, t, err, errlen);
 	if (!strcmp(req->path, "null")) {
 		t->kind = TARGET_NULL;
 		t->region_size = req->file_size;
@@ -215,8 +287,35 @@ void target_worker_path(const struct target *t, unsigned worker, char *path, siz
 		path[0] = 0;
 }
 
-int target_prepare(struct target *t, char *err, size_t errlen)
+/* A run starts from an empty volume (an existing one is discarded whole: its blocks stay in the
+ * index for dedup until GC), so what the engine holds afterwards is exactly this run's. */
+static int prepare_engine(struct target *t, uint32_t block_size, char *err, size_t errlen)
 {
+	if (!t->engine_exists) {
+		struct engine_format_params fp = {
+			.logical_bytes = t->region_size * t->procs, .data_bytes = t->region_size * t->procs,
+			.block_size = block_size, .index = t->engine_index, .hash = "sha1",
+		};
+		if (engine_format(t->path, &fp, err, errlen))
+			return -1;
+		t->engine_formatted = true;
+		return 0;
+	}
+	struct engine_open_params op = {0};
+	struct engine *e;
+	if (engine_open(t->path, &op, &e, err, errlen))
+		return -1;
+	int rc = engine_discard(e, 0, engine_logical_blocks(e));
+	int rc2 = engine_close(e);
+	if (rc || rc2)
+		return fail(err, errlen, "cannot clear the volume in %s: %s", t->path, strerror(-(rc ? rc : rc2)));
+	return 0;
+}
+
+int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errlen)
+{
+	if (t->kind == TARGET_ENGINE)
+		return prepare_engine(t, block_size, err, errlen);
 	if (t->kind == TARGET_DIR) {
 		for (unsigned w = 0; w < t->procs; w++) {
 			char path[PATH_MAX];
@@ -253,8 +352,34 @@ int target_prepare(struct target *t, char *err, size_t errlen)
 	return 0;
 }
 
+static void remove_volume(const char *dir)
+{
+	static const char *const files[] = {"superblock", "state", "lbnmap", "refs", "data", "index.mem", "bloom"};
+	char path[PATH_MAX + 16];
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		if (snprintf(path, sizeof path, "%s/%s", dir, files[i]) < (int)sizeof path)
+			unlink(path);
+	}
+	if (snprintf(path, sizeof path, "%s/bdb", dir) >= (int)sizeof path)
+		return;
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			char f[PATH_MAX + 16 + 256];
+			if (de->d_name[0] != '.' && snprintf(f, sizeof f, "%s/%s", path, de->d_name) < (int)sizeof f)
+				unlink(f);
+		}
+		closedir(d);
+		rmdir(path);
+	}
+	rmdir(dir);
+}
+
 void target_cleanup(struct target *t, bool keep)
 {
+	if (t->kind == TARGET_ENGINE && t->engine_formatted && !keep)
+		remove_volume(t->path);
 	if (t->kind != TARGET_DIR || keep)
 		return;
 	for (unsigned w = 0; w < t->procs; w++) {

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum target_kind { TARGET_DIR, TARGET_FILE, TARGET_BLOCKDEV, TARGET_NULL };
+enum target_kind { TARGET_DIR, TARGET_FILE, TARGET_BLOCKDEV, TARGET_NULL, TARGET_ENGINE };
 
 struct target {
 	enum target_kind kind;
@@ -17,6 +17,9 @@ struct target {
 	uint64_t device_size;   /* block device or file: its size */
 	unsigned sector_size;   /* logical sector (O_DIRECT alignment) */
 	bool created[1024];     /* DIR: which worker files this run created (removed unless --keep) */
+	char engine_index[8];   /* ENGINE: the volume's index backend */
+	bool engine_exists;     /* ENGINE: DIR already held a volume */
+	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
 };
 
 struct target_request {
@@ -32,8 +35,9 @@ struct target_request {
 /* Validate and size the target: no file is created or written. Returns 0, or -1 with a
  * one-line reason in err. */
 int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen);
-/* Create / extend the worker files (DIR, FILE). Returns 0, or -1 with err. */
-int target_prepare(struct target *t, char *err, size_t errlen);
+/* Create / extend the worker files (DIR, FILE), format or clear the engine volume (ENGINE).
+ * Returns 0, or -1 with err. */
+int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errlen);
 /* The path a worker opens and the byte offset of its region in it. */
 void target_worker_path(const struct target *t, unsigned worker, char *path, size_t len, uint64_t *base);
 /* Remove the files this run created (unless keep). */

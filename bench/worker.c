@@ -14,6 +14,7 @@
 #include "dupgen.h"
 #include "rate.h"
 #include "tally.h"
+#include "verify.h"
 #include "worker.h"
 
 /* Per-worker stream numbers: each purpose has its own stream so changing one knob (say the
@@ -40,6 +41,7 @@ struct wctx {
 	uint64_t quota, issued;
 	uint64_t deadline;
 	uint32_t *access_counts;
+	struct ledger ledger;       /* when cfg->ledger: what each block should hold */
 	struct id_counts ids;
 	FILE *latlog;
 };
@@ -102,6 +104,8 @@ static int setup(struct wctx *w)
 	}
 	if (idc_init(&w->ids, 4096))
 		return ENOMEM;
+	if (c->ledger && ledger_init(&w->ledger, c->region_blocks))
+		return ENOMEM;
 
 	char path[4096];
 	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
@@ -148,6 +152,8 @@ static int populate(struct wctx *w)
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t id = c->populate == POPULATE_ZERO ? CONTENT_ZERO : dupgen_next(&dg, &r);
 			content_fill(&w->content, id, (char *)u.buf + i * bs);
+			if (w->ledger.ids)
+				ledger_set(&w->ledger, b + i, id);
 		}
 		u.dir = IO_WRITE;
 		u.offset = w->base + b * bs;
@@ -218,6 +224,22 @@ static void prepare(struct wctx *w, struct io_unit *u, enum io_dir dir, uint64_t
 	}
 }
 
+/* A read must return exactly what this worker last wrote there (zeros if never written). */
+static void check_read(struct wctx *w, const struct io_unit *u)
+{
+	struct verify_result r;
+	verify_block(&w->ledger, &w->content, u->block, u->buf, &r);
+	w->ws->read_checks++;
+	if (r.ok)
+		return;
+	if (!w->ws->read_mismatches++) {
+		char what[128];
+		verify_describe(&r, what, sizeof what);
+		snprintf(w->ws->mismatch, sizeof w->ws->mismatch, "worker %u: read at offset %llu: %s", w->index,
+			 (unsigned long long)u->offset, what);
+	}
+}
+
 static void complete(struct wctx *w, struct io_unit *u, uint64_t now)
 {
 	if (u->error) {
@@ -231,6 +253,12 @@ static void complete(struct wctx *w, struct io_unit *u, uint64_t now)
 	__atomic_store_n(&d->ops, d->ops + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->ws->last_ns, now, __ATOMIC_RELAXED);
 	w->access_counts[u->block]++;
+	if (w->ledger.ids) {
+		if (u->dir == IO_WRITE)
+			ledger_set(&w->ledger, u->block, u->content_id);
+		else
+			check_read(w, u);
+	}
 	if (u->dir == IO_WRITE) {
 		if (u->content_id & CONTENT_UNIQUE_BIT)
 			w->ids.unique++;
@@ -348,7 +376,7 @@ static int ship_tallies(struct wctx *w, int fd)
 {
 	struct access_freq af = {0};
 	int rc = afreq_from_counts(&af, w->access_counts, w->cfg->region_blocks) ||
-		 tally_write(fd, &w->ids, &af);
+		 tally_write(fd, &w->ids, &af, w->ledger.ids, w->ledger.ids ? w->cfg->region_blocks : 0);
 	afreq_free(&af);
 	return rc ? EIO : 0;
 }

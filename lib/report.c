@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -111,6 +112,22 @@ int report_write_atomic(json_t *doc, const char *path)
 	if (!text) {
 		errno = ENOMEM;
 		return -1;
+	}
+	/* An existing non-regular file (/dev/null, /dev/stdout, a FIFO) is written in place: renaming
+	 * a temp file over it would replace the device node with a regular file. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0) {
+			saved = errno;
+			if (fd >= 0)
+				close(fd);
+			free(text);
+			errno = saved;
+			return -1;
+		}
+		free(text);
+		return close(fd);
 	}
 	tlen = strlen(path) + 32;
 	if (!(tmp = malloc(tlen)))

@@ -56,5 +56,6 @@ const struct ioengine_ops *ioengine_find(const char *name);
 extern const struct ioengine_ops ioengine_sync;
 extern const struct ioengine_ops ioengine_libaio;
 extern const struct ioengine_ops ioengine_null;
+extern const struct ioengine_ops ioengine_engine;
 
 #endif

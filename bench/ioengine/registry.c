@@ -7,6 +7,7 @@ static const struct ioengine_ops *const engines[] = {
 	&ioengine_sync,
 	&ioengine_libaio,
 	&ioengine_null,
+	&ioengine_engine,
 };
 
 const struct ioengine_ops *ioengine_find(const char *name)

@@ -10,6 +10,8 @@ E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${top_srcdir:=$(cd "$E2E_DIR/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 DEDISBENCH="$top_builddir/dedisbench"
+DEDISGEN="$top_builddir/dedisgen"
+DEDISENGINE="$top_builddir/dedisengine"
 
 fail() {
 	echo "FAIL ($E2E_NAME): $*" >&2

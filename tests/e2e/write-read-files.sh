@@ -85,3 +85,14 @@ fcmp "$wall" "<=" 10 || fail "-t 2s run took $wall s of wall time"
 [ -z "$(ls -A "$E2E_TMP/b")" ] || fail "files left without --keep: $(ls -A "$E2E_TMP/b")"
 
 note "write/read on files: $OPS ops per pass, -t 2s run took $secs s"
+
+# --json to an existing non-regular file (a FIFO here; /dev/null in real life) writes through
+# it: a temp-file-and-rename would replace the node with a regular file.
+mkfifo "$E2E_TMP/fifo"
+cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
+reader=$!
+expect_ok --target null --procs 1 --file-size 1MiB --quiet --json "$E2E_TMP/fifo"
+wait "$reader"
+[ -p "$E2E_TMP/fifo" ] || fail "--json replaced the FIFO with a regular file"
+jq -e '.totals.ops == 256' "$E2E_TMP/fifo.out" >/dev/null || fail "the JSON written through the FIFO is wrong"
+note "--json through a FIFO: node kept, document complete"

@@ -26,5 +26,14 @@ int suite_access(void);
 int suite_dupgen(void);
 int suite_rate(void);
 int suite_options(void);
+int suite_engine_index(void);
+int suite_engine_paths(void);
+/* dedisgen (tests/unit/test_gen) */
+int suite_gen_index(void);
+int suite_gen_counts(void);
+int suite_distcmp(void);
+int suite_gen_options(void);
+/* dedisengine (tests/unit/test_engine) */
+int suite_engine_index(void);
 
 #endif

@@ -1,0 +1,22 @@
+/* counts.h - the histogram of copies: how many distinct contents were seen exactly c times,
+ * accumulated from an index walk and turned into distribution rows (dups = c - 1). */
+#ifndef DEDIS_GEN_COUNTS_H
+#define DEDIS_GEN_COUNTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "distfile.h"
+
+struct count_hist {
+	uint64_t *keys;   /* copies (0 = empty slot) */
+	uint64_t *vals;   /* distinct contents with that many copies */
+	size_t cap, n;
+};
+
+/* contents += nfps for `copies` (>= 1). Returns 0 or -1 (out of memory, overflow, copies 0). */
+int count_hist_add(struct count_hist *h, uint64_t copies, uint64_t nfps);
+/* Rows sorted by dups; an empty histogram is an error (dist_from_rows: "no rows"). */
+int count_hist_to_dist(const struct count_hist *h, struct dist *out, struct dist_error *err);
+void count_hist_free(struct count_hist *h);
+
+#endif

@@ -1,0 +1,442 @@
+/* bdb.c - the Berkeley DB fingerprint index (the DEDISgen way): a B-tree fingerprint -> count
+ * file per block size in a directory, with a metadata record for compatibility checks and -k. */
+#include <db.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "index.h"
+
+/* The metadata lives under a key no fingerprint can have (fingerprints are 20 or 32 bytes). */
+static const char META_KEY[] = "dedisgen:meta";
+#define META_FORMAT 1
+
+struct bdb_index {
+	struct gindex base;
+	DB_ENV *env;
+	DB *db;
+	uint64_t n;        /* distinct fingerprints (counted on open, kept by add) */
+	bool readonly;
+};
+
+static void setf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+void index_meta_free(struct index_meta *m)
+{
+	for (size_t i = 0; i < m->nsources; i++)
+		free(m->sources[i]);
+	free(m->sources);
+	m->sources = NULL;
+	m->nsources = 0;
+}
+
+int index_meta_add_source(struct index_meta *m, const char *path)
+{
+	char **s = realloc(m->sources, (m->nsources + 1) * sizeof *s);
+	if (!s)
+		return -1;
+	m->sources = s;
+	if (!(s[m->nsources] = strdup(path)))
+		return -1;
+	m->nsources++;
+	return 0;
+}
+
+static char *meta_to_json(const struct index_meta *m)
+{
+	json_t *o = json_object(), *src = json_array();
+	for (size_t i = 0; i < m->nsources; i++)
+		json_array_append_new(src, json_string(m->sources[i]));
+	json_object_set_new(o, "format", json_integer(META_FORMAT));
+	json_object_set_new(o, "block_size", json_integer((json_int_t)m->block_size));
+	json_object_set_new(o, "hash", json_string(m->hash));
+	json_object_set_new(o, "complete", json_boolean(m->complete));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)m->bytes));
+	json_object_set_new(o, "files", json_integer((json_int_t)m->files));
+	json_object_set_new(o, "errors", json_integer((json_int_t)m->errors));
+	json_object_set_new(o, "sources", src);
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+static int meta_from_json(const char *text, size_t len, struct index_meta *m)
+{
+	json_error_t e;
+	json_t *o = json_loadb(text, len, 0, &e);
+	memset(m, 0, sizeof *m);
+	if (!o || !json_is_object(o)) {
+		json_decref(o);
+		return -1;
+	}
+	const char *hash = json_string_value(json_object_get(o, "hash"));
+	json_t *src = json_object_get(o, "sources");
+	int rc = -1;
+	if (json_integer_value(json_object_get(o, "format")) != META_FORMAT || !hash || strlen(hash) >= sizeof m->hash ||
+	    !json_is_array(src))
+		goto out;
+	m->block_size = (uint64_t)json_integer_value(json_object_get(o, "block_size"));
+	snprintf(m->hash, sizeof m->hash, "%s", hash);
+	m->complete = json_is_true(json_object_get(o, "complete"));
+	m->bytes = (uint64_t)json_integer_value(json_object_get(o, "bytes"));
+	m->files = (uint64_t)json_integer_value(json_object_get(o, "files"));
+	m->errors = (uint64_t)json_integer_value(json_object_get(o, "errors"));
+	for (size_t i = 0; i < json_array_size(src); i++) {
+		const char *s = json_string_value(json_array_get(src, i));
+		if (!s || index_meta_add_source(m, s))
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc)
+		index_meta_free(m);
+	json_decref(o);
+	return rc;
+}
+
+static int bdb_fail(struct bdb_index *b, const char *what, int ret)
+{
+	setf(b->base.err, sizeof b->base.err, "Berkeley DB %s: %s", what, db_strerror(ret));
+	return -1;
+}
+
+static int bdb_add(struct gindex *ix, const uint8_t *fp, uint64_t n)
+{
+	struct bdb_index *b = (struct bdb_index *)ix;
+	uint8_t buf[8];
+	DBT key = {.data = (void *)fp, .size = (u_int32_t)ix->fp_len};
+	DBT val = {.data = buf, .ulen = sizeof buf, .flags = DB_DBT_USERMEM};
+	uint64_t count = 0;
+	int ret = b->db->get(b->db, NULL, &key, &val, 0);
+	if (ret == 0 && val.size == 8)
+		count = get_le64(buf);
+	else if (ret != DB_NOTFOUND)
+		return bdb_fail(b, "get", ret == 0 ? EINVAL : ret);
+	else
+		b->n++;
+	if (count + n < count) {
+		setf(ix->err, sizeof ix->err, "Berkeley DB index: a count overflows 64 bits");
+		return -1;
+	}
+	put_le64(buf, count + n);
+	val = (DBT){.data = buf, .size = 8};
+	if ((ret = b->db->put(b->db, NULL, &key, &val, 0)) != 0)
+		return bdb_fail(b, "put", ret);
+	return 0;
+}
+
+static int bdb_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, size_t *done)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (bdb_add(ix, fps + i * ix->fp_len, 1)) {
+			*done = i;
+			return -1;
+		}
+	}
+	*done = n;
+	return 0;
+}
+
+static int bdb_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count)
+{
+	struct bdb_index *b = (struct bdb_index *)ix;
+	uint8_t buf[8];
+	DBT key = {.data = (void *)fp, .size = (u_int32_t)ix->fp_len};
+	DBT val = {.data = buf, .ulen = sizeof buf, .flags = DB_DBT_USERMEM};
+	int ret = b->db->get(b->db, NULL, &key, &val, 0);
+	if (ret == DB_NOTFOUND)
+		return 0;
+	if (ret != 0 || val.size != 8)
+		return bdb_fail(b, "get", ret ? ret : EINVAL);
+	*count = get_le64(buf);
+	return 1;
+}
+
+/* B-tree order is fingerprint order, so `sorted` costs nothing; a DB is never drained. */
+static int bdb_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_fn fn, void *arg)
+{
+	struct bdb_index *b = (struct bdb_index *)ix;
+	DBC *c;
+	int ret = b->db->cursor(b->db, NULL, &c, 0), rc = 0;
+	if (ret)
+		return bdb_fail(b, "cursor", ret);
+	DBT key = {0}, val = {0};
+	while ((ret = c->get(c, &key, &val, DB_NEXT)) == 0) {
+		if (key.size != ix->fp_len)
+			continue; /* the metadata record */
+		if (val.size != 8) {
+			setf(ix->err, sizeof ix->err, "Berkeley DB index: a count record of %u bytes (corrupt DB?)",
+			     val.size);
+			rc = -1;
+			break;
+		}
+		if ((rc = fn(key.data, get_le64(val.data), arg)) != 0)
+			break;
+	}
+	if (!rc && ret != DB_NOTFOUND)
+		rc = bdb_fail(b, "cursor get", ret);
+	c->close(c);
+	return rc;
+}
+
+static uint64_t bdb_distinct(const struct gindex *ix)
+{
+	return ((const struct bdb_index *)ix)->n;
+}
+
+static uint64_t bdb_bytes(const struct gindex *ix)
+{
+	return 0;
+}
+
+static int bdb_flush(struct gindex *ix)
+{
+	struct bdb_index *b = (struct bdb_index *)ix;
+	int ret;
+	if (!b->readonly && (ret = b->db->sync(b->db, 0)) != 0)
+		return bdb_fail(b, "sync", ret);
+	return 0;
+}
+
+static void bdb_close(struct gindex *ix)
+{
+	struct bdb_index *b = (struct bdb_index *)ix;
+	if (!b)
+		return;
+	if (b->db)
+		b->db->close(b->db, 0);
+	if (b->env)
+		b->env->close(b->env, 0);
+	free(b);
+}
+
+static const struct index_ops bdb_ops = {
+	.name = "bdb",
+	.add = bdb_add,
+	.add_batch = bdb_add_batch,
+	.lookup = bdb_lookup,
+	.iterate = bdb_iterate,
+	.distinct = bdb_distinct,
+	.bytes = bdb_bytes,
+	.flush = bdb_flush,
+	.close = bdb_close,
+};
+
+static int read_meta(struct bdb_index *b, struct index_meta *m)
+{
+	DBT key = {.data = (void *)META_KEY, .size = sizeof META_KEY - 1};
+	DBT val = {.flags = DB_DBT_MALLOC};
+	int ret = b->db->get(b->db, NULL, &key, &val, 0);
+	if (ret)
+		return -1;
+	ret = meta_from_json(val.data, val.size, m);
+	free(val.data);
+	return ret;
+}
+
+int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta)
+{
+	struct bdb_index *b = (struct bdb_index *)ix;
+	char *text = meta_to_json(meta);
+	if (!text) {
+		setf(ix->err, sizeof ix->err, "out of memory");
+		return -1;
+	}
+	DBT key = {.data = (void *)META_KEY, .size = sizeof META_KEY - 1};
+	DBT val = {.data = text, .size = (u_int32_t)strlen(text)};
+	int ret = b->db->put(b->db, NULL, &key, &val, 0);
+	free(text);
+	if (ret)
+		return bdb_fail(b, "put (metadata)", ret);
+	return bdb_flush(ix);
+}
+
+static int count_entries(struct bdb_index *b)
+{
+	DB_BTREE_STAT *st = NULL;
+	int ret = b->db->stat(b->db, NULL, &st, 0); /* a full walk: DB_FAST_STAT has no key count */
+	if (ret)
+		return bdb_fail(b, "stat", ret);
+	b->n = st->bt_nkeys;
+	free(st);
+	if (b->n) /* the metadata record is one of the keys */
+		b->n--;
+	return 0;
+}
+
+struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *hash, bool create, bool keep,
+			      uint64_t cache_bytes, struct index_meta *meta, char *why, size_t whylen)
+{
+	struct bdb_index *b = calloc(1, sizeof *b);
+	char file[64], path[4096];
+	struct stat st;
+	int ret, fd;
+	size_t fp_len = !strcmp(hash, "sha256") ? 32 : 20;
+	struct index_meta old = {0};
+
+	if (!b) {
+		setf(why, whylen, "out of memory");
+		return NULL;
+	}
+	b->base.ops = &bdb_ops;
+	b->base.fp_len = fp_len;
+	b->readonly = !create;
+	snprintf(file, sizeof file, "dedisgen-%" PRIu64 ".db", block_size);
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+
+	if (create && mkdir(dir, 0755) && errno != EEXIST) {
+		setf(why, whylen, "--db %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		setf(why, whylen, "--db %s: %s", dir, errno ? strerror(errno) : "not a directory");
+		goto fail;
+	}
+	bool exists = stat(path, &st) == 0;
+	if (!create && !exists) {
+		setf(why, whylen, "%s: no dedisgen analysis at block size %" PRIu64, dir, block_size);
+		goto fail;
+	}
+	if ((ret = db_env_create(&b->env, 0)) != 0) {
+		setf(why, whylen, "Berkeley DB env: %s", db_strerror(ret));
+		goto fail;
+	}
+	if (cache_bytes < 1 << 20)
+		cache_bytes = 1 << 20;
+	b->env->set_cachesize(b->env, (u_int32_t)(cache_bytes >> 30), (u_int32_t)(cache_bytes & ((1u << 30) - 1)), 1);
+	if ((ret = b->env->open(b->env, dir, DB_CREATE | DB_INIT_MPOOL | DB_PRIVATE, 0)) != 0) {
+		setf(why, whylen, "--db %s: cannot open a Berkeley DB environment: %s", dir, db_strerror(ret));
+		goto fail;
+	}
+	if ((ret = db_create(&b->db, b->env, 0)) != 0) {
+		setf(why, whylen, "Berkeley DB: %s", db_strerror(ret));
+		goto fail;
+	}
+	/* Without -k an earlier analysis at this size is replaced; it is checked first, so a file
+	 * that is not ours is never removed. */
+	u_int32_t flags = create ? DB_CREATE : DB_RDONLY;
+	if ((ret = b->db->open(b->db, NULL, file, NULL, DB_BTREE, flags, 0644)) != 0) {
+		setf(why, whylen, "%s: not a Berkeley DB dedisgen analysis: %s", path, db_strerror(ret));
+		goto fail;
+	}
+	if (b->db->fd(b->db, &fd) == 0 && flock(fd, (create ? LOCK_EX : LOCK_SH) | LOCK_NB)) {
+		setf(why, whylen, "%s: in use by another dedisgen", path);
+		goto fail;
+	}
+	if (exists) {
+		if (read_meta(b, &old)) {
+			setf(why, whylen, "%s: not a dedisgen analysis (no valid metadata record)", path);
+			goto fail;
+		}
+		if (old.block_size != block_size || strcmp(old.hash, hash)) {
+			setf(why, whylen, "%s: incompatible analysis (block size %" PRIu64 ", hash %s; this run: %" PRIu64
+				 ", %s)", path, old.block_size, old.hash, block_size, hash);
+			goto fail;
+		}
+		if ((keep || !create) && !old.complete) {
+			setf(why, whylen, "%s: the analysis it holds was interrupted; its counts are partial "
+				 "(start again without -k)", path);
+			goto fail;
+		}
+	}
+	if (create && exists && !keep) {
+		b->db->close(b->db, 0);
+		b->db = NULL;
+		if ((ret = b->env->dbremove(b->env, NULL, file, NULL, 0)) != 0) {
+			setf(why, whylen, "%s: cannot remove the earlier analysis: %s", path, db_strerror(ret));
+			goto fail;
+		}
+		index_meta_free(&old);
+		memset(&old, 0, sizeof old);
+		exists = false;
+		if ((ret = db_create(&b->db, b->env, 0)) != 0 ||
+		    (ret = b->db->open(b->db, NULL, file, NULL, DB_BTREE, DB_CREATE, 0644)) != 0) {
+			setf(why, whylen, "%s: %s", path, db_strerror(ret));
+			goto fail;
+		}
+		if (b->db->fd(b->db, &fd) == 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+			setf(why, whylen, "%s: in use by another dedisgen", path);
+			goto fail;
+		}
+	}
+	if (exists) {
+		if (count_entries(b)) {
+			setf(why, whylen, "%s: %s", path, b->base.err);
+			goto fail;
+		}
+		index_meta_free(meta);
+		*meta = old;
+		memset(&old, 0, sizeof old);
+	} else {
+		index_meta_free(meta);
+		memset(meta, 0, sizeof *meta);
+		meta->block_size = block_size;
+		snprintf(meta->hash, sizeof meta->hash, "%s", hash);
+	}
+	if (create) {
+		/* Marked incomplete until the scan that opened it closes it cleanly. */
+		struct index_meta running = *meta;
+		running.complete = false;
+		if (index_bdb_set_meta(&b->base, &running)) {
+			setf(why, whylen, "%s: %s", path, b->base.err);
+			goto fail;
+		}
+	}
+	return &b->base;
+fail:
+	index_meta_free(&old);
+	bdb_close(&b->base);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int index_bdb_list(const char *dir, uint64_t *sizes, int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < max) {
+		uint64_t bs;
+		char tail[8];
+		if (sscanf(e->d_name, "dedisgen-%" SCNu64 ".%7s", &bs, tail) == 2 && !strcmp(tail, "db"))
+			sizes[n++] = bs;
+	}
+	closedir(d);
+	qsort(sizes, (size_t)n, sizeof *sizes, cmp_u64);
+	return n;
+}

@@ -1,0 +1,77 @@
+/* index.h - dedisgen's fingerprint -> count index API (Dmdedup's backend pattern): the scanner
+ * sees its counts only through this ops struct; mem.c and bdb.c each fill one. */
+#ifndef DEDIS_GEN_INDEX_H
+#define DEDIS_GEN_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gindex;
+
+/* Called once per stored fingerprint; a non-zero return stops the walk and is returned. */
+typedef int (*index_visit_fn)(const uint8_t *fp, uint64_t count, void *arg);
+
+/* Every function returns 0 on success, -1 on failure with ix->err filled (lookup: 1 found,
+ * 0 absent). No function is thread-safe: callers serialise (gen/counter.c holds a mutex). */
+struct index_ops {
+	const char *name;
+	/* count(fp) += n (n >= 1); inserts fp with count n when absent. INDEX_FULL: the backend
+	 * has a memory limit that this insert would cross; nothing was changed. */
+	int (*add)(struct gindex *ix, const uint8_t *fp, uint64_t n);
+	/* count += 1 for each of n fingerprints packed fp_len apart. Stops at the first failure
+	 * (or INDEX_FULL) and sets *done to the number added before it. */
+	int (*add_batch)(struct gindex *ix, const uint8_t *fps, size_t n, size_t *done);
+	int (*lookup)(struct gindex *ix, const uint8_t *fp, uint64_t *count);
+	/* Visit every entry; `sorted` asks for ascending fingerprint order (mem sorts in place,
+	 * which destroys its table: it is only asked with drain = true). With drain, the index is
+	 * left empty afterwards (its memory given back). */
+	int (*iterate)(struct gindex *ix, bool sorted, bool drain, index_visit_fn fn, void *arg);
+	uint64_t (*distinct)(const struct gindex *ix);
+	/* Bytes of memory the index holds for its entries (the mem table; 0 for bdb). */
+	uint64_t (*bytes)(const struct gindex *ix);
+	int (*flush)(struct gindex *ix);
+	void (*close)(struct gindex *ix);
+};
+
+#define INDEX_FULL 1
+
+struct gindex {
+	const struct index_ops *ops;
+	size_t fp_len;  /* bytes per fingerprint: 20 (sha1) or 32 (sha256) */
+	char err[512];
+};
+
+/* In-memory index (mem.c). mem_limit: 0 = none, else add returns INDEX_FULL rather than grow
+ * the table past that many bytes. */
+struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
+
+/* The metadata a Berkeley DB index keeps next to its counts (bdb.c). */
+struct index_meta {
+	uint64_t block_size;
+	char hash[16];
+	bool complete;      /* false while a scan is writing, true once it closed cleanly */
+	uint64_t bytes;     /* logical bytes analysed, over every source */
+	uint64_t files;
+	uint64_t errors;
+	char **sources;     /* paths analysed into this DB, in order */
+	size_t nsources;
+};
+
+void index_meta_free(struct index_meta *m);
+int index_meta_add_source(struct index_meta *m, const char *path);
+
+/* A Berkeley DB index in DIR (created if needed), file dedisgen-<block_size>.db.
+ * create = true: start a new analysis (an existing DB file for this block size is removed unless
+ * keep); keep = true: an existing DB must be complete and of the same block size and hash, and
+ * its counts are added to. create = false: open an existing DB read-only (merge, show); `meta`
+ * is then filled from it. Returns NULL with why filled on failure. cache_bytes: BDB cache. */
+struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *hash, bool create, bool keep,
+			      uint64_t cache_bytes, struct index_meta *meta, char *why, size_t whylen);
+/* Replace the DB's metadata record (bdb indexes only) and sync. */
+int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta);
+/* The block sizes of the analyses stored in DIR (dedisgen-*.db), ascending; returns how many
+ * (at most max), -1 when DIR cannot be read. */
+int index_bdb_list(const char *dir, uint64_t *sizes, int max);
+
+#endif

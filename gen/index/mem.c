@@ -1,0 +1,435 @@
+/* mem.c - the in-memory fingerprint index: 256 shards (by the first fingerprint byte), each a
+ * Robin Hood open-addressing table of [full digest | 32-bit count] slots grown by 1.25x at 85 %.
+ * Slots stay sorted by their 64-bit hash, so growing is one sequential merge, not a rehash. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "index.h"
+
+/* Sizing: a SHA-1 slot is 20 + 4 = 24 bytes; the load stays within [0.68, 0.85] once a shard
+ * has grown a few times, so a large index costs 28-35 B per distinct fingerprint (about 31 on
+ * average over the growth cycle). The full digest is kept: the result is exact to the hash. */
+#define NSHARDS 256
+#define MIN_CAP 64
+#define MAX_LOAD_NUM 85
+#define MAX_LOAD_DEN 100
+#define COUNT_OVERFLOW UINT32_MAX /* the slot's true count lives in the overflow list */
+
+struct shard {
+	uint8_t *slots;
+	uint64_t cap, n;
+};
+
+struct overflow {
+	uint8_t fp[32];
+	uint64_t count;
+};
+
+struct mem_index {
+	struct gindex base;
+	size_t es;               /* slot size: fp_len + 4 */
+	uint64_t limit, bytes;   /* bytes = sum of the shards' tables */
+	uint64_t n;
+	struct shard shards[NSHARDS];
+	struct overflow *ovf;
+	size_t novf, ovfcap;
+};
+
+static inline uint32_t slot_count(const uint8_t *s, size_t fl)
+{
+	uint32_t c;
+	memcpy(&c, s + fl, 4);
+	return c;
+}
+
+static inline void set_count(uint8_t *s, size_t fl, uint32_t c)
+{
+	memcpy(s + fl, &c, 4);
+}
+
+/* The fingerprint is a cryptographic digest: its bytes 1..8 are as good as any hash of it. */
+static inline uint64_t hash_of(const uint8_t *fp)
+{
+	uint64_t h;
+	memcpy(&h, fp + 1, 8);
+	return h;
+}
+
+/* Multiply-shift: monotone in the hash, so the order of homes is the order of hashes at any
+ * capacity (what lets grow() merge instead of rehash). */
+static inline uint64_t home_of(const uint8_t *fp, uint64_t cap)
+{
+	return (uint64_t)(((unsigned __int128)hash_of(fp) * cap) >> 64);
+}
+
+static inline uint64_t disp_of(const uint8_t *fp, uint64_t pos, uint64_t cap)
+{
+	uint64_t home = home_of(fp, cap);
+	return pos >= home ? pos - home : pos + cap - home;
+}
+
+static struct overflow *ovf_find(struct mem_index *m, const uint8_t *fp)
+{
+	for (size_t i = 0; i < m->novf; i++)
+		if (!memcmp(m->ovf[i].fp, fp, m->base.fp_len))
+			return &m->ovf[i];
+	return NULL;
+}
+
+static int ovf_add(struct mem_index *m, const uint8_t *fp, uint64_t count)
+{
+	if (m->novf == m->ovfcap) {
+		size_t nc = m->ovfcap ? 2 * m->ovfcap : 8;
+		struct overflow *o = realloc(m->ovf, nc * sizeof *o);
+		if (!o) {
+			snprintf(m->base.err, sizeof m->base.err, "memory index: out of memory");
+			return -1;
+		}
+		m->ovf = o;
+		m->ovfcap = nc;
+	}
+	memset(&m->ovf[m->novf], 0, sizeof m->ovf[0]);
+	memcpy(m->ovf[m->novf].fp, fp, m->base.fp_len);
+	m->ovf[m->novf++].count = count;
+	return 0;
+}
+
+static uint64_t true_count(struct mem_index *m, const uint8_t *slot)
+{
+	uint32_t c = slot_count(slot, m->base.fp_len);
+	if (c != COUNT_OVERFLOW)
+		return c;
+	struct overflow *o = ovf_find(m, slot);
+	return o ? o->count : c;
+}
+
+/* Adds n to a slot's count, moving it to the overflow list past 32 bits. */
+static int bump(struct mem_index *m, uint8_t *slot, uint64_t n)
+{
+	size_t fl = m->base.fp_len;
+	uint32_t c = slot_count(slot, fl);
+	if (c == COUNT_OVERFLOW) {
+		struct overflow *o = ovf_find(m, slot);
+		o->count += n;
+		return 0;
+	}
+	uint64_t sum = (uint64_t)c + n;
+	if (sum < COUNT_OVERFLOW) {
+		set_count(slot, fl, (uint32_t)sum);
+		return 0;
+	}
+	if (ovf_add(m, slot, sum))
+		return -1;
+	set_count(slot, fl, COUNT_OVERFLOW);
+	return 0;
+}
+
+/* Places a slot known to be absent. Robin Hood, with ties on displacement (same home) broken by
+ * the hash: every run of occupied slots stays sorted by (home, hash), i.e. by hash. */
+static void place(struct mem_index *m, uint8_t *slots, uint64_t cap, const uint8_t *entry)
+{
+	size_t es = m->es, fl = m->base.fp_len;
+	uint8_t carry[36], tmp[36];
+	memcpy(carry, entry, es);
+	uint64_t pos = home_of(carry, cap), d = 0;
+	for (;;) {
+		uint8_t *s = slots + pos * es;
+		if (slot_count(s, fl) == 0) {
+			memcpy(s, carry, es);
+			return;
+		}
+		uint64_t sd = disp_of(s, pos, cap);
+		if (sd < d || (sd == d && hash_of(s) > hash_of(carry))) {
+			memcpy(tmp, s, es);
+			memcpy(s, carry, es);
+			memcpy(carry, tmp, es);
+			d = sd;
+		}
+		if (++pos == cap)
+			pos = 0;
+		d++;
+	}
+}
+
+/* Grows a shard by 1.25x. The slots are sorted by hash (cyclically: the first run may hold
+ * entries wrapped from the end), and homes are monotone in the hash, so walking the old table
+ * from the start of a run and placing each entry at max(new home, next free) builds the new
+ * table in one sequential pass; only entries pushed past the end go through place(). */
+static int grow(struct mem_index *m, struct shard *sh)
+{
+	size_t es = m->es, fl = m->base.fp_len;
+	uint64_t ncap = sh->cap ? sh->cap + sh->cap / 4 : MIN_CAP;
+	uint64_t nbytes = ncap * es, obytes = sh->cap * es;
+	if (m->limit && m->bytes - obytes + nbytes > m->limit)
+		return INDEX_FULL;
+	/* malloc + memset, not calloc: writing the pages first spares a zero-page read fault
+	 * followed by a copy-on-write fault (and its TLB shootdown) per page. */
+	uint8_t *ns = malloc(nbytes);
+	if (!ns) {
+		snprintf(m->base.err, sizeof m->base.err, "memory index: out of memory growing to %llu slots "
+			 "(use --mem-limit to spill to disk)", (unsigned long long)ncap);
+		return -1;
+	}
+	memset(ns, 0, nbytes);
+	uint64_t start = 0, cursor = 0, k, over = sh->cap;
+	while (start < sh->cap) { /* an empty slot or one at its home starts a run */
+		const uint8_t *s = sh->slots + start * es;
+		if (!slot_count(s, fl) || disp_of(s, start, sh->cap) == 0)
+			break;
+		start++;
+	}
+	for (k = 0; k < sh->cap; k++) {
+		uint64_t i = start + k < sh->cap ? start + k : start + k - sh->cap;
+		const uint8_t *s = sh->slots + i * es;
+		if (!slot_count(s, fl))
+			continue;
+		uint64_t nh = home_of(s, ncap);
+		if (i < start && home_of(s, sh->cap) <= i)
+			nh += ncap; /* comes after the wrap in this cyclic order */
+		uint64_t pos = nh > cursor ? nh : cursor;
+		if (pos >= ncap) {
+			over = k;
+			break;
+		}
+		memcpy(ns + pos * es, s, es);
+		cursor = pos + 1;
+	}
+	for (k = over; k < sh->cap; k++) {
+		uint64_t i = start + k < sh->cap ? start + k : start + k - sh->cap;
+		const uint8_t *s = sh->slots + i * es;
+		if (slot_count(s, fl))
+			place(m, ns, ncap, s);
+	}
+	free(sh->slots);
+	sh->slots = ns;
+	sh->cap = ncap;
+	m->bytes = m->bytes - obytes + nbytes;
+	return 0;
+}
+
+static int new_entry(struct mem_index *m, const uint8_t *fp, uint64_t n, uint8_t *entry)
+{
+	size_t fl = m->base.fp_len;
+	memcpy(entry, fp, fl);
+	if (n >= COUNT_OVERFLOW) {
+		if (ovf_add(m, fp, n))
+			return -1;
+		set_count(entry, fl, COUNT_OVERFLOW);
+	} else {
+		set_count(entry, fl, (uint32_t)n);
+	}
+	return 0;
+}
+
+/* One probe finds the key or the slot where it belongs in (home, hash) order; a new key goes
+ * there and the rest of its run moves up one slot (one memmove: the same table Robin Hood's
+ * swap-and-carry builds, since a run is sorted). */
+static int mem_add(struct gindex *ix, const uint8_t *fp, uint64_t n)
+{
+	struct mem_index *m = (struct mem_index *)ix;
+	struct shard *sh = &m->shards[fp[0]];
+	size_t es = m->es, fl = ix->fp_len;
+	uint8_t entry[36];
+	uint64_t pos = 0;
+	int rc;
+
+	if (sh->cap) {
+		uint64_t h = hash_of(fp), home = home_of(fp, sh->cap), d = 0;
+		pos = home;
+		for (;;) {
+			uint8_t *s = sh->slots + pos * es;
+			if (slot_count(s, fl) == 0)
+				break;
+			uint64_t sd = disp_of(s, pos, sh->cap);
+			if (sd < d)
+				break;
+			if (sd == d) {
+				uint64_t sh_h = hash_of(s);
+				if (sh_h > h)
+					break;
+				if (sh_h == h && !memcmp(s, fp, fl))
+					return bump(m, s, n);
+			}
+			if (++pos == sh->cap)
+				pos = 0;
+			d++;
+		}
+	}
+	if ((rc = new_entry(m, fp, n, entry)) != 0)
+		return rc;
+	if ((sh->n + 1) * MAX_LOAD_DEN > sh->cap * MAX_LOAD_NUM) {
+		if ((rc = grow(m, sh)) != 0) {
+			if (n >= COUNT_OVERFLOW) /* undo the overflow record of the entry not added */
+				m->novf--;
+			return rc;
+		}
+		place(m, sh->slots, sh->cap, entry);
+	} else {
+		uint64_t e = pos;
+		while (slot_count(sh->slots + e * es, fl))
+			if (++e == sh->cap)
+				e = 0;
+		if (e >= pos) {
+			memmove(sh->slots + (pos + 1) * es, sh->slots + pos * es, (e - pos) * es);
+			memcpy(sh->slots + pos * es, entry, es);
+		} else {
+			place(m, sh->slots, sh->cap, entry); /* the run wraps around the end: rare */
+		}
+	}
+	sh->n++;
+	m->n++;
+	return 0;
+}
+
+static int mem_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, size_t *done)
+{
+	struct mem_index *m = (struct mem_index *)ix;
+	size_t fl = ix->fp_len;
+	enum { AHEAD = 8 };
+	for (size_t i = 0; i < n; i++) {
+		if (i + AHEAD < n) {
+			const uint8_t *f = fps + (i + AHEAD) * fl;
+			const struct shard *sh = &m->shards[f[0]];
+			if (sh->cap)
+				__builtin_prefetch(sh->slots + home_of(f, sh->cap) * m->es);
+		}
+		int rc = mem_add(ix, fps + i * fl, 1);
+		if (rc) {
+			*done = i;
+			return rc;
+		}
+	}
+	*done = n;
+	return 0;
+}
+
+static int mem_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count)
+{
+	struct mem_index *m = (struct mem_index *)ix;
+	const struct shard *sh = &m->shards[fp[0]];
+	size_t es = m->es, fl = ix->fp_len;
+	if (!sh->cap)
+		return 0;
+	uint64_t pos = home_of(fp, sh->cap), d = 0;
+	for (;;) {
+		uint8_t *s = sh->slots + pos * es;
+		if (slot_count(s, fl) == 0 || disp_of(s, pos, sh->cap) < d)
+			return 0;
+		if (!memcmp(s, fp, fl)) {
+			*count = true_count(m, s);
+			return 1;
+		}
+		if (++pos == sh->cap)
+			pos = 0;
+		d++;
+	}
+}
+
+static int cmp_fp(const void *a, const void *b, void *fl)
+{
+	return memcmp(a, b, *(const size_t *)fl);
+}
+
+static void reset(struct mem_index *m)
+{
+	for (int i = 0; i < NSHARDS; i++) {
+		free(m->shards[i].slots);
+		m->shards[i] = (struct shard){0};
+	}
+	free(m->ovf);
+	m->ovf = NULL;
+	m->novf = m->ovfcap = 0;
+	m->bytes = 0;
+	m->n = 0;
+}
+
+static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_fn fn, void *arg)
+{
+	struct mem_index *m = (struct mem_index *)ix;
+	size_t es = m->es, fl = ix->fp_len;
+	int rc = 0;
+	for (int i = 0; i < NSHARDS && !rc; i++) {
+		struct shard *sh = &m->shards[i];
+		if (sorted && drain) {
+			/* Compact the occupied slots to the front and sort them: shard i holds the
+			 * fingerprints starting with byte i, so shard order is global order. */
+			uint64_t w = 0;
+			for (uint64_t r = 0; r < sh->cap; r++) {
+				uint8_t *s = sh->slots + r * es;
+				if (slot_count(s, fl)) {
+					if (w != r)
+						memcpy(sh->slots + w * es, s, es);
+					w++;
+				}
+			}
+			qsort_r(sh->slots, w, es, cmp_fp, &fl);
+			for (uint64_t k = 0; k < w && !rc; k++) {
+				const uint8_t *s = sh->slots + k * es;
+				rc = fn(s, true_count(m, s), arg);
+			}
+			free(sh->slots);
+			m->bytes -= sh->cap * es;
+			*sh = (struct shard){0};
+			continue;
+		}
+		for (uint64_t r = 0; r < sh->cap && !rc; r++) {
+			const uint8_t *s = sh->slots + r * es;
+			if (slot_count(s, fl))
+				rc = fn(s, true_count(m, s), arg);
+		}
+	}
+	if (drain)
+		reset(m);
+	return rc;
+}
+
+static uint64_t mem_distinct(const struct gindex *ix)
+{
+	return ((const struct mem_index *)ix)->n;
+}
+
+static uint64_t mem_bytes(const struct gindex *ix)
+{
+	const struct mem_index *m = (const struct mem_index *)ix;
+	return m->bytes + m->ovfcap * sizeof(struct overflow);
+}
+
+static int mem_flush(struct gindex *ix)
+{
+	return 0;
+}
+
+static void mem_close(struct gindex *ix)
+{
+	struct mem_index *m = (struct mem_index *)ix;
+	if (!m)
+		return;
+	reset(m);
+	free(m);
+}
+
+static const struct index_ops mem_ops = {
+	.name = "mem",
+	.add = mem_add,
+	.add_batch = mem_add_batch,
+	.lookup = mem_lookup,
+	.iterate = mem_iterate,
+	.distinct = mem_distinct,
+	.bytes = mem_bytes,
+	.flush = mem_flush,
+	.close = mem_close,
+};
+
+struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit)
+{
+	if (fp_len < 9 || fp_len > 32)
+		return NULL;
+	struct mem_index *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->base.ops = &mem_ops;
+	m->base.fp_len = fp_len;
+	m->es = fp_len + 4;
+	m->limit = mem_limit;
+	return &m->base;
+}

@@ -1,0 +1,72 @@
+/* merge.c - merging Berkeley DB analyses: each input is opened read-only, checked (complete,
+ * same block size and hash) and walked in fingerprint order into the output counter. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "merge.h"
+
+int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *why, size_t whylen)
+{
+	int n = -1;
+	for (int i = 0; i < ndirs; i++) {
+		uint64_t these[64];
+		int k = index_bdb_list(dirs[i], these, 64);
+		if (k <= 0) {
+			snprintf(why, whylen, "%s: %s", dirs[i], k < 0 ? "cannot read the directory" : "no dedisgen analysis in it");
+			return -1;
+		}
+		if (n < 0) {
+			n = k < max ? k : max;
+			memcpy(sizes, these, (size_t)n * sizeof *sizes);
+		} else if (k != n || memcmp(sizes, these, (size_t)n * sizeof *sizes)) {
+			snprintf(why, whylen, "%s: its block sizes differ from %s's (merge needs the same analyses)", dirs[i],
+				 dirs[0]);
+			return -1;
+		}
+	}
+	return n;
+}
+
+struct feed {
+	struct counter *c;
+	char *why;
+	size_t whylen;
+};
+
+static int feed_one(const uint8_t *fp, uint64_t count, void *arg)
+{
+	struct feed *f = arg;
+	return counter_add(f->c, fp, count, f->why, f->whylen) ? -1 : 0;
+}
+
+int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, struct counter *c,
+	       struct index_meta *sum, char *why, size_t whylen)
+{
+	for (int i = 0; i < ndirs; i++) {
+		struct index_meta m = {0};
+		/* The hash is checked against the first input's; sha1 is only a guess to open it. */
+		const char *hash = i ? sum->hash : "sha1";
+		struct gindex *ix = index_bdb_open(dirs[i], block_size, hash, false, false, cache, &m, why, whylen);
+		if (!ix && i == 0 && strstr(why, "incompatible")) /* the first one sets the hash */
+			ix = index_bdb_open(dirs[i], block_size, "sha256", false, false, cache, &m, why, whylen);
+		if (!ix)
+			return -1;
+		if (i == 0)
+			snprintf(sum->hash, sizeof sum->hash, "%s", m.hash);
+		sum->block_size = block_size;
+		sum->bytes += m.bytes;
+		sum->files += m.files;
+		sum->errors += m.errors;
+		for (size_t k = 0; k < m.nsources; k++)
+			index_meta_add_source(sum, m.sources[k]);
+		index_meta_free(&m);
+		struct feed f = {c, why, whylen};
+		int rc = ix->ops->iterate(ix, true, false, feed_one, &f);
+		if (rc && !why[0])
+			snprintf(why, whylen, "%s: %s", dirs[i], ix->err);
+		ix->ops->close(ix);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,419 @@
+/* options.c - dedisgen's option table and what derives from it: per-subcommand getopt_long
+ * arrays, the value parsers (defaults go through them too), --help and the man page OPTIONS. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+#include "units.h"
+
+const char *const gen_hash_names[] = {"sha1", "sha256", NULL};
+const char *const gen_cmd_names[] = {"scan", "merge", "show", "compare"};
+
+#define OFF(f) offsetof(struct gen_options, f)
+#define SCAN CMD_SCAN
+#define MERGE CMD_MERGE
+#define SHOW CMD_SHOW
+#define CMP CMD_COMPARE
+
+const struct gen_opt_def gen_option_table[] = {
+	{"block-size", 'b', "SIZES", GT_SIZES, OFF(sizes), "4096", NULL, 0, 0, SCAN,
+	 "block sizes, comma-separated powers of two from 512 B to 1 MiB (4096,8192 or 4KiB,8KiB); "
+	 "the data is read once and analysed at every size"},
+	{"hash", 0, "NAME", GT_ENUM, OFF(hash), "sha1", gen_hash_names, 0, 0, SCAN,
+	 "fingerprint: sha1 (as DEDISgen) or sha256"},
+	{"threads", 't', "N", GT_UINT, OFF(threads), "0", NULL, 0, 1024, SCAN,
+	 "hashing threads besides the reader; 0 = one per core"},
+	{"one-file-system", 'x', NULL, GT_FLAG, OFF(one_fs), NULL, NULL, 0, 0, SCAN,
+	 "do not enter directories on other filesystems"},
+	{"skip-tails", 0, NULL, GT_FLAG, OFF(skip_tails), NULL, NULL, 0, 0, SCAN,
+	 "leave out each file's last partial block (by default it is zero-padded, as stored)"},
+	{"strict", 0, NULL, GT_FLAG, OFF(strict), NULL, NULL, 0, 0, SCAN,
+	 "fail on the first unreadable entry (by default they are counted, reported and skipped)"},
+	{"path", 'p', "PATH", GT_PATH, 0, NULL, NULL, 0, 0, SCAN,
+	 "a path to analyse (the original DEDISgen form; PATHs may also follow the options)"},
+	{NULL, 'f', NULL, GT_KIND, OFF(kind), NULL, NULL, 0, 0, SCAN,
+	 "the original DEDISgen folder mode: each PATH must be a directory or a file"},
+	{NULL, 'd', NULL, GT_KIND, OFF(kind), NULL, NULL, 0, 0, SCAN,
+	 "the original DEDISgen device mode: each PATH must be a block device or a file"},
+	{"db", 'z', "DIR", GT_STRING, OFF(db), NULL, NULL, 0, 0, SCAN | MERGE,
+	 "keep the counts in a Berkeley DB environment in DIR (merge: the merged DB)"},
+	{"keep-db", 'k', NULL, GT_FLAG, OFF(keep), NULL, NULL, 0, 0, SCAN | MERGE,
+	 "add to the analysis already in --db DIR instead of replacing it"},
+	{"mem-limit", 'm', "SIZE", GT_SIZE, OFF(mem_limit), "0", NULL, 0, 0, SCAN | MERGE,
+	 "spill the in-memory index to Berkeley DB (--db DIR, or a temporary one) at SIZE per "
+	 "block size; 0 = no limit"},
+	{"db-cache", 0, "SIZE", GT_SIZE, OFF(db_cache), "64MiB", NULL, 1 << 20, 0, SCAN | MERGE,
+	 "Berkeley DB cache per block size"},
+	{"output", 'o', "FILE", GT_STRING, OFF(output), NULL, NULL, 0, 0, SCAN | MERGE,
+	 "write the distribution to FILE (several sizes: FILE.<size>); default: standard output"},
+	{"json", 'j', "FILE", GT_STRING, OFF(json), NULL, NULL, 0, 0, SCAN | MERGE,
+	 "write the figures of each block size as one JSON document"},
+	{"json", 0, NULL, GT_FLAG, OFF(json_stdout), NULL, NULL, 0, 0, SHOW | CMP,
+	 "print JSON instead of text"},
+	{"plot", 0, "FILE.png", GT_STRING, OFF(plot), NULL, NULL, 0, 0, SCAN | MERGE | SHOW,
+	 "render the histogram of copies (log-log, power-of-two buckets) with gnuplot"},
+	{"top", 0, "N", GT_UINT, OFF(top), "10", NULL, 0, 1000, SHOW,
+	 "how many of the most-copied contents to list"},
+	{"max-diff", 0, "PP", GT_PP, OFF(max_diff), NULL, NULL, 0, 0, CMP,
+	 "exit 1 when a row (U0, U1, D) differs by more than PP percentage points"},
+	{"quiet", 'q', NULL, GT_FLAG, OFF(quiet), NULL, NULL, 0, 0, SCAN | MERGE,
+	 "no progress line, no summary, no warnings"},
+	{"help", 'h', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP, "show this help"},
+	{"version", 'V', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP, "show the version"},
+};
+const size_t gen_option_count = sizeof gen_option_table / sizeof gen_option_table[0];
+
+static int fail(struct gen_opt_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void *field(struct gen_options *o, const struct gen_opt_def *d)
+{
+	return (char *)o + d->offset;
+}
+
+static int add_path(struct gen_options *o, const char *p)
+{
+	char **n = realloc(o->paths, (size_t)(o->npaths + 1) * sizeof *n);
+	if (!n)
+		return -1;
+	o->paths = n;
+	if (!(n[o->npaths] = strdup(p)))
+		return -1;
+	o->npaths++;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why)
+{
+	char *copy = strdup(s), *save = NULL;
+	int k = 0;
+	if (!copy)
+		return *why = "out of memory", -1;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		if (units_parse_size(t, 1, &v, why))
+			goto bad;
+		if (v < 512 || v > (1u << 20) || (v & (v - 1))) {
+			*why = "a block size must be a power of two from 512 B to 1 MiB";
+			goto bad;
+		}
+		if (k == GEN_MAX_SIZES) {
+			*why = "too many block sizes (at most 16)";
+			goto bad;
+		}
+		bool dup = false;
+		for (int i = 0; i < k; i++)
+			dup |= sizes[i] == v;
+		if (!dup)
+			sizes[k++] = v;
+	}
+	free(copy);
+	if (k == 0)
+		return *why = "no block size", -1;
+	qsort(sizes, (size_t)k, sizeof *sizes, cmp_u64);
+	*n = k;
+	return 0;
+bad:
+	free(copy);
+	return -1;
+}
+
+static const char *label(const struct gen_opt_def *d, char *buf, size_t len)
+{
+	if (d->name)
+		snprintf(buf, len, "--%s", d->name);
+	else
+		snprintf(buf, len, "-%c", d->short_opt);
+	return buf;
+}
+
+static int apply(struct gen_options *o, const struct gen_opt_def *d, const char *v, struct gen_opt_error *err)
+{
+	char lb[64];
+	const char *why = NULL;
+	label(d, lb, sizeof lb);
+	switch (d->type) {
+	case GT_FLAG:
+		*(bool *)field(o, d) = true;
+		break;
+	case GT_UINT:
+	case GT_SIZE: {
+		uint64_t n;
+		int bad = d->type == GT_UINT ? units_parse_count(v, &n, &why) : units_parse_size(v, 1, &n, &why);
+		if (bad)
+			return fail(err, "%s: '%s' is not a valid %s: %s", lb, v, d->type == GT_UINT ? "count" : "size", why);
+		if (n < d->min || (d->max && n > d->max))
+			return fail(err, "%s: %s is out of range (%llu to %llu)", lb, v, (unsigned long long)d->min,
+				    (unsigned long long)d->max);
+		*(uint64_t *)field(o, d) = n;
+		break;
+	}
+	case GT_SIZES:
+		if (gen_parse_sizes(v, o->sizes, &o->nsizes, &why))
+			return fail(err, "%s: '%s': %s", lb, v, why);
+		break;
+	case GT_ENUM: {
+		for (int i = 0; d->choices[i]; i++) {
+			if (!strcmp(d->choices[i], v)) {
+				*(int *)field(o, d) = i;
+				return 0;
+			}
+		}
+		return fail(err, "%s: unknown value '%s' (sha1 or sha256)", lb, v);
+	}
+	case GT_STRING: {
+		char **s = field(o, d);
+		if (!*v)
+			return fail(err, "%s: empty value", lb);
+		free(*s);
+		if (!(*s = strdup(v)))
+			return fail(err, "out of memory");
+		break;
+	}
+	case GT_PATH:
+		if (!*v)
+			return fail(err, "%s: empty path", lb);
+		if (add_path(o, v))
+			return fail(err, "out of memory");
+		break;
+	case GT_PP: {
+		double r;
+		if (units_parse_rate(v, &r, &why))
+			return fail(err, "%s: '%s' is not a number of percentage points: %s", lb, v, why);
+		if (r > 100)
+			return fail(err, "%s: %s is out of range (0 to 100)", lb, v);
+		*(double *)field(o, d) = r;
+		break;
+	}
+	case GT_KIND:
+		o->kind = d->short_opt;
+		break;
+	case GT_ACTION:
+		if (d->short_opt == 'h')
+			o->want_help = true;
+		else
+			o->want_version = true;
+		break;
+	}
+	return 0;
+}
+
+void gen_options_free(struct gen_options *o)
+{
+	for (int i = 0; i < o->npaths; i++)
+		free(o->paths[i]);
+	free(o->paths);
+	free(o->output);
+	free(o->json);
+	free(o->plot);
+	free(o->db);
+	memset(o, 0, sizeof *o);
+}
+
+static int cmd_bit(int cmd)
+{
+	return __builtin_ctz((unsigned)cmd);
+}
+
+int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err)
+{
+	struct option longs[64];
+	char shorts[3 * 64 + 2];
+	size_t nl = 0, ns = 0;
+	int first = 1;
+
+	memset(o, 0, sizeof *o);
+	o->cmd = CMD_SCAN;
+	o->max_diff = -1;
+	for (int c = 0; argc > 1 && c < 4; c++) {
+		if (!strcmp(argv[1], gen_cmd_names[c])) {
+			o->cmd = 1 << c;
+			first = 2;
+		}
+	}
+	for (size_t i = 0; i < gen_option_count; i++) {
+		const struct gen_opt_def *d = &gen_option_table[i];
+		if ((d->cmds & o->cmd) && d->def && apply(o, d, d->def, err))
+			abort(); /* a broken table default: a programming error the unit tests catch */
+	}
+	shorts[ns++] = ':'; /* options and PATHs may come in any order (getopt permutes) */
+	for (size_t i = 0; i < gen_option_count; i++) {
+		const struct gen_opt_def *d = &gen_option_table[i];
+		if (!(d->cmds & o->cmd))
+			continue;
+		if (d->name)
+			longs[nl++] = (struct option){d->name, d->arg ? required_argument : no_argument, NULL, 256 + (int)i};
+		if (d->short_opt) {
+			shorts[ns++] = (char)d->short_opt;
+			if (d->arg)
+				shorts[ns++] = ':';
+		}
+	}
+	longs[nl] = (struct option){NULL, 0, NULL, 0};
+	shorts[ns] = 0;
+
+	/* getopt sees argv from the subcommand on (argv[first - 1] plays the program name). */
+	int sargc = argc - first + 1;
+	char **sargv = argv + first - 1;
+	const char *cmdname = gen_cmd_names[cmd_bit(o->cmd)];
+	optind = 0;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(sargc, sargv, shorts, longs, NULL)) != -1) {
+		if (c == '?') {
+			if (optopt && optopt < 256)
+				return fail(err, "%s: unknown option '-%c' (see --help)", cmdname, optopt);
+			return fail(err, "%s: unknown option '%s' (see --help)", cmdname, sargv[optind - 1]);
+		}
+		if (c == ':') {
+			if (optopt && optopt < 256)
+				return fail(err, "option '-%c' needs a value", optopt);
+			return fail(err, "option '%s' needs a value", sargv[optind - 1]);
+		}
+		const struct gen_opt_def *d = NULL;
+		if (c >= 256)
+			d = &gen_option_table[c - 256];
+		else
+			for (size_t i = 0; i < gen_option_count && !d; i++)
+				if (gen_option_table[i].short_opt == c && (gen_option_table[i].cmds & o->cmd))
+					d = &gen_option_table[i];
+		if (!d)
+			return fail(err, "unknown option (see --help)");
+		if (apply(o, d, optarg, err))
+			return -1;
+	}
+	for (int i = optind; i < sargc; i++)
+		if (add_path(o, sargv[i]))
+			return fail(err, "out of memory");
+	if (o->want_help || o->want_version)
+		return 0;
+
+	switch (o->cmd) {
+	case CMD_SCAN:
+		if (o->npaths == 0)
+			return fail(err, "no PATH to analyse (dedisgen PATH..., see --help)");
+		if (o->keep && !o->db)
+			return fail(err, "-k/--keep-db needs --db DIR");
+		if (o->nsizes > 1 && !o->output && !o->db)
+			return fail(err, "several block sizes need -o OUT (written as OUT.<size>)");
+		break;
+	case CMD_MERGE:
+		if (o->npaths == 0)
+			return fail(err, "merge: no DB directory to merge (dedisgen merge DBDIR... --db OUT | -o OUT)");
+		if (!o->db && !o->output)
+			return fail(err, "merge: say where the result goes: --db OUT and/or -o OUT.dist");
+		if (o->keep && !o->db)
+			return fail(err, "-k/--keep-db needs --db DIR");
+		break;
+	case CMD_SHOW:
+		if (o->npaths != 1)
+			return fail(err, "show: expected one distribution file, got %d", o->npaths);
+		break;
+	case CMD_COMPARE:
+		if (o->npaths != 2)
+			return fail(err, "compare: expected two distribution files, got %d", o->npaths);
+		break;
+	}
+	return 0;
+}
+
+static int cmds_text(int cmds, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int c = 0; c < 4; c++)
+		if (cmds & (1 << c))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", gen_cmd_names[c]);
+	return (int)used;
+}
+
+void gen_options_print_help(FILE *f)
+{
+	fputs("Usage: dedisgen [scan] PATH... [OPTION]...\n"
+	      "       dedisgen merge DBDIR... (--db OUT | -o OUT.dist) [OPTION]...\n"
+	      "       dedisgen show FILE.dist [--json] [--top N] [--plot FILE.png]\n"
+	      "       dedisgen compare A.dist B.dist [--json] [--max-diff PP]\n"
+	      "Extract the duplicate distribution of a directory tree, files or a block device (scan),\n"
+	      "merge analyses kept in Berkeley DB, show or compare distribution files.\n\nOptions:\n",
+	      f);
+	for (size_t i = 0; i < gen_option_count; i++) {
+		const struct gen_opt_def *d = &gen_option_table[i];
+		char left[64], cmds[64];
+		int n;
+		if (d->short_opt && d->name)
+			n = snprintf(left, sizeof left, "  -%c, --%s", d->short_opt, d->name);
+		else if (d->name)
+			n = snprintf(left, sizeof left, "      --%s", d->name);
+		else
+			n = snprintf(left, sizeof left, "  -%c", d->short_opt);
+		if (d->arg && n < (int)sizeof left)
+			snprintf(left + n, sizeof left - (size_t)n, " %s", d->arg);
+		cmds_text(d->cmds, cmds, sizeof cmds);
+		fprintf(f, "%-26s %s", left, d->help);
+		if (d->def && d->type != GT_FLAG && strcmp(d->def, "0"))
+			fprintf(f, " [%s]", d->def);
+		if (d->type != GT_ACTION)
+			fprintf(f, " (%s)", cmds);
+		fputc('\n', f);
+	}
+	fputs("\nSizes take B, KiB, MiB, GiB. Exit status: 0 success, 1 a failure while reading or writing\n"
+	      "(compare: a row beyond --max-diff), 2 bad input (nothing written).\n",
+	      f);
+}
+
+static void man_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+void gen_options_print_man(FILE *f)
+{
+	for (size_t i = 0; i < gen_option_count; i++) {
+		const struct gen_opt_def *d = &gen_option_table[i];
+		char cmds[64];
+		fputs(".TP\n", f);
+		if (d->short_opt) {
+			fprintf(f, "\\fB\\-%c\\fR", d->short_opt);
+			if (d->name)
+				fputs(", ", f);
+		}
+		if (d->name) {
+			fputs("\\fB\\-\\-", f);
+			man_escape(f, d->name);
+			fputs("\\fR", f);
+		}
+		if (d->arg) {
+			fputs(" \\fI", f);
+			man_escape(f, d->arg);
+			fputs("\\fR", f);
+		}
+		fputc('\n', f);
+		man_escape(f, d->help);
+		if (d->def && d->type != GT_FLAG && strcmp(d->def, "0")) {
+			fputs(" (default: ", f);
+			man_escape(f, d->def);
+			fputc(')', f);
+		}
+		cmds_text(d->cmds, cmds, sizeof cmds);
+		if (d->type != GT_ACTION)
+			fprintf(f, " [%s]", cmds);
+		fputs(".\n", f);
+	}
+}

@@ -1,0 +1,38 @@
+/* output.h - everything dedisgen writes: a file created as a temp next to its final name and
+ * renamed on commit (never a half-written output), distribution files, the gnuplot histogram. */
+#ifndef DEDIS_GEN_OUTPUT_H
+#define DEDIS_GEN_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "distfile.h"
+
+struct pending {
+	char *path, *tmp;
+	FILE *f;
+};
+
+/* Creates path.tmp.<pid> now (so an unwritable output is found before any work). Returns 0 or
+ * -1 (errno set). */
+int pending_open(struct pending *p, const char *path);
+/* Flushes, fsyncs and renames over the final path; removes the temp on failure. */
+int pending_commit(struct pending *p);
+/* Removes the temp file (safe to call twice, or on a never-opened pending). */
+void pending_abort(struct pending *p);
+
+/* The header lines dedisgen writes before the records (strings owned by the caller's buffer). */
+struct dist_header {
+	char lines[8][1024];
+	const char *ptrs[8];
+	size_t n;
+};
+void dist_header_build(struct dist_header *h, const char *version, char *const *sources, int nsources,
+		       uint64_t block_size, const char *hash, uint64_t bytes, uint64_t zero_blocks);
+
+/* Is gnuplot runnable? (checked before a scan, so a missing gnuplot fails fast). */
+bool plot_available(void);
+/* Renders d's power-of-two histogram of copies into png (via a temp file + rename) with the
+ * script plots/dedisgen-histogram.gp. Returns 0, or -1 with why filled. */
+int plot_histogram(const struct dist *d, const char *title, const char *png, char *why, size_t whylen);
+
+#endif

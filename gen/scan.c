@@ -1,0 +1,584 @@
+/* scan.c - reader + hashing threads: small files are read and packed block-aligned into 4 MiB+
+ * buffers (tails zero-padded); large ones go out as file ranges the hashers pread in L2-sized
+ * chunks. Hashers count each size's fingerprints in batches. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "fingerprint.h"
+#include "scan.h"
+
+#define MIN_BUF (4u << 20)
+/* Regular files from this size on are not copied by the reader: it hands them out as 4 MiB
+ * ranges, and each hasher pread()s its range in chunks small enough to stay in its L2 cache,
+ * hashing them there. The page cache -> user copy is then as cheap as it gets (its stores and
+ * the hash's loads hit L2, not DRAM), and it is spread over the hashing threads. Smaller files
+ * are read and packed by the reader, so one buffer holds hundreds of them. */
+#define RANGE_MIN (1u << 20)
+#define CHUNK (128u << 10)
+
+/* Part of one file: `len` data bytes at data + off, then zeros up to the largest block size. */
+struct seg {
+	size_t off, len;
+};
+
+/* An open file shared by the ranges cut from it; closed by whoever drops the last reference. */
+struct shared_file {
+	int fd;
+	int refs;            /* under the pipe lock */
+	char *path;
+};
+
+/* A unit of work: either packed segments in `data`, or (file != NULL) the range [off, off + len)
+ * of a large file (the last range may end with a partial block). */
+struct buf {
+	uint8_t *data;
+	size_t used;
+	struct seg *segs;
+	size_t nsegs, segcap;
+	struct shared_file *file;
+	uint64_t off;
+	size_t len;
+	struct buf *next;
+};
+
+struct pipe {
+	const struct scan_config *cfg;
+	size_t cap, maxbs, chunk;
+	pthread_mutex_t lock;
+	pthread_cond_t cv_full, cv_free;
+	struct buf *full_head, *full_tail, *free_list;
+	bool done, failed;
+	char failure[512];
+	uint64_t *blocks;        /* per size, under lock */
+	char **bad;              /* "path: reason" of ranges the hashers could not read, under lock */
+	size_t nbad;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void pipe_fail(struct pipe *p, const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&p->lock);
+	if (!p->failed) {
+		p->failed = true;
+		va_start(ap, fmt);
+		vsnprintf(p->failure, sizeof p->failure, fmt, ap);
+		va_end(ap);
+	}
+	pthread_cond_broadcast(&p->cv_free);
+	pthread_cond_broadcast(&p->cv_full);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static bool pipe_failed(struct pipe *p)
+{
+	return __atomic_load_n(&p->failed, __ATOMIC_RELAXED);
+}
+
+/* Hashes the packed segments of a buffer at one size into fps; returns the number of blocks,
+ * or (size_t)-1 when OpenSSL fails. */
+static size_t hash_packed(const struct pipe *p, struct fp_ctx *fc, const struct buf *b, uint64_t bs, uint8_t *fps)
+{
+	size_t n = 0, fl = fp_len(fc);
+	for (size_t i = 0; i < b->nsegs; i++) {
+		const struct seg *s = &b->segs[i];
+		size_t nb = p->cfg->skip_tails ? s->len / bs : (s->len + bs - 1) / bs;
+		const uint8_t *d = b->data + s->off;
+		for (size_t k = 0; k < nb; k++, n++)
+			if (fp_hash(fc, d + k * bs, bs, fps + n * fl))
+				return (size_t)-1;
+	}
+	return n;
+}
+
+/* Reads a file range chunk by chunk into `chunk` (p->chunk bytes) and hashes each chunk at every
+ * size, appending to fps[i] / counts[i]. Returns 0, -1 (OpenSSL), or 1 with why set when the
+ * range could not be read (an I/O error, or the file shrank under us). */
+static int hash_range(const struct pipe *p, struct fp_ctx *fc, const struct buf *b, uint8_t **fps, size_t *counts,
+		      uint8_t *chunk, char *why, size_t whylen)
+{
+	const struct scan_config *cfg = p->cfg;
+	size_t fl = fp_len(fc);
+	for (size_t done = 0; done < b->len;) {
+		size_t want = b->len - done < p->chunk ? b->len - done : p->chunk, got = 0;
+		while (got < want) {
+			ssize_t n = pread(b->file->fd, chunk + got, want - got, (off_t)(b->off + done + got));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				snprintf(why, whylen, "read error: %s", strerror(errno));
+				return 1;
+			}
+			if (n == 0) {
+				snprintf(why, whylen, "changed while being read (it shrank)");
+				return 1;
+			}
+			got += (size_t)n;
+		}
+		for (int i = 0; i < cfg->nsizes; i++) {
+			size_t bs = cfg->sizes[i].block_size, full = got / bs, tail = got % bs;
+			uint8_t *out = fps[i] + counts[i] * fl;
+			for (size_t k = 0; k < full; k++, out += fl)
+				if (fp_hash(fc, chunk + k * bs, bs, out))
+					return -1;
+			counts[i] += full;
+			if (tail && !cfg->skip_tails) { /* the file's last block: zero-padded */
+				memset(chunk + got, 0, bs - tail);
+				if (fp_hash(fc, chunk + full * bs, bs, out))
+					return -1;
+				counts[i]++;
+			}
+		}
+		done += got;
+	}
+	return 0;
+}
+
+static void file_unref(struct pipe *p, struct shared_file *f)
+{
+	pthread_mutex_lock(&p->lock);
+	bool last = --f->refs == 0;
+	pthread_mutex_unlock(&p->lock);
+	if (last) {
+		close(f->fd);
+		free(f->path);
+		free(f);
+	}
+}
+
+static void *hasher(void *arg)
+{
+	struct pipe *p = arg;
+	const struct scan_config *cfg = p->cfg;
+	struct fp_ctx *fc = fp_new(cfg->hash);
+	uint8_t *fps[GEN_SCAN_MAX_SIZES] = {0}, *chunk = aligned_alloc(4096, p->chunk + p->maxbs);
+	size_t counts[GEN_SCAN_MAX_SIZES];
+	char why[512];
+	bool ok = fc && chunk;
+
+	for (int i = 0; i < cfg->nsizes && ok; i++)
+		ok = (fps[i] = malloc(p->cap / cfg->sizes[i].block_size * fp_len(fc))) != NULL;
+	if (!ok) {
+		pipe_fail(p, "cannot set up a hashing thread (%s)", fc ? "out of memory" : "OpenSSL digest");
+		goto out;
+	}
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		while (!p->full_head && !p->done && !p->failed)
+			pthread_cond_wait(&p->cv_full, &p->lock);
+		struct buf *b = p->failed ? NULL : p->full_head;
+		if (b && !(p->full_head = b->next))
+			p->full_tail = NULL;
+		pthread_mutex_unlock(&p->lock);
+		if (!b)
+			break;
+		int h = 0;
+		if (b->file) {
+			memset(counts, 0, sizeof counts);
+			h = hash_range(p, fc, b, fps, counts, chunk, why, sizeof why);
+		} else {
+			for (int i = 0; i < cfg->nsizes && !h; i++)
+				if ((counts[i] = hash_packed(p, fc, b, cfg->sizes[i].block_size, fps[i])) == (size_t)-1)
+					h = -1;
+		}
+		if (h < 0)
+			pipe_fail(p, "hashing failed (OpenSSL %s)", cfg->hash);
+		for (int i = 0; i < cfg->nsizes && h == 0 && !pipe_failed(p); i++) {
+			if (counter_add_batch(cfg->sizes[i].counter, fps[i], counts[i], why, sizeof why)) {
+				pipe_fail(p, "%s", why);
+				break;
+			}
+			__atomic_add_fetch(&p->blocks[i], counts[i], __ATOMIC_RELAXED);
+		}
+		if (h == 1) {
+			/* The range is left out whole (nothing of it was counted): one error. */
+			size_t len = strlen(b->file->path) + strlen(why) + 4;
+			char *msg = malloc(len), **n;
+			pthread_mutex_lock(&p->lock);
+			if (msg && (n = realloc(p->bad, (p->nbad + 1) * sizeof *n))) {
+				snprintf(msg, len, "%s: %s", b->file->path, why);
+				p->bad = n;
+				n[p->nbad++] = msg;
+				msg = NULL;
+			}
+			pthread_mutex_unlock(&p->lock);
+			free(msg);
+		}
+		if (b->file) {
+			file_unref(p, b->file);
+			b->file = NULL;
+		}
+		pthread_mutex_lock(&p->lock);
+		b->next = p->free_list;
+		p->free_list = b;
+		pthread_cond_signal(&p->cv_free);
+		pthread_mutex_unlock(&p->lock);
+	}
+out:
+	for (int i = 0; i < cfg->nsizes; i++)
+		free(fps[i]);
+	free(chunk);
+	fp_free(fc);
+	return NULL;
+}
+
+/* A buffer to fill, waiting for a hasher to return one; NULL when the pipe failed. */
+static struct buf *get_free(struct pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	while (!p->free_list && !p->failed)
+		pthread_cond_wait(&p->cv_free, &p->lock);
+	struct buf *b = p->failed ? NULL : p->free_list;
+	if (b) {
+		p->free_list = b->next;
+		b->next = NULL;
+		b->used = 0;
+		b->nsegs = 0;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}
+
+static void submit(struct pipe *p, struct buf *b)
+{
+	pthread_mutex_lock(&p->lock);
+	b->next = NULL;
+	if (p->full_tail)
+		p->full_tail->next = b;
+	else
+		p->full_head = b;
+	p->full_tail = b;
+	pthread_cond_signal(&p->cv_full);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static int add_seg(struct buf *b, size_t off, size_t len)
+{
+	if (b->nsegs == b->segcap) {
+		size_t nc = b->segcap ? 2 * b->segcap : 64;
+		struct seg *s = realloc(b->segs, nc * sizeof *s);
+		if (!s)
+			return -1;
+		b->segs = s;
+		b->segcap = nc;
+	}
+	b->segs[b->nsegs++] = (struct seg){off, len};
+	return 0;
+}
+
+static void record_error(struct scan_stats *st, const char *path, const char *what, int err)
+{
+	st->errors++;
+	if (st->nfirst < SCAN_FIRST_ERRORS) {
+		size_t len = strlen(path) + strlen(what) + 128;
+		char *m = malloc(len);
+		if (m) {
+			snprintf(m, len, "%s: %s%s%s", path, what, *what ? ": " : "", strerror(err));
+			st->first_errors[st->nfirst++] = m;
+		}
+	}
+}
+
+struct reader {
+	struct pipe *p;
+	struct buf *cur;
+	const struct scan_config *cfg;
+	struct scan_stats *st;
+	uint64_t total;
+	double t0, last_progress;
+};
+
+static void maybe_progress(struct reader *r)
+{
+	if (!r->cfg->progress)
+		return;
+	double t = now_s();
+	if (t - r->last_progress < 1.0)
+		return;
+	r->last_progress = t;
+	struct scan_progress pr = {r->st->bytes, r->total, t - r->t0};
+	r->cfg->progress(&pr, r->cfg->progress_arg);
+}
+
+static bool stopped(const struct reader *r)
+{
+	return r->cfg->stop && *r->cfg->stop;
+}
+
+static int post_ranges(struct reader *r, int fd, const char *path, uint64_t size, off_t *done);
+
+/* Reads one file or device to its end into the buffers. Returns 0, 1 when it could not be
+ * read (recorded as an error), -1 when the pipe failed or the scan was interrupted. */
+static int read_entry(struct reader *r, const char *path)
+{
+	struct pipe *p = r->p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOCTTY);
+	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		record_error(r->st, path, "cannot open", errno);
+		return 1;
+	}
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	int rc = 0;
+	off_t start = 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= RANGE_MIN) {
+		if ((rc = post_ranges(r, fd, path, (uint64_t)st.st_size, &start)) != 0) {
+			close(fd);
+			return rc;
+		}
+		if (start && lseek(fd, start, SEEK_SET) != start) {
+			record_error(r->st, path, "cannot seek", errno);
+			close(fd);
+			return 1;
+		}
+	}
+	bool eof = false;
+	while (!eof) {
+		if (!r->cur && !(r->cur = get_free(p))) {
+			rc = -1;
+			break;
+		}
+		struct buf *b = r->cur;
+		size_t space = p->cap - b->used, got = 0;
+		while (got < space) {
+			ssize_t n = read(fd, b->data + b->used + got, space - got);
+			if (n < 0 && errno == EINTR) {
+				if (stopped(r))
+					break;
+				continue;
+			}
+			if (n < 0) {
+				/* What was read of it so far stays counted: one record of the error. */
+				record_error(r->st, path, "read error", errno);
+				rc = 1;
+				eof = true;
+				break;
+			}
+			if (n == 0) {
+				eof = true;
+				break;
+			}
+			got += (size_t)n;
+		}
+		if (got) {
+			size_t padded = (got + p->maxbs - 1) / p->maxbs * p->maxbs;
+			if (add_seg(b, b->used, got)) {
+				pipe_fail(p, "out of memory");
+				rc = -1;
+				break;
+			}
+			memset(b->data + b->used + got, 0, padded - got);
+			b->used += padded;
+			r->st->bytes += got;
+		}
+		if (b->used == p->cap) {
+			submit(p, b);
+			r->cur = NULL;
+		}
+		maybe_progress(r);
+		if (stopped(r) || pipe_failed(p)) {
+			rc = -1;
+			break;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* Hands a large regular file to the hashers as ranges of the buffer size, asking the kernel to
+ * read each one ahead (so a file not in the page cache streams while the hashers work). Sets
+ * *done to the bytes handed over; the caller read()s on from there (a file that grew). */
+static int post_ranges(struct reader *r, int fd, const char *path, uint64_t size, off_t *done)
+{
+	struct pipe *p = r->p;
+	uint64_t off = 0;
+	int rc = 0;
+	struct shared_file *f = calloc(1, sizeof *f);
+	if (!f || !(f->path = strdup(path)) || (f->fd = dup(fd)) < 0) {
+		if (f)
+			free(f->path);
+		free(f);
+		pipe_fail(p, "cannot share %s: %s", path, strerror(errno ? errno : ENOMEM));
+		return -1;
+	}
+	f->refs = 1; /* ours, until every range is posted */
+	while (off < size) {
+		struct buf *b = get_free(p);
+		if (!b) {
+			rc = -1;
+			break;
+		}
+		size_t len = size - off < p->cap ? (size_t)(size - off) : p->cap;
+		(void)posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+		pthread_mutex_lock(&p->lock);
+		f->refs++;
+		pthread_mutex_unlock(&p->lock);
+		b->file = f;
+		b->off = off;
+		b->len = len;
+		submit(p, b);
+		off += len;
+		r->st->bytes += len;
+		maybe_progress(r);
+		if (stopped(r) || pipe_failed(p)) {
+			rc = -1;
+			break;
+		}
+	}
+	file_unref(p, f);
+	*done = (off_t)off;
+	return rc;
+}
+
+static int setup(struct pipe *p, const struct scan_config *cfg, int nbufs, struct buf **all)
+{
+	for (int i = 0; i < nbufs; i++) {
+		struct buf *b = calloc(1, sizeof *b);
+		if (!b)
+			return -1;
+		all[i] = b;
+		if (!(b->data = aligned_alloc(4096, p->cap)))
+			return -1;
+		b->next = p->free_list;
+		p->free_list = b;
+	}
+	return 0;
+}
+
+int scan_run(const struct scan_config *cfg, struct scan_stats *st)
+{
+	struct pipe p = {.cfg = cfg};
+	struct reader r = {.p = &p, .cfg = cfg, .st = st};
+	int nbufs = cfg->threads * 2 + 2, started = 0, rc = 0;
+	if (nbufs > 64)
+		nbufs = 64;
+	struct buf *all[64] = {0};
+	pthread_t tids[1024];
+	int nthreads = cfg->threads < 1024 ? cfg->threads : 1024;
+	bool complete;
+
+	memset(st, 0, sizeof *st);
+	if (cfg->nsizes > GEN_SCAN_MAX_SIZES) {
+		snprintf(st->failure, sizeof st->failure, "at most %d block sizes", GEN_SCAN_MAX_SIZES);
+		return -1;
+	}
+	r.t0 = r.last_progress = now_s();
+	r.total = walk_known_total(cfg->walk, &complete);
+	if (!complete)
+		r.total = 0;
+	for (int i = 0; i < cfg->nsizes; i++)
+		if (cfg->sizes[i].block_size > p.maxbs)
+			p.maxbs = cfg->sizes[i].block_size;
+	p.cap = 4 * p.maxbs > MIN_BUF ? 4 * p.maxbs : MIN_BUF;
+	p.chunk = p.maxbs > CHUNK ? p.maxbs : CHUNK;
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cv_full, NULL);
+	pthread_cond_init(&p.cv_free, NULL);
+	if (!(p.blocks = calloc((size_t)cfg->nsizes, sizeof *p.blocks)) || setup(&p, cfg, nbufs, all)) {
+		snprintf(st->failure, sizeof st->failure, "out of memory for the read buffers");
+		rc = -1;
+		goto out;
+	}
+	for (; started < nthreads; started++) {
+		if (pthread_create(&tids[started], NULL, hasher, &p)) {
+			pipe_fail(&p, "cannot start hashing threads: %s", strerror(errno));
+			break;
+		}
+	}
+
+	struct walk_entry e;
+	int w = 0;
+	while (!pipe_failed(&p) && (w = walk_next(cfg->walk, &e)) == 1) {
+		if (stopped(&r))
+			break;
+		if (e.kind == WALK_ERROR) {
+			record_error(st, e.path, "", e.err);
+		} else {
+			int got = read_entry(&r, e.path);
+			if (got < 0)
+				break;
+			if (got == 0)
+				st->files++;
+		}
+		if (cfg->strict && st->errors) {
+			pipe_fail(&p, "%s (--strict)", st->first_errors[0] ? st->first_errors[0] : "unreadable entry");
+			break;
+		}
+	}
+	if (!pipe_failed(&p) && !stopped(&r) && w < 0)
+		pipe_fail(&p, "walking the paths failed: %s", strerror(errno ? errno : ENOMEM));
+	if (r.cur && r.cur->used && !pipe_failed(&p) && !stopped(&r)) {
+		submit(&p, r.cur);
+		r.cur = NULL;
+	}
+	pthread_mutex_lock(&p.lock);
+	p.done = true;
+	pthread_cond_broadcast(&p.cv_full);
+	pthread_mutex_unlock(&p.lock);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (stopped(&r)) {
+		st->interrupted = true;
+		snprintf(st->failure, sizeof st->failure, "interrupted");
+		rc = -1;
+	} else if (p.failed) {
+		snprintf(st->failure, sizeof st->failure, "%s", p.failure);
+		rc = -1;
+	}
+	for (size_t i = 0; i < p.nbad; i++) {
+		st->errors++;
+		if (st->nfirst < SCAN_FIRST_ERRORS)
+			st->first_errors[st->nfirst++] = p.bad[i];
+		else
+			free(p.bad[i]);
+	}
+	free(p.bad);
+	if (p.nbad && cfg->strict && !rc) {
+		snprintf(st->failure, sizeof st->failure, "%s (--strict)", st->first_errors[0]);
+		rc = -1;
+	}
+	for (int i = 0; i < cfg->nsizes; i++)
+		cfg->sizes[i].blocks = p.blocks[i];
+	if (cfg->progress && !rc) {
+		struct scan_progress pr = {st->bytes, r.total, now_s() - r.t0};
+		cfg->progress(&pr, cfg->progress_arg);
+	}
+out:
+	st->seconds = now_s() - r.t0;
+	for (int i = 0; i < nbufs; i++) {
+		if (all[i]) {
+			if (all[i]->file)
+				file_unref(&p, all[i]->file);
+			free(all[i]->data);
+			free(all[i]->segs);
+			free(all[i]);
+		}
+	}
+	free(p.blocks);
+	pthread_cond_destroy(&p.cv_full);
+	pthread_cond_destroy(&p.cv_free);
+	pthread_mutex_destroy(&p.lock);
+	return rc;
+}
+
+void scan_stats_free(struct scan_stats *st)
+{
+	for (int i = 0; i < st->nfirst; i++)
+		free(st->first_errors[i]);
+	st->nfirst = 0;
+}

@@ -1,0 +1,55 @@
+/* scan.h - the analysis pass: one reader thread (the caller) reads every entry of a walk in large
+ * sequential reads into big buffers; --threads hashing threads fingerprint them at every size. */
+#ifndef DEDIS_GEN_SCAN_H
+#define DEDIS_GEN_SCAN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "counter.h"
+#include "walk.h"
+
+#define SCAN_FIRST_ERRORS 5
+#define GEN_SCAN_MAX_SIZES 16
+
+struct scan_size {
+	uint64_t block_size;
+	struct counter *counter;   /* where this size's fingerprints are counted */
+	uint64_t blocks;           /* out: blocks hashed at this size */
+};
+
+struct scan_progress {
+	uint64_t bytes, total;     /* total 0: unknown */
+	double seconds;
+};
+
+struct scan_config {
+	struct walk *walk;
+	const char *hash;               /* "sha1" / "sha256" */
+	struct scan_size *sizes;        /* distinct powers of two */
+	int nsizes;
+	int threads;                    /* hashing threads, >= 1 */
+	bool skip_tails;                /* leave a file's last partial block out */
+	bool strict;                    /* an unreadable entry fails the scan */
+	volatile sig_atomic_t *stop;    /* set (by a signal handler) to interrupt; may be NULL */
+	void (*progress)(const struct scan_progress *p, void *arg); /* about once a second; may be NULL */
+	void *progress_arg;
+};
+
+struct scan_stats {
+	uint64_t bytes;            /* logical bytes read (tail padding not included) */
+	uint64_t files;            /* files and devices read */
+	uint64_t errors;           /* entries that could not be read (skipped) */
+	char *first_errors[SCAN_FIRST_ERRORS]; /* "path: reason" of the first few */
+	int nfirst;
+	double seconds;
+	bool interrupted;
+	char failure[512];         /* why scan_run returned -1 */
+};
+
+/* Returns 0, or -1 with st->failure set (a hashing or index failure, an unreadable entry with
+ * strict, an interruption). Either way st must be released with scan_stats_free. */
+int scan_run(const struct scan_config *cfg, struct scan_stats *st);
+void scan_stats_free(struct scan_stats *st);
+
+#endif

@@ -1,0 +1,194 @@
+/* walk.c - enumeration of the paths to analyse with fts(3) (physical walk, optional -xdev),
+ * hard links and repeated paths returned once through a (dev, ino) set. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "rng.h"
+#include "walk.h"
+
+struct inode_key {
+	uint64_t dev, ino; /* ino 0 = empty slot (no file has inode 0 on Linux) */
+};
+
+struct walk {
+	FTS *fts;
+	char **paths;       /* copies, for fts_open */
+	uint64_t known_total;
+	bool all_known;
+	bool root_files;    /* a file was given as a PATH: every file is then checked against it */
+	struct inode_key *seen;
+	size_t seen_cap, seen_n;
+};
+
+/* Remembers (dev, ino); returns 1 when it was already there, 0 when new, -1 out of memory. */
+static int seen_insert(struct walk *w, uint64_t dev, uint64_t ino)
+{
+	if ((w->seen_n + 1) * 4 > w->seen_cap * 3) {
+		size_t ncap = w->seen_cap ? 2 * w->seen_cap : 256;
+		struct inode_key *n = calloc(ncap, sizeof *n);
+		if (!n)
+			return -1;
+		for (size_t i = 0; i < w->seen_cap; i++) {
+			if (!w->seen[i].ino)
+				continue;
+			size_t p = rng_mix64(w->seen[i].dev * 31 + w->seen[i].ino) & (ncap - 1);
+			while (n[p].ino)
+				p = (p + 1) & (ncap - 1);
+			n[p] = w->seen[i];
+		}
+		free(w->seen);
+		w->seen = n;
+		w->seen_cap = ncap;
+	}
+	size_t p = rng_mix64(dev * 31 + ino) & (w->seen_cap - 1);
+	while (w->seen[p].ino) {
+		if (w->seen[p].dev == dev && w->seen[p].ino == ino)
+			return 1;
+		p = (p + 1) & (w->seen_cap - 1);
+	}
+	w->seen[p] = (struct inode_key){dev, ino};
+	w->seen_n++;
+	return 0;
+}
+
+static uint64_t device_size(const char *path)
+{
+	uint64_t size = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, BLKGETSIZE64, &size))
+		size = 0;
+	close(fd);
+	return size;
+}
+
+static int by_name(const FTSENT **a, const FTSENT **b)
+{
+	return strcmp((*a)->fts_name, (*b)->fts_name);
+}
+
+struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, char *why, size_t whylen)
+{
+	struct walk *w = calloc(1, sizeof *w);
+	if (!w || !(w->paths = calloc((size_t)npaths + 1, sizeof *w->paths))) {
+		snprintf(why, whylen, "out of memory");
+		free(w);
+		return NULL;
+	}
+	w->all_known = true;
+	for (int i = 0; i < npaths; i++) {
+		struct stat st;
+		const char *p = paths[i];
+		if (!*p) {
+			snprintf(why, whylen, "an empty path");
+			goto fail;
+		}
+		if (stat(p, &st)) {
+			snprintf(why, whylen, "%s: %s", p, strerror(errno));
+			goto fail;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if (access(p, R_OK | X_OK)) {
+				snprintf(why, whylen, "%s: cannot read the directory: %s", p, strerror(errno));
+				goto fail;
+			}
+			w->all_known = false;
+		} else if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+			int fd = open(p, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				snprintf(why, whylen, "%s: cannot open: %s", p, strerror(errno));
+				goto fail;
+			}
+			close(fd);
+			w->known_total += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : device_size(p);
+		} else {
+			snprintf(why, whylen, "%s: not a directory, regular file or block device", p);
+			goto fail;
+		}
+		if (!(w->paths[i] = strdup(p))) {
+			snprintf(why, whylen, "out of memory");
+			goto fail;
+		}
+	}
+	int opts = FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR | (one_file_system ? FTS_XDEV : 0);
+	if (!(w->fts = fts_open(w->paths, opts, by_name))) {
+		snprintf(why, whylen, "cannot walk the paths: %s", strerror(errno));
+		goto fail;
+	}
+	return w;
+fail:
+	walk_close(w);
+	return NULL;
+}
+
+int walk_next(struct walk *w, struct walk_entry *e)
+{
+	FTSENT *f;
+	errno = 0;
+	while ((f = fts_read(w->fts)) != NULL) {
+		const struct stat *st = f->fts_statp;
+		switch (f->fts_info) {
+		case FTS_DNR:
+		case FTS_ERR:
+		case FTS_NS:
+			*e = (struct walk_entry){WALK_ERROR, f->fts_path, 0, f->fts_errno};
+			return 1;
+		case FTS_F: {
+			/* Only inodes that can be met twice are remembered (memory: ~30 B each): hard
+			 * links, and every file once a file was also given on its own as a PATH. */
+			int r = 0;
+			if (f->fts_level == FTS_ROOTLEVEL)
+				w->root_files = true;
+			if (st->st_nlink > 1 || w->root_files)
+				r = seen_insert(w, (uint64_t)st->st_dev, (uint64_t)st->st_ino);
+			if (r < 0)
+				return -1;
+			if (r)
+				continue; /* another link to (or another path of) a file already read */
+			*e = (struct walk_entry){WALK_FILE, f->fts_path, (uint64_t)st->st_size, 0};
+			return 1;
+		}
+		case FTS_DEFAULT:
+			if (f->fts_level == FTS_ROOTLEVEL && S_ISBLK(st->st_mode)) {
+				int r = seen_insert(w, 0, (uint64_t)st->st_rdev | (1ULL << 63));
+				if (r < 0)
+					return -1;
+				if (r)
+					continue;
+				*e = (struct walk_entry){WALK_DEVICE, f->fts_path, device_size(f->fts_path), 0};
+				return 1;
+			}
+			continue; /* devices, FIFOs, sockets inside a tree hold no file data */
+		default:
+			continue; /* directories (pre/post order), symlinks, cycles */
+		}
+	}
+	return errno ? -1 : 0;
+}
+
+uint64_t walk_known_total(const struct walk *w, bool *complete)
+{
+	*complete = w->all_known;
+	return w->known_total;
+}
+
+void walk_close(struct walk *w)
+{
+	if (!w)
+		return;
+	if (w->fts)
+		fts_close(w->fts);
+	for (char **p = w->paths; p && *p; p++)
+		free(*p);
+	free(w->paths);
+	free(w->seen);
+	free(w);
+}

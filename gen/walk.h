@@ -1,0 +1,35 @@
+/* walk.h - what dedisgen reads: each PATH given (a directory walked recursively without
+ * following symlinks, a regular file, a block device), every inode once. */
+#ifndef DEDIS_GEN_WALK_H
+#define DEDIS_GEN_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum walk_kind { WALK_FILE, WALK_DEVICE, WALK_ERROR };
+
+struct walk_entry {
+	enum walk_kind kind;
+	const char *path;   /* valid until the next walk_next */
+	uint64_t size;      /* st_size, or the device size; 0 when unknown */
+	int err;            /* WALK_ERROR: errno of the failure (an unreadable directory...) */
+};
+
+struct walk;
+
+/* Checks every top-level path first: each must exist (a symlink given here is followed) and be
+ * a directory, a regular file or a block device, and be readable. Returns NULL with why filled
+ * ("PATH: reason") when one is not: that is bad input, found before anything is read. */
+struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, char *why, size_t whylen);
+/* Next entry: 1 (e filled), 0 at the end, -1 on an internal failure (out of memory). Inside a
+ * tree, symlinks, devices, FIFOs and sockets are skipped; with one_file_system, directories on
+ * other filesystems are not entered. A file with several hard links is returned once (its
+ * blocks are stored once on disk), and so is a path reached twice. */
+int walk_next(struct walk *w, struct walk_entry *e);
+/* Sum of the sizes of the top-level files and devices, and whether every top-level path is one
+ * (then the total is known up front: progress can show an ETA). */
+uint64_t walk_known_total(const struct walk *w, bool *complete);
+void walk_close(struct walk *w);
+
+#endif

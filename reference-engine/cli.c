@@ -1,0 +1,208 @@
+/* cli.c - dedisengine's single option table and its parser: one row per option, each saying
+ * which commands accept it; --help and the man page's OPTIONS are printed from the same rows. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "units.h"
+
+const struct engine_opt engine_options[] = {
+	{"size", 's', "SIZE", "format", NULL, "logical size of the volume (required)"},
+	{"data-size", 'D', "SIZE", "format", "= --size", "size of the chunk store; smaller than --size is thin provisioning"},
+	{"block-size", 'b', "SIZE", "format", "4096", "block size, a power of two from 512 B to 64 KiB"},
+	{"index", 'i', "KIND", "format", "mem", "fingerprint index: mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)"},
+	{"hash", 'H', "NAME", "format", "sha1", "fingerprint: sha1 or sha256"},
+	{"json", 'j', NULL, "stat fsck gc", NULL, "print the result as JSON"},
+	{"verify-hits", 0, NULL, "import", NULL, "compare bytes on every index hit and count collisions"},
+	{"direct", 0, NULL, "import export", NULL, "O_DIRECT on the chunk store"},
+	{"commit-every", 0, "N", "import", "0", "bdb/bloom: force the index log to disk every N writes (0: only at the end)"},
+	{"quiet", 'q', NULL, "all", NULL, "print only errors"},
+	{"help", 'h', NULL, "all", NULL, "show this help"},
+	{"version", 'V', NULL, "all", NULL, "show the version"},
+};
+const size_t engine_option_count = sizeof engine_options / sizeof engine_options[0];
+
+static const char *const commands[] = {"format", "stat", "fsck", "gc", "import", "export", "discard", NULL};
+static const int command_args[] = {1, 1, 1, 1, 2, 2, 3};
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool takes(const struct engine_opt *o, const char *command)
+{
+	if (!strcmp(o->commands, "all"))
+		return true;
+	size_t n = strlen(command);
+	for (const char *p = o->commands; (p = strstr(p, command)); p += n)
+		if ((p == o->commands || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static int set_value(struct engine_cli *c, const struct engine_opt *o, const char *v, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	const char *n = o->name;
+	if (!strcmp(n, "size") || !strcmp(n, "data-size") || !strcmp(n, "block-size")) {
+		uint64_t x;
+		if (units_parse_size(v, 1, &x, &why))
+			return fail(err, errlen, "--%s: '%s' is not a valid size: %s", n, v, why);
+		*(!strcmp(n, "size") ? &c->size : !strcmp(n, "data-size") ? &c->data_size : &c->block_size) = x;
+	} else if (!strcmp(n, "commit-every")) {
+		if (units_parse_count(v, &c->commit_every, &why))
+			return fail(err, errlen, "--%s: '%s' is not a valid count: %s", n, v, why);
+	} else if (!strcmp(n, "index")) {
+		if (strcmp(v, "mem") && strcmp(v, "bdb") && strcmp(v, "bloom"))
+			return fail(err, errlen, "--index: unknown value '%s' (mem, bdb, bloom)", v);
+		c->index = v;
+	} else if (!strcmp(n, "hash")) {
+		if (strcmp(v, "sha1") && strcmp(v, "sha256"))
+			return fail(err, errlen, "--hash: unknown value '%s' (sha1, sha256)", v);
+		c->hash = v;
+	} else if (!strcmp(n, "json")) {
+		c->json = "-";
+	} else if (!strcmp(n, "verify-hits")) {
+		c->verify_hits = true;
+	} else if (!strcmp(n, "direct")) {
+		c->direct = true;
+	} else if (!strcmp(n, "quiet")) {
+		c->quiet = true;
+	} else if (!strcmp(n, "help")) {
+		c->help = true;
+	} else if (!strcmp(n, "version")) {
+		c->version = true;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct engine_cli *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof *c);
+	struct option longs[32];
+	char shorts[64];
+	bool given[32] = {false};
+	size_t nl = 0, ns = 0;
+	shorts[ns++] = ':';
+	for (size_t i = 0; i < engine_option_count; i++) {
+		const struct engine_opt *o = &engine_options[i];
+		longs[nl++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, 256 + (int)i};
+		if (o->short_opt) {
+			shorts[ns++] = (char)o->short_opt;
+			if (o->arg)
+				shorts[ns++] = ':';
+		}
+	}
+	longs[nl] = (struct option){0};
+	shorts[ns] = 0;
+	/* GNU getopt permutes: options may stand before or after the command and its arguments. */
+	optind = 0;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (ch == '?')
+			return fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+		if (ch == ':')
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		size_t row = 0;
+		if (ch >= 256)
+			row = (size_t)(ch - 256);
+		else
+			while (row < engine_option_count && engine_options[row].short_opt != ch)
+				row++;
+		if (set_value(c, &engine_options[row], optarg, err, errlen))
+			return -1;
+		given[row] = true;
+	}
+	if (c->help || c->version)
+		return 0;
+	if (optind >= argc)
+		return fail(err, errlen, "no command given (format, stat, fsck, gc, import, export, discard)");
+	c->command = argv[optind];
+	int k = 0;
+	while (commands[k] && strcmp(commands[k], c->command))
+		k++;
+	if (!commands[k])
+		return fail(err, errlen, "unknown command '%s' (format, stat, fsck, gc, import, export, discard)", c->command);
+	c->args = argv + optind + 1;
+	c->nargs = argc - optind - 1;
+	if (c->nargs != command_args[k])
+		return fail(err, errlen, "'%s' takes %d argument%s, got %d (see --help)", c->command, command_args[k],
+			    command_args[k] > 1 ? "s" : "", c->nargs);
+	for (size_t i = 0; i < engine_option_count; i++)
+		if (given[i] && !takes(&engine_options[i], c->command))
+			return fail(err, errlen, "option --%s does not apply to '%s'", engine_options[i].name, c->command);
+	if (!strcmp(c->command, "format") && !c->size)
+		return fail(err, errlen, "format needs --size");
+	return 0;
+}
+
+void cli_print_help(FILE *f)
+{
+	fputs("Usage: dedisengine COMMAND [OPTION]... ARGS\n"
+	      "The reference fixed-block deduplication engine: a volume is a directory.\n\n"
+	      "Commands:\n"
+	      "  format DIR --size SIZE     create a volume\n"
+	      "  stat DIR                   counters: mapped and physical blocks, dedup ratio, index\n"
+	      "  fsck DIR                   check every invariant (exit 0 consistent, 1 not)\n"
+	      "  gc DIR                     reclaim blocks no logical block references\n"
+	      "  import DIR FILE            write FILE (or a device) into the volume from block 0\n"
+	      "  export DIR FILE            read the whole volume out into FILE\n"
+	      "  discard DIR START LEN      unmap LEN blocks from block START\n\nOptions:\n", f);
+	for (size_t i = 0; i < engine_option_count; i++) {
+		const struct engine_opt *o = &engine_options[i];
+		char left[48];
+		if (o->short_opt)
+			snprintf(left, sizeof left, "  -%c, --%s%s%s", o->short_opt, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof left, "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "%-26s %s", left, o->help);
+		if (o->def)
+			fprintf(f, " [%s]", o->def);
+		if (strcmp(o->commands, "all"))
+			fprintf(f, " (%s)", o->commands);
+		fputc('\n', f);
+	}
+	fputs("\nExit status: 0 success, 1 failure (fsck: inconsistent), 2 bad input.\n", f);
+}
+
+static void esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+void cli_print_man(FILE *f)
+{
+	for (size_t i = 0; i < engine_option_count; i++) {
+		const struct engine_opt *o = &engine_options[i];
+		fputs(".TP\n", f);
+		if (o->short_opt)
+			fprintf(f, "\\fB\\-%c\\fR, ", o->short_opt);
+		fputs("\\fB\\-\\-", f);
+		esc(f, o->name);
+		fputs("\\fR", f);
+		if (o->arg) {
+			fputs(" \\fI", f);
+			esc(f, o->arg);
+			fputs("\\fR", f);
+		}
+		fputc('\n', f);
+		esc(f, o->help);
+		if (o->def) {
+			fputs(" (default: ", f);
+			esc(f, o->def);
+			fputc(')', f);
+		}
+		fputs(".\n", f);
+	}
+}

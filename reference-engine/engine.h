@@ -1,0 +1,80 @@
+/* engine.h - libdedisengine: a user-space, file-backed, fixed-block inline deduplication engine
+ * (Dmdedup's design): a volume directory with a chunk store, an LBN map, reference counts and an index. */
+#ifndef DEDIS_ENGINE_H
+#define DEDIS_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct engine_format_params {
+	uint64_t logical_bytes;   /* the volume's size as seen by writers */
+	uint64_t data_bytes;      /* the chunk store; may be smaller (thin) or larger; 0 = logical */
+	uint32_t block_size;      /* 512 B .. 64 KiB, power of two; 0 = 4096 */
+	const char *index;        /* "mem" (default), "bdb", "bloom" */
+	const char *hash;         /* "sha1" (default), "sha256" */
+};
+
+struct engine_open_params {
+	bool direct;              /* O_DIRECT on the chunk store */
+	bool verify_hits;         /* compare bytes on an index hit; count collisions */
+	unsigned commit_every;    /* bdb/bloom: group commit every N writes (0: only on flush) */
+	bool exclusive;           /* refuse other openers (gc, fsck) */
+};
+
+/* Counters: shared by every process that has the volume open, persisted with it. */
+struct engine_stats {
+	uint64_t block_size, logical_blocks, data_blocks;
+	uint64_t logical_writes;     /* every write */
+	uint64_t unique_writes;      /* new data stored */
+	uint64_t duplicate_writes;   /* data already stored: mapped, not written */
+	uint64_t overwrites;         /* writes to an LBN that was mapped to other data */
+	uint64_t inplace_rewrites;   /* the same data rewritten to the same LBN */
+	uint64_t discards;           /* LBNs unmapped by discard */
+	uint64_t reads;
+	uint64_t mapped_blocks;      /* LBNs mapped now */
+	uint64_t physical_blocks;    /* PBNs in use now (referenced by an LBN or the index) */
+	uint64_t referenced_blocks;  /* PBNs referenced by at least one LBN */
+	double dedup_ratio;          /* mapped / referenced (live data's dedup) */
+	uint64_t index_entries, index_lookups, bloom_negatives;
+	uint64_t meta_reads, meta_writes;
+	uint64_t gc_reclaimed;
+	uint64_t collisions;         /* index hits whose bytes differed (--verify-hits) */
+	uint64_t index_bytes;
+	char index[8], hash[8];
+};
+
+struct engine;
+
+/* Returns 0 or -errno; err gets a one-line reason. */
+int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen);
+/* Reads a volume's geometry from its superblock without opening it: 0, -ENOENT when DIR holds no
+ * volume, or -errno with err saying what is wrong (a damaged superblock is not "no volume"). */
+int engine_describe(const char *dir, struct engine_stats *geometry, char *err, size_t errlen);
+/* Opens a formatted volume (recovering it if it was not closed cleanly). */
+int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen);
+
+uint32_t engine_block_size(const struct engine *e);
+uint64_t engine_logical_blocks(const struct engine *e);
+
+/* One block at a logical block number. 0 or -errno (-ENOSPC: no free physical block). */
+int engine_write(struct engine *e, uint64_t lbn, const void *buf);
+/* Never-written or discarded LBNs read as zeros. */
+int engine_read(struct engine *e, uint64_t lbn, void *buf);
+/* Unmap [lbn, lbn + n). */
+int engine_discard(struct engine *e, uint64_t lbn, uint64_t n);
+/* After it returns, everything acknowledged so far survives a crash. */
+int engine_flush(struct engine *e);
+/* Reclaim physical blocks no LBN references (and their index entries). Also runs by itself
+ * when a write finds the chunk store full; -ENOSPC only when live data fills it. */
+int engine_gc(struct engine *e, uint64_t *reclaimed);
+void engine_stats(struct engine *e, struct engine_stats *s);
+
+/* Check every invariant; each problem is reported through `report` (one line). Returns the number
+ * of problems (0 = consistent) or -errno. */
+long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), void *arg);
+
+/* Flush and close; marks the volume clean. */
+int engine_close(struct engine *e);
+
+#endif

@@ -1,0 +1,277 @@
+/* index-bloom.c - Data Domain's summary vector: a Bloom filter in a MAP_SHARED file in front of
+ * the bdb index, answering "certainly new" lookups without touching Berkeley DB.
+ *
+ * The filter is <dir>/bloom: a 4 KiB header (geometry, shared counters, a `pending` flag) and
+ * a bit array shared by every process with the volume open. Sizing for n = capacity entries at
+ * p = 1 %: m = n * ln(1/p) / ln(2)^2 = 9.585 n bits (rounded up to whole 64-bit words, at
+ * least 4096 bits), k = (m / n) * ln 2 = 6.64 -> 7 hash functions. The fingerprint is already
+ * a cryptographic digest, so its bytes are independent uniform hashes: h1 = bytes 0..7 and
+ * h2 = bytes 8..15 (forced odd) as little-endian words, and the k probes are
+ * g_i = (h1 + i * h2) mod m (Kirsch-Mitzenmacher double hashing, same asymptotic rate as k
+ * fully independent hashes).
+ *
+ * insert sets the bits after the bdb insert commits; lookup returns INDEX_ABSENT_FILTERED if
+ * any bit is clear, otherwise asks bdb. remove cannot clear bits (other entries may share
+ * them), so the filter only goes stale towards false positives: removals since the last
+ * rebuild are counted, and the false-positive rate grows with them until the filter is
+ * rebuilt from bdb, which happens when removals exceed 25 % of the live entries, and on open
+ * with `recover` (the file may have been mid-update when the machine went down).
+ *
+ * A process killed between the bdb insert and setting the bits would leave an entry the filter
+ * denies (a false negative: the engine would store a duplicate). Every mutation therefore sets
+ * header.pending first and clears it last; since callers serialise all calls, a call that finds
+ * `pending` set knows its predecessor died mid-update and rebuilds before answering. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "index.h"
+#include "meta.h"
+
+#define BLOOM_MAGIC 0x4d4f4f4c42534944ULL /* "DISBLOOM" */
+#define BLOOM_FILE "bloom"
+#define BLOOM_BITS_PER_ENTRY 9.585058    /* ln(100) / ln(2)^2: 1 % false positives */
+#define BLOOM_K 7                        /* round(9.585 * ln 2) */
+#define BLOOM_MIN_BITS 4096
+#define BLOOM_REBUILD_PCT 25             /* rebuild when removals exceed this % of entries */
+
+struct bloom_header {
+	uint64_t magic;
+	uint64_t bits;          /* m, a multiple of 64 */
+	uint64_t capacity;
+	uint32_t k;
+	uint32_t fp_len;
+	uint64_t removals;      /* since the last rebuild: bits that may be stale */
+	uint64_t lookups;
+	uint64_t negatives;     /* answered by the filter */
+	uint64_t positives;     /* passed on to bdb */
+	uint64_t rebuilds;
+	uint32_t pending;       /* an update is in progress (or its process died in it) */
+	uint32_t reserved;
+	uint8_t pad[4096 - 80];
+};
+
+struct index {
+	struct index *bdb;      /* index_bdb_ops' own state */
+	struct bloom_header *h;
+	uint64_t *words;
+	size_t map_len;
+};
+
+static uint64_t bloom_bits(uint64_t capacity)
+{
+	double m = (double)capacity * BLOOM_BITS_PER_ENTRY;
+	uint64_t bits = (uint64_t)m + 1;
+	if (bits < BLOOM_MIN_BITS)
+		bits = BLOOM_MIN_BITS;
+	return (bits + 63) & ~(uint64_t)63;
+}
+
+static size_t bloom_len(uint64_t capacity)
+{
+	return sizeof(struct bloom_header) + bloom_bits(capacity) / 8;
+}
+
+static uint64_t le64(const uint8_t *b)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
+/* The k bit positions of fp. */
+static void probes(const struct bloom_header *h, const uint8_t *fp, uint64_t *pos)
+{
+	uint64_t h1 = le64(fp), h2 = le64(fp + 8) | 1;
+	for (uint32_t i = 0; i < h->k; i++)
+		pos[i] = (h1 + i * h2) % h->bits;
+}
+
+static void set_bits(struct index *ix, const uint8_t *fp)
+{
+	uint64_t pos[BLOOM_K];
+	probes(ix->h, fp, pos);
+	for (uint32_t i = 0; i < ix->h->k; i++)
+		ix->words[pos[i] >> 6] |= 1ULL << (pos[i] & 63);
+}
+
+static bool test_bits(struct index *ix, const uint8_t *fp)
+{
+	uint64_t pos[BLOOM_K];
+	probes(ix->h, fp, pos);
+	for (uint32_t i = 0; i < ix->h->k; i++)
+		if (!(ix->words[pos[i] >> 6] & (1ULL << (pos[i] & 63))))
+			return false;
+	return true;
+}
+
+static int bloom_create(const struct index_params *p)
+{
+	int rc = index_bdb_ops.create(p);
+	if (rc)
+		return rc;
+	size_t len = bloom_len(p->capacity);
+	int fd;
+	struct bloom_header *h = meta_map(p->dir, BLOOM_FILE, len, 1, &fd);
+	if (!h)
+		return errno ? -errno : -EIO;
+	memset(h, 0, len);
+	h->magic = BLOOM_MAGIC;
+	h->bits = bloom_bits(p->capacity);
+	h->capacity = p->capacity;
+	h->k = BLOOM_K;
+	h->fp_len = p->fp_len;
+	rc = msync(h, len, MS_SYNC) ? -errno : 0;
+	munmap(h, len);
+	close(fd);
+	return rc;
+}
+
+static int rebuild_one(void *arg, const uint8_t *fp, uint64_t pbn)
+{
+	set_bits(arg, fp);
+	return 0;
+}
+
+/* Fresh bits from every bdb entry. */
+static int rebuild(struct index *ix)
+{
+	ix->h->pending = 1;
+	memset(ix->words, 0, ix->h->bits / 8);
+	int rc = index_bdb_ops.iterate(ix->bdb, rebuild_one, ix);
+	if (rc)
+		return rc; /* pending stays set: the next call tries again */
+	ix->h->removals = 0;
+	ix->h->rebuilds++;
+	ix->h->pending = 0;
+	return 0;
+}
+
+/* Called first by every operation: callers are serialised, so `pending` here means the
+ * previous caller died mid-update. */
+static int check_pending(struct index *ix)
+{
+	return ix->h->pending ? rebuild(ix) : 0;
+}
+
+static int bloom_open(const struct index_params *p, int recover, struct index **out)
+{
+	struct index *ix = calloc(1, sizeof *ix);
+	if (!ix)
+		return -ENOMEM;
+	int rc = index_bdb_ops.open(p, recover, &ix->bdb);
+	if (rc) {
+		free(ix);
+		return rc;
+	}
+	ix->map_len = bloom_len(p->capacity);
+	ix->h = meta_map(p->dir, BLOOM_FILE, ix->map_len, 0, NULL);
+	if (!ix->h)
+		rc = errno ? -errno : -EIO;
+	else if (ix->h->magic != BLOOM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->k != BLOOM_K ||
+		 ix->h->bits != bloom_bits(p->capacity) || p->fp_len < 16)
+		rc = -EINVAL;
+	if (!rc) {
+		ix->words = (uint64_t *)((uint8_t *)ix->h + sizeof *ix->h);
+		if (recover) /* alone (the engine holds the volume exclusively while it recovers) */
+			rc = rebuild(ix);
+	}
+	if (rc) {
+		if (ix->h)
+			munmap(ix->h, ix->map_len);
+		index_bdb_ops.close(ix->bdb);
+		free(ix);
+		return rc;
+	}
+	*out = ix;
+	return 0;
+}
+
+static int bloom_lookup(struct index *ix, const uint8_t *fp, uint64_t *pbn)
+{
+	int rc = check_pending(ix);
+	if (rc)
+		return rc;
+	ix->h->lookups++;
+	if (!test_bits(ix, fp)) {
+		ix->h->negatives++;
+		return INDEX_ABSENT_FILTERED;
+	}
+	ix->h->positives++;
+	return index_bdb_ops.lookup(ix->bdb, fp, pbn);
+}
+
+static int bloom_insert(struct index *ix, const uint8_t *fp, uint64_t pbn)
+{
+	int rc = check_pending(ix);
+	if (rc)
+		return rc;
+	ix->h->pending = 1;
+	rc = index_bdb_ops.insert(ix->bdb, fp, pbn);
+	if (!rc)
+		set_bits(ix, fp);
+	ix->h->pending = 0;
+	return rc;
+}
+
+static int bloom_remove(struct index *ix, const uint8_t *fp)
+{
+	int rc = check_pending(ix);
+	if (rc)
+		return rc;
+	rc = index_bdb_ops.remove(ix->bdb, fp);
+	if (rc)
+		return rc;
+	ix->h->removals++;
+	struct index_stats s;
+	index_bdb_ops.stats(ix->bdb, &s);
+	if (ix->h->removals * 100 > s.entries * BLOOM_REBUILD_PCT)
+		rc = rebuild(ix);
+	return rc;
+}
+
+static int bloom_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t pbn), void *arg)
+{
+	int rc = check_pending(ix);
+	return rc ? rc : index_bdb_ops.iterate(ix->bdb, fn, arg);
+}
+
+static int bloom_flush(struct index *ix)
+{
+	int rc = check_pending(ix);
+	if (!rc && msync(ix->h, ix->map_len, MS_SYNC))
+		rc = -errno;
+	return rc ? rc : index_bdb_ops.flush(ix->bdb);
+}
+
+static void bloom_stats(struct index *ix, struct index_stats *s)
+{
+	index_bdb_ops.stats(ix->bdb, s);
+	s->lookups = ix->h->lookups;
+	s->bloom_negatives = ix->h->negatives;
+	s->bloom_positives = ix->h->positives;
+	s->bytes += ix->map_len;
+}
+
+static void bloom_close(struct index *ix)
+{
+	index_bdb_ops.close(ix->bdb);
+	munmap(ix->h, ix->map_len);
+	free(ix);
+}
+
+const struct index_ops index_bloom_ops = {
+	.name = "bloom",
+	.create = bloom_create,
+	.open = bloom_open,
+	.lookup = bloom_lookup,
+	.insert = bloom_insert,
+	.remove = bloom_remove,
+	.iterate = bloom_iterate,
+	.flush = bloom_flush,
+	.stats = bloom_stats,
+	.close = bloom_close,
+};

@@ -1,0 +1,343 @@
+/* main.c - dedisengine: format, stat, fsck, gc, import, export and discard on a reference-engine
+ * volume; bad input exits 2 before anything is written, failures exit 1. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+#include "engine.h"
+#include "units.h"
+
+#define EXIT_FAILED 1
+#define EXIT_BAD_INPUT 2
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "dedisengine: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return EXIT_BAD_INPUT;
+}
+
+/* Open for a command; a missing or damaged volume is bad input. */
+static int open_volume(const char *dir, const struct engine_cli *c, bool exclusive, struct engine **e)
+{
+	struct engine_stats g;
+	char err[512];
+	int rc = engine_describe(dir, &g, err, sizeof err);
+	if (rc == -ENOENT)
+		return bad("%s holds no volume (format it first)%s", dir, "");
+	if (rc)
+		return bad("%s%s", err, " (refusing to open it)");
+	struct engine_open_params p = {.direct = c->direct, .verify_hits = c->verify_hits,
+				       .commit_every = (unsigned)c->commit_every, .exclusive = exclusive};
+	if (engine_open(dir, &p, e, err, sizeof err)) {
+		fprintf(stderr, "dedisengine: %s\n", err);
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+static json_t *stats_json(const struct engine_stats *s)
+{
+	json_t *j = json_object();
+#define PUT(k) json_object_set_new(j, #k, json_integer((json_int_t)s->k))
+	PUT(block_size); PUT(logical_blocks); PUT(data_blocks); PUT(logical_writes); PUT(unique_writes);
+	PUT(duplicate_writes); PUT(overwrites); PUT(inplace_rewrites); PUT(discards); PUT(reads);
+	PUT(mapped_blocks); PUT(physical_blocks); PUT(referenced_blocks); PUT(index_entries); PUT(index_lookups);
+	PUT(bloom_negatives); PUT(meta_reads); PUT(meta_writes); PUT(gc_reclaimed); PUT(collisions); PUT(index_bytes);
+#undef PUT
+	json_object_set_new(j, "dedup_ratio", json_real(s->dedup_ratio));
+	json_object_set_new(j, "index", json_string(s->index));
+	json_object_set_new(j, "hash", json_string(s->hash));
+	return j;
+}
+
+static void print_stats(const struct engine_stats *s)
+{
+	char lsz[32], psz[32], isz[32];
+	units_format_size(s->mapped_blocks * s->block_size, lsz, sizeof lsz);
+	units_format_size(s->physical_blocks * s->block_size, psz, sizeof psz);
+	units_format_size(s->index_bytes, isz, sizeof isz);
+	printf("volume: %llu-byte blocks, %llu logical, %llu physical (%s index, %s)\n",
+	       (unsigned long long)s->block_size, (unsigned long long)s->logical_blocks,
+	       (unsigned long long)s->data_blocks, s->index, s->hash);
+	printf("space: %llu mapped blocks (%s), %llu physical blocks in use (%s), %llu referenced; dedup ratio %.3f\n",
+	       (unsigned long long)s->mapped_blocks, lsz, (unsigned long long)s->physical_blocks, psz,
+	       (unsigned long long)s->referenced_blocks, s->dedup_ratio);
+	printf("writes: %llu logical = %llu unique + %llu duplicate + %llu in-place rewrites; %llu overwrites, "
+	       "%llu discards, %llu reads\n",
+	       (unsigned long long)s->logical_writes, (unsigned long long)s->unique_writes,
+	       (unsigned long long)s->duplicate_writes, (unsigned long long)s->inplace_rewrites,
+	       (unsigned long long)s->overwrites, (unsigned long long)s->discards, (unsigned long long)s->reads);
+	printf("index: %llu entries (%s), %llu lookups, %llu answered by the Bloom filter; metadata I/O %llu reads, "
+	       "%llu writes; GC reclaimed %llu; collisions %llu\n",
+	       (unsigned long long)s->index_entries, isz, (unsigned long long)s->index_lookups,
+	       (unsigned long long)s->bloom_negatives, (unsigned long long)s->meta_reads,
+	       (unsigned long long)s->meta_writes, (unsigned long long)s->gc_reclaimed,
+	       (unsigned long long)s->collisions);
+}
+
+static int cmd_format(const struct engine_cli *c)
+{
+	struct engine_format_params p = {c->size, c->data_size, (uint32_t)c->block_size, c->index, c->hash};
+	char err[512];
+	if (c->block_size > UINT32_MAX)
+		return bad("--block-size %s is too large%s", "", "");
+	int rc = engine_format(c->args[0], &p, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "dedisengine: %s\n", err);
+		return rc == -EINVAL || rc == -EEXIST ? EXIT_BAD_INPUT : EXIT_FAILED;
+	}
+	if (!c->quiet)
+		printf("formatted %s\n", c->args[0]);
+	return 0;
+}
+
+static int cmd_stat(const struct engine_cli *c)
+{
+	struct engine *e;
+	int rc = open_volume(c->args[0], c, false, &e);
+	if (rc)
+		return rc;
+	struct engine_stats s;
+	engine_stats(e, &s);
+	engine_close(e);
+	if (c->json) {
+		json_t *j = stats_json(&s);
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		print_stats(&s);
+	}
+	return 0;
+}
+
+static void print_problem(void *arg, const char *line)
+{
+	json_t *list = arg;
+	if (list)
+		json_array_append_new(list, json_string(line));
+	else
+		printf("%s\n", line);
+}
+
+static int cmd_fsck(const struct engine_cli *c)
+{
+	struct engine *e;
+	int rc = open_volume(c->args[0], c, true, &e);
+	if (rc)
+		return rc;
+	json_t *list = c->json ? json_array() : NULL;
+	long problems = engine_fsck(e, print_problem, list);
+	engine_close(e);
+	if (problems < 0) {
+		fprintf(stderr, "dedisengine: fsck %s: %s\n", c->args[0], strerror((int)-problems));
+		json_decref(list);
+		return EXIT_FAILED;
+	}
+	if (list) {
+		json_t *j = json_pack("{s:b, s:I, s:o}", "consistent", problems == 0, "problems", (json_int_t)problems,
+				      "details", list);
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(j);
+	} else if (!c->quiet) {
+		printf("%s: %s (%ld problem%s)\n", c->args[0], problems ? "INCONSISTENT" : "consistent", problems,
+		       problems == 1 ? "" : "s");
+	}
+	return problems ? EXIT_FAILED : 0;
+}
+
+static int cmd_gc(const struct engine_cli *c)
+{
+	struct engine *e;
+	int rc = open_volume(c->args[0], c, true, &e);
+	if (rc)
+		return rc;
+	uint64_t reclaimed;
+	rc = engine_gc(e, &reclaimed);
+	int rc2 = engine_close(e);
+	if (rc || rc2) {
+		fprintf(stderr, "dedisengine: gc %s: %s\n", c->args[0], strerror(-(rc ? rc : rc2)));
+		return EXIT_FAILED;
+	}
+	if (c->json)
+		printf("{\"reclaimed_blocks\": %llu}\n", (unsigned long long)reclaimed);
+	else if (!c->quiet)
+		printf("reclaimed %llu blocks\n", (unsigned long long)reclaimed);
+	return 0;
+}
+
+static int file_size(int fd, uint64_t *size)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+static int cmd_import(const struct engine_cli *c)
+{
+	int fd = open(c->args[1], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bad("import: %s: %s", c->args[1], strerror(errno));
+	struct engine *e;
+	int rc = open_volume(c->args[0], c, false, &e);
+	uint64_t size = 0;
+	if (!rc && file_size(fd, &size))
+		rc = bad("import: cannot size %s%s", c->args[1], "");
+	uint32_t bs = rc ? 0 : engine_block_size(e);
+	if (!rc && (size + bs - 1) / bs > engine_logical_blocks(e)) {
+		char need[32];
+		snprintf(need, sizeof need, "%llu", (unsigned long long)size);
+		engine_close(e);
+		rc = bad("import: %s (%s bytes) does not fit in the volume", c->args[1], need);
+	}
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	size_t chunk = 1 << 20;
+	char *buf;
+	if (posix_memalign((void **)&buf, 4096, chunk)) {
+		close(fd);
+		engine_close(e);
+		return EXIT_FAILED;
+	}
+	uint64_t lbn = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		size_t len = (size_t)n;
+		if (len % bs) { /* the file's tail: zero-padded to a block, as a filesystem stores it */
+			memset(buf + len, 0, bs - len % bs);
+			len += bs - len % bs;
+		}
+		for (size_t off = 0; off < len && !rc; off += bs)
+			rc = engine_write(e, lbn++, buf + off);
+		if (rc)
+			break;
+	}
+	free(buf);
+	close(fd);
+	int rc2 = engine_close(e);
+	if (rc || rc2) {
+		fprintf(stderr, "dedisengine: import %s at block %llu: %s\n", c->args[1], (unsigned long long)lbn,
+			strerror(-(rc ? rc : rc2)));
+		return EXIT_FAILED;
+	}
+	if (!c->quiet)
+		printf("imported %llu blocks from %s\n", (unsigned long long)lbn, c->args[1]);
+	return 0;
+}
+
+static int cmd_export(const struct engine_cli *c)
+{
+	struct engine *e;
+	int rc = open_volume(c->args[0], c, false, &e);
+	if (rc)
+		return rc;
+	int fd = open(c->args[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		engine_close(e);
+		return bad("export: %s: %s", c->args[1], strerror(errno));
+	}
+	uint32_t bs = engine_block_size(e);
+	char *buf;
+	if (posix_memalign((void **)&buf, 4096, bs)) {
+		close(fd);
+		engine_close(e);
+		return EXIT_FAILED;
+	}
+	uint64_t n = engine_logical_blocks(e);
+	for (uint64_t lbn = 0; lbn < n && !rc; lbn++) {
+		rc = engine_read(e, lbn, buf);
+		if (!rc && pwrite(fd, buf, bs, (off_t)(lbn * bs)) != (ssize_t)bs)
+			rc = errno ? -errno : -EIO;
+	}
+	free(buf);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	close(fd);
+	int rc2 = engine_close(e);
+	if (rc || rc2) {
+		fprintf(stderr, "dedisengine: export to %s: %s\n", c->args[1], strerror(-(rc ? rc : rc2)));
+		return EXIT_FAILED;
+	}
+	if (!c->quiet)
+		printf("exported %llu blocks to %s\n", (unsigned long long)n, c->args[1]);
+	return 0;
+}
+
+static int cmd_discard(const struct engine_cli *c)
+{
+	uint64_t start, len;
+	const char *why;
+	if (units_parse_count(c->args[1], &start, &why) || units_parse_count(c->args[2], &len, &why))
+		return bad("discard: START and LEN are block counts (%s %s)", c->args[1], c->args[2]);
+	struct engine *e;
+	int rc = open_volume(c->args[0], c, false, &e);
+	if (rc)
+		return rc;
+	if (start > engine_logical_blocks(e) || len > engine_logical_blocks(e) - start) {
+		engine_close(e);
+		return bad("discard: blocks %s+%s are outside the volume", c->args[1], c->args[2]);
+	}
+	rc = engine_discard(e, start, len);
+	int rc2 = engine_close(e);
+	if (rc || rc2) {
+		fprintf(stderr, "dedisengine: discard: %s\n", strerror(-(rc ? rc : rc2)));
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct engine_cli c;
+	char err[512];
+	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */
+		cli_print_man(stdout);
+		return 0;
+	}
+	if (cli_parse(argc, argv, &c, err, sizeof err)) {
+		fprintf(stderr, "dedisengine: %s\n", err);
+		return EXIT_BAD_INPUT;
+	}
+	if (c.help) {
+		cli_print_help(stdout);
+		return 0;
+	}
+	if (c.version) {
+		printf("dedisengine %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	static const struct {
+		const char *name;
+		int (*run)(const struct engine_cli *);
+	} cmds[] = {{"format", cmd_format}, {"stat", cmd_stat}, {"fsck", cmd_fsck}, {"gc", cmd_gc},
+		    {"import", cmd_import}, {"export", cmd_export}, {"discard", cmd_discard}};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (!strcmp(cmds[i].name, c.command))
+			return cmds[i].run(&c);
+	return EXIT_BAD_INPUT;
+}

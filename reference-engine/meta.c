@@ -1,0 +1,129 @@
+/* meta.c - superblock sealing and checking (SHA-256 over its fields), and the mapping of the
+ * metadata files that every process with the volume open shares. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fingerprint.h"
+#include "meta.h"
+
+int meta_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void sb_digest(const struct superblock *sb, uint8_t out[32])
+{
+	struct fp_ctx *c = fp_new("sha256");
+	memset(out, 0, 32);
+	if (c) {
+		fp_hash(c, sb, offsetof(struct superblock, checksum), out);
+		fp_free(c);
+	}
+}
+
+void sb_seal(struct superblock *sb)
+{
+	sb_digest(sb, sb->checksum);
+}
+
+const char *sb_check(const struct superblock *sb)
+{
+	uint8_t want[32];
+	if (memcmp(sb->magic, VOL_MAGIC, 8))
+		return "not a dedisengine volume (bad magic)";
+	sb_digest(sb, want);
+	if (memcmp(want, sb->checksum, 32))
+		return "superblock checksum mismatch (corrupted)";
+	if (sb->version != VOL_VERSION)
+		return "unsupported format version";
+	if (sb->block_size < 512 || sb->block_size > 65536 || (sb->block_size & (sb->block_size - 1)))
+		return "invalid block size in superblock";
+	if (!sb->logical_blocks || !sb->data_blocks || (sb->fp_len != 20 && sb->fp_len != 32))
+		return "invalid geometry in superblock";
+	return NULL;
+}
+
+int sb_write(const char *dir, const struct superblock *sb)
+{
+	char path[4096], tmp[4096];
+	if (meta_path(path, sizeof path, dir, VOL_SUPERBLOCK) || meta_path(tmp, sizeof tmp, dir, VOL_SUPERBLOCK ".tmp"))
+		return -ENAMETOOLONG;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	char page[4096] = {0};
+	memcpy(page, sb, sizeof *sb);
+	int rc = 0;
+	if (write(fd, page, sizeof page) != (ssize_t)sizeof page || fsync(fd))
+		rc = errno ? -errno : -EIO;
+	close(fd);
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	return rc;
+}
+
+int sb_read(const char *dir, struct superblock *sb, const char **why)
+{
+	char path[4096];
+	*why = NULL;
+	if (meta_path(path, sizeof path, dir, VOL_SUPERBLOCK))
+		return -ENAMETOOLONG;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = errno == ENOENT ? "no superblock (not a formatted volume)" : "cannot read the superblock";
+		return -errno;
+	}
+	ssize_t n = read(fd, sb, sizeof *sb);
+	close(fd);
+	if (n != (ssize_t)sizeof *sb) {
+		*why = "superblock is truncated";
+		return -EINVAL;
+	}
+	*why = sb_check(sb);
+	return *why ? -EINVAL : 0;
+}
+
+void *meta_map(const char *dir, const char *name, size_t len, int create, int *fd_out)
+{
+	char path[4096];
+	if (meta_path(path, sizeof path, dir, name))
+		return NULL;
+	int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) || ((size_t)st.st_size < len && (!create || ftruncate(fd, (off_t)len)))) {
+		int e = errno ? errno : EINVAL;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (fd_out)
+		*fd_out = fd;
+	else
+		close(fd);
+	return p;
+}
+
+int state_init_lock(struct vol_state *st)
+{
+	pthread_mutexattr_t a;
+	if (pthread_mutexattr_init(&a) || pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST))
+		return -EINVAL;
+	int rc = pthread_mutex_init(&st->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	return -rc;
+}

@@ -1,0 +1,155 @@
+#!/bin/bash
+# Crash consistency of dedisengine: a writer killed (SIGKILL) at random instants, at least 20
+# times, on every index backend; after each kill the volume reopens, fsck accepts it and every
+# block flushed before the kill reads back (old or new, never anything else).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+[ -x "$DEDISENGINE" ] || fail "no dedisengine binary at $DEDISENGINE"
+mktmp
+
+# Reproducible when E2E_SEED is given; the seed is printed either way.
+seed=${E2E_SEED:-$$}
+RANDOM=$seed
+note "seed $seed (E2E_SEED=$seed repeats the kill instants)"
+
+BS=4096
+NBLK=4096 # 16 MiB volumes, chunk store of the same size (GC runs by itself when it fills)
+T="$E2E_TMP"
+# A = P P Q Q (16 MiB, duplicates inside); B = Q N Q (12 MiB): known data overwriting other
+# data, new data overwriting, the same data rewritten in place. Blocks 3072.. are A's only.
+head -c $((4 << 20)) /dev/urandom >"$T/P"
+head -c $((4 << 20)) /dev/urandom >"$T/Q"
+cat "$T/P" "$T/P" "$T/Q" "$T/Q" >"$T/A"
+BBLK=3072
+
+# blockhashes FILE: one md5 per 4 KiB block, in block order.
+blockhashes() {
+	rm -rf "$T/split"
+	mkdir "$T/split"
+	split -b $BS -a 5 -d "$1" "$T/split/b"
+	(cd "$T/split" && md5sum b*) | cut -d' ' -f1
+}
+blockhashes "$T/A" >"$T/A.md5"
+
+make_b() { # a fresh B: new data N differs every round
+	head -c $((4 << 20)) /dev/urandom >"$T/N"
+	cat "$T/Q" "$T/N" "$T/Q" >"$T/B"
+	blockhashes "$T/B" >"$T/B.md5"
+}
+
+fsck_ok() { # VOL WHEN
+	local rc=0
+	"$DEDISENGINE" fsck "$1" >"$T/fsck.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || fail "$2: fsck exited $rc: $(head -c 800 "$T/fsck.out")"
+}
+
+# check_export VOL MODE WHEN: MODE "A" = exactly A; "AB" = each block A's or B's (A's beyond B).
+check_export() {
+	"$DEDISENGINE" export "$1" "$T/out" -q || fail "$3: export failed"
+	[ "$(stat -c %s "$T/out")" -eq $((NBLK * BS)) ] || fail "$3: export has the wrong size"
+	if [ "$2" = A ]; then
+		cmp -s "$T/A" "$T/out" || fail "$3: the volume does not read back as A ($(cmp "$T/A" "$T/out" 2>&1))"
+		return 0
+	fi
+	blockhashes "$T/out" >"$T/out.md5"
+	local bad
+	bad=$(paste -d' ' "$T/out.md5" "$T/A.md5" "$T/B.md5" | awk -v nb=$BBLK '
+		{ i = NR - 1; if ($1 == $2) { a++; next } if (i < nb && $1 == $3) { b++; next }
+		  if (n++ < 5) printf "block %d is neither the old nor the new content; ", i }
+		END { printf "%s|%d|%d", (n ? n " bad blocks: " : ""), a, b }')
+	case $bad in
+	"|"*) ;;
+	*) fail "$3: ${bad%%|*}" ;;
+	esac
+	local counts=${bad#|}
+	note "$3: ok (${counts%%|*} blocks A's, ${counts##*|} B's)"
+}
+
+# One volume per backend; calibrate how long an uninterrupted B import takes on each, so the
+# kill instants spread over the whole import (and a little beyond it).
+declare -A span
+for ix in mem bdb bloom; do
+	v="$T/vol-$ix"
+	"$DEDISENGINE" format "$v" --size $((NBLK * BS)) --index "$ix" -q || fail "format --index $ix failed"
+	"$DEDISENGINE" import "$v" "$T/A" -q || fail "$ix: import of A failed"
+	make_b
+	t0=$EPOCHREALTIME
+	"$DEDISENGINE" import "$v" "$T/B" -q || fail "$ix: import of B failed"
+	t1=$EPOCHREALTIME
+	span[$ix]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1300 + 5 }') # ms
+	fsck_ok "$v" "$ix: after a complete import of B"
+	# Uninterrupted: blocks below 3072 are exactly B's.
+	"$DEDISENGINE" export "$v" "$T/out" -q || fail "$ix: export failed"
+	cmp -s -n $((BBLK * BS)) "$T/B" "$T/out" || fail "$ix: a complete import of B does not read back"
+	cmp -s -i $((BBLK * BS)) -n $(((NBLK - BBLK) * BS)) "$T/A" "$T/out" || fail "$ix: blocks past B are not A's"
+	note "$ix: an uninterrupted import of B takes about $((span[$ix] * 10 / 13)) ms"
+done
+
+# The kill rounds.
+KILLS=21
+gcs=0
+for ((r = 0; r < KILLS; r++)); do
+	ix=$(echo mem bdb bloom | cut -d' ' -f$((r % 3 + 1)))
+	v="$T/vol-$ix"
+	"$DEDISENGINE" import "$v" "$T/A" -q || fail "round $r ($ix): import of A failed"
+	check_export "$v" A "round $r ($ix): after importing A"
+	make_b
+	delay=$((RANDOM % span[$ix]))
+	commit=()
+	[ $((RANDOM % 2)) -eq 1 ] && [ "$ix" != mem ] && commit=(--commit-every $((RANDOM % 200 + 1)))
+	"$DEDISENGINE" import "$v" "$T/B" -q "${commit[@]}" 2>"$T/imp.err" &
+	pid=$!
+	sleep "$(printf '0.%03d' "$delay")" # the random crash instant (not synchronisation)
+	kill -9 "$pid" 2>/dev/null || true
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 137 ] || [ "$rc" -eq 0 ] || fail "round $r ($ix): the import exited $rc: $(cat "$T/imp.err")"
+	late=""
+	[ "$rc" -eq 0 ] && late=", after it finished"
+	what="round $r ($ix, killed at ${delay} ms${commit[*]:+, ${commit[*]}}$late)"
+	fsck_ok "$v" "$what"
+	check_export "$v" AB "$what"
+	g=$("$DEDISENGINE" stat "$v" --json | jq -r .gc_reclaimed) || fail "$what: stat failed"
+	[ "$g" -gt 0 ] && gcs=$((gcs + 1))
+done
+[ "$gcs" -gt 0 ] || fail "no round ran a GC pass: the rounds did not fill the chunk store"
+
+# A killed dedisbench (the whole process group, workers included) leaves a volume fsck accepts
+# and a later run can use.
+BKILLS=3
+vb="$T/vol-bench"
+for ((r = 0; r < BKILLS; r++)); do
+	ix=$(echo mem bdb bloom | cut -d' ' -f$((r % 3 + 1)))
+	setsid "$DEDISBENCH" --target "engine:$vb-$ix,index=$ix" --procs 2 --file-size 8MiB --access uniform \
+		--dist kernels --time 30s --sync fsync --seed $((seed + r)) -q >"$T/b.out" 2>"$T/b.err" &
+	pid=$!
+	on_exit "kill -9 -- -$pid 2>/dev/null"
+	for _ in $(seq 1 200); do # bounded poll: the volume exists once format has finished
+		[ -f "$vb-$ix/superblock" ] && break
+		kill -0 "$pid" 2>/dev/null || fail "dedisbench ended early: $(cat "$T/b.err")"
+		sleep 0.05
+	done
+	[ -f "$vb-$ix/superblock" ] || fail "dedisbench never formatted $vb-$ix"
+	delay=$((RANDOM % 900 + 100))
+	sleep "$(printf '0.%03d' "$delay")" # the random crash instant
+	kill -9 -- "-$pid" 2>/dev/null || fail "dedisbench ($ix) ended before the kill: $(cat "$T/b.err")"
+	wait "$pid" 2>/dev/null || true
+	for _ in $(seq 1 100); do # bounded poll: every worker of the group is gone
+		pgrep -g "$pid" >/dev/null 2>&1 || break
+		sleep 0.05
+	done
+	! pgrep -g "$pid" >/dev/null 2>&1 || fail "dedisbench's workers outlived SIGKILL"
+	what="dedisbench on $ix killed at ${delay} ms"
+	fsck_ok "$vb-$ix" "$what"
+	"$DEDISENGINE" stat "$vb-$ix" --json >"$T/st.json" || fail "$what: stat failed"
+	jcheck "$T/st.json" '.logical_writes > 0' "$what: nothing was written before the kill"
+	# The volume is usable again: a full run on it matches and reads back.
+	run_bench --target "engine:$vb-$ix" --procs 2 --file-size 8MiB --access uniform --dist kernels -m \
+		--size 16MiB --seed $((seed + r)) --json "$T/after.json" -q
+	[ "$RC" -eq 0 ] || fail "$what: a run on the recovered volume exited $RC: $(head -c 600 "$T/err")"
+	jcheck "$T/after.json" '.engine.match == true and .engine.read_mismatches == 0' \
+		"$what: the run on the recovered volume does not match" .engine
+	fsck_ok "$vb-$ix" "$what, then a complete run"
+	note "$what: fsck clean, $(jget "$T/st.json" .logical_writes) writes had landed; the next run matches"
+done
+note "$((KILLS + BKILLS)) kills, $gcs rounds with GC, all consistent"

@@ -1,0 +1,49 @@
+#!/bin/bash
+# gen-bad-input.sh - dedisgen refuses bad input before reading anything: one line on stderr
+# naming what and why, exit status 2, and no output file (nor temp file) left behind.
+source "$(dirname "$0")/lib.sh"
+mktmp
+[ -x "$DEDISGEN" ] || fail "no dedisgen at $DEDISGEN"
+mkdir "$E2E_TMP/data" "$E2E_TMP/out"
+head -c 10000 /dev/urandom >"$E2E_TMP/data/f"
+mkfifo "$E2E_TMP/fifo"
+printf '0 5\nx y\n' >"$E2E_TMP/bad.dist"
+
+# expect_bad WHAT_IN_MESSAGE ARGS...: exit 2, one stderr line mentioning WHAT, nothing in out/
+expect_bad() {
+	local what=$1 rc=0
+	shift
+	"$DEDISGEN" "$@" >"$E2E_TMP/stdout" 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 2 ] || fail "dedisgen $* exited $rc (want 2): $(cat "$E2E_TMP/err")"
+	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] || fail "dedisgen $*: not one line: $(cat "$E2E_TMP/err")"
+	grep -q -- "$what" "$E2E_TMP/err" || fail "dedisgen $*: '$what' not in: $(cat "$E2E_TMP/err")"
+	[ -z "$(ls -A "$E2E_TMP/out")" ] || fail "dedisgen $* left: $(ls -A "$E2E_TMP/out")"
+}
+O=$E2E_TMP/out/o.dist
+expect_bad "nonexistent" "$E2E_TMP/nonexistent" -o "$O"
+expect_bad "not a directory, regular file or block device" "$E2E_TMP/fifo" -o "$O"
+expect_bad "power of two" "$E2E_TMP/data" -b 3000 -o "$O"
+expect_bad "power of two" "$E2E_TMP/data" -b 256 -o "$O"
+expect_bad "power of two" "$E2E_TMP/data" -b 2MiB -o "$O"
+expect_bad "not a number" "$E2E_TMP/data" -b 4k,x -o "$O"
+expect_bad "md5" "$E2E_TMP/data" --hash md5 -o "$O"
+expect_bad "-o" "$E2E_TMP/data" -o "$E2E_TMP/nodir/o.dist" --json "$E2E_TMP/out/o.json"
+expect_bad "--json" "$E2E_TMP/data" -o "$O" --json "$E2E_TMP/nodir/o.json"
+expect_bad "unknown option" "$E2E_TMP/data" --frobnicate
+expect_bad "no PATH" -o "$O"
+expect_bad "-k" "$E2E_TMP/data" -k -o "$O"
+expect_bad "several block sizes" "$E2E_TMP/data" -b 4096,8192
+expect_bad "-d expects a block device" -d "$E2E_TMP/data" -o "$O"
+expect_bad "bad.dist:2" show "$E2E_TMP/bad.dist"
+printf "0 5\n" >"$E2E_TMP/good.dist"
+expect_bad "nonexistent" compare "$E2E_TMP/good.dist" "$E2E_TMP/nonexistent"
+expect_bad "no dedisgen analysis" merge "$E2E_TMP/data" -o "$O"
+expect_bad "destination\|say where" merge "$E2E_TMP/data"
+# an analysis DB from another hash is incompatible (with -k), and nothing is written
+"$DEDISGEN" "$E2E_TMP/data" --db "$E2E_TMP/db" -q >/dev/null || fail "DB scan exited $?"
+expect_bad "incompatible" "$E2E_TMP/data" --db "$E2E_TMP/db" -k --hash sha256 -o "$O"
+# an empty dataset: nothing to analyse
+mkdir "$E2E_TMP/emptydir"
+expect_bad "no data" "$E2E_TMP/emptydir" -o "$O"
+note "bad input refused with exit 2, nothing written"
+exit 0

@@ -1,0 +1,81 @@
+#!/bin/bash
+# gen-db-merge-spill.sh - the Berkeley DB paths give what memory gives: --db (byte-identical
+# file), --mem-limit forcing spills, -k extending an analysis, and merge of two halves == whole.
+source "$(dirname "$0")/lib.sh"
+mktmp /var/tmp
+[ -x "$DEDISGEN" ] || fail "no dedisgen at $DEDISGEN"
+W=$E2E_TMP/whole
+mkdir -p "$W/h1" "$W/h2"
+# Deterministic pseudo-random blocks (AES-CTR keystream); copies made by reusing pieces, so both
+# halves share contents and each holds repeats of its own.
+stream() { openssl enc -aes-128-ctr -nosalt -K "$1" -iv 0 </dev/zero 2>/dev/null | head -c "$2"; }
+stream 01 3000000 >"$E2E_TMP/s1"
+stream 02 2000000 >"$E2E_TMP/s2"
+head -c 1200000 "$E2E_TMP/s1" >"$W/h1/a"
+cat "$E2E_TMP/s1" >"$W/h1/b"
+tail -c 409600 "$E2E_TMP/s2" >"$W/h1/c"
+cat "$E2E_TMP/s2" "$E2E_TMP/s2" >"$W/h2/d"
+head -c 600000 "$E2E_TMP/s1" >"$W/h2/e"
+truncate -s 1M "$W/h2/sparse"
+for i in 1 2 3 4 5 6 7 8; do head -c $((i * 3001)) "$E2E_TMP/s2" >"$W/h2/small$i"; done
+records() { grep -v '^#\s*\(dedisgen\|source\)' "$1"; } # all but the version and source lines
+
+"$DEDISGEN" "$W" -b 4096,16384 -o "$E2E_TMP/mem.dist" -q || fail "memory scan exited $?"
+
+# --db: byte-identical files (same header: same sources, bytes, zero blocks)
+"$DEDISGEN" "$W" -b 4096,16384 --db "$E2E_TMP/db" -o "$E2E_TMP/db.dist" -q || fail "--db scan exited $?"
+for bs in 4096 16384; do
+	cmp "$E2E_TMP/mem.dist.$bs" "$E2E_TMP/db.dist.$bs" || fail "--db differs from memory at $bs"
+done
+[ -f "$E2E_TMP/db/dedisgen-4096.db" ] || fail "no DB file in --db DIR"
+
+# --mem-limit small enough to spill many times (temporary DB), same bytes
+"$DEDISGEN" "$W" -b 4096,16384 --mem-limit 64KiB -o "$E2E_TMP/spill.dist" --json "$E2E_TMP/spill.json" -q ||
+	fail "--mem-limit scan exited $?"
+for bs in 4096 16384; do
+	cmp "$E2E_TMP/mem.dist.$bs" "$E2E_TMP/spill.dist.$bs" || fail "--mem-limit differs from memory at $bs"
+done
+jcheck "$E2E_TMP/spill.json" '.results[0].spills >= 2' "--mem-limit 64KiB did not spill"
+ls -d /var/tmp/dedisgen-spill.* 2>/dev/null | while read -r d; do
+	[ -O "$d" ] && find "$d" -newer "$E2E_TMP/spill.json" | grep -q . && fail "spill dir $d left behind"
+done
+# --mem-limit with --db: spills into it
+"$DEDISGEN" "$W" -b 4096 --mem-limit 64KiB --db "$E2E_TMP/dbl" -o "$E2E_TMP/dbl.dist" -q || fail "--db --mem-limit exited $?"
+cmp "$E2E_TMP/mem.dist.4096" "$E2E_TMP/dbl.dist" || fail "--db --mem-limit differs from memory"
+
+# merge of the halves == the whole (records and counts; the source lines name the halves)
+"$DEDISGEN" "$W/h1" -b 4096,16384 --db "$E2E_TMP/d1" -q >/dev/null || fail "half 1 exited $?"
+"$DEDISGEN" "$W/h2" -b 4096,16384 --db "$E2E_TMP/d2" -q >/dev/null || fail "half 2 exited $?"
+"$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/d2" -o "$E2E_TMP/merged.dist" --db "$E2E_TMP/dm" \
+	--json "$E2E_TMP/merged.json" -q || fail "merge exited $?"
+for bs in 4096 16384; do
+	diff <(records "$E2E_TMP/mem.dist.$bs") <(records "$E2E_TMP/merged.dist.$bs") >&2 ||
+		fail "merge of the halves differs from the whole at $bs"
+done
+grep -q "^# source: .*/h1 .*/h2$" "$E2E_TMP/merged.dist.4096" || fail "merged sources: $(grep source "$E2E_TMP/merged.dist.4096")"
+jcheck "$E2E_TMP/merged.json" '.command == "merge" and (.results | length) == 2'
+# the merged DB is an analysis too: merging it alone gives the same again (-o only, memory)
+"$DEDISGEN" merge "$E2E_TMP/dm" -o "$E2E_TMP/again.dist" -q || fail "merge of the merged DB exited $?"
+cmp "$E2E_TMP/merged.dist.4096" "$E2E_TMP/again.dist.4096" || fail "re-merge differs"
+# same with a spill during the merge
+"$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/d2" -o "$E2E_TMP/mspill.dist" --mem-limit 64KiB -q || fail "merge --mem-limit exited $?"
+cmp "$E2E_TMP/merged.dist.4096" "$E2E_TMP/mspill.dist.4096" || fail "merge --mem-limit differs"
+
+# -k extends an analysis with more paths: half 1 then -k half 2 == whole
+"$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dk" -q >/dev/null || fail "-k base exited $?"
+"$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -o "$E2E_TMP/k.dist" -q || fail "-k exited $?"
+diff <(records "$E2E_TMP/mem.dist.4096") <(records "$E2E_TMP/k.dist") >&2 || fail "-k h1 + h2 differs from the whole"
+# ... but never the same path twice, nor another hash
+rc=0; "$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -q >/dev/null 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "-k with an already analysed path exited $rc"
+grep -q "twice" "$E2E_TMP/err" || fail "no reason given: $(cat "$E2E_TMP/err")"
+rc=0; "$DEDISGEN" "$W/h2" -b 4096 --hash sha256 --db "$E2E_TMP/dk" -k -q >/dev/null 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "-k with another hash exited $rc"
+grep -q "incompatible" "$E2E_TMP/err" || fail "no reason given: $(cat "$E2E_TMP/err")"
+# merge refuses an output that is one of its inputs, and inputs of other block sizes
+rc=0; "$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/dk" -o "$E2E_TMP/x.dist" -q 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || fail "merge of analyses with different block sizes exited $rc"
+rc=0; "$DEDISGEN" merge "$E2E_TMP/d1" --db "$E2E_TMP/d1" -q 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || fail "merge into one of its inputs exited $rc"
+note "bdb == memory, spill == memory, merge(halves) == whole, -k"
+exit 0
