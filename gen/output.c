@@ -32,6 +32,19 @@ int pending_open(struct pending *p, const char *path)
 		errno = EISDIR;
 		return -1;
 	}
+	/* An existing non-regular file (/dev/null, a FIFO) is written in place: renaming a temp
+	 * file over it would replace the device node with a regular file. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(p->tmp);
+		p->tmp = NULL;
+		if ((p->f = fopen(path, "w")))
+			return 0;
+		int e = errno;
+		free(p->path);
+		memset(p, 0, sizeof *p);
+		errno = e;
+		return -1;
+	}
 	if (!(p->f = fopen(p->tmp, "wx"))) {
 		int e = errno;
 		free(p->tmp);
@@ -46,15 +59,15 @@ int pending_open(struct pending *p, const char *path)
 int pending_commit(struct pending *p)
 {
 	int rc = 0;
-	if (fflush(p->f) || ferror(p->f) || fsync(fileno(p->f)))
+	if (fflush(p->f) || ferror(p->f) || (p->tmp && fsync(fileno(p->f))))
 		rc = -1;
 	if (fclose(p->f))
 		rc = -1;
 	p->f = NULL;
-	if (!rc && rename(p->tmp, p->path))
+	if (!rc && p->tmp && rename(p->tmp, p->path))
 		rc = -1;
 	int e = errno;
-	if (rc)
+	if (rc && p->tmp)
 		unlink(p->tmp);
 	free(p->tmp);
 	free(p->path);
@@ -143,6 +156,11 @@ int plot_histogram(const struct dist *d, const char *title, const char *png, cha
 	}
 	if (pending_open(&out, png)) {
 		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
+		return -1;
+	}
+	if (!out.tmp) { /* gnuplot writes the PNG to a temp path and we rename it: needs a regular file */
+		pending_abort(&out);
+		snprintf(why, whylen, "--plot %s: not a regular file", png);
 		return -1;
 	}
 	fclose(out.f);
