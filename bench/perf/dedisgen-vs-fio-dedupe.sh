@@ -47,7 +47,7 @@ if [[ -z ${DIR:-} ]]; then
 	if ((shm_kib > need_kib)); then DIR=/dev/shm; else DIR=/var/tmp; fi
 fi
 FILE=$(mktemp "$DIR/dedisgen-perf.XXXXXX")
-trap 'rm -f "$FILE"' EXIT
+trap 'rm -f "$FILE" "$FILE.dist"' EXIT
 
 # A dataset with duplicates: 1 MiB random chunks, each written 1 to 3 times (about half the
 # blocks redundant), so both tools index a realistic mix rather than all-unique blocks.
@@ -78,7 +78,7 @@ time_run() { # prints MB/s of one run of "$@"
 	awk -v s="$SIZE" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", s / (b - a) / 1e6 }'
 }
 
-gen_mbs=$(for _ in $(seq "$REPS"); do time_run "$GEN" -q -b "$BS" -t "$THREADS" -o /dev/null "$FILE"; done | best)
+gen_mbs=$(for _ in $(seq "$REPS"); do time_run "$GEN" -q -b "$BS" -t "$THREADS" -o "$FILE.dist" "$FILE"; done | best)
 fio_mbs=$(for _ in $(seq "$REPS"); do time_run "$FIO_DEDUPE" -b "$BS" -t "$THREADS" "$FILE"; done | best)
 # openssl speed prints "sha1  <k-bytes/s>" in units of 1000 bytes/s.
 sha_kbs=$(openssl speed -evp sha1 -bytes "$BS" -seconds 3 2>/dev/null | awk '$1 == "sha1" {print $2}' | tr -d k)
