@@ -344,12 +344,18 @@ static int add_source(struct run *r, const char *path)
 	return 0;
 }
 
+/* Every PATH exists, is readable and is of the kind -f / -d asked for: checked before any
+ * output or database is created. */
 static int check_kind(const struct gen_options *o)
 {
-	for (int i = 0; i < o->npaths && o->kind; i++) {
+	for (int i = 0; i < o->npaths; i++) {
 		struct stat st;
-		if (stat(o->paths[i], &st))
-			continue; /* walk_open reports it */
+		if (stat(o->paths[i], &st) || access(o->paths[i], R_OK)) {
+			say("%s: %s", o->paths[i], strerror(errno));
+			return -1;
+		}
+		if (!o->kind)
+			continue;
 		if (o->kind == 'f' && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
 			say("%s: -f expects a directory or a file", o->paths[i]);
 			return -1;
@@ -370,15 +376,11 @@ static int cmd_scan(const struct gen_options *o)
 
 	if (check_kind(o))
 		return EXIT_BAD_INPUT;
-	struct walk *w = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why);
-	if (!w) {
-		say("%s", why);
-		return EXIT_BAD_INPUT;
-	}
+	/* Outputs and databases are checked before the walk starts: bad input reads nothing. */
+	struct walk *w = NULL;
 	for (int i = 0; i < o->npaths; i++) {
 		if (add_source(&r, o->paths[i])) {
 			say("out of memory");
-			walk_close(w);
 			run_free(&r);
 			return EXIT_FAILED;
 		}
@@ -398,6 +400,11 @@ static int cmd_scan(const struct gen_options *o)
 		}
 	}
 
+	if (!(w = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why))) {
+		say("%s", why);
+		rc = EXIT_BAD_INPUT;
+		goto out;
+	}
 	struct scan_size *sizes = calloc((size_t)r.n, sizeof *sizes);
 	if (!sizes) {
 		rc = EXIT_FAILED;

@@ -362,7 +362,8 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 					w++;
 				}
 			}
-			qsort_r(sh->slots, w, es, cmp_fp, &fl);
+			if (w) /* qsort_r with a NULL base is undefined even for zero elements */
+				qsort_r(sh->slots, w, es, cmp_fp, &fl);
 			for (uint64_t k = 0; k < w && !rc; k++) {
 				const uint8_t *s = sh->slots + k * es;
 				rc = fn(s, true_count(m, s), arg);

@@ -21,6 +21,7 @@ expect_bad() {
 }
 O=$E2E_TMP/out/o.dist
 expect_bad "nonexistent" "$E2E_TMP/nonexistent" -o "$O"
+expect_bad "No such file" "$E2E_TMP/nonexistent" --db "$E2E_TMP/out/db" -o "$O"
 expect_bad "not a directory, regular file or block device" "$E2E_TMP/fifo" -o "$O"
 expect_bad "power of two" "$E2E_TMP/data" -b 3000 -o "$O"
 expect_bad "power of two" "$E2E_TMP/data" -b 256 -o "$O"
