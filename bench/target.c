@@ -208,7 +208,7 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 					     : access(dir, W_OK | X_OK))
 			return fail(err, errlen, "target %s: cannot create a volume there", req->path);
 		struct statvfs vfs;
-		uint64_t need = req->file_size * req->procs;
+		uint64_t need = req->file_size * req->procs + req->file_size * req->procs / 16;
 		if (statvfs(stat(t->path, &st) == 0 ? t->path : dir, &vfs) == 0 &&
 		    (uint64_t)vfs.f_bavail * vfs.f_frsize < need)
 			return fail(err, errlen, "target %s: %llu MiB free, the volume needs %llu MiB", req->path,
@@ -293,7 +293,7 @@ static int prepare_engine(struct target *t, uint32_t block_size, char *err, size
 {
 	if (!t->engine_exists) {
 		struct engine_format_params fp = {
-			.logical_bytes = t->region_size * t->procs, .data_bytes = t->region_size * t->procs,
+			.logical_bytes = t->region_size * t->procs, .data_bytes = 0, /* the engine's default headroom */
 			.block_size = block_size, .index = t->engine_index, .hash = "sha1",
 		};
 		if (engine_format(t->path, &fp, err, errlen))
@@ -354,12 +354,15 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 
 static void remove_volume(const char *dir)
 {
-	static const char *const files[] = {"superblock", "state", "lbnmap", "refs", "data", "index.mem", "bloom"};
+	static const char *const files[] = {"superblock", "state", "lbnmap", "refs", "index.mem", "bloom"};
 	char path[PATH_MAX + 16];
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		if (snprintf(path, sizeof path, "%s/%s", dir, files[i]) < (int)sizeof path)
 			unlink(path);
 	}
+	for (unsigned i = 0; i < 64; i++) /* the chunk store's stripes */
+		if (snprintf(path, sizeof path, "%s/data.%u", dir, i) < (int)sizeof path)
+			unlink(path);
 	if (snprintf(path, sizeof path, "%s/bdb", dir) >= (int)sizeof path)
 		return;
 	DIR *d = opendir(path);

@@ -76,7 +76,8 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 		return fail(err, errlen, -EINVAL, "unknown hash '%s' (sha1, sha256)", hash);
 	unsigned digest_len = (unsigned)fp_len(fp);
 	fp_free(fp);
-	uint64_t logical = p->logical_bytes / bs, data = (p->data_bytes ? p->data_bytes : p->logical_bytes) / bs;
+	uint64_t logical = p->logical_bytes / bs;
+	uint64_t data = p->data_bytes ? p->data_bytes / bs : logical + (logical + 15) / 16;
 	if (!logical || !data)
 		return fail(err, errlen, -EINVAL, "volume size must be at least one %u-byte block", bs);
 	if (data >= (1ULL << 40) || logical >= (1ULL << 40))
@@ -101,6 +102,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	snprintf(sb.hash, sizeof sb.hash, "%s", hash);
 	snprintf(sb.index, sizeof sb.index, "%s", iname);
 	sb.fp_len = digest_len;
+	sb.stripes = VOL_STRIPES;
 	sb.created = (uint64_t)time(NULL);
 	sb_seal(&sb);
 
@@ -124,7 +126,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	else if (!rc)
 		munmap(m, data * 4);
 	if (!rc)
-		rc = store_create(dir, bs, data);
+		rc = store_create(dir, bs, data, sb.stripes);
 	struct index_params ip = index_params(dir, &sb, 0);
 	if (!rc)
 		rc = iops->create(&ip);
@@ -252,7 +254,6 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	if (!e)
 		return fail(err, errlen, -ENOMEM, "out of memory");
 	e->lock_fd = -1;
-	e->store.fd = -1;
 	e->p = *p;
 	snprintf(e->dir, sizeof e->dir, "%s", dir);
 	const char *why;
@@ -302,7 +303,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
 	rc = e->iops->open(&ip, unclean, &e->ix);
 	if (!rc)
-		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, p->direct);
+		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, e->sb.stripes, p->direct);
 	if (!rc && posix_memalign(&e->scratch, 4096, e->sb.block_size))
 		rc = -ENOMEM;
 	if (!rc && alone) {
@@ -323,6 +324,59 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	return 0;
 }
 
+/* Point lbn at pbn (already referenced for it) and drop the old mapping's reference. With the lock. */
+static void remap(struct engine *e, uint64_t lbn, uint64_t pbn)
+{
+	struct vol_counters *c = &e->st->c;
+	uint64_t old = e->lbnmap[lbn];
+	/* One aligned 8-byte store: a crash leaves the entry old or new. */
+	__atomic_store_n(&e->lbnmap[lbn], pbn + 1, __ATOMIC_RELEASE);
+	if (old) {
+		space_unref_lbn(&e->space, old - 1); /* overwritten blocks are not reclaimed here */
+		c->overwrites++;
+	} else {
+		c->mapped_blocks++;
+	}
+}
+
+/* Known data (cases 1-3): with the lock. */
+static void write_known(struct engine *e, uint64_t lbn, uint64_t pbn)
+{
+	struct vol_counters *c = &e->st->c;
+	if (e->lbnmap[lbn] == pbn + 1) {
+		c->inplace_rewrites++; /* case 1: the same data rewritten in place */
+	} else {
+		space_ref_lbn(&e->space, pbn); /* cases 2 and 3 */
+		remap(e, lbn, pbn);
+		c->duplicate_writes++;
+	}
+	c->logical_writes++;
+}
+
+/* Index lookup with the lock held; 1 hit (*pbn), 0 miss, -errno. --verify-hits turns a hit whose
+ * bytes differ into a miss and sets *collision. */
+static int lookup_locked(struct engine *e, const uint8_t *fp, const void *buf, uint64_t *pbn, bool *collision)
+{
+	struct vol_counters *c = &e->st->c;
+	c->index_lookups++;
+	int hit = e->iops->lookup(e->ix, fp, pbn);
+	if (hit == INDEX_ABSENT_FILTERED) {
+		c->bloom_negatives++;
+		hit = 0;
+	}
+	if (hit == 1 && e->p.verify_hits) {
+		int rc = store_read(&e->store, *pbn, e->scratch);
+		if (rc)
+			return rc;
+		if (memcmp(e->scratch, buf, e->sb.block_size)) {
+			c->collisions++;
+			*collision = true; /* stored unindexed: the index keeps the first owner */
+			hit = 0;
+		}
+	}
+	return hit;
+}
+
 int engine_write(struct engine *e, uint64_t lbn, const void *buf)
 {
 	if (lbn >= e->sb.logical_blocks)
@@ -333,69 +387,55 @@ int engine_write(struct engine *e, uint64_t lbn, const void *buf)
 	int rc = vol_lock(e);
 	if (rc)
 		return rc;
-	struct vol_counters *c = &e->st->c;
-	uint64_t pbn = 0, old = e->lbnmap[lbn];
-	c->index_lookups++;
-	int hit = e->iops->lookup(e->ix, fp, &pbn);
-	if (hit < 0) {
-		rc = hit;
-		goto out;
-	}
-	if (hit == INDEX_ABSENT_FILTERED) {
-		c->bloom_negatives++;
-		hit = 0;
-	}
+	uint64_t pbn = 0;
 	bool collision = false;
-	if (hit && e->p.verify_hits) {
-		rc = store_read(&e->store, pbn, e->scratch);
-		if (rc)
-			goto out;
-		if (memcmp(e->scratch, buf, e->sb.block_size)) {
-			c->collisions++;
-			collision = true; /* store the new bytes unindexed: the index keeps the first owner */
-			hit = 0;
-		}
+	int hit = lookup_locked(e, fp, buf, &pbn, &collision);
+	if (hit != 0) {
+		if (hit == 1)
+			write_known(e, lbn, pbn);
+		vol_unlock(e);
+		return hit < 0 ? hit : 0;
 	}
-	if (hit && old == pbn + 1) {
-		c->inplace_rewrites++;                 /* case 1: the same data rewritten in place */
-	} else if (hit) {
-		space_ref_lbn(&e->space, pbn);         /* cases 2 and 3: known data */
-		c->duplicate_writes++;
-	} else {
-		rc = space_alloc(&e->space, &pbn);      /* cases 4 and 5: new data */
-		if (rc == -ENOSPC) {
-			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect. */
-			uint64_t freed = 0;
-			rc = gc_locked(e, &freed);
-			if (!rc)
-				rc = space_alloc(&e->space, &pbn);
-		}
-		if (rc)
-			goto out;
-		rc = store_write(&e->store, pbn, buf);
-		if (rc)
-			goto out;
-		if (!collision) {
-			rc = e->iops->insert(e->ix, fp, pbn);
-			if (rc)
-				goto out;
+	/* Cases 4 and 5, new data: reserve a block (sequential allocation), write it without the
+	 * lock so other writers hash and write meanwhile, then publish. */
+	rc = space_alloc(&e->space, &pbn);
+	if (rc == -ENOSPC) {
+		/* Full of stale blocks (overwrites are not reclaimed on the write path): collect. */
+		uint64_t freed = 0;
+		rc = gc_locked(e, &freed);
+		if (!rc)
+			rc = space_alloc(&e->space, &pbn);
+	}
+	if (rc) {
+		vol_unlock(e);
+		return rc;
+	}
+	space_reserve(&e->space, pbn, true);
+	vol_unlock(e);
+
+	rc = store_write(&e->store, pbn, buf);
+
+	int lrc = vol_lock(e);
+	if (lrc)
+		return lrc;
+	space_reserve(&e->space, pbn, false);
+	struct vol_counters *c = &e->st->c;
+	uint64_t other = 0;
+	if (!rc && !collision && (hit = lookup_locked(e, fp, buf, &other, &collision)) == 1) {
+		/* Another writer stored the same data meanwhile: use its block, ours goes back free. */
+		write_known(e, lbn, other);
+	} else if (!rc && hit >= 0) {
+		if (!collision && (rc = e->iops->insert(e->ix, fp, pbn)) == 0)
 			space_set_indexed(&e->space, pbn, true);
+		if (!rc) {
+			space_ref_lbn(&e->space, pbn);
+			remap(e, lbn, pbn);
+			c->unique_writes++;
+			c->logical_writes++;
 		}
-		space_ref_lbn(&e->space, pbn);
-		c->unique_writes++;
+	} else if (!rc) {
+		rc = hit;
 	}
-	if (!(hit && old == pbn + 1)) {
-		/* The LBN map entry is one aligned 8-byte store: a crash leaves it old or new. */
-		__atomic_store_n(&e->lbnmap[lbn], pbn + 1, __ATOMIC_RELEASE);
-		if (old) {
-			space_unref_lbn(&e->space, old - 1); /* overwritten blocks are not reclaimed here */
-			c->overwrites++;
-		} else {
-			c->mapped_blocks++;
-		}
-	}
-	c->logical_writes++;
-out:
 	vol_unlock(e);
 	return rc;
 }
@@ -623,7 +663,9 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 	}
 	rc = e->iops->iterate(e->ix, fsck_entry, &w);
 	for (uint64_t p = 0; !rc && p < e->sb.data_blocks; p++) {
-		if (w.expect[p] != e->space.refs[p])
+		/* a block reserved by a writer still in its data write (another process) is in flight,
+		 * not inconsistent */
+		if (w.expect[p] != (e->space.refs[p] & ~REF_RESERVED))
 			problem(&w, "pbn %llu: reference word %u/%s, expected %u/%s", (unsigned long long)p,
 				REF_LBNS(e->space.refs[p]), e->space.refs[p] & REF_INDEXED ? "indexed" : "unindexed",
 				REF_LBNS(w.expect[p]), w.expect[p] & REF_INDEXED ? "indexed" : "unindexed");

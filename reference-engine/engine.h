@@ -9,7 +9,9 @@
 
 struct engine_format_params {
 	uint64_t logical_bytes;   /* the volume's size as seen by writers */
-	uint64_t data_bytes;      /* the chunk store; may be smaller (thin) or larger; 0 = logical */
+	uint64_t data_bytes;      /* the chunk store; may be smaller (thin) or larger; 0 = logical plus
+	                           * 1/16 headroom, since overwriting a full volume with new data needs
+	                           * free blocks before the old ones become stale */
 	uint32_t block_size;      /* 512 B .. 64 KiB, power of two; 0 = 4096 */
 	const char *index;        /* "mem" (default), "bdb", "bloom" */
 	const char *hash;         /* "sha1" (default), "sha256" */

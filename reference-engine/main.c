@@ -192,22 +192,30 @@ static int cmd_import(const struct engine_cli *c)
 	int fd = open(c->args[1], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bad("import: %s: %s", c->args[1], strerror(errno));
-	struct engine *e;
-	int rc = open_volume(c->args[0], c, false, &e);
+	/* Everything that can be refused is checked before the volume is opened (opening writes). */
+	struct engine_stats g;
+	char err[512];
 	uint64_t size = 0;
-	if (!rc && file_size(fd, &size))
+	int rc = engine_describe(c->args[0], &g, err, sizeof err);
+	if (rc == -ENOENT)
+		rc = bad("%s holds no volume (format it first)%s", c->args[0], "");
+	else if (rc)
+		rc = bad("%s%s", err, " (refusing to open it)");
+	else if (file_size(fd, &size))
 		rc = bad("import: cannot size %s%s", c->args[1], "");
-	uint32_t bs = rc ? 0 : engine_block_size(e);
-	if (!rc && (size + bs - 1) / bs > engine_logical_blocks(e)) {
+	else if ((size + g.block_size - 1) / g.block_size > g.logical_blocks) {
 		char need[32];
 		snprintf(need, sizeof need, "%llu", (unsigned long long)size);
-		engine_close(e);
 		rc = bad("import: %s (%s bytes) does not fit in the volume", c->args[1], need);
 	}
+	struct engine *e = NULL;
+	if (!rc)
+		rc = open_volume(c->args[0], c, false, &e);
 	if (rc) {
 		close(fd);
 		return rc;
 	}
+	uint32_t bs = engine_block_size(e);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	size_t chunk = 1 << 20;
 	char *buf;
@@ -233,7 +241,8 @@ static int cmd_import(const struct engine_cli *c)
 			len += bs - len % bs;
 		}
 		for (size_t off = 0; off < len && !rc; off += bs)
-			rc = engine_write(e, lbn++, buf + off);
+			if (!(rc = engine_write(e, lbn, buf + off)))
+				lbn++; /* on failure lbn stays the block that failed */
 		if (rc)
 			break;
 	}
@@ -241,7 +250,7 @@ static int cmd_import(const struct engine_cli *c)
 	close(fd);
 	int rc2 = engine_close(e);
 	if (rc || rc2) {
-		fprintf(stderr, "dedisengine: import %s at block %llu: %s\n", c->args[1], (unsigned long long)lbn,
+		fprintf(stderr, "dedisengine: import %s: block %llu: %s\n", c->args[1], (unsigned long long)lbn,
 			strerror(-(rc ? rc : rc2)));
 		return EXIT_FAILED;
 	}
@@ -294,14 +303,14 @@ static int cmd_discard(const struct engine_cli *c)
 	const char *why;
 	if (units_parse_count(c->args[1], &start, &why) || units_parse_count(c->args[2], &len, &why))
 		return bad("discard: START and LEN are block counts (%s %s)", c->args[1], c->args[2]);
-	struct engine *e;
-	int rc = open_volume(c->args[0], c, false, &e);
-	if (rc)
-		return rc;
-	if (start > engine_logical_blocks(e) || len > engine_logical_blocks(e) - start) {
-		engine_close(e);
+	struct engine_stats g;
+	char err[512];
+	int rc = engine_describe(c->args[0], &g, err, sizeof err);
+	if (!rc && (start > g.logical_blocks || len > g.logical_blocks - start))
 		return bad("discard: blocks %s+%s are outside the volume", c->args[1], c->args[2]);
-	}
+	struct engine *e;
+	if ((rc = open_volume(c->args[0], c, false, &e)))
+		return rc;
 	rc = engine_discard(e, start, len);
 	int rc2 = engine_close(e);
 	if (rc || rc2) {

@@ -43,7 +43,8 @@ const char *sb_check(const struct superblock *sb)
 		return "unsupported format version";
 	if (sb->block_size < 512 || sb->block_size > 65536 || (sb->block_size & (sb->block_size - 1)))
 		return "invalid block size in superblock";
-	if (!sb->logical_blocks || !sb->data_blocks || (sb->fp_len != 20 && sb->fp_len != 32))
+	if (!sb->logical_blocks || !sb->data_blocks || (sb->fp_len != 20 && sb->fp_len != 32) || !sb->stripes ||
+	    sb->stripes > 64)
 		return "invalid geometry in superblock";
 	return NULL;
 }

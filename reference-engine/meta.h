@@ -20,7 +20,7 @@ struct superblock {
 	char hash[8];      /* "sha1" / "sha256" */
 	char index[8];     /* "mem" / "bdb" / "bloom" */
 	uint32_t fp_len;
-	uint32_t reserved;
+	uint32_t stripes;   /* chunk-store files: PBN p lives in data.<p mod stripes> */
 	uint64_t created;  /* seconds since the epoch */
 	uint8_t checksum[32]; /* SHA-256 of everything above */
 };
@@ -51,7 +51,8 @@ struct vol_state {
 #define VOL_STATE "state"
 #define VOL_LBNMAP "lbnmap"
 #define VOL_REFS "refs"
-#define VOL_DATA "data"
+#define VOL_DATA "data" /* data.0, data.1, ... */
+#define VOL_STRIPES 8
 
 void sb_seal(struct superblock *sb);
 /* 0 valid, or a static reason. */

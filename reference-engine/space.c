@@ -45,6 +45,13 @@ void space_unref_lbn(struct space *s, uint64_t pbn)
 	changed(s, before, s->refs[pbn]);
 }
 
+void space_reserve(struct space *s, uint64_t pbn, bool on)
+{
+	uint32_t before = s->refs[pbn];
+	s->refs[pbn] = on ? before | REF_RESERVED : before & ~REF_RESERVED;
+	changed(s, before, s->refs[pbn]);
+}
+
 void space_set_indexed(struct space *s, uint64_t pbn, bool on)
 {
 	uint32_t before = s->refs[pbn];

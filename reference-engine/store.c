@@ -2,35 +2,53 @@
  * resumed, end of file is an error), errors returned as -errno. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 #include "meta.h"
 #include "store.h"
 
-int store_create(const char *dir, uint32_t block_size, uint64_t blocks)
+static int stripe_path(char *buf, size_t len, const char *dir, unsigned i)
 {
-	char path[4096];
-	if (meta_path(path, sizeof path, dir, VOL_DATA))
-		return -ENAMETOOLONG;
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	/* Sparse: the chunk store takes room only as blocks are written. */
-	int rc = ftruncate(fd, (off_t)(blocks * block_size)) ? -errno : 0;
-	close(fd);
-	return rc;
+	int n = snprintf(buf, len, "%s/%s.%u", dir, VOL_DATA, i);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, bool direct)
+int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes)
 {
-	char path[4096];
-	if (meta_path(path, sizeof path, dir, VOL_DATA))
-		return -ENAMETOOLONG;
-	s->fd = open(path, O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
-	if (s->fd < 0)
-		return -errno;
+	for (unsigned i = 0; i < stripes; i++) {
+		char path[4096];
+		if (stripe_path(path, sizeof path, dir, i))
+			return -ENAMETOOLONG;
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		/* Sparse: the chunk store takes room only as blocks are written. */
+		uint64_t mine = blocks / stripes + (i < blocks % stripes);
+		int rc = ftruncate(fd, (off_t)(mine * block_size)) ? -errno : 0;
+		close(fd);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct)
+{
+	if (!stripes || stripes > STORE_MAX_STRIPES)
+		return -EINVAL;
+	s->stripes = 0;
 	s->block_size = block_size;
 	s->blocks = blocks;
 	s->direct = direct;
+	for (unsigned i = 0; i < stripes; i++) {
+		char path[4096];
+		if (stripe_path(path, sizeof path, dir, i))
+			return -ENAMETOOLONG;
+		s->fd[i] = open(path, O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
+		if (s->fd[i] < 0)
+			return -errno;
+		s->stripes = i + 1;
+	}
 	return 0;
 }
 
@@ -39,10 +57,11 @@ static int transfer(struct store *s, uint64_t pbn, void *buf, int writing)
 	if (pbn >= s->blocks)
 		return -EINVAL;
 	size_t done = 0;
-	off_t off = (off_t)(pbn * s->block_size);
+	int fd = s->fd[pbn % s->stripes];
+	off_t off = (off_t)(pbn / s->stripes * s->block_size);
 	while (done < s->block_size) {
-		ssize_t n = writing ? pwrite(s->fd, (char *)buf + done, s->block_size - done, off + (off_t)done)
-				    : pread(s->fd, (char *)buf + done, s->block_size - done, off + (off_t)done);
+		ssize_t n = writing ? pwrite(fd, (char *)buf + done, s->block_size - done, off + (off_t)done)
+				    : pread(fd, (char *)buf + done, s->block_size - done, off + (off_t)done);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -67,12 +86,15 @@ int store_read(struct store *s, uint64_t pbn, void *buf)
 
 int store_sync(struct store *s)
 {
-	return fdatasync(s->fd) ? -errno : 0;
+	for (unsigned i = 0; i < s->stripes; i++)
+		if (fdatasync(s->fd[i]))
+			return -errno;
+	return 0;
 }
 
 void store_close(struct store *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
+	for (unsigned i = 0; i < s->stripes; i++)
+		close(s->fd[i]);
+	s->stripes = 0;
 }

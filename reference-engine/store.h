@@ -1,20 +1,23 @@
-/* store.h - the chunk store: one block per physical block number in the volume's data file,
- * read and written with pread/pwrite (O_DIRECT when asked). */
+/* store.h - the chunk store: one block per physical block number, striped over a few data files
+ * (PBN p in data.<p mod stripes>) so concurrent writers do not queue on one file's inode lock. */
 #ifndef DEDIS_ENGINE_STORE_H
 #define DEDIS_ENGINE_STORE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#define STORE_MAX_STRIPES 64
+
 struct store {
-	int fd;
+	int fd[STORE_MAX_STRIPES];
+	unsigned stripes;
 	uint32_t block_size;
 	uint64_t blocks;
 	bool direct;
 };
 
-int store_create(const char *dir, uint32_t block_size, uint64_t blocks);
-int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, bool direct);
+int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes);
+int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct);
 int store_write(struct store *s, uint64_t pbn, const void *buf);
 int store_read(struct store *s, uint64_t pbn, void *buf);
 int store_sync(struct store *s);

@@ -1,0 +1,132 @@
+#!/bin/bash
+# Bad input to dedisengine and to dedisbench's engine target: a corrupted superblock is refused by
+# every command and by dedisbench, format never overwrites a volume, bad options and argument
+# counts are refused - each with exit 2, one line on stderr, and nothing created or changed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+[ -x "$DEDISENGINE" ] || fail "no dedisengine binary at $DEDISENGINE"
+mktmp
+T="$E2E_TMP"
+
+sums() { # a checksum of every file of a volume, names included
+	(cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum)
+}
+# content: the volume's files except the shared state page (every open/close rewrites its clean
+# flag, lock and flush count), plus the counters stat reports from that page.
+content() {
+	sums "$1" | grep -v ' \./state$'
+	"$DEDISENGINE" stat "$1" --json
+}
+
+# expect2 WHAT PATTERN CMD...: exit 2, exactly one line on stderr matching PATTERN, nothing on stdout.
+expect2() {
+	local what=$1 pat=$2 rc=0
+	shift 2
+	"$@" >"$T/o" 2>"$T/e" || rc=$?
+	[ "$rc" -eq 2 ] || fail "$what: exit $rc, want 2 ($*): $(head -c 400 "$T/e")"
+	[ "$(wc -l <"$T/e")" -eq 1 ] || fail "$what: want one line on stderr, got: $(cat "$T/e")"
+	grep -Eqi -- "$pat" "$T/e" || fail "$what: stderr does not match /$pat/: $(cat "$T/e")"
+	[ ! -s "$T/o" ] || fail "$what: wrote to stdout: $(head -c 200 "$T/o")"
+}
+
+vol="$T/vol"
+"$DEDISENGINE" format "$vol" --size 8MiB -q || fail "format failed"
+head -c $((1 << 20)) /dev/urandom >"$T/data"
+"$DEDISENGINE" import "$vol" "$T/data" -q || fail "import failed"
+good=$(sums "$vol")
+
+# 1. format over an existing volume is refused and leaves it intact.
+expect2 "format over a volume" "already holds a volume" "$DEDISENGINE" format "$vol" --size 16MiB
+expect2 "format over a volume with other options" "already holds a volume" \
+	"$DEDISENGINE" format "$vol" --size 8MiB --index bdb --block-size 8192
+[ "$(sums "$vol")" = "$good" ] || fail "a refused format changed the volume"
+"$DEDISENGINE" export "$vol" "$T/out" -q && cmp -s -n $((1 << 20)) "$T/data" "$T/out" ||
+	fail "the volume does not read back after a refused format"
+good=$(sums "$vol") # export opened and closed it
+
+# 2. A flipped byte in the superblock: every command and dedisbench refuse, nothing changes.
+cp "$vol/superblock" "$T/sb.good"
+off=$(((RANDOM % 64) + 8))
+b=$(od -An -tu1 -j "$off" -N1 "$vol/superblock" | tr -d ' ')
+printf '%b' "$(printf '\\%03o' $((b ^ 0x5a)))" | dd of="$vol/superblock" bs=1 seek="$off" conv=notrunc status=none
+cmp -s "$vol/superblock" "$T/sb.good" && fail "the byte flip did not change the superblock"
+bad=$(sums "$vol")
+CSUM='checksum|corrupt'
+expect2 "stat on a corrupted superblock (byte $off)" "$CSUM" "$DEDISENGINE" stat "$vol"
+expect2 "stat --json on a corrupted superblock" "$CSUM" "$DEDISENGINE" stat "$vol" --json
+expect2 "fsck on a corrupted superblock" "$CSUM" "$DEDISENGINE" fsck "$vol"
+expect2 "import on a corrupted superblock" "$CSUM" "$DEDISENGINE" import "$vol" "$T/data"
+expect2 "export on a corrupted superblock" "$CSUM" "$DEDISENGINE" export "$vol" "$T/never"
+[ ! -e "$T/never" ] || fail "export on a corrupted superblock created its output file"
+expect2 "gc on a corrupted superblock" "$CSUM" "$DEDISENGINE" gc "$vol"
+expect2 "discard on a corrupted superblock" "$CSUM" "$DEDISENGINE" discard "$vol" 0 1
+expect2 "format over a corrupted volume" "volume|superblock" "$DEDISENGINE" format "$vol" --size 8MiB
+expect2 "dedisbench on a corrupted superblock" "$CSUM" \
+	"$DEDISBENCH" --target "engine:$vol" --procs 1 --file-size 4MiB --size 1MiB -q
+[ "$(sums "$vol")" = "$bad" ] || fail "a refused command changed the volume with the corrupted superblock"
+# A truncated superblock too (cut inside its checksummed fields; the file is padded to 4 KiB).
+head -c 40 "$T/sb.good" >"$vol/superblock"
+expect2 "stat on a truncated superblock" "superblock" "$DEDISENGINE" stat "$vol"
+expect2 "dedisbench on a truncated superblock" "superblock" \
+	"$DEDISBENCH" --target "engine:$vol" --procs 1 --file-size 4MiB --size 1MiB -q
+cp "$T/sb.good" "$vol/superblock"
+[ "$(sums "$vol")" = "$good" ] || fail "the refused commands changed the volume's other files"
+"$DEDISENGINE" fsck "$vol" -q >/dev/null 2>&1 || fail "the restored volume does not pass fsck"
+good=$(sums "$vol")
+note "corrupted superblock (byte $off): refused by stat, fsck, import, export, gc, discard, format, dedisbench"
+
+# 3. Bad options and argument counts: exit 2, one line, nothing created.
+nv="$T/new"
+while IFS='|' read -r pat args; do
+	# shellcheck disable=SC2086 # word splitting of the argument list is intended
+	expect2 "dedisengine $args" "$pat" "$DEDISENGINE" $args
+	[ ! -e "$nv" ] || fail "dedisengine $args created $nv"
+done <<EOF
+index|format $nv --size 8MiB --index foo
+block size|format $nv --size 8MiB --block-size 3000
+block size|format $nv --size 8MiB --block-size 128KiB
+hash|format $nv --size 8MiB --hash md5
+size|format $nv
+size|format $nv --size lots
+option|format $nv --size 8MiB --frobnicate
+argument|format $nv extra --size 8MiB
+argument|format
+argument|stat
+argument|stat $nv extra
+argument|import $nv
+argument|discard $nv 0
+argument|export $nv
+command|frobnicate $nv
+command|
+volume|stat $nv
+volume|import $nv $T/data
+EOF
+gc0=$(content "$vol")
+strict0=$(sums "$vol")
+expect2 "import of a missing file" "nonexistent" "$DEDISENGINE" import "$vol" "$T/nonexistent"
+head -c $((9 << 20)) /dev/zero >"$T/big"
+expect2 "import of a file larger than the volume" "fit" "$DEDISENGINE" import "$vol" "$T/big"
+expect2 "discard outside the volume" "outside" "$DEDISENGINE" discard "$vol" 2000 100
+expect2 "discard with a non-number" "START|LEN|number" "$DEDISENGINE" discard "$vol" x 1
+# These are refused before the volume is opened: not even the state page may change.
+[ "$(sums "$vol")" = "$strict0" ] || fail "refused import/discard changed a file of the volume"
+[ "$(content "$vol")" = "$gc0" ] || fail "refused commands changed the volume"
+good=$(sums "$vol")
+
+# 4. dedisbench's engine target: bad spec, wrong index, wrong block size - exit 2, nothing written.
+expect2 "dedisbench index=nope" "index" "$DEDISBENCH" --target "engine:$nv,index=nope" --procs 1 --file-size 4MiB -q
+[ ! -e "$nv" ] || fail "dedisbench index=nope created $nv"
+expect2 "dedisbench unknown engine option" "engine option|index=" \
+	"$DEDISBENCH" --target "engine:$nv,foo=bar" --procs 1 --file-size 4MiB -q
+expect2 "dedisbench engine: without a directory" "engine:DIR" "$DEDISBENCH" --target "engine:" --procs 1 --file-size 4MiB -q
+[ ! -e "$nv" ] || fail "a refused dedisbench created $nv"
+expect2 "dedisbench --block-size 8192 on a 4 KiB volume" "block" \
+	"$DEDISBENCH" --target "engine:$vol" --procs 1 --file-size 4MiB --block-size 8192 --size 1MiB -q
+expect2 "dedisbench index=bdb on a mem volume" "index" \
+	"$DEDISBENCH" --target "engine:$vol,index=bdb" --procs 1 --file-size 4MiB --size 1MiB -q
+expect2 "dedisbench needing more than the volume" "volume|need" \
+	"$DEDISBENCH" --target "engine:$vol" --procs 4 --file-size 4MiB --size 1MiB -q
+[ "$(sums "$vol")" = "$good" ] || fail "a refused dedisbench run changed the volume"
+"$DEDISENGINE" export "$vol" "$T/out" -q && cmp -s -n $((1 << 20)) "$T/data" "$T/out" ||
+	fail "the volume does not read back after the refused runs"
+note "bad options, argument counts and engine target specs: exit 2, one line, nothing created or changed"
