@@ -113,6 +113,12 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 		return fail(err, "--latency-log needs --output-dir");
 	if (o->json && check_output_parent("--json", o->json, err))
 		return -1;
+	if (o->dist_report && check_output_parent("--dist-report", o->dist_report, err))
+		return -1;
+	if (o->access_report && check_output_parent("--access-report", o->access_report, err))
+		return -1;
+	if (o->ledger && check_output_parent("--ledger", o->ledger, err))
+		return -1;
 	if (o->output_dir && check_output_dir(o->output_dir, err))
 		return -1;
 	return 0;
@@ -150,6 +156,15 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, "seed"))
 			seed_given = c->given[i];
 	c->seed = o->seed;
+	/* A ledger kept by an earlier run fixes the seed: its content ids mean those bytes. */
+	uint64_t ledger_seed;
+	if (o->ledger && ledger_peek_seed(o->ledger, &ledger_seed) == 0) {
+		if (seed_given && o->seed != ledger_seed)
+			return fail(err, "--seed %llu differs from the seed %llu recorded in --ledger %s",
+				    (unsigned long long)o->seed, (unsigned long long)ledger_seed, o->ledger);
+		seed_given = true;
+		c->seed = ledger_seed;
+	}
 	if (!seed_given && getrandom(&c->seed, sizeof c->seed, 0) != sizeof c->seed)
 		c->seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
 	if (!seed_given)
@@ -176,7 +191,13 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 			    ioengine_names[o->ioengine]);
 	c->engine = ioengine_find(c->target.kind == TARGET_NULL ? "null"
 				  : c->target.kind == TARGET_ENGINE ? "engine" : ioengine_names[o->ioengine]);
-	c->ledger = c->target.kind == TARGET_ENGINE;
+	if (c->target.kind == TARGET_NULL && (o->verify != VERIFY_NONE || o->ledger))
+		return fail(err, "--verify and --ledger need a real target (null stores nothing)");
+	c->scaled = o->content == CONTENT_SCALED;
+	c->check_reads = o->verify == VERIFY_ONLINE || o->verify == VERIFY_BOTH || c->target.kind == TARGET_ENGINE;
+	c->final_pass = o->verify == VERIFY_FINAL || o->verify == VERIFY_BOTH;
+	c->ledger = c->scaled || c->target.kind == TARGET_ENGINE || o->verify != VERIFY_NONE || o->dist_report ||
+		    o->ledger;
 	c->nurand_a = o->nurand_a ? o->nurand_a : access_default_a(c->region_blocks);
 	if (c->nurand_a >= c->region_blocks && c->region_blocks > 1)
 		return fail(err, "--nurand-a %llu must be below the blocks per worker (%llu)",
@@ -190,11 +211,29 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	c->total_ops = o->size / o->block_size;
 	if (o->size && !c->total_ops)
 		return fail(err, "--size %llu is less than one block", (unsigned long long)o->size);
+
+	/* Scale to what the run leaves on the target: the amount it writes, or the capacity when it
+	 * is time-bounded, populates, or writes more than the target holds. */
+	uint64_t capacity = c->region_blocks * o->procs;
+	c->scale_by_block = !(o->size && !o->time_ns && c->populate == POPULATE_NONE && c->total_ops < capacity);
+	c->scale_blocks = c->scale_by_block ? capacity : c->total_ops;
+	if (c->scaled && scaled_build(&c->layout, &c->dist, c->dist.zero_blocks, c->scale_blocks, c->seed))
+		return fail(err, "out of memory scaling the distribution");
 	return 0;
+}
+
+int config_open_ledger(struct bench_config *c, char *err, size_t errlen)
+{
+	if (!c->ledger)
+		return 0;
+	return ledger_open(&c->ledger_map, c->o.ledger, (uint32_t)c->o.block_size, c->o.procs, c->region_blocks, c->seed,
+			   err, errlen);
 }
 
 void config_free(struct bench_config *c)
 {
+	ledger_close(&c->ledger_map);
+	scaled_free(&c->layout);
 	options_free(&c->o);
 	dist_free(&c->dist);
 	dupgen_free(&c->dup);

@@ -8,6 +8,7 @@
 #include "ioengine/ioengine.h"
 #include "options.h"
 #include "target.h"
+#include "verify.h"
 
 struct bench_config {
 	struct bench_options o;     /* owned */
@@ -24,7 +25,16 @@ struct bench_config {
 	uint64_t nurand_a, nurand_c;
 	uint64_t total_ops;         /* size bound in operations, 0 = none */
 	const struct ioengine_ops *engine;
-	bool ledger;                /* keep the per-block content ledger (engine targets: validation) */
+	bool ledger;                /* keep the per-block content ledger */
+	struct ledger_map ledger_map; /* shared by the workers, read by the launcher */
+	bool check_reads;           /* online: every read against the ledger (also for engine targets) */
+	bool final_pass;            /* re-read and check every block after the run */
+	bool zeros_known;           /* never-written blocks read as zeros (a target this run created) */
+	/* scaled content */
+	bool scaled;
+	struct scaled_layout layout;
+	uint64_t scale_blocks;      /* N: the blocks the distribution is scaled to */
+	bool scale_by_block;        /* first writes use slot = global block number (else write order) */
 };
 
 /* Validate everything a run needs, without writing anything. Takes ownership of cli->o. */
@@ -33,11 +43,21 @@ int config_build(struct bench_cli *cli, struct bench_config *cfg, struct opt_err
 int config_find_dist(const char *name, char *path, size_t len);
 void config_free(struct bench_config *cfg);
 
+/* Create the shared ledger (after the target is prepared); 0 or -1 with err. */
+int config_open_ledger(struct bench_config *cfg, char *err, size_t errlen);
+
 /* Operations worker w must do of total_ops (the remainder spread over the first workers). */
 static inline uint64_t config_worker_ops(const struct bench_config *c, unsigned w)
 {
 	uint64_t p = c->o.procs;
 	return c->total_ops / p + (w < c->total_ops % p);
+}
+
+/* The first slot of worker w when first writes are numbered in write order. */
+static inline uint64_t config_worker_slot0(const struct bench_config *c, unsigned w)
+{
+	uint64_t p = c->o.procs, q = c->total_ops / p, r = c->total_ops % p;
+	return w * q + (w < r ? w : r);
 }
 
 #endif

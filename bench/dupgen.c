@@ -1,6 +1,9 @@
-/* dupgen.c - sampling content ids from a duplicate distribution in O(log rows) per write:
- * one draw over T picks unique-or-row exactly in proportion, a second picks the content. */
+/* dupgen.c - content ids from a duplicate distribution: per-write sampling in O(log rows), and
+ * the scaled layout (exact scaling, a keyed permutation of instances, owed-copy overwrites). */
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include "content.h"
 #include "dupgen.h"
 
@@ -50,6 +53,7 @@ void dupgen_free(struct dupgen_table *t)
 
 void dupgen_init(struct dupgen *g, const struct dupgen_table *t, uint64_t worker)
 {
+	memset(g, 0, sizeof *g);
 	g->t = t;
 	g->worker = worker;
 	g->unique_next = 0;
@@ -76,4 +80,203 @@ uint64_t dupgen_next(struct dupgen *g, struct rng *r)
 		return content_unique_id(g->worker, g->unique_next++);
 	size_t row = dupgen_row_of(t, x);
 	return t->first_id[row] + rng_below(r, t->blocks[row]);
+}
+
+/* ---- scaled ---- */
+
+#define LAYOUT_UNIQUE_BIT (1ULL << 62) /* layout uniques; overwrite uniques keep it clear */
+
+/* Append a row, growing the array. */
+static int push_row(struct scaled_layout *l, size_t *cap, struct scaled_row row)
+{
+	if (l->nrows == *cap) {
+		size_t n = *cap ? *cap * 2 : 64;
+		struct scaled_row *r = realloc(l->rows, n * sizeof *r);
+		if (!r)
+			return -1;
+		l->rows = r;
+		*cap = n;
+	}
+	l->rows[l->nrows++] = row;
+	return 0;
+}
+
+int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_blocks, uint64_t n, uint64_t seed)
+{
+	memset(l, 0, sizeof *l);
+	if (!n)
+		return -1;
+	struct dist_rows dr;
+	dist_compute_rows(d, &dr);
+	long double total = (long double)dr.total_blocks, scale = (long double)n / total;
+	size_t cap = 0;
+	struct rng r;
+	rng_split(&r, seed, 0x5343414c45ULL); /* "SCALE" */
+	uint64_t remaining = n;
+	/* Dominant contents - more copies than 1/64 of the run, the zero block among them - cannot
+	 * keep their copy count (one would be a large share of a small run, or not fit at all): each
+	 * keeps its share of the blocks instead, c' = c * n / T, rounded with error feedback so the
+	 * total is exact. The zero block (from "# zero-blocks:") is one such content. */
+	uint64_t dominant = n / 64 > 2 ? n / 64 : 2;
+	long double carry = 0;
+	bool zero_taken = false;
+	uint64_t next_id = 1;
+	if (zero_blocks && total > 0) {
+		uint64_t z = (uint64_t)llroundl((long double)zero_blocks * scale);
+		if (z > remaining)
+			z = remaining;
+		if (z && push_row(l, &cap, (struct scaled_row){z, 1, 0, CONTENT_ZERO}))
+			return -1;
+		remaining -= z;
+		l->zero_copies = z;
+	}
+	for (size_t i = d->nrows; i-- > 0;) { /* rows are sorted by dups ascending: heaviest first */
+		uint64_t c = d->rows[i].dups + 1, b = d->rows[i].blocks;
+		if (c <= dominant)
+			break;
+		if (zero_blocks && !zero_taken && c == zero_blocks) {
+			zero_taken = true;
+			b--;
+		}
+		for (uint64_t j = 0; j < b; j++) {
+			long double want = (long double)c * scale + carry;
+			uint64_t copies = want >= 2 ? (uint64_t)llroundl(want) : 0;
+			if (copies > remaining)
+				copies = remaining;
+			carry = want - (long double)copies;
+			if (copies < 2)
+				continue;
+			if (push_row(l, &cap, (struct scaled_row){copies, 1, 0, next_id++}))
+				return -1;
+			remaining -= copies;
+		}
+	}
+	/* The other duplicated rows keep their copies and scale their number of contents, heaviest
+	 * first, rounded with error feedback and a seeded random offset: unbiased, so a content of
+	 * thousands of copies with an expected count below one is present with that probability,
+	 * and the overshoot or shortfall moves to the next (similar) rows, not to the unique row. */
+	carry = 0;
+	for (size_t i = d->nrows; i-- > 0;) {
+		uint64_t c = d->rows[i].dups + 1, b = d->rows[i].blocks;
+		if (c > dominant || c < 2)
+			continue;
+		if (zero_blocks && !zero_taken && c == zero_blocks) {
+			zero_taken = true;
+			if (!--b)
+				continue;
+		}
+		long double want = (long double)b * c * scale + carry;
+		long double kk = floorl(want / c + rng_double(&r));
+		if (kk < 0)
+			kk = 0;
+		uint64_t fit = remaining / c;
+		uint64_t take = kk > (long double)fit ? fit : (uint64_t)kk;
+		carry = want - (long double)take * c;
+		remaining -= take * c;
+		if (take && push_row(l, &cap, (struct scaled_row){c, take, 0, next_id}))
+			return -1;
+		next_id += take;
+	}
+	/* The unique row takes the rest, so the total is exactly n. */
+	if (remaining && push_row(l, &cap, (struct scaled_row){1, remaining, 0, LAYOUT_UNIQUE_BIT | CONTENT_UNIQUE_BIT}))
+		return -1;
+	uint64_t start = 0;
+	for (size_t i = 0; i < l->nrows; i++) {
+		l->rows[i].start = start;
+		start += l->rows[i].contents * l->rows[i].copies;
+	}
+	l->n = n;
+	unsigned bits = 1;
+	while (bits < 64 && (1ULL << bits) < n)
+		bits++;
+	l->half_bits = (bits + 1) / 2;
+	for (int i = 0; i < 4; i++)
+		l->keys[i] = rng_next(&r);
+	return 0;
+}
+
+void scaled_free(struct scaled_layout *l)
+{
+	free(l->rows);
+	memset(l, 0, sizeof *l);
+}
+
+/* Four Feistel rounds on 2*half_bits bits: a bijection; cycle-walking keeps it inside [0, n)
+ * (at most ~4 steps on average since 2^(2*half_bits) < 4n). */
+static inline uint64_t feistel(const struct scaled_layout *l, uint64_t x)
+{
+	unsigned h = l->half_bits;
+	uint64_t mask = (1ULL << h) - 1, left = x >> h, right = x & mask;
+	for (int i = 0; i < 4; i++) {
+		uint64_t f = rng_mix64(right ^ l->keys[i]) & mask;
+		uint64_t t = right;
+		right = left ^ f;
+		left = t;
+	}
+	return (left << h) | right;
+}
+
+uint64_t scaled_permute(const struct scaled_layout *l, uint64_t slot)
+{
+	uint64_t x = slot;
+	do
+		x = feistel(l, x);
+	while (x >= l->n);
+	return x;
+}
+
+uint64_t scaled_content(const struct scaled_layout *l, uint64_t instance)
+{
+	size_t lo = 0, hi = l->nrows - 1;
+	while (lo < hi) { /* the last row whose start <= instance */
+		size_t mid = lo + (hi - lo + 1) / 2;
+		if (l->rows[mid].start <= instance)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const struct scaled_row *row = &l->rows[lo];
+	if (row->copies == 1)
+		return row->first_id | instance; /* every unique instance its own id */
+	if (row->first_id == CONTENT_ZERO)
+		return CONTENT_ZERO;
+	return row->first_id + (instance - row->start) / row->copies;
+}
+
+void dupgen_init_scaled(struct dupgen *g, const struct scaled_layout *l, uint64_t worker)
+{
+	memset(g, 0, sizeof *g);
+	g->layout = l;
+	g->worker = worker;
+}
+
+uint64_t dupgen_fresh_unique(struct dupgen *g)
+{
+	return content_unique_id(g->worker, g->unique_next++);
+}
+
+uint64_t dupgen_overwrite(struct dupgen *g, uint64_t victim)
+{
+	/* The victim's copy disappears: if it was a duplicated content, one copy of it is now owed
+	 * and a later write re-creates it (elsewhere). A unique victim owes nothing. */
+	if (!(victim & CONTENT_UNIQUE_BIT)) {
+		if (g->owed_len == DUPGEN_QUEUE) { /* full: forget the oldest debt */
+			g->owed_head = (g->owed_head + 1) % DUPGEN_QUEUE;
+			g->owed_len--;
+		}
+		g->owed[(g->owed_head + g->owed_len) % DUPGEN_QUEUE] = victim;
+		g->owed_len++;
+	}
+	/* Pay a debt other than the victim's own content (the block must change). */
+	for (unsigned i = 0; i < g->owed_len; i++) {
+		unsigned at = (g->owed_head + i) % DUPGEN_QUEUE;
+		if (g->owed[at] == victim)
+			continue;
+		uint64_t id = g->owed[at];
+		g->owed[at] = g->owed[g->owed_head];
+		g->owed_head = (g->owed_head + 1) % DUPGEN_QUEUE;
+		g->owed_len--;
+		return id;
+	}
+	return dupgen_fresh_unique(g);
 }

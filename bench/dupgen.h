@@ -1,5 +1,5 @@
-/* dupgen.h - the content-id generator: each write draws a fresh unique id with the probability
- * of the distribution's unique blocks, otherwise a duplicated content in proportion to its copies. */
+/* dupgen.h - the content-id generator. `sampled` (DEDISbench): each write draws unique-or-duplicate
+ * from the distribution. `scaled`: the target holds the distribution scaled to its size, exactly. */
 #ifndef DEDIS_BENCH_DUPGEN_H
 #define DEDIS_BENCH_DUPGEN_H
 
@@ -22,17 +22,63 @@ struct dupgen_table {
 int dupgen_build(struct dupgen_table *t, const struct dist *d);
 void dupgen_free(struct dupgen_table *t);
 
-/* Per worker: its unique-id counter. */
+/* The scaled layout: the distribution scaled to exactly `n` blocks. A row keeps its copies per
+ * content (c = dups + 1) and gets k contents, rounded with error feedback in block units and a
+ * seeded random offset, so totals are exact and a heavy-tail content (c large, expected k < 1)
+ * is present with probability = its expected count. Dominant contents (c > n/64, the zero block)
+ * keep their share of the blocks instead of their copy count. Instances [start, start + k*c)
+ * are a row's; instance x is placed on slot perm(x) by a keyed Feistel permutation of [0, n). */
+struct scaled_row {
+	uint64_t copies;       /* c */
+	uint64_t contents;     /* k */
+	uint64_t start;        /* first instance */
+	uint64_t first_id;     /* content id of its first content (CONTENT_ZERO for the zero row) */
+};
+
+struct scaled_layout {
+	uint64_t n;            /* blocks (instances) */
+	struct scaled_row *rows; /* zero and dominant contents, then rows by copies descending, unique last */
+	size_t nrows;
+	uint64_t zero_copies;  /* copies of the all-zero block (from "# zero-blocks:"), a row of its own */
+	unsigned half_bits;    /* Feistel: each half has this many bits; 2*half_bits >= log2(n) */
+	uint64_t keys[4];
+};
+
+/* zero_blocks: the distribution's "# zero-blocks: N" (0 if none). */
+int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_blocks, uint64_t n, uint64_t seed);
+void scaled_free(struct scaled_layout *l);
+/* The bijection slot -> instance on [0, n) (and its inverse, for tests). */
+uint64_t scaled_permute(const struct scaled_layout *l, uint64_t slot);
+/* The content id of instance x. Unique instances get ids no other instance or worker shares. */
+uint64_t scaled_content(const struct scaled_layout *l, uint64_t instance);
+
+/* Per worker. */
+#define DUPGEN_QUEUE 64
 struct dupgen {
 	const struct dupgen_table *t;
+	const struct scaled_layout *layout; /* NULL: sampled */
 	uint64_t worker;
 	uint64_t unique_next;
+	/* scaled overwrites: contents whose copies were overwritten and are owed back */
+	uint64_t owed[DUPGEN_QUEUE];
+	unsigned owed_head, owed_len;
 };
 
 void dupgen_init(struct dupgen *g, const struct dupgen_table *t, uint64_t worker);
+void dupgen_init_scaled(struct dupgen *g, const struct scaled_layout *l, uint64_t worker);
 /* The row a draw x in [unique_weight, total) falls in: binary search over the rows, O(log rows). */
 size_t dupgen_row_of(const struct dupgen_table *t, uint64_t x);
-/* The next content id (never 0). */
+/* Sampled: the next content id (never 0). */
 uint64_t dupgen_next(struct dupgen *g, struct rng *r);
+/* Scaled, first write of a slot: the layout's content for it. */
+static inline uint64_t dupgen_first(const struct dupgen *g, uint64_t slot)
+{
+	return scaled_content(g->layout, scaled_permute(g->layout, slot));
+}
+/* Scaled, overwrite of a block holding `victim`: a different content that keeps the live data on
+ * the distribution (a content owed by an earlier overwrite, else a fresh unique one). */
+uint64_t dupgen_overwrite(struct dupgen *g, uint64_t victim);
+/* A fresh unique id for this worker (never equal to any layout instance's id). */
+uint64_t dupgen_fresh_unique(struct dupgen *g);
 
 #endif

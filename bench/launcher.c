@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "launcher.h"
+#include "content.h"
 #include "engine.h"
 #include "tally.h"
 #include "worker.h"
@@ -164,6 +165,39 @@ static void watch(struct launch *l, struct timeseries *ts)
 	}
 }
 
+/* What the target holds now, from the shared ledger: every written block's content. */
+static int collect_live(const struct bench_config *c, struct run_result *r, uint64_t *blocks, uint64_t *distinct)
+{
+	struct id_counts live;
+	if (idc_init(&live, 4096))
+		return -1;
+	const uint64_t *words = c->ledger_map.words;
+	uint64_t n = c->ledger_map.procs * c->ledger_map.region_blocks, zero = 0;
+	for (uint64_t b = 0; b < n; b++) {
+		uint64_t v = words[b];
+		if (!v)
+			continue;
+		(*blocks)++;
+		if ((v - 1) & CONTENT_UNIQUE_BIT)
+			live.unique++; /* a unique id is live on one block at most */
+		else if (idc_add(&live, v - 1, 1)) {
+			idc_free(&live);
+			return -1;
+		}
+		zero += v - 1 == CONTENT_ZERO;
+	}
+	*distinct = live.used + live.unique;
+	int rc = idc_to_dist(&live, &r->live);
+	idc_free(&live);
+	if (rc)
+		return -1;
+	r->live.zero_blocks = zero;
+	r->live.block_size = c->o.block_size;
+	dist_compute_rows(&r->live, &r->live_rows);
+	r->have_live = true;
+	return 0;
+}
+
 /* The engine must hold exactly what the generator left: as many mapped blocks as the ledgers
  * have written blocks, as many distinct stored blocks as they have distinct contents, a clean
  * fsck, and every read must have returned what was written. */
@@ -176,7 +210,8 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	r->expected_mapped = mapped;
 	r->expected_distinct = distinct;
 	if (engine_open(c->target.path, &op, &e, err, sizeof err)) {
-		snprintf(r->mismatch, sizeof r->mismatch, "cannot open the volume to validate it: %s", err);
+		snprintf(r->mismatch[0], sizeof r->mismatch[0], "cannot open the volume to validate it: %.250s", err);
+		r->nmismatch = 1;
 		r->engine_match = false;
 		return;
 	}
@@ -184,7 +219,7 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	r->fsck_problems = engine_fsck(e, NULL, NULL);
 	engine_close(e);
 	r->engine_match = r->observed.mapped_blocks == mapped && r->observed.referenced_blocks == distinct &&
-			  r->fsck_problems == 0 && r->read_mismatches == 0;
+			  r->fsck_problems == 0 && r->read_mismatches == 0 && r->final_mismatches == 0;
 }
 
 static void collect(struct launch *l, struct run_result *r)
@@ -207,25 +242,29 @@ static void collect(struct launch *l, struct run_result *r)
 	r->failed = l->failed;
 	snprintf(r->failure, sizeof r->failure, "%s", l->failure);
 
-	struct id_counts ids, live = {0};
+	struct id_counts ids;
 	struct access_freq af = {0};
-	if (idc_init(&ids, 4096) || (c->ledger && idc_init(&live, 4096)))
+	if (idc_init(&ids, 4096))
 		return;
 	bool ok = true;
-	uint64_t live_blocks = 0;
 	for (unsigned i = 0; i < l->procs; i++) {
-		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 ||
-		    tally_read_merge(l->tally_fds[i], &ids, &af, c->ledger ? &live : NULL, &live_blocks))
+		const struct worker_shared *w = &r->w[i];
+		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 || tally_read_merge(l->tally_fds[i], &ids, &af))
 			ok = false;
-		r->read_checks += r->w[i].read_checks;
-		if (r->w[i].read_mismatches && !r->read_mismatches)
-			snprintf(r->mismatch, sizeof r->mismatch, "%s", r->w[i].mismatch);
-		r->read_mismatches += r->w[i].read_mismatches;
+		r->read_checks += w->read_checks;
+		r->read_mismatches += w->read_mismatches;
+		r->final_checks += w->final_checks;
+		r->final_mismatches += w->final_mismatches;
+		r->overwrites += w->overwrites;
+		r->overwrites_changed += w->overwrites_changed;
+		for (unsigned k = 0; k < w->nmismatch && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0]; k++)
+			memcpy(r->mismatch[r->nmismatch++], w->mismatch[k], sizeof r->mismatch[0]);
 	}
+	uint64_t live_blocks = 0, live_distinct = 0;
+	if (c->ledger && collect_live(c, r, &live_blocks, &live_distinct))
+		ok = false;
 	if (ok && c->target.kind == TARGET_ENGINE)
-		validate_engine(c, r, live_blocks, live.used);
-	if (c->ledger)
-		idc_free(&live);
+		validate_engine(c, r, live_blocks, live_distinct);
 	if (ok && (ids.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
 		dist_compute_rows(&r->written, &r->written_rows);
 		r->have_written = true;
@@ -239,7 +278,8 @@ static void collect(struct launch *l, struct run_result *r)
 		}
 	}
 	idc_free(&ids);
-	afreq_free(&af);
+	afreq_sort(&af);
+	r->access = af; /* the access report's table */
 }
 
 int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen)

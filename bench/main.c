@@ -50,12 +50,24 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;
 	}
+	if (config_open_ledger(&cfg, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		config_free(&cfg);
+		return EXIT_BAD_INPUT;
+	}
+	/* A ledger kept by an earlier run describes data the target must keep. */
+	cfg.target.keep_data = cfg.ledger_map.existed;
 	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		target_cleanup(&cfg.target, false);
 		config_free(&cfg);
 		return EXIT_RUN_FAILED;
 	}
+	/* Blocks nobody wrote read as zeros only on a target this run created or cleared. */
+	cfg.zeros_known = cfg.target.kind == TARGET_ENGINE || cfg.populate != POPULATE_NONE ||
+			  (cfg.target.kind == TARGET_DIR && !cfg.ledger_map.existed && target_all_created(&cfg.target));
+	if (cfg.ledger_map.existed)
+		cfg.zeros_known = cfg.target.kind == TARGET_ENGINE;
 	struct run_result res;
 	int status = 0;
 	if (launcher_run(&cfg, &res, msg, sizeof msg)) {
@@ -67,9 +79,18 @@ int main(int argc, char **argv)
 		if (res.failed) {
 			fprintf(stderr, "dedisbench: %s\n", res.failure);
 			status = EXIT_RUN_FAILED;
+		} else if (res.read_mismatches + res.final_mismatches) {
+			fprintf(stderr, "dedisbench: verification failed: %llu mismatched block%s; first: %s\n",
+				(unsigned long long)(res.read_mismatches + res.final_mismatches),
+				res.read_mismatches + res.final_mismatches == 1 ? "" : "s", res.mismatch[0]);
+			status = EXIT_RUN_FAILED;
 		} else if (res.have_engine && !res.engine_match) {
 			fprintf(stderr, "dedisbench: the engine does not hold what the run wrote%s%s\n",
-				res.read_mismatches ? ": " : "", res.read_mismatches ? res.mismatch : "");
+				res.nmismatch ? ": " : "", res.nmismatch ? res.mismatch[0] : "");
+			status = EXIT_RUN_FAILED;
+		}
+		if (results_write_reports(&cfg, &res)) {
+			fprintf(stderr, "dedisbench: cannot write a report: %s\n", strerror(errno));
 			status = EXIT_RUN_FAILED;
 		}
 		if (cfg.o.json) {

@@ -16,6 +16,9 @@ const char *const mode_names[] = {"write", "read", "mixed", NULL};
 const char *const sync_names[] = {"none", "direct", "fsync", "direct+fsync", "dsync", NULL};
 const char *const populate_names[] = {"default", "none", "content", "zero", NULL};
 const char *const ioengine_names[] = {"sync", "libaio", NULL};
+const char *const content_names[] = {"scaled", "sampled", NULL};
+/* The order of the original `integritycheck = 0..3` codes. */
+const char *const verify_names[] = {"none", "online", "final", "both", NULL};
 
 #define OFF(f) offsetof(struct bench_options, f)
 #define MIB (1024ULL * 1024ULL)
@@ -50,6 +53,10 @@ const struct opt_def bench_option_table[] = {
 	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, or a file"},
 	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
 	 "fill the target first: none, content or zero (default: content for read/mixed, none for write)"},
+	{"content", 'c', "MODEL", OT_ENUM, OFF(content), "scaled", content_names, 0, 0, 0, 0, "Workload",
+	 "scaled: the target holds the distribution scaled to its size; sampled: per-write draws (DEDISbench)"},
+	{"compress", 0, "R", OT_UINT, OFF(compress), "1", NULL, 0, 1, 20, 0, "Workload",
+	 "blocks compress about R:1 (1 = incompressible)"},
 	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, (1ULL << 53) - 1, 0, "Workload",
 	 "seed for offsets and content, below 2^53 so JSON carries it exactly; the same seed repeats "
 	 "a run (default: random, reported)"},
@@ -73,11 +80,20 @@ const struct opt_def bench_option_table[] = {
 	 "sync (pread/pwrite) or libaio (implies O_DIRECT)"},
 	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O",
 	 "operations in flight per worker (libaio)"},
+	/* Verification */
+	{"verify", 'v', "MODE", OT_ENUM, OFF(verify), "none", verify_names, 0, 0, 0, 0, "Verification",
+	 "none, online (every read checked), final (re-read everything after the run), both"},
+	{"ledger", 0, "FILE", OT_STRING, OFF(ledger), NULL, NULL, 0, 0, 0, 0, "Verification",
+	 "keep the content ledger in FILE, so a later run (same FILE) can verify what this one wrote"},
 	/* Results */
 	{"json", 'j', "FILE", OT_STRING, OFF(json), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "write the results as one JSON document"},
 	{"output-dir", 'o', "DIR", OT_STRING, OFF(output_dir), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "write the 1 s time series (timeseries.csv) here"},
+	{"dist-report", 0, "FILE", OT_STRING, OFF(dist_report), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write the distribution the target holds after the run (dedis-dist format)"},
+	{"access-report", 0, "FILE", OT_STRING, OFF(access_report), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write accesses per block (how many blocks got each count) and the hottest-10 % share"},
 	{"latency-log", 0, NULL, OT_FLAG, OFF(latency_log), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "with --output-dir, log every operation's latency (latency.<worker>.csv)"},
 	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
@@ -110,6 +126,7 @@ static const struct legacy_key legacy_keys[] = {
 	{"execution", "sync", "sync", sync_names, false},
 	{"execution", "rawdevice", "target", NULL, false},
 	{"execution", "seed", "seed", NULL, false},
+	{"execution", "integritycheck", "verify", verify_names, false},
 	{"results", "tempfilespath", "target", NULL, false},
 	{"results", "logging", "latency-log", NULL, false},
 	{"results", "general_results", "output-dir", NULL, false},

@@ -14,6 +14,8 @@ enum access_kind { ACCESS_SEQ, ACCESS_UNIFORM, ACCESS_NURAND };
 enum sync_mode { SYNC_NONE, SYNC_DIRECT, SYNC_FSYNC, SYNC_DIRECT_FSYNC, SYNC_DSYNC };
 enum populate_mode { POPULATE_DEFAULT, POPULATE_NONE, POPULATE_CONTENT, POPULATE_ZERO };
 enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO };
+enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
+enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
 
 /* The raw values of every option, as the table fills them. */
 struct bench_options {
@@ -36,12 +38,18 @@ struct bench_options {
 	uint64_t iodepth;
 	char *dist;
 	int populate;         /* enum populate_mode */
+	int content;          /* enum content_model */
+	uint64_t compress;    /* blocks compress about R:1 */
+	int verify;           /* enum verify_mode */
+	char *ledger;         /* file keeping the content ledger across runs */
 	uint64_t seed;
 	char *config;
 	bool keep;
 	bool force;
 	char *json;
 	char *output_dir;
+	char *dist_report;
+	char *access_report;
 	bool latency_log;
 	bool quiet;
 };
@@ -111,5 +119,7 @@ extern const char *const mode_names[];
 extern const char *const sync_names[];
 extern const char *const populate_names[];
 extern const char *const ioengine_names[];
+extern const char *const content_names[];
+extern const char *const verify_names[];
 
 #endif

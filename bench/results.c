@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "report.h"
 #include "results.h"
 #include "units.h"
@@ -83,10 +84,25 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		fprintf(f, "written: %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n",
 			(unsigned long long)w->total_blocks, (unsigned long long)w->distinct, 100 * w->u0, 100 * w->u1,
 			100 * w->d, w->ratio);
+		if (r->have_live) {
+			const struct dist_rows *lv = &r->live_rows;
+			fprintf(f, "live:    %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n",
+				(unsigned long long)lv->total_blocks, (unsigned long long)lv->distinct, 100 * lv->u0,
+				100 * lv->u1, 100 * lv->d, lv->ratio);
+		}
 		struct dist_rows want;
 		dist_compute_rows(&c->dist, &want);
 		fprintf(f, "distribution %s: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n", o->dist, 100 * want.u0,
 			100 * want.u1, 100 * want.d, want.ratio);
+		fprintf(f, "content: %s", content_names[o->content]);
+		if (c->scaled)
+			fprintf(f, " to %llu blocks", (unsigned long long)c->scale_blocks);
+		if (o->compress > 1)
+			fprintf(f, ", compressible %llu:1", (unsigned long long)o->compress);
+		if (r->overwrites)
+			fprintf(f, "; %llu overwrites, %.1f %% changed the block's content", (unsigned long long)r->overwrites,
+				100.0 * (double)r->overwrites_changed / (double)r->overwrites);
+		fputc('\n', f);
 	}
 	if (r->have_engine) {
 		const struct engine_stats *ob = &r->observed;
@@ -98,8 +114,18 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 			(unsigned long long)ob->physical_blocks, r->fsck_problems == 0 ? "clean" : "FAILED",
 			(unsigned long long)r->read_checks, (unsigned long long)r->read_mismatches,
 			r->engine_match ? "MATCH" : "MISMATCH");
-		if (r->read_mismatches)
-			fprintf(f, "first read mismatch: %s\n", r->mismatch);
+	}
+	if (c->check_reads || c->final_pass) {
+		fprintf(f, "verify (%s):", verify_names[o->verify]);
+		if (c->check_reads)
+			fprintf(f, " %llu reads checked, %llu mismatched;", (unsigned long long)r->read_checks,
+				(unsigned long long)r->read_mismatches);
+		if (c->final_pass)
+			fprintf(f, " final pass %llu blocks checked, %llu mismatched;", (unsigned long long)r->final_checks,
+				(unsigned long long)r->final_mismatches);
+		fprintf(f, " %s\n", r->read_mismatches + r->final_mismatches ? "MISMATCH" : "ok");
+		for (unsigned i = 0; i < r->nmismatch; i++)
+			fprintf(f, "  %s\n", r->mismatch[i]);
 	}
 	fprintf(f, "access: hottest 10 %% of blocks took %.1f %% of operations (%llu of %llu blocks accessed)\n",
 		100 * r->hottest10, (unsigned long long)r->accessed_blocks, (unsigned long long)r->region_blocks);
@@ -183,9 +209,38 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		json_t *eng = json_pack("{s:s, s:o, s:o, s:b, s:I, s:I}", "index", ob->index, "expected", exp, "observed", obs,
 					"match", r->engine_match, "read_checks", (json_int_t)r->read_checks,
 					"read_mismatches", (json_int_t)r->read_mismatches);
-		if (r->read_mismatches)
-			json_object_set_new(eng, "first_mismatch", json_string(r->mismatch));
+		if (r->nmismatch)
+			json_object_set_new(eng, "first_mismatch", json_string(r->mismatch[0]));
 		json_object_set_new(doc, "engine", eng);
+	}
+	json_t *content = json_pack("{s:s, s:I, s:I, s:I}", "model", content_names[o->content], "compress",
+				    (json_int_t)o->compress, "overwrites", (json_int_t)r->overwrites, "overwrites_changed",
+				    (json_int_t)r->overwrites_changed);
+	if (c->scaled)
+		json_object_set_new(content, "scale_blocks", json_integer((json_int_t)c->scale_blocks));
+	json_object_set_new(content, "changed_share",
+			    json_real(r->overwrites ? (double)r->overwrites_changed / (double)r->overwrites : 0.0));
+	json_object_set_new(doc, "content", content);
+	if (r->have_live) {
+		json_t *lv = report_dist_rows(&r->live_rows);
+		json_t *rows = json_array();
+		for (size_t i = 0; i < r->live.nrows; i++)
+			json_array_append_new(rows, json_pack("[I, I]", (json_int_t)r->live.rows[i].dups,
+							      (json_int_t)r->live.rows[i].blocks));
+		json_object_set_new(lv, "rows", rows);
+		json_object_set_new(lv, "zero_blocks", json_integer((json_int_t)r->live.zero_blocks));
+		json_object_set_new(doc, "live", lv);
+	}
+	if (c->check_reads || c->final_pass) {
+		json_t *mm = json_array();
+		for (unsigned i = 0; i < r->nmismatch; i++)
+			json_array_append_new(mm, json_string(r->mismatch[i]));
+		json_object_set_new(doc, "verify",
+				    json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:b}", "mode", verify_names[o->verify],
+					      "read_checks", (json_int_t)r->read_checks, "read_mismatches",
+					      (json_int_t)r->read_mismatches, "final_checks", (json_int_t)r->final_checks,
+					      "final_mismatches", (json_int_t)r->final_mismatches, "mismatches", mm, "ok",
+					      r->read_mismatches + r->final_mismatches == 0));
 	}
 	json_object_set_new(doc, "access", json_pack("{s:s, s:f, s:I, s:I}", "pattern", access_names[o->access],
 						     "hottest_10pct_share", r->hottest10, "blocks",
@@ -194,10 +249,49 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	return doc;
 }
 
+int results_write_reports(const struct bench_config *c, const struct run_result *r)
+{
+	if (c->o.dist_report && r->have_live) {
+		char tmp[4200];
+		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", c->o.dist_report, (long)getpid());
+		FILE *f = fopen(tmp, "w");
+		if (!f)
+			return -1;
+		char l1[64], l2[4200], l3[64], l4[64];
+		snprintf(l1, sizeof l1, "dedisbench %s: the content the target holds after the run", PACKAGE_VERSION);
+		snprintf(l2, sizeof l2, "source: %s (dist %s, content %s, seed %llu)", c->o.target, c->o.dist,
+			 content_names[c->o.content], (unsigned long long)c->seed);
+		snprintf(l3, sizeof l3, "block-size: %llu", (unsigned long long)c->o.block_size);
+		snprintf(l4, sizeof l4, "zero-blocks: %llu", (unsigned long long)r->live.zero_blocks);
+		const char *const header[] = {l1, l2, l3, l4};
+		int rc = dist_write(f, &r->live, header, 4);
+		if (fclose(f) || rc || rename(tmp, c->o.dist_report)) {
+			unlink(tmp);
+			return -1;
+		}
+	}
+	if (c->o.access_report) {
+		FILE *f = fopen(c->o.access_report, "w");
+		if (!f)
+			return -1;
+		fprintf(f, "# dedisbench %s: accesses per block (%s access, %llu blocks, %llu accessed)\n", PACKAGE_VERSION,
+			access_names[c->o.access], (unsigned long long)r->region_blocks,
+			(unsigned long long)r->accessed_blocks);
+		fprintf(f, "# hottest-10pct-share: %.6f\n# accesses blocks\n", r->hottest10);
+		for (size_t i = 0; i < r->access.n; i++)
+			fprintf(f, "%llu %llu\n", (unsigned long long)r->access.count[i], (unsigned long long)r->access.blocks[i]);
+		if (fclose(f))
+			return -1;
+	}
+	return 0;
+}
+
 void results_free(struct run_result *r)
 {
 	free(r->w);
 	dist_free(&r->written);
+	dist_free(&r->live);
+	afreq_free(&r->access);
 	r->w = NULL;
 }
 

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include "config.h"
 #include "engine.h"
+#include "tally.h"
 #include "worker.h"
 
 struct run_result {
@@ -28,9 +29,17 @@ struct run_result {
 	uint64_t expected_mapped, expected_distinct;
 	struct engine_stats observed;
 	long fsck_problems;
-	uint64_t read_checks, read_mismatches;
-	char mismatch[640];
 	bool engine_match;
+	/* The content the target holds after the run (from the ledger). */
+	bool have_live;
+	struct dist live;
+	struct dist_rows live_rows;
+	uint64_t overwrites, overwrites_changed;
+	/* Verification: online reads and the final pass; the first few mismatches. */
+	uint64_t read_checks, read_mismatches, final_checks, final_mismatches;
+	unsigned nmismatch;
+	char mismatch[16][320];
+	struct access_freq access;    /* how many blocks got each access count (sorted by count) */
 	uint64_t region_blocks;       /* blocks in all workers' regions */
 	uint64_t accessed_blocks;     /* of which accessed at least once */
 };
@@ -39,6 +48,8 @@ struct run_result {
 void results_merge(struct run_result *r);
 void results_print(FILE *f, const struct bench_config *c, const struct run_result *r);
 json_t *results_json(const struct bench_config *c, const struct run_result *r);
+/* --dist-report (the live distribution, dedis-dist format) and --access-report. 0 or -1 (errno). */
+int results_write_reports(const struct bench_config *c, const struct run_result *r);
 void results_free(struct run_result *r);
 
 /* Time series: one CSV row a second, per direction. */

@@ -180,6 +180,36 @@ double afreq_hottest_share(const struct access_freq *f, double fraction)
 	return total_ops ? (double)ops / (double)total_ops : 0;
 }
 
+static int by_count_asc(const void *a, const void *b)
+{
+	const struct count_blocks *x = a, *y = b;
+	return (x->count > y->count) - (x->count < y->count);
+}
+
+int afreq_sort(struct access_freq *f)
+{
+	struct count_blocks *v = malloc((f->n ? f->n : 1) * sizeof *v);
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < f->n; i++)
+		v[i] = (struct count_blocks){f->count[i], f->blocks[i]};
+	qsort(v, f->n, sizeof *v, by_count_asc);
+	size_t w = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		if (w && v[w - 1].count == v[i].count)
+			v[w - 1].blocks += v[i].blocks;
+		else
+			v[w++] = v[i];
+	}
+	for (size_t i = 0; i < w; i++) {
+		f->count[i] = v[i].count;
+		f->blocks[i] = v[i].blocks;
+	}
+	f->n = w;
+	free(v);
+	return 0;
+}
+
 void afreq_free(struct access_freq *f)
 {
 	free(f->count);
@@ -219,8 +249,7 @@ static int read_all(int fd, void *p, size_t len)
 
 #define TALLY_MAGIC 0x594c4c4154ULL /* "TALLY" */
 
-int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af, const uint64_t *ledger,
-		uint64_t nblocks)
+int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af)
 {
 	uint64_t head[4] = {TALLY_MAGIC, ids->unique, ids->used, af->n};
 	if (write_all(fd, head, sizeof head))
@@ -245,29 +274,10 @@ int tally_write(int fd, const struct id_counts *ids, const struct access_freq *a
 		if (write_all(fd, pair, sizeof pair))
 			return -1;
 	}
-	uint64_t live = 0;
-	for (uint64_t b = 0; ledger && b < nblocks; b++)
-		live += ledger[b] != 0;
-	if (write_all(fd, &live, sizeof live))
-		return -1;
-	k = 0;
-	for (uint64_t b = 0; live && b < nblocks; b++) {
-		if (!ledger[b])
-			continue;
-		buf[k++] = ledger[b] - 1;
-		if (k == 512) {
-			if (write_all(fd, buf, sizeof buf))
-				return -1;
-			k = 0;
-		}
-	}
-	if (k && write_all(fd, buf, k * sizeof *buf))
-		return -1;
 	return 0;
 }
 
-int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af, struct id_counts *live,
-		     uint64_t *live_blocks)
+int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af)
 {
 	uint64_t head[4];
 	if (read_all(fd, head, sizeof head) || head[0] != TALLY_MAGIC)
@@ -292,19 +302,5 @@ int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af, stru
 		if (read_all(fd, pair, sizeof pair) || afreq_add(af, pair[0], pair[1]))
 			return -1;
 	}
-	uint64_t nlive;
-	if (read_all(fd, &nlive, sizeof nlive))
-		return -1;
-	for (uint64_t left = nlive; left;) {
-		uint64_t n = left < 512 ? left : 512;
-		if (read_all(fd, buf, n * sizeof *buf))
-			return -1;
-		for (uint64_t i = 0; live && i < n; i++)
-			if (idc_add(live, buf[i], 1))
-				return -1;
-		left -= n;
-	}
-	if (live_blocks)
-		*live_blocks += nlive;
 	return 0;
 }

@@ -36,16 +36,13 @@ int afreq_from_counts(struct access_freq *f, const uint32_t *per_block, uint64_t
 int afreq_add(struct access_freq *f, uint64_t count, uint64_t blocks);
 /* Share of all accesses that went to the most-accessed `fraction` of blocks (0.10 = hottest 10 %). */
 double afreq_hottest_share(const struct access_freq *f, double fraction);
+/* Fold equal counts together and sort by count (ascending). */
+int afreq_sort(struct access_freq *f);
 void afreq_free(struct access_freq *f);
 
-/* Wire format between a worker and the launcher (a memfd): the id counts, the access
- * frequencies and, when a ledger is kept, the live content of every written block (ledger
- * words: id + 1, 0 = never written; NULL for none). */
-int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af, const uint64_t *ledger,
-		uint64_t nblocks);
-/* Merge one worker's tallies; live ids go into `live` (distinct contents) and count into
- * *live_blocks when `live` is not NULL. */
-int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af, struct id_counts *live,
-		     uint64_t *live_blocks);
+/* Wire format between a worker and the launcher (a memfd): the id counts and the access
+ * frequencies. */
+int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af);
+int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af);
 
 #endif

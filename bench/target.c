@@ -291,6 +291,8 @@ void target_worker_path(const struct target *t, unsigned worker, char *path, siz
  * index for dedup until GC), so what the engine holds afterwards is exactly this run's. */
 static int prepare_engine(struct target *t, uint32_t block_size, char *err, size_t errlen)
 {
+	if (t->engine_exists && t->keep_data)
+		return 0;
 	if (!t->engine_exists) {
 		struct engine_format_params fp = {
 			.logical_bytes = t->region_size * t->procs, .data_bytes = 0, /* the engine's default headroom */
@@ -377,6 +379,14 @@ static void remove_volume(const char *dir)
 		rmdir(path);
 	}
 	rmdir(dir);
+}
+
+bool target_all_created(const struct target *t)
+{
+	for (unsigned w = 0; w < t->procs; w++)
+		if (!t->created[w])
+			return false;
+	return true;
 }
 
 void target_cleanup(struct target *t, bool keep)

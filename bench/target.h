@@ -20,6 +20,7 @@ struct target {
 	char engine_index[8];   /* ENGINE: the volume's index backend */
 	bool engine_exists;     /* ENGINE: DIR already held a volume */
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
+	bool keep_data;         /* an earlier run's data must stay (a kept ledger describes it) */
 };
 
 struct target_request {
@@ -40,6 +41,8 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errlen);
 /* The path a worker opens and the byte offset of its region in it. */
 void target_worker_path(const struct target *t, unsigned worker, char *path, size_t len, uint64_t *base);
+/* True when this run created every worker file (a DIR target starts as zeros). */
+bool target_all_created(const struct target *t);
 /* Remove the files this run created (unless keep). */
 void target_cleanup(struct target *t, bool keep);
 

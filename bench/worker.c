@@ -42,6 +42,7 @@ struct wctx {
 	uint64_t deadline;
 	uint32_t *access_counts;
 	struct ledger ledger;       /* when cfg->ledger: what each block should hold */
+	uint64_t slot_next;         /* scaled, write-order slots: the next first write's slot */
 	struct id_counts ids;
 	FILE *latlog;
 };
@@ -77,8 +78,12 @@ static int setup(struct wctx *w)
 	rng_split(&w->r_content, seed, (uint64_t)w->index * STREAMS + STREAM_CONTENT);
 	rng_split(&w->r_mix, seed, (uint64_t)w->index * STREAMS + STREAM_MIX);
 	access_init(&w->access, (enum access_kind)c->o.access, c->region_blocks, c->nurand_a, c->nurand_c);
-	dupgen_init(&w->dup, &c->dup, w->index);
-	if (content_init(&w->content, seed, (uint32_t)c->o.block_size, 1))
+	if (c->scaled)
+		dupgen_init_scaled(&w->dup, &c->layout, w->index);
+	else
+		dupgen_init(&w->dup, &c->dup, w->index);
+	w->slot_next = c->scale_by_block ? 0 : config_worker_slot0(c, w->index);
+	if (content_init(&w->content, seed, (uint32_t)c->o.block_size, (uint32_t)c->o.compress))
 		return EINVAL;
 	w->quota = c->total_ops ? config_worker_ops(c, w->index) : UINT64_MAX;
 
@@ -104,8 +109,8 @@ static int setup(struct wctx *w)
 	}
 	if (idc_init(&w->ids, 4096))
 		return ENOMEM;
-	if (c->ledger && ledger_init(&w->ledger, c->region_blocks))
-		return ENOMEM;
+	if (c->ledger)
+		ledger_slice(&c->ledger_map, w->index, &w->ledger);
 
 	char path[4096];
 	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
@@ -129,6 +134,76 @@ static int setup(struct wctx *w)
 	return 0;
 }
 
+static void note_mismatch(struct wctx *w, const char *what, uint64_t offset, const struct verify_result *r)
+{
+	if (w->ws->nmismatch >= sizeof w->ws->mismatch / sizeof w->ws->mismatch[0])
+		return;
+	char found[128];
+	verify_describe(r, found, sizeof found);
+	snprintf(w->ws->mismatch[w->ws->nmismatch++], sizeof w->ws->mismatch[0], "worker %u: %s at offset %llu of %s: %s",
+		 w->index, what, (unsigned long long)offset, w->io.path ? w->io.path : "null", found);
+}
+
+/* One transfer outside the timed loop (populate, final check), waited for; 0 or an errno,
+ * recorded as the worker's failure. */
+static int transfer_now(struct wctx *w, struct io_unit *u, enum io_dir dir, uint64_t offset, uint32_t len,
+			const char *what)
+{
+	u->dir = dir;
+	u->offset = offset;
+	u->len = len;
+	u->error = 0;
+	int rc = w->eng->queue(&w->io, u);
+	if (rc == IO_Q_QUEUED) {
+		rc = w->eng->commit(&w->io);
+		while (!rc) {
+			int got = w->eng->getevents(&w->io, 1, 1, UINT64_MAX);
+			if (got == 1)
+				break;
+			if (got < 0 && got != -EINTR)
+				rc = got;
+		}
+	}
+	if (rc < 0) {
+		record_failure(w, -rc, what, offset);
+		return -rc;
+	}
+	if (u->error)
+		record_failure(w, u->error, what, offset);
+	return u->error;
+}
+
+/* After the run: read the whole region back and check every block against the ledger. */
+static void final_pass(struct wctx *w)
+{
+	const struct bench_config *c = w->cfg;
+	uint32_t bs = (uint32_t)c->o.block_size;
+	uint32_t chunk_blocks = bs >= (1u << 20) ? 1 : (1u << 20) / bs;
+	struct io_unit u = {0};
+	u.buf = alloc_aligned((size_t)chunk_blocks * bs);
+	if (!u.buf) {
+		record_failure(w, ENOMEM, "final check", w->base);
+		return;
+	}
+	for (uint64_t b = 0; b < c->region_blocks && !stopping(w); b += chunk_blocks) {
+		uint64_t n = c->region_blocks - b < chunk_blocks ? c->region_blocks - b : chunk_blocks;
+		if (transfer_now(w, &u, IO_READ, w->base + b * bs, (uint32_t)(n * bs), "final check read"))
+			break;
+		for (uint64_t i = 0; i < n; i++) {
+			struct verify_result r;
+			verify_block(&w->ledger, &w->content, b + i, (char *)u.buf + i * bs, c->zeros_known, &r);
+			if (!r.checked)
+				continue;
+			w->ws->final_checks++;
+			if (!r.ok) {
+				w->ws->final_mismatches++;
+				note_mismatch(w, "final check", w->base + (b + i) * bs, &r);
+			}
+		}
+	}
+	free(u.buf);
+}
+
 /* Fill the region before the run (not timed): sequential, large transfers, one at a time. */
 static int populate(struct wctx *w)
 {
@@ -146,36 +221,19 @@ static int populate(struct wctx *w)
 	rng_split(&r, c->seed, (uint64_t)w->index * STREAMS + STREAM_POPULATE);
 	/* Populate ids come from a separate unique-id space so they never equal the run's. */
 	dupgen_init(&dg, &c->dup, w->index + CONTENT_MAX_WORKERS / 2);
+	uint64_t first_block = (uint64_t)w->index * c->region_blocks;
 	int rc = 0;
 	for (uint64_t b = 0; b < c->region_blocks && !rc && !stopping(w); b += chunk_blocks) {
 		uint64_t n = c->region_blocks - b < chunk_blocks ? c->region_blocks - b : chunk_blocks;
 		for (uint64_t i = 0; i < n; i++) {
-			uint64_t id = c->populate == POPULATE_ZERO ? CONTENT_ZERO : dupgen_next(&dg, &r);
+			uint64_t id = c->populate == POPULATE_ZERO ? CONTENT_ZERO
+				      : c->scaled	     ? dupgen_first(&w->dup, first_block + b + i)
+							     : dupgen_next(&dg, &r);
 			content_fill(&w->content, id, (char *)u.buf + i * bs);
 			if (w->ledger.ids)
 				ledger_set(&w->ledger, b + i, id);
 		}
-		u.dir = IO_WRITE;
-		u.offset = w->base + b * bs;
-		u.len = (uint32_t)(n * bs);
-		rc = w->eng->queue(&w->io, &u);
-		if (rc == IO_Q_QUEUED) {
-			rc = w->eng->commit(&w->io);
-			while (!rc) {
-				int got = w->eng->getevents(&w->io, 1, 1, UINT64_MAX);
-				if (got == 1)
-					break;
-				if (got < 0 && got != -EINTR)
-					rc = got;
-			}
-		}
-		if (rc < 0) {
-			record_failure(w, -rc, "populate", u.offset);
-			break;
-		}
-		rc = u.error;
-		if (rc)
-			record_failure(w, rc, "populate write", u.offset);
+		rc = transfer_now(w, &u, IO_WRITE, w->base + b * bs, (uint32_t)(n * bs), "populate write");
 	}
 	if (!rc && w->io.fd >= 0 && fsync(w->io.fd) && errno != EINVAL)
 		record_failure(w, rc = errno, "populate fsync", w->base);
@@ -209,6 +267,27 @@ static bool next_op(struct wctx *w, enum io_dir *dir, uint64_t *due, uint64_t no
 	return true;
 }
 
+/* The content of the next write to `block`. Scaled: a block's first write takes its layout
+ * instance; an overwrite takes a content that keeps the live data on the distribution. */
+static uint64_t next_content(struct wctx *w, uint64_t block)
+{
+	const struct bench_config *c = w->cfg;
+	uint64_t prev = 0, id;
+	bool had = w->ledger.ids && ledger_get(&w->ledger, block, &prev);
+	if (!c->scaled)
+		id = dupgen_next(&w->dup, &w->r_content);
+	else if (had)
+		id = dupgen_overwrite(&w->dup, prev);
+	else
+		id = dupgen_first(&w->dup, c->scale_by_block ? (uint64_t)w->index * c->region_blocks + block
+							     : w->slot_next++);
+	if (had) {
+		w->ws->overwrites++;
+		w->ws->overwrites_changed += id != prev;
+	}
+	return id;
+}
+
 static void prepare(struct wctx *w, struct io_unit *u, enum io_dir dir, uint64_t due)
 {
 	uint32_t bs = (uint32_t)w->cfg->o.block_size;
@@ -219,24 +298,32 @@ static void prepare(struct wctx *w, struct io_unit *u, enum io_dir dir, uint64_t
 	u->due_ns = due;
 	u->error = 0;
 	if (dir == IO_WRITE) {
-		u->content_id = dupgen_next(&w->dup, &w->r_content);
+		u->content_id = next_content(w, u->block);
 		content_fill(&w->content, u->content_id, u->buf);
+		/* Recorded at submission: the next write to this block must see this one as its victim. */
+		if (w->ledger.ids)
+			ledger_set(&w->ledger, u->block, u->content_id);
+	} else if (w->ledger.ids) {
+		/* What a read submitted now must find (a later write to the block may also win). */
+		u->content_id = w->ledger.ids[u->block];
 	}
 }
 
-/* A read must return exactly what this worker last wrote there (zeros if never written). */
+/* A read must return what was last written there when it was submitted, or what a write
+ * submitted after it put there (zeros if never written, on a target this run created). */
 static void check_read(struct wctx *w, const struct io_unit *u)
 {
 	struct verify_result r;
-	verify_block(&w->ledger, &w->content, u->block, u->buf, &r);
-	w->ws->read_checks++;
-	if (r.ok)
+	uint64_t at_submit = u->content_id;
+	verify_check(&w->content, u->buf, at_submit != 0, at_submit - 1, w->cfg->zeros_known, &r);
+	if (!r.ok && w->ledger.ids[u->block] != at_submit)
+		verify_block(&w->ledger, &w->content, u->block, u->buf, w->cfg->zeros_known, &r);
+	if (!r.checked)
 		return;
-	if (!w->ws->read_mismatches++) {
-		char what[128];
-		verify_describe(&r, what, sizeof what);
-		snprintf(w->ws->mismatch, sizeof w->ws->mismatch, "worker %u: read at offset %llu: %s", w->index,
-			 (unsigned long long)u->offset, what);
+	w->ws->read_checks++;
+	if (!r.ok) {
+		w->ws->read_mismatches++;
+		note_mismatch(w, "read", u->offset, &r);
 	}
 }
 
@@ -253,12 +340,8 @@ static void complete(struct wctx *w, struct io_unit *u, uint64_t now)
 	__atomic_store_n(&d->ops, d->ops + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->ws->last_ns, now, __ATOMIC_RELAXED);
 	w->access_counts[u->block]++;
-	if (w->ledger.ids) {
-		if (u->dir == IO_WRITE)
-			ledger_set(&w->ledger, u->block, u->content_id);
-		else
-			check_read(w, u);
-	}
+	if (u->dir == IO_READ && w->cfg->check_reads && w->ledger.ids)
+		check_read(w, u);
 	if (u->dir == IO_WRITE) {
 		if (u->content_id & CONTENT_UNIQUE_BIT)
 			w->ids.unique++;
@@ -376,7 +459,7 @@ static int ship_tallies(struct wctx *w, int fd)
 {
 	struct access_freq af = {0};
 	int rc = afreq_from_counts(&af, w->access_counts, w->cfg->region_blocks) ||
-		 tally_write(fd, &w->ids, &af, w->ledger.ids, w->ledger.ids ? w->cfg->region_blocks : 0);
+		 tally_write(fd, &w->ids, &af);
 	afreq_free(&af);
 	return rc ? EIO : 0;
 }
@@ -425,6 +508,9 @@ int worker_main(const struct worker_args *a)
 		}
 		__atomic_store_n(&w.ws->state, WORKER_RUNNING, __ATOMIC_RELAXED);
 		run_loop(&w);
+		/* (a run stopped by a signal skips it: the user asked to stop) */
+		if (c->final_pass && !w.ws->error)
+			final_pass(&w);
 	}
 	if (w.latlog && fclose(w.latlog) && !w.ws->error)
 		record_failure(&w, errno, "latency log", 0);

@@ -20,9 +20,14 @@ enum worker_state { WORKER_STARTING, WORKER_READY, WORKER_RUNNING, WORKER_DONE, 
 struct worker_shared {
 	struct dir_stats dir[2]; /* IO_READ, IO_WRITE */
 	uint64_t first_ns, last_ns; /* first issue, last completion (CLOCK_MONOTONIC) */
-	uint64_t read_checks;       /* reads checked against the ledger */
+	uint64_t overwrites;        /* writes to a block that held content already */
+	uint64_t overwrites_changed;/* ... with different content */
+	uint64_t read_checks;       /* online: reads checked against the ledger */
 	uint64_t read_mismatches;
-	char mismatch[256];         /* the first mismatch: where, expected, found */
+	uint64_t final_checks;      /* final pass: blocks checked */
+	uint64_t final_mismatches;
+	unsigned nmismatch;         /* messages kept (the first few mismatches: where, expected, found) */
+	char mismatch[4][320];
 	int state;
 	int error;                  /* errno of the failure */
 	char errmsg[256];

@@ -1,11 +1,14 @@
 /* test_dupgen.c - the content-id sampler: frequencies match the distribution (chi-square with a
  * fixed seed), ids stay in their row's range, unique ids are fresh and per worker. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "content.h"
 #include "distfile.h"
 #include "dupgen.h"
 #include "unit.h"
+#include "verify.h"
 
 static void build(struct dist *d, struct dupgen_table *t, const struct dist_row *rows, size_t n)
 {
@@ -112,12 +115,267 @@ static void bundled_distribution_unique_share(void)
 	dist_free(&d);
 }
 
+static uint64_t layout_blocks(const struct scaled_layout *l)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < l->nrows; i++)
+		t += l->rows[i].contents * l->rows[i].copies;
+	return t;
+}
+
+static void scaler_totals_exact(void)
+{
+	/* Every bundled distribution, many sizes (primes too): the rows sum to exactly n blocks,
+	 * and the instance line ends at n. */
+	static const char *const names[] = {"archival", "personalfiles", "highperf", "kernels", "ubuntuamd"};
+	static const uint64_t sizes[] = {1, 2, 63, 1000, 65536, 65537, 262139, 1048576, 4000037};
+	for (size_t k = 0; k < 5; k++) {
+		char path[512];
+		snprintf(path, sizeof path, DEDIS_SRCDIR "/distributions/%s.dist", names[k]);
+		struct dist d;
+		struct dist_error e;
+		CU_ASSERT_FATAL(dist_load(path, &d, &e) == 0);
+		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+			struct scaled_layout l;
+			CU_ASSERT_FATAL(scaled_build(&l, &d, 0, sizes[i], 42 + i) == 0);
+			CU_ASSERT_EQUAL(layout_blocks(&l), sizes[i]);
+			CU_ASSERT_EQUAL(l.rows[l.nrows - 1].start + l.rows[l.nrows - 1].contents * l.rows[l.nrows - 1].copies,
+					sizes[i]);
+			scaled_free(&l);
+		}
+		dist_free(&d);
+	}
+}
+
+static void scaler_shares_at_size(void)
+{
+	/* At 65536 blocks (256 MiB of 4 KiB) the layout's rows are within 0.5 point of the
+	 * distribution's for every bundled file (the e2e test checks the written data at 1 point). */
+	static const char *const names[] = {"archival", "personalfiles", "highperf", "kernels", "ubuntuamd"};
+	for (size_t k = 0; k < 5; k++) {
+		char path[512];
+		snprintf(path, sizeof path, DEDIS_SRCDIR "/distributions/%s.dist", names[k]);
+		struct dist d;
+		struct dist_error e;
+		CU_ASSERT_FATAL(dist_load(path, &d, &e) == 0);
+		struct dist_rows want;
+		dist_compute_rows(&d, &want);
+		struct scaled_layout l;
+		CU_ASSERT_FATAL(scaled_build(&l, &d, 0, 65536, 7) == 0);
+		uint64_t u0 = 0, u1 = 0, dd = 0;
+		for (size_t i = 0; i < l.nrows; i++) {
+			const struct scaled_row *r = &l.rows[i];
+			if (r->copies == 1)
+				u0 += r->contents;
+			else {
+				u1 += r->contents;
+				dd += r->contents * (r->copies - 1);
+			}
+		}
+		CU_ASSERT_DOUBLE_EQUAL(u0 / 65536.0, want.u0, 0.005);
+		CU_ASSERT_DOUBLE_EQUAL(u1 / 65536.0, want.u1, 0.005);
+		CU_ASSERT_DOUBLE_EQUAL(dd / 65536.0, want.d, 0.005);
+		scaled_free(&l);
+		dist_free(&d);
+	}
+}
+
+static void heavy_tail_inclusion_probability(void)
+{
+	/* A content with 400 copies among 99,600 unique blocks (T = 100,000) scaled to 40,000
+	 * blocks: 400 <= n/64 = 625 so it keeps its copies, expected count 0.4. Over 4000 seeds it
+	 * must be present 40 % of the time (binomial sd 0.77 %, 4.4 sd allowed) - neither dropped
+	 * nor inflated - and present exactly with its 400 copies. */
+	const struct dist_row rows[] = {{0, 99600}, {399, 1}};
+	struct dist d;
+	struct dist_error e;
+	CU_ASSERT_FATAL(dist_from_rows(rows, 2, &d, &e) == 0);
+	int present = 0;
+	const int seeds = 4000;
+	for (int s = 0; s < seeds; s++) {
+		struct scaled_layout l;
+		CU_ASSERT_FATAL(scaled_build(&l, &d, 0, 40000, (uint64_t)s) == 0);
+		for (size_t i = 0; i < l.nrows; i++) {
+			if (l.rows[i].copies > 1) {
+				CU_ASSERT_EQUAL_FATAL(l.rows[i].copies, 400);
+				CU_ASSERT_EQUAL_FATAL(l.rows[i].contents, 1);
+				present++;
+			}
+		}
+		scaled_free(&l);
+	}
+	CU_ASSERT_DOUBLE_EQUAL((double)present / seeds, 0.40, 0.034);
+	dist_free(&d);
+}
+
+static void permutation_is_a_bijection(void)
+{
+	const struct dist_row rows[] = {{0, 50}, {2, 10}};
+	struct dist d;
+	struct dist_error e;
+	CU_ASSERT_FATAL(dist_from_rows(rows, 2, &d, &e) == 0);
+	static const uint64_t sizes[] = {1, 2, 3, 1000, 4097, 65536};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		uint64_t n = sizes[k];
+		struct scaled_layout l;
+		CU_ASSERT_FATAL(scaled_build(&l, &d, 0, n, 3) == 0);
+		uint8_t *seen = calloc(n, 1);
+		uint64_t fixed = 0;
+		for (uint64_t x = 0; x < n; x++) {
+			uint64_t p = scaled_permute(&l, x);
+			CU_ASSERT_FATAL(p < n);
+			CU_ASSERT_EQUAL(seen[p], 0);
+			seen[p] = 1;
+			fixed += p == x;
+		}
+		if (n >= 1000)
+			CU_ASSERT(fixed < n / 100); /* it really shuffles */
+		free(seen);
+		scaled_free(&l);
+	}
+	dist_free(&d);
+}
+
+static void copies_spread_and_zero_blocks(void)
+{
+	/* 10 contents x 100 copies + 1000 uniques + 500 zero blocks declared (T = 2500, n = 2500):
+	 * the zero block keeps its share (500 copies, id 0); no content's copies sit back to back. */
+	const struct dist_row rows[] = {{0, 1000}, {99, 10}, {499, 1}};
+	struct dist d;
+	struct dist_error e;
+	CU_ASSERT_FATAL(dist_from_rows(rows, 3, &d, &e) == 0);
+	struct scaled_layout l;
+	CU_ASSERT_FATAL(scaled_build(&l, &d, 500, 2500, 11) == 0);
+	CU_ASSERT_EQUAL(l.zero_copies, 500);
+	uint64_t zeros = 0, adjacent_same = 0, prev = UINT64_MAX;
+	for (uint64_t slot = 0; slot < 2500; slot++) {
+		uint64_t id = scaled_content(&l, scaled_permute(&l, slot));
+		zeros += id == CONTENT_ZERO;
+		adjacent_same += id == prev && id != CONTENT_ZERO;
+		prev = id;
+	}
+	CU_ASSERT_EQUAL(zeros, 500);
+	/* 1000 duplicate blocks among 2500: back-to-back copies would give ~990 equal neighbours; a
+	 * random placement sum_c (c/n)^2 * n = 10 * (100/2500)^2 * 2500 = 40 */
+	CU_ASSERT(adjacent_same < 100);
+	scaled_free(&l);
+	dist_free(&d);
+}
+
+static void overwrites_keep_the_histogram(void)
+{
+	/* Simulate a 4096-block target laid out, then 4 passes of random overwrites through the
+	 * owed-copy rule: the live histogram stays within a few blocks of the layout's, and every
+	 * overwrite changes the block's content. */
+	const struct dist_row rows[] = {{0, 2000}, {1, 500}, {3, 200}, {15, 16}};
+	struct dist d;
+	struct dist_error e;
+	CU_ASSERT_FATAL(dist_from_rows(rows, 4, &d, &e) == 0);
+	const uint64_t n = 4096;
+	struct scaled_layout l;
+	CU_ASSERT_FATAL(scaled_build(&l, &d, 0, n, 5) == 0);
+	uint64_t *live = malloc(n * sizeof *live);
+	for (uint64_t b = 0; b < n; b++)
+		live[b] = scaled_content(&l, scaled_permute(&l, b));
+	struct dupgen g;
+	dupgen_init_scaled(&g, &l, 0);
+	struct rng r;
+	rng_seed(&r, 9);
+	uint64_t changed = 0;
+	for (uint64_t i = 0; i < 4 * n; i++) {
+		uint64_t b = rng_below(&r, n);
+		uint64_t id = dupgen_overwrite(&g, live[b]);
+		changed += id != live[b];
+		live[b] = id;
+	}
+	CU_ASSERT_EQUAL(changed, 4 * n);
+	/* histogram of copies over the live data: count contents by copies */
+	struct { uint64_t id, n; } *cnt = calloc(n, sizeof *cnt);
+	size_t ncnt = 0;
+	uint64_t uniques = 0;
+	for (uint64_t b = 0; b < n; b++) {
+		if (live[b] & CONTENT_UNIQUE_BIT) {
+			uniques++;
+			continue;
+		}
+		size_t k = 0;
+		while (k < ncnt && cnt[k].id != live[b])
+			k++;
+		if (k == ncnt)
+			cnt[ncnt++].id = live[b];
+		cnt[k].n++;
+	}
+	uint64_t dup_blocks = n - uniques, distinct_dups = ncnt;
+	struct dist_rows want;
+	dist_compute_rows(&d, &want);
+	uint64_t layout_u0 = 0, layout_dups = 0;
+	for (size_t i = 0; i < l.nrows; i++) {
+		if (l.rows[i].copies == 1)
+			layout_u0 += l.rows[i].contents;
+		else
+			layout_dups += l.rows[i].contents;
+	}
+	CU_ASSERT(uniques <= layout_u0 + 4 && uniques + 4 >= layout_u0);
+	CU_ASSERT(distinct_dups <= layout_dups + 4 && distinct_dups + 4 >= layout_dups);
+	CU_ASSERT_EQUAL(dup_blocks + uniques, n);
+	free(cnt);
+	free(live);
+	scaled_free(&l);
+	dist_free(&d);
+}
+
+static void ledger_persists(void)
+{
+	char path[] = "/tmp/dedis-unit-ledger-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	unlink(path);
+	struct ledger_map m;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(ledger_open(&m, path, 4096, 2, 1000, 77, err, sizeof err), 0);
+	CU_ASSERT_FALSE(m.existed);
+	struct ledger l0, l1;
+	ledger_slice(&m, 0, &l0);
+	ledger_slice(&m, 1, &l1);
+	ledger_set(&l0, 5, 123);
+	ledger_set(&l1, 999, CONTENT_ZERO);
+	CU_ASSERT_EQUAL(ledger_sync(&m), 0);
+	ledger_close(&m);
+	uint64_t seed = 0;
+	CU_ASSERT_EQUAL(ledger_peek_seed(path, &seed), 0);
+	CU_ASSERT_EQUAL(seed, 77);
+	CU_ASSERT_EQUAL_FATAL(ledger_open(&m, path, 4096, 2, 1000, 1, err, sizeof err), 0);
+	CU_ASSERT_TRUE(m.existed);
+	CU_ASSERT_EQUAL(m.file_seed, 77);
+	ledger_slice(&m, 0, &l0);
+	ledger_slice(&m, 1, &l1);
+	uint64_t id = 0;
+	CU_ASSERT_TRUE(ledger_get(&l0, 5, &id));
+	CU_ASSERT_EQUAL(id, 123);
+	CU_ASSERT_TRUE(ledger_get(&l1, 999, &id));
+	CU_ASSERT_EQUAL(id, CONTENT_ZERO);
+	CU_ASSERT_FALSE(ledger_get(&l0, 6, &id));
+	ledger_close(&m);
+	/* another geometry is refused, naming what the ledger was written with */
+	CU_ASSERT_NOT_EQUAL(ledger_open(&m, path, 4096, 3, 1000, 1, err, sizeof err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "2 workers"));
+	unlink(path);
+}
+
 int suite_dupgen(void)
 {
 	static const struct unit_test tests[] = {
 		{"frequencies follow the distribution (chi-square)", frequencies_follow_distribution},
 		{"unique ids are fresh and per worker", unique_ids_are_fresh_per_worker},
 		{"bundled kernels: unique share and row search", bundled_distribution_unique_share},
+		{"scaled: totals exact at every size", scaler_totals_exact},
+		{"scaled: rows within 0.5 point at 65536 blocks", scaler_shares_at_size},
+		{"scaled: heavy-tail inclusion probability over seeds", heavy_tail_inclusion_probability},
+		{"scaled: the slot permutation is a bijection", permutation_is_a_bijection},
+		{"scaled: zero blocks keep their share, copies spread", copies_spread_and_zero_blocks},
+		{"scaled: overwrites keep the live histogram", overwrites_keep_the_histogram},
+		{"ledger: persists across opens, geometry checked", ledger_persists},
 		{NULL, NULL},
 	};
 	return unit_add_suite("dupgen", tests);

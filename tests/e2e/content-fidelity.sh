@@ -1,0 +1,71 @@
+#!/bin/bash
+# The scaled content model: for every bundled distribution a 4-worker sequential fill at 256 MiB
+# and 1 GiB, analysed by dedisgen, is within 1 point per row and 2 % in dedup ratio; sampled drifts.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+mktmp /var/tmp
+T=$E2E_TMP/target
+mkdir "$T"
+DISTS="$top_srcdir/distributions"
+
+# fill SIZE_PER_WORKER DIST [extra dedisbench args]: a fresh sequential fill of the target, then
+# dedisgen's analysis of the files into $E2E_TMP/gen.dist
+fill() {
+	local per=$1 dist=$2
+	shift 2
+	rm -f "$T"/dedisbench.*
+	expect_ok --target "$T" --procs 4 --file-size "$per" --dist "$dist" --access seq --seed 11 --keep --quiet \
+		--json "$E2E_TMP/run.json" --dist-report "$E2E_TMP/live.dist" "$@"
+	"$DEDISGEN" "$T" -b 4096 -q -o "$E2E_TMP/gen.dist" || fail "dedisgen on the filled target exited $?"
+}
+
+for size in 64MiB 256MiB; do # per worker: 256 MiB and 1 GiB in all
+	for d in archival personalfiles highperf kernels ubuntuamd; do
+		fill "$size" "$d"
+		rc=0
+		"$DEDISGEN" compare "$DISTS/$d.dist" "$E2E_TMP/gen.dist" --max-diff 1 --json >"$E2E_TMP/cmp.json" || rc=$?
+		[ "$rc" -eq 0 ] || fail "$d at 4 x $size: a row differs by more than 1 point: $(jq -c . "$E2E_TMP/cmp.json")"
+		err=$(jget "$E2E_TMP/cmp.json" .diff.ratio_err) # a fraction
+		fcmp "${err#-}" "<=" 0.02 || fail "$d at 4 x $size: dedup ratio off by $err (more than 2 %)"
+		# the run's own account of the target (--dist-report) is what dedisgen found on it
+		cmp <(grep -v '^#' "$E2E_TMP/live.dist") <(grep -v '^#' "$E2E_TMP/gen.dist") ||
+			fail "$d at 4 x $size: --dist-report differs from dedisgen's analysis of the target"
+		note "$d 4 x $size: largest row difference $(jget "$E2E_TMP/cmp.json" .diff.max_pp) pp, ratio error $err"
+	done
+done
+
+# --content sampled reproduces the original's drift (DEDISbench Table 2): at 1 GiB far more
+# unique blocks and far fewer redundant copies than personalfiles' 76.6 / 17.2.
+fill 256MiB personalfiles --content sampled
+u0=$(jget "$E2E_TMP/run.json" .written.U0)
+dd=$(jget "$E2E_TMP/run.json" .written.D)
+fcmp "$u0" ">" 0.85 || fail "sampled at 1 GiB: U0 $u0, expected the original's drift (> 0.85)"
+fcmp "$dd" "<" 0.10 || fail "sampled at 1 GiB: D $dd, expected the original's drift (< 0.10)"
+note "sampled personalfiles at 1 GiB: U0 $u0 D $dd (the dataset: 0.766 / 0.172)"
+
+# NURand overwrites of twice the target over a populated target keep the live rows within 2 points,
+# and overwrites change content.
+rm -f "$T"/dedisbench.*
+expect_ok --target "$T" --procs 4 --file-size 32MiB --dist personalfiles --populate content --access nurand \
+	--size 256MiB --seed 12 --keep --quiet --json "$E2E_TMP/ow.json"
+"$DEDISGEN" "$T" -b 4096 -q -o "$E2E_TMP/gen.dist" || fail "dedisgen after overwrites exited $?"
+"$DEDISGEN" compare "$DISTS/personalfiles.dist" "$E2E_TMP/gen.dist" --max-diff 2 >"$E2E_TMP/cmp.txt" ||
+	fail "NURand overwrites: live rows off by more than 2 points: $(cat "$E2E_TMP/cmp.txt")"
+jcheck "$E2E_TMP/ow.json" '.content.overwrites >= 65536' "twice the target was written over it"
+jcheck "$E2E_TMP/ow.json" '.content.changed_share > 0.5' "overwrites changed the blocks' content"
+note "NURand overwrites x2: live within 2 points, changed share $(jget "$E2E_TMP/ow.json" .content.changed_share)"
+
+# "# zero-blocks: N" makes the all-zero block that share of the data; without it there are none.
+printf '# zero-blocks: 500\n0 1000\n99 10\n499 1\n' >"$E2E_TMP/zeros.dist" # T = 2500: 20 % zeros
+fill 16MiB "$E2E_TMP/zeros.dist" --access-report "$E2E_TMP/access.txt"
+z=$(jget "$E2E_TMP/run.json" .live.zero_blocks)
+[ "$z" -ge 3275 ] && [ "$z" -le 3279 ] || fail "zero blocks: $z of 16384, want 20 % (3277)"
+grep -q "^# zero-blocks: $z$" "$E2E_TMP/gen.dist" || fail "dedisgen does not find $z zero blocks: $(head -8 "$E2E_TMP/gen.dist")"
+fill 16MiB kernels
+jcheck "$E2E_TMP/run.json" '.live.zero_blocks == 0' "no zero blocks without the header"
+note "zero-blocks: $z of 16384 blocks zero (20 % declared); none without the header"
+
+# --access-report: the count -> blocks table of a sequential fill (every block once) and its share
+share=$(sed -n 's/^# hottest-10pct-share: //p' "$E2E_TMP/access.txt")
+fcmp "$share" ">=" 0.0999 && fcmp "$share" "<=" 0.1001 || fail "access report share: $share (uniform coverage: 0.1)"
+[ "$(grep -v '^#' "$E2E_TMP/access.txt")" = "1 16384" ] || fail "access report rows: $(grep -v '^#' "$E2E_TMP/access.txt" | head)"
