@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "access.h"
 #include "config.h"
+#include "plot.h"
 
 static int fail(struct opt_error *err, const char *fmt, ...)
 {
@@ -111,6 +112,11 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 			 : o->mode == MODE_WRITE ? POPULATE_NONE : POPULATE_CONTENT;
 	if (o->latency_log && !o->output_dir)
 		return fail(err, "--latency-log needs --output-dir");
+	if (o->plot && !o->output_dir)
+		return fail(err, "--plot needs --output-dir (the PNGs go there)");
+	char script[4096];
+	if (o->plot && (!plot_gnuplot_available() || plot_script("dedisbench-timeseries.gp", script, sizeof script)))
+		return fail(err, "--plot needs gnuplot (apt-get install gnuplot-nox) and the plot scripts (DEDIS_PLOTS_DIR)");
 	if (o->json && check_output_parent("--json", o->json, err))
 		return -1;
 	if (o->dist_report && check_output_parent("--dist-report", o->dist_report, err))

@@ -143,16 +143,36 @@ static bool wait_ready(struct launch *l)
 	return !l->failed && !l->interrupted;
 }
 
-/* Phase 2: until every worker has exited; a time-series row each second. */
-static void watch(struct launch *l, struct timeseries *ts)
+/* One line on a terminal, rewritten each second: elapsed, share of the end condition done,
+ * throughput, IOPS and p99 of the last second. */
+static void progress_line(const struct launch *l, const struct ts_interval *iv)
+{
+	const struct bench_config *c = l->c;
+	double done = 0;
+	if (c->o.time_ns)
+		done = iv->seconds * 1e9 / (double)c->o.time_ns;
+	if (c->total_ops) {
+		double by_size = (double)iv->ops / (double)c->total_ops;
+		done = by_size > done ? by_size : done;
+	}
+	fprintf(stderr, "\r%7.0fs  %5.1f %%  %9.1f MiB/s  %10.0f IOPS  p99 %9.1f us ", iv->seconds,
+		100 * (done < 1 ? done : 1), iv->mib_s, iv->iops, iv->p99_us);
+}
+
+/* Phase 2: until every worker has exited; a time-series row (and a progress line) each second. */
+static void watch(struct launch *l, struct timeseries *ts, bool progress)
 {
 	uint64_t t0 = l->sh->t0_ns, next_tick = t0 + 1000000000ULL;
+	bool ticking = ts->prev != NULL;
 	while (l->live) {
 		uint64_t now = now_ns();
 		int timeout_ms = -1;
-		if (ts->f) {
+		if (ticking) {
 			if (now >= next_tick) {
-				ts_sample(ts, l->sh, l->procs, now);
+				struct ts_interval iv;
+				ts_sample(ts, l->sh, l->procs, now, &iv);
+				if (progress)
+					progress_line(l, &iv);
 				next_tick += 1000000000ULL;
 				continue;
 			}
@@ -338,18 +358,21 @@ int launcher_run(const struct bench_config *c, struct run_result *r, char *err, 
 
 	bool go_on = wait_ready(&l);
 	__atomic_store_n(&l.sh->t0_ns, now_ns(), __ATOMIC_RELEASE);
-	if (go_on && c->o.output_dir && ts_open(&ts, c->o.output_dir, l.sh->t0_ns))
-		{
+	bool progress = !c->o.quiet && isatty(STDERR_FILENO);
+	if (go_on && !c->o.output_dir && progress && ts_init(&ts, l.sh->t0_ns))
+		progress = false;
+	if (go_on && c->o.output_dir && ts_open(&ts, c->o.output_dir, l.sh->t0_ns)) {
 		set_failure(&l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
 		stop_all(&l);
 	}
 	close(l.go_w); /* the barrier opens: every worker's read() returns 0 */
 	l.go_w = -1;
-	watch(&l, &ts);
-	if (ts.f) {
-		ts_sample(&ts, l.sh, l.procs, now_ns());
-		ts_close(&ts);
-	}
+	watch(&l, &ts, progress);
+	if (ts.f)
+		ts_sample(&ts, l.sh, l.procs, now_ns(), NULL);
+	if (progress)
+		fputs("\r\033[K", stderr); /* the summary replaces the progress line */
+	ts_close(&ts);
 	collect(&l, r);
 	rc = 0;
 out:

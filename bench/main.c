@@ -93,6 +93,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "dedisbench: cannot write a report: %s\n", strerror(errno));
 			status = EXIT_RUN_FAILED;
 		}
+		if (results_write_plots(&cfg, &res, msg, sizeof msg)) {
+			fprintf(stderr, "dedisbench: %s\n", msg);
+			status = EXIT_RUN_FAILED;
+		}
 		if (cfg.o.json) {
 			json_t *doc = results_json(&cfg, &res);
 			if (report_write_atomic(doc, cfg.o.json)) {

@@ -96,8 +96,11 @@ const struct opt_def bench_option_table[] = {
 	 "write accesses per block (how many blocks got each count) and the hottest-10 % share"},
 	{"latency-log", 0, NULL, OT_FLAG, OFF(latency_log), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "with --output-dir, log every operation's latency (latency.<worker>.csv)"},
+	{"plot", 0, NULL, OT_FLAG, OFF(plot), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "with --output-dir, render PNG plots there (gnuplot): throughput and p99 over time, latency "
+	 "percentiles, distribution written vs target, accesses per block"},
 	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "print only errors"},
+	 "print only errors (no summary, no progress line)"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
 	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},

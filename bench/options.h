@@ -51,6 +51,7 @@ struct bench_options {
 	char *dist_report;
 	char *access_report;
 	bool latency_log;
+	bool plot;
 	bool quiet;
 };
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "distcmp.h"
+#include "plot.h"
 #include "report.h"
 #include "results.h"
 #include "units.h"
@@ -249,6 +251,75 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	return doc;
 }
 
+static FILE *open_in(const char *dir, const char *name, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
+int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
+{
+	const char *dir = c->o.output_dir;
+	char lat[4200], dist[4200], acc[4200], path[4200];
+	FILE *f;
+	if (!dir)
+		return 0;
+	/* latency percentiles on a "nines" ladder, per direction */
+	if (!(f = open_in(dir, "latency-percentiles.csv", lat, sizeof lat)))
+		goto io;
+	static const double ladder[] = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 99.9999};
+	fputs("percentile,read_us,write_us\n", f);
+	for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++)
+		fprintf(f, "%g,%.3f,%.3f\n", ladder[i], (double)hist_percentile(&r->total[IO_READ].lat, ladder[i]) / 1e3,
+			(double)hist_percentile(&r->total[IO_WRITE].lat, ladder[i]) / 1e3);
+	if (fclose(f))
+		goto io;
+	/* the distribution on the target (live) or written, against the one asked for */
+	struct dist_pow2 got, want;
+	dist_pow2_histogram(r->have_live ? &r->live : &r->written, &got);
+	dist_pow2_histogram(&c->dist, &want);
+	if (!(f = open_in(dir, "dist-buckets.csv", dist, sizeof dist)))
+		goto io;
+	fputs("copies_low,copies_high,written_share,target_share\n", f);
+	int top = got.top > want.top ? got.top : want.top;
+	for (int k = 0; k <= top; k++)
+		fprintf(f, "%llu,%llu,%.9g,%.9g\n", 1ULL << k, (2ULL << k) - 1, got.share[k], want.share[k]);
+	if (fclose(f))
+		goto io;
+	if (!(f = open_in(dir, "access-frequency.csv", acc, sizeof acc)))
+		goto io;
+	fputs("accesses,blocks\n", f);
+	for (size_t i = 0; i < r->access.n; i++)
+		fprintf(f, "%llu,%llu\n", (unsigned long long)r->access.count[i], (unsigned long long)r->access.blocks[i]);
+	if (fclose(f))
+		goto io;
+	if (!c->o.plot)
+		return 0;
+	char ts[4200], png[4200], title[160];
+	snprintf(ts, sizeof ts, "%s/timeseries.csv", dir);
+	snprintf(title, sizeof title, "dedisbench %s %s, %s, %s", c->nominal ? "nominal" : "peak", mode_names[c->o.mode],
+		 access_names[c->o.access], c->o.dist);
+	const struct {
+		const char *script, *data, *png;
+	} plots[] = {
+		{"dedisbench-timeseries.gp", ts, "timeseries.png"},
+		{"dedisbench-latency.gp", lat, "latency.png"},
+		{"dedisbench-distribution.gp", dist, "distribution.png"},
+		{"dedisbench-access.gp", acc, "access.png"},
+	};
+	for (size_t i = 0; i < sizeof plots / sizeof plots[0]; i++) {
+		snprintf(png, sizeof png, "%s/%s", dir, plots[i].png);
+		const char *args[] = {plots[i].data, png, title};
+		if (plot_render(plots[i].script, args, 3, why, whylen))
+			return -1;
+	}
+	return 0;
+io:
+	snprintf(why, whylen, "cannot write plot data in %s: %s", dir, strerror(errno));
+	(void)path;
+	return -1;
+}
+
 int results_write_reports(const struct bench_config *c, const struct run_result *r)
 {
 	if (c->o.dist_report && r->have_live) {
@@ -295,28 +366,36 @@ void results_free(struct run_result *r)
 	r->w = NULL;
 }
 
+int ts_init(struct timeseries *ts, uint64_t t0)
+{
+	memset(ts, 0, sizeof *ts);
+	ts->prev = calloc(2, sizeof *ts->prev);
+	if (!ts->prev)
+		return -1;
+	zero_dir(&ts->prev[0]);
+	zero_dir(&ts->prev[1]);
+	ts->t0 = t0;
+	return 0;
+}
+
 int ts_open(struct timeseries *ts, const char *dir, uint64_t t0)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/timeseries.csv", dir);
-	memset(ts, 0, sizeof *ts);
-	ts->f = fopen(path, "w");
-	if (!ts->f)
+	if (ts_init(ts, t0))
 		return -1;
-	ts->prev = calloc(2, sizeof *ts->prev);
-	if (!ts->prev) {
-		fclose(ts->f);
+	ts->f = fopen(path, "w");
+	if (!ts->f) {
+		free(ts->prev);
+		ts->prev = NULL;
 		return -1;
 	}
-	zero_dir(&ts->prev[0]);
-	zero_dir(&ts->prev[1]);
-	ts->t0 = t0;
 	fputs("time_s,read_ops,read_mib_s,read_lat_mean_us,read_lat_p99_us,"
 	      "write_ops,write_mib_s,write_lat_mean_us,write_lat_p99_us\n", ts->f);
 	return 0;
 }
 
-int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now)
+int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now, struct ts_interval *out)
 {
 	struct dir_stats *cur = calloc(2, sizeof *cur);
 	if (!cur)
@@ -330,17 +409,31 @@ int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs
 	double span = t - ts->prev_t;
 	if (span <= 0)
 		span = 1e-9;
-	fprintf(ts->f, "%.3f", t);
+	if (ts->f)
+		fprintf(ts->f, "%.3f", t);
+	struct histogram both;
+	hist_init(&both);
+	uint64_t ops_all = 0, bytes_all = 0, ops_total = 0;
 	for (int d = 0; d < 2; d++) {
 		struct histogram h;
 		hist_diff(&h, &cur[d].lat, &ts->prev[d].lat);
+		hist_merge(&both, &h);
 		uint64_t ops = cur[d].ops - ts->prev[d].ops;
-		fprintf(ts->f, ",%llu,%.3f,%.1f,%.1f", (unsigned long long)ops,
-			mib_s(cur[d].bytes - ts->prev[d].bytes, span), hist_mean(&h) / 1e3,
-			(double)hist_percentile(&h, 99) / 1e3);
+		ops_all += ops;
+		ops_total += cur[d].ops;
+		bytes_all += cur[d].bytes - ts->prev[d].bytes;
+		if (ts->f)
+			fprintf(ts->f, ",%llu,%.3f,%.1f,%.1f", (unsigned long long)ops,
+				mib_s(cur[d].bytes - ts->prev[d].bytes, span), hist_mean(&h) / 1e3,
+				(double)hist_percentile(&h, 99) / 1e3);
 	}
-	fputc('\n', ts->f);
-	fflush(ts->f); /* each row visible as it is sampled (tail -f, tests polling for progress) */
+	if (ts->f) {
+		fputc('\n', ts->f);
+		fflush(ts->f); /* each row visible as it is sampled (tail -f, tests polling for progress) */
+	}
+	if (out)
+		*out = (struct ts_interval){t, ops_total, mib_s(bytes_all, span), per_s(ops_all, span),
+					    (double)hist_percentile(&both, 99) / 1e3};
 	memcpy(ts->prev, cur, 2 * sizeof *cur);
 	free(cur);
 	ts->prev_t = t;

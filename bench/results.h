@@ -48,6 +48,9 @@ struct run_result {
 void results_merge(struct run_result *r);
 void results_print(FILE *f, const struct bench_config *c, const struct run_result *r);
 json_t *results_json(const struct bench_config *c, const struct run_result *r);
+/* In --output-dir: latency-percentiles.csv, dist-buckets.csv, access-frequency.csv (the plots'
+ * data), and with --plot the PNGs. 0, or -1 with why. */
+int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen);
 /* --dist-report (the live distribution, dedis-dist format) and --access-report. 0 or -1 (errno). */
 int results_write_reports(const struct bench_config *c, const struct run_result *r);
 void results_free(struct run_result *r);
@@ -60,9 +63,18 @@ struct timeseries {
 	double prev_t; /* seconds since t0 of the previous row */
 	unsigned rows;
 };
+/* Interval bookkeeping only (the progress line without --output-dir). */
+int ts_init(struct timeseries *ts, uint64_t t0);
+/* ts_init plus DIR/timeseries.csv. */
 int ts_open(struct timeseries *ts, const char *dir, uint64_t t0);
-/* Appends the interval ending at `now` from the workers' live stats. */
-int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now);
+/* The interval ending at `now`, from the workers' live stats: appended to the CSV if open. */
+struct ts_interval {
+	double seconds;      /* since t0 */
+	uint64_t ops;        /* both directions, since t0 */
+	double mib_s, iops;  /* in the interval, both directions */
+	double p99_us;       /* the interval's p99, both directions */
+};
+int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now, struct ts_interval *out);
 int ts_close(struct timeseries *ts);
 
 #endif

@@ -579,8 +579,24 @@ static int cmd_compare(const struct gen_options *o)
 	if (a.block_size && b.block_size && a.block_size != b.block_size)
 		say("warning: comparing distributions of different block sizes (%" PRIu64 " and %" PRIu64 ")",
 		    a.block_size, b.block_size);
+	if (o->plot && !plot_available()) {
+		say("--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
+		dist_free(&a);
+		dist_free(&b);
+		return EXIT_BAD_INPUT;
+	}
 	dist_compare(&a, &b, &df);
 	int rc = 0;
+	char why[1024];
+	if (o->plot && plot_compare(&a, &b, o->paths[0], o->paths[1], o->plot, why, sizeof why)) {
+		say("%s", why);
+		rc = strstr(why, "--plot ") ? EXIT_BAD_INPUT : EXIT_FAILED;
+	}
+	if (rc) {
+		dist_free(&a);
+		dist_free(&b);
+		return rc;
+	}
 	if (o->json_stdout)
 		rc = print_json(compare_json(o->paths[0], o->paths[1], &df, o->max_diff)) ? EXIT_FAILED : 0;
 	else

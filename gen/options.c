@@ -51,8 +51,8 @@ const struct gen_opt_def gen_option_table[] = {
 	 "write the figures of each block size as one JSON document"},
 	{"json", 0, NULL, GT_FLAG, OFF(json_stdout), NULL, NULL, 0, 0, SHOW | CMP,
 	 "print JSON instead of text"},
-	{"plot", 0, "FILE.png", GT_STRING, OFF(plot), NULL, NULL, 0, 0, SCAN | MERGE | SHOW,
-	 "render the histogram of copies (log-log, power-of-two buckets) with gnuplot"},
+	{"plot", 0, "FILE.png", GT_STRING, OFF(plot), NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP,
+	 "render the histogram of copies (log-log, power-of-two buckets) with gnuplot; compare overlays both"},
 	{"top", 0, "N", GT_UINT, OFF(top), "10", NULL, 0, 1000, SHOW,
 	 "how many of the most-copied contents to list"},
 	{"max-diff", 0, "PP", GT_PP, OFF(max_diff), NULL, NULL, 0, 0, CMP,
@@ -345,7 +345,7 @@ void gen_options_print_help(FILE *f)
 	fputs("Usage: dedisgen [scan] PATH... [OPTION]...\n"
 	      "       dedisgen merge DBDIR... (--db OUT | -o OUT.dist) [OPTION]...\n"
 	      "       dedisgen show FILE.dist [--json] [--top N] [--plot FILE.png]\n"
-	      "       dedisgen compare A.dist B.dist [--json] [--max-diff PP]\n"
+	      "       dedisgen compare A.dist B.dist [--json] [--max-diff PP] [--plot FILE.png]\n"
 	      "Extract the duplicate distribution of a directory tree, files or a block device (scan),\n"
 	      "merge analyses kept in Berkeley DB, show or compare distribution files.\n\nOptions:\n",
 	      f);

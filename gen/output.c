@@ -3,17 +3,15 @@
 #include <errno.h>
 #include <math.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "distcmp.h"
 #include "output.h"
+#include "plot.h"
 
-extern char **environ;
 
 int pending_open(struct pending *p, const char *path)
 {
@@ -110,64 +108,20 @@ void dist_header_build(struct dist_header *h, const char *version, char *const *
 		h->ptrs[i] = h->lines[i];
 }
 
-static const char *script_path(char *buf, size_t len)
-{
-	const char *env = getenv("DEDIS_PLOTS_DIR");
-	const char *dirs[] = {env, DEDIS_SRCDIR "/plots", DEDIS_DATADIR "/plots"};
-	for (size_t i = 0; i < 3; i++) {
-		if (!dirs[i])
-			continue;
-		snprintf(buf, len, "%s/dedisgen-histogram.gp", dirs[i]);
-		if (access(buf, R_OK) == 0)
-			return buf;
-	}
-	return NULL;
-}
-
 bool plot_available(void)
 {
-	const char *path = getenv("PATH");
-	char buf[4096], sb[4096];
-	if (!script_path(sb, sizeof sb))
-		return false;
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)n, path);
-		if (access(buf, X_OK) == 0)
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
+	char script[4096];
+	return plot_gnuplot_available() && plot_script("dedisgen-histogram.gp", script, sizeof script) == 0 &&
+	       plot_script("dedisgen-compare.gp", script, sizeof script) == 0;
 }
 
-int plot_histogram(const struct dist *d, const char *title, const char *png, char *why, size_t whylen)
+/* One histogram as the plot scripts read it: copies_low copies_high share_of_blocks contents. */
+static int write_histogram(const struct dist *d, char *path, char *why, size_t whylen)
 {
-	char script[4096], data[] = "/tmp/dedisgen-plot.XXXXXX";
 	struct dist_pow2 h;
-	struct pending out;
-	int rc = -1, fd, status;
-	pid_t pid;
-
-	if (!script_path(script, sizeof script)) {
-		snprintf(why, whylen, "--plot: plots/dedisgen-histogram.gp not found (set DEDIS_PLOTS_DIR)");
-		return -1;
-	}
-	if (pending_open(&out, png)) {
-		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
-		return -1;
-	}
-	if (!out.tmp) { /* gnuplot writes the PNG to a temp path and we rename it: needs a regular file */
-		pending_abort(&out);
-		snprintf(why, whylen, "--plot %s: not a regular file", png);
-		return -1;
-	}
-	fclose(out.f);
-	out.f = NULL;
-	if ((fd = mkstemp(data)) < 0) {
+	int fd = mkstemp(path);
+	if (fd < 0) {
 		snprintf(why, whylen, "--plot: temp file: %s", strerror(errno));
-		pending_abort(&out);
 		return -1;
 	}
 	FILE *f = fdopen(fd, "w");
@@ -178,33 +132,72 @@ int plot_histogram(const struct dist *d, const char *title, const char *png, cha
 			fprintf(f, "%.0f %.0f %.9g %" PRIu64 "\n", ldexp(1, k), ldexp(1, k + 1) - 1, h.share[k], h.contents[k]);
 	if (fclose(f)) {
 		snprintf(why, whylen, "--plot: writing the data: %s", strerror(errno));
-		goto out;
+		unlink(path);
+		return -1;
 	}
-	char *argv[] = {"gnuplot", "-c", script, data, out.tmp, (char *)title, NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", 1, 0);
-	int e = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e) {
-		snprintf(why, whylen, "--plot: cannot run gnuplot: %s", strerror(e));
-		goto out;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(why, whylen, "--plot: gnuplot failed (status %d)", status);
-		goto out;
-	}
-	if (rename(out.tmp, out.path)) {
+	return 0;
+}
+
+/* Render into a temp name next to png and rename it in place, so a failed plot leaves nothing. */
+static int render(const char *script, const char *const *data, size_t ndata, const char *const *titles,
+		  size_t ntitles, const char *png, char *why, size_t whylen)
+{
+	struct pending out;
+	if (pending_open(&out, png)) {
 		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
-		goto out;
+		return -1;
 	}
-	free(out.tmp);
-	out.tmp = NULL;
-	rc = 0;
-out:
-	unlink(data);
+	if (!out.tmp) { /* gnuplot writes to a temp path we rename: needs a regular file */
+		pending_abort(&out);
+		snprintf(why, whylen, "--plot %s: not a regular file", png);
+		return -1;
+	}
+	fclose(out.f);
+	out.f = NULL;
+	const char *args[8];
+	size_t n = 0;
+	for (size_t i = 0; i < ndata; i++)
+		args[n++] = data[i];
+	args[n++] = out.tmp;
+	for (size_t i = 0; i < ntitles; i++)
+		args[n++] = titles[i];
+	int rc = plot_render(script, args, n, why, whylen);
+	if (!rc && rename(out.tmp, out.path)) {
+		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
+		rc = -1;
+	}
+	if (!rc) {
+		free(out.tmp);
+		out.tmp = NULL;
+	}
 	pending_abort(&out);
+	return rc;
+}
+
+int plot_histogram(const struct dist *d, const char *title, const char *png, char *why, size_t whylen)
+{
+	char data[] = "/tmp/dedisgen-plot.XXXXXX";
+	if (write_histogram(d, data, why, whylen))
+		return -1;
+	const char *files[] = {data};
+	int rc = render("dedisgen-histogram.gp", files, 1, &title, 1, png, why, whylen);
+	unlink(data);
+	return rc;
+}
+
+int plot_compare(const struct dist *a, const struct dist *b, const char *title_a, const char *title_b,
+		 const char *png, char *why, size_t whylen)
+{
+	char da[] = "/tmp/dedisgen-plot.XXXXXX", db[] = "/tmp/dedisgen-plot.XXXXXX";
+	if (write_histogram(a, da, why, whylen))
+		return -1;
+	if (write_histogram(b, db, why, whylen)) {
+		unlink(da);
+		return -1;
+	}
+	const char *files[] = {da, db}, *titles[] = {title_a, title_b, "dedisgen compare"};
+	int rc = render("dedisgen-compare.gp", files, 2, titles, 3, png, why, whylen);
+	unlink(da);
+	unlink(db);
 	return rc;
 }

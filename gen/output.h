@@ -34,5 +34,8 @@ bool plot_available(void);
 /* Renders d's power-of-two histogram of copies into png (via a temp file + rename) with the
  * script plots/dedisgen-histogram.gp. Returns 0, or -1 with why filled. */
 int plot_histogram(const struct dist *d, const char *title, const char *png, char *why, size_t whylen);
+/* Two histograms overlaid (dedisgen compare --plot). */
+int plot_compare(const struct dist *a, const struct dist *b, const char *title_a, const char *title_b,
+		 const char *png, char *why, size_t whylen);
 
 #endif

@@ -1,5 +1,39 @@
 /* content.c - block bytes for a content id: a 32-byte self-describing header, then a keyed
  * 4-lane xorshift128+ stream (vectorized by the compiler), fast enough to outrun any device. */
+
+/* What the bytes look like.
+ *
+ * Every block but the zero block (id 0, all zeros) starts with the 32-byte header of
+ * content.h: magic and seed tag, id ^ mask(seed), mix(seed), and block_check = mix(id ^ seed ^
+ * block_size). The header alone makes different ids differ.
+ *
+ * R = 1 (incompressible): the header, then block_size - 32 bytes of a keyed stream (4-lane
+ * xorshift128+, key mix(seed ^ mix(id))). No compressor finds anything in them.
+ *
+ * R > 1 (compresses about R:1): the block is cut into 4 KiB sectors (the last one, or a block
+ * below 4 KiB, is shorter). Each sector holds, from its start (after the header in sector 0),
+ * its share of n random bytes, then filler up to its end:
+ *
+ *     sector 0                                   sector 1
+ *     | header 32 | random ~4K/R | ab ab ab ...   | random ~4K/R | ab ab ab ...   | ...
+ *
+ * - random bytes: the same keyed stream as R = 1, read on from sector to sector; a sector
+ *   ending at block offset x brings the count to floor(x * n / block_size), so every 4 KiB
+ *   of a large block compresses like the whole;
+ * - filler: the first two bytes ("ab") of the header's block_check, repeated from the end of
+ *   the random bytes to the end of the sector. It depends on the id, so the filler of two
+ *   contents differs as well (no sub-block duplicates between contents), and a 2-byte period
+ *   costs deflate no more than zeros would (its matches stop at 258 bytes and repeat at an
+ *   even distance);
+ * - n is chosen so the block costs block_size / R to the cost model below: about 1/R of a
+ *   block is random bytes, a little less because even filler is not free (gzip spends ~1 byte
+ *   per 258, zstd far less).
+ *
+ * zstd -1 and gzip -1 over a stream of such blocks both land within 10 % of R for 512 B to
+ * 1 MiB blocks and R = 2..20, zstd above R and gzip below (table in doc/design.md). A block
+ * compressed on its own pays the compressor's frame and code tables too: from 64 KiB on that
+ * is within the same 10 %, at 4 KiB zstd stays within 10 % and gzip up to R = 4 only, and at
+ * 512 B the header and frame alone exceed the budget beyond R = 2. */
 #include <string.h>
 #include "content.h"
 #include "rng.h"
@@ -19,14 +53,38 @@ static uint64_t seed_tag(uint64_t seed)
 	return (CONTENT_MAGIC << 16) | (rng_mix64(seed ^ 0x7a9cULL) & 0xffff);
 }
 
+/* Compressible blocks are built from sectors of SECTOR bytes (the last one may be shorter). */
+#define SECTOR 4096
+
+/* The cost model the compressible layout is calibrated with, in 1/10000 byte: a compressor
+ * spends CAL_LITERAL per random byte (gzip codes literals in a little over 8 bits), CAL_FILLER
+ * per filler byte (deflate's matches stop at 258 bytes; zstd's do not) and CAL_BLOCK per
+ * block (the header and where the filler starts). The constants are a least-squares fit to
+ * the harmonic mean of the sizes zstd -1 and gzip -1 reach over streams of 512 B to 1 MiB
+ * blocks, so the two tools land on either side of R; see doc/design.md. */
+#define CAL_LITERAL 10099
+#define CAL_FILLER 38
+#define CAL_BLOCK 145000
+
+/* Random bytes per block after the header for ratio R: what the budget block_size / R leaves
+ * once the filler and the block are paid for. */
+static uint32_t random_bytes(uint32_t block_size, uint32_t compress)
+{
+	uint64_t budget = (uint64_t)block_size * 10000 / compress;
+	uint64_t cost = CAL_BLOCK + (uint64_t)CAL_FILLER * (block_size - sizeof(struct content_header));
+	return budget > cost ? (uint32_t)((budget - cost) / (CAL_LITERAL - CAL_FILLER)) : 0;
+}
+
 int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint32_t compress)
 {
-	if (block_size < 64 || block_size % 64 || compress != 1)
+	if (block_size < 64 || block_size % 64 || compress < 1 || compress > CONTENT_MAX_COMPRESS)
 		return -1;
 	g->seed = seed;
 	g->id_mask = rng_mix64(seed ^ 0x5eedf00dULL);
 	g->block_size = block_size;
 	g->compress = compress;
+	g->random_bytes = compress == 1 ? block_size - (uint32_t)sizeof(struct content_header)
+					: random_bytes(block_size, compress);
 	return 0;
 }
 
@@ -75,6 +133,80 @@ static void fill_payload(const struct content_gen *g, uint64_t id, uint8_t *p, s
 	}
 }
 
+/* A compressible block after its header (see the top of this file), sector by sector: that
+ * sector's share of the random bytes, then the filler, starting afresh in each sector. */
+struct filler {
+	lanes4 even, odd; /* the pattern from its first byte, and shifted by one byte */
+};
+
+static void filler_init(struct filler *f, const struct content_header *h)
+{
+	uint16_t two;
+	memcpy(&two, &h->block_check, 2);
+	uint64_t even = two * 0x0001000100010001ULL; /* b0 b1 b0 b1 ... in memory, either endianness */
+	uint64_t odd = (uint16_t)(two >> 8 | two << 8) * 0x0001000100010001ULL;
+	f->even = (lanes4){even, even, even, even};
+	f->odd = (lanes4){odd, odd, odd, odd};
+}
+
+/* One sector from its first payload byte: nrand random bytes, then filler up to len. */
+PAYLOAD_CLONES
+static void emit_sector(struct payload_stream *ps, const struct filler *f, uint8_t *out,
+			uint32_t nrand, uint32_t len)
+{
+	struct payload_stream s = *ps;
+	lanes4 v, even = f->even;
+	uint32_t i = 0;
+	for (; i + 32 <= nrand; i += 32) {
+		payload_next(&s, &v);
+		memcpy(out + i, &v, 32);
+	}
+	if (i < nrand) {
+		payload_next(&s, &v);
+		if (i + 32 <= len)
+			memcpy(out + i, &v, 32); /* the filler overwrites the excess */
+		else
+			memcpy(out + i, &v, nrand - i);
+	}
+	*ps = s;
+	for (i = nrand; i + 32 <= len; i += 32)
+		memcpy(out + i, &even, 32);
+	if (i < len) {
+		if (len - nrand >= 32) /* one store ending at len, overlapping filler already written */
+			memcpy(out + len - 32, (len - nrand) & 1 ? &f->odd : &even, 32);
+		else
+			memcpy(out + i, &even, len - i);
+	}
+}
+
+/* Write the payload of a compressible block into buf (a whole block), or, when buf is NULL,
+ * compare it with the block at cmp; returns 0, or -1 at the first difference. */
+static int compressible_payload(const struct content_gen *g, uint64_t id,
+				const struct content_header *h, uint8_t *buf, const uint8_t *cmp)
+{
+	struct payload_stream s;
+	struct filler f;
+	uint8_t want[SECTOR];
+	uint32_t bs = g->block_size, n = g->random_bytes;
+	payload_start(&s, g, id);
+	filler_init(&f, h);
+	for (uint32_t start = 0, end; start < bs; start = end) {
+		end = bs - start > SECTOR ? start + SECTOR : bs;
+		uint32_t nrand = n;
+		if (bs > SECTOR)
+			nrand = (uint32_t)(((uint64_t)end * n) / bs - ((uint64_t)start * n) / bs);
+		uint32_t begin = start ? start : (uint32_t)sizeof *h;
+		if (buf) {
+			emit_sector(&s, &f, buf + begin, nrand, end - begin);
+		} else {
+			emit_sector(&s, &f, want, nrand, end - begin);
+			if (memcmp(cmp + begin, want, end - begin) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 void content_fill(const struct content_gen *g, uint64_t id, void *buf)
 {
 	if (id == CONTENT_ZERO) {
@@ -84,7 +216,10 @@ void content_fill(const struct content_gen *g, uint64_t id, void *buf)
 	struct content_header h;
 	fill_header(g, id, &h);
 	memcpy(buf, &h, sizeof h);
-	fill_payload(g, id, (uint8_t *)buf + sizeof h, g->block_size - sizeof h);
+	if (g->compress == 1)
+		fill_payload(g, id, (uint8_t *)buf + sizeof h, g->block_size - sizeof h);
+	else
+		compressible_payload(g, id, &h, buf, NULL);
 }
 
 static int all_zero(const uint8_t *p, size_t len)
@@ -109,6 +244,12 @@ enum content_kind content_identify(const struct content_gen *g, const void *buf,
 	if (h.block_check != rng_mix64(candidate ^ g->seed ^ g->block_size))
 		return CONTENT_IS_GARBAGE;
 	/* The header alone could be a stale or torn block: the payload must match too. */
+	if (g->compress != 1) {
+		if (compressible_payload(g, candidate, &h, NULL, p) != 0)
+			return CONTENT_IS_GARBAGE;
+		*id = candidate;
+		return CONTENT_IS_VALID;
+	}
 	struct payload_stream s;
 	payload_start(&s, g, candidate);
 	for (size_t off = sizeof h; off < g->block_size; off += 32) {

@@ -1,5 +1,5 @@
 /* content.h - content id -> block bytes: a pure, fast function of (seed, id). Different ids
- * always give different bytes (the id is encoded in every block); default bytes are incompressible. */
+ * always give different bytes (the id is encoded in every block); they compress about R:1. */
 #ifndef DEDIS_CONTENT_H
 #define DEDIS_CONTENT_H
 
@@ -34,10 +34,13 @@ struct content_gen {
 	uint64_t seed;
 	uint64_t id_mask;
 	uint32_t block_size;
-	uint32_t compress; /* 1 = incompressible (the only mode until the compressibility knob) */
+	uint32_t compress; /* R: blocks compress about R:1; 1 = incompressible */
+	uint32_t random_bytes; /* random (incompressible) bytes per block after the header */
 };
 
-/* block_size: multiple of 64, >= 64. */
+#define CONTENT_MAX_COMPRESS 20
+
+/* block_size: multiple of 64, >= 64; compress: 1..CONTENT_MAX_COMPRESS. */
 int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint32_t compress);
 
 /* Fill buf (block_size bytes, 8-byte aligned) with the bytes of content `id`. */

@@ -14,6 +14,7 @@ const struct engine_opt engine_options[] = {
 	{"index", 'i', "KIND", "format", "mem", "fingerprint index: mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)"},
 	{"hash", 'H', "NAME", "format", "sha1", "fingerprint: sha1 or sha256"},
 	{"json", 'j', NULL, "stat fsck gc", NULL, "print the result as JSON"},
+	{"plot", 'p', "FILE.png", "stat", NULL, "render space (logical, physical, index) and the write-path case mix with gnuplot"},
 	{"verify-hits", 0, NULL, "import", NULL, "compare bytes on every index hit and count collisions"},
 	{"direct", 0, NULL, "import export", NULL, "O_DIRECT on the chunk store"},
 	{"commit-every", 0, "N", "import", "0", "bdb/bloom: force the index log to disk every N writes (0: only at the end)"},
@@ -68,6 +69,8 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 		c->hash = v;
 	} else if (!strcmp(n, "json")) {
 		c->json = "-";
+	} else if (!strcmp(n, "plot")) {
+		c->plot = v;
 	} else if (!strcmp(n, "verify-hits")) {
 		c->verify_hits = true;
 	} else if (!strcmp(n, "direct")) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "engine.h"
+#include "plot.h"
 #include "units.h"
 
 #define EXIT_FAILED 1
@@ -100,8 +101,56 @@ static int cmd_format(const struct engine_cli *c)
 	return 0;
 }
 
+/* stat --plot: the counters as "KEY VALUE" lines for plots/dedisengine-stat.gp, rendered to a
+ * temp name beside the PNG and renamed into place. */
+static int plot_stats(const struct engine_stats *s, const char *dir, const char *png)
+{
+	char data[] = "/tmp/dedisengine-stat.XXXXXX", tmp[4200], why[512];
+	int fd = mkstemp(data);
+	if (fd < 0) {
+		fprintf(stderr, "dedisengine: --plot: temp file: %s\n", strerror(errno));
+		return EXIT_FAILED;
+	}
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "block_size %llu\nmapped_blocks %llu\nphysical_blocks %llu\nreferenced_blocks %llu\n"
+		   "index_bytes %llu\nunique_writes %llu\nduplicate_writes %llu\ninplace_rewrites %llu\n"
+		   "overwrites %llu\ndedup_ratio %.6f\n",
+		(unsigned long long)s->block_size, (unsigned long long)s->mapped_blocks,
+		(unsigned long long)s->physical_blocks, (unsigned long long)s->referenced_blocks,
+		(unsigned long long)s->index_bytes, (unsigned long long)s->unique_writes,
+		(unsigned long long)s->duplicate_writes, (unsigned long long)s->inplace_rewrites,
+		(unsigned long long)s->overwrites, s->dedup_ratio);
+	fclose(f);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", png, (long)getpid());
+	const char *args[] = {data, tmp, dir};
+	int rc = plot_render("dedisengine-stat.gp", args, 3, why, sizeof why);
+	unlink(data);
+	if (!rc && rename(tmp, png)) {
+		snprintf(why, sizeof why, "--plot %s: %s", png, strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		unlink(tmp);
+		fprintf(stderr, "dedisengine: %s\n", why);
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
 static int cmd_stat(const struct engine_cli *c)
 {
+	char script[4096];
+	if (c->plot && (!plot_gnuplot_available() || plot_script("dedisengine-stat.gp", script, sizeof script)))
+		return bad("--plot needs gnuplot (apt-get install gnuplot-nox) and plots/dedisengine-stat.gp%s%s", "", "");
+	if (c->plot) { /* the PNG's directory must take it: checked before anything is read */
+		char dir[4200];
+		snprintf(dir, sizeof dir, "%s", c->plot);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		if (access(slash ? (dir[0] ? dir : "/") : ".", W_OK))
+			return bad("--plot %s: %s", c->plot, strerror(errno));
+	}
 	struct engine *e;
 	int rc = open_volume(c->args[0], c, false, &e);
 	if (rc)
@@ -109,6 +158,8 @@ static int cmd_stat(const struct engine_cli *c)
 	struct engine_stats s;
 	engine_stats(e, &s);
 	engine_close(e);
+	if (c->plot && (rc = plot_stats(&s, c->args[0], c->plot)))
+		return rc;
 	if (c->json) {
 		json_t *j = stats_json(&s);
 		json_dumpf(j, stdout, JSON_INDENT(2));

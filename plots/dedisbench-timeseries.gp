@@ -1,0 +1,54 @@
+# dedisbench-timeseries.gp - throughput (MiB/s) and p99 latency over time, per direction, from the
+# 1 s time series dedisbench writes to --output-dir (timeseries.csv).
+# Usage: gnuplot -c dedisbench-timeseries.gp TIMESERIES.csv OUT.png [TITLE]
+# DATA: CSV with a header line; columns time_s, read_ops, read_mib_s, read_lat_mean_us,
+# read_lat_p99_us, write_ops, write_mib_s, write_lat_mean_us, write_lat_p99_us. A direction
+# without any operation in the whole run is left out; a second without operations in a
+# direction has no latency point.
+if (ARGC < 2) { print "usage: gnuplot -c dedisbench-timeseries.gp TIMESERIES.csv OUT.png [TITLE]"; exit status 2 }
+set datafile separator ","
+set terminal pngcairo size 1000,700 noenhanced font ",10"
+set output ARG2
+
+# Which directions carry operations (the ops columns: 2 read, 6 write).
+dirs = ""
+do for [d in "read write"] {
+	undefine STATS_*
+	stats ARG1 using (d eq "read" ? $2 : $6) skip 1 nooutput
+	if (exists("STATS_max") && STATS_max > 0) { dirs = dirs . " " . d }
+}
+col(d, k) = (d eq "read" ? k : k + 4)      # k: the read column; write's is 4 further
+colour(d) = (d eq "read" ? 0x3070b0 : 0xc04020)
+
+set multiplot layout 2,1 title (ARGC >= 3 ? ARG3 : "dedisbench: throughput and p99 latency, per second")
+set grid
+set key top right
+set xlabel "time (s)"
+set lmargin 12
+if (strlen(dirs) == 0) {
+	set label 1 "no operations recorded" at graph 0.5, 0.5 center
+	set xrange [0:1]; set yrange [0:1]
+	set ylabel "MiB/s"
+	plot NaN notitle
+	set ylabel "p99 latency (us)"
+	plot NaN notitle
+} else {
+	set ylabel "throughput (MiB/s)"
+	set yrange [0:*]
+	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 3))) with lines lw 2 lc rgb colour(d) title d
+	set ylabel "p99 latency (us)"
+	set yrange [*:*]
+	set logscale y
+	set format y "%g"
+	# a flat p99 line (or a single sample) still gets a range around it
+	lo = 1e300; hi = 0
+	do for [d in dirs] {
+		undefine STATS_*
+		stats ARG1 using (column(col(d, 2)) > 0 && column(col(d, 5)) > 0 ? column(col(d, 5)) : NaN) skip 1 nooutput
+		if (exists("STATS_min")) { lo = (STATS_min < lo ? STATS_min : lo); hi = (STATS_max > hi ? STATS_max : hi) }
+	}
+	if (hi == 0) { set yrange [0.1:10] } else { if (lo == hi) { set yrange [lo / 2 : hi * 2] } }
+	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 2)) > 0 && column(col(d, 5)) > 0 ? column(col(d, 5)) : NaN) \
+		with linespoints lw 2 pt 7 ps 0.5 lc rgb colour(d) title d." p99"
+}
+unset multiplot

@@ -1,0 +1,82 @@
+#!/bin/bash
+# bash completion: the three files source cleanly, options come from each tool's --help,
+# --dist completes the bundled distribution names, subcommands filter options.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mktmp
+C=$top_srcdir/completion
+export PATH="$top_builddir:$PATH"
+cd "$E2E_TMP" # file-name completion sees an empty directory
+
+# shellcheck source=/dev/null
+. "$C/dedisbench"
+# shellcheck source=/dev/null
+. "$C/dedisgen"
+# shellcheck source=/dev/null
+. "$C/dedisengine"
+complete -p dedisbench dedisgen dedisengine >/dev/null || fail "a completion is not registered"
+
+# comp FUNC WORDS...: complete the last of WORDS; the candidates, space-separated, in $got.
+comp() {
+	local f=$1
+	shift
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	"$f" || fail "$f returned $? completing '$*'"
+	got=" ${COMPREPLY[*]} "
+}
+# expect WANT FUNC WORDS...: WANT (space-separated) must all be among the candidates.
+expect() {
+	local want=$1 w
+	shift
+	comp "$@"
+	for w in $want; do
+		[[ $got == *" $w "* ]] || fail "completing '${*:2}': expected $w, got [$got]"
+	done
+}
+# expect_only WANT FUNC WORDS...: exactly WANT.
+expect_only() {
+	local want=$1
+	shift
+	comp "$@"
+	[ "${COMPREPLY[*]}" = "$want" ] || fail "completing '${*:2}': expected exactly [$want], got [$got]"
+}
+
+expect --access _dedisbench dedisbench --acc
+DEDIS_DISTDIR=$top_srcdir/distributions expect_only personalfiles _dedisbench dedisbench --dist per
+DEDIS_DISTDIR=$top_srcdir/distributions expect "archival highperf kernels personalfiles ubuntuamd" \
+	_dedisbench dedisbench -d ''
+DEDIS_DISTDIR=$top_srcdir/distributions expect_only personalfiles _dedisbench dedisbench --dist = per
+expect_only "uniform" _dedisbench dedisbench --access u
+expect "--target --procs --time --json --output-dir" _dedisbench dedisbench --
+expect_only "null" _dedisbench dedisbench -T nu
+
+# Every long option of --help is offered.
+want=$("$top_builddir/dedisbench" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+' | tr '\n' ' ')
+expect "$want" _dedisbench dedisbench --
+
+# An uninstalled binary: the source tree next to build/ (a fake tree with its own distribution).
+mkdir -p tree/build tree/distributions
+ln -s "$top_builddir/dedisbench" tree/build/dedisbench
+: >tree/distributions/mydataset.dist
+(unset DEDIS_DISTDIR; expect_only mydataset _dedisbench "$E2E_TMP/tree/build/dedisbench" --dist my)
+
+# dedisgen: subcommands, options filtered by subcommand, choices.
+expect_only "show" _dedisgen dedisgen sh
+expect "--top --json --plot" _dedisgen dedisgen show --
+comp _dedisgen dedisgen show --
+[[ $got == *" --max-diff "* || $got == *" --db "* ]] && fail "dedisgen show offers options of other subcommands: [$got]"
+expect "--max-diff" _dedisgen dedisgen compare --ma
+expect "--block-size --db --mem-limit --output" _dedisgen dedisgen /srv --
+expect_only "sha1 sha256" _dedisgen dedisgen --hash ''
+
+# dedisengine: commands, per-command options, choices.
+expect_only "stat" _dedisengine dedisengine st
+expect "--size --index --hash" _dedisengine dedisengine format vol --
+expect_only "bdb bloom" _dedisengine dedisengine format vol --index b
+comp _dedisengine dedisengine stat --
+[[ $got == *" --size "* ]] && fail "dedisengine stat offers format's --size: [$got]"
+note "completion works for dedisbench, dedisgen and dedisengine"

@@ -1,0 +1,69 @@
+#!/bin/bash
+# Plots: every gnuplot script in plots/ renders a non-empty PNG from the fixed data files in
+# tests/e2e/data/plots/ (the formats dedisbench, dedisgen and dedisengine write), and also from
+# empty data (a run too short for a sample must still give a picture, not an error).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+command -v gnuplot >/dev/null 2>&1 || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
+gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1 || skip "this gnuplot has no pngcairo terminal"
+mktmp
+
+P=$top_srcdir/plots
+D=$top_srcdir/tests/e2e/data/plots
+
+# render NAME OUT SCRIPT ARGS... : run gnuplot -c SCRIPT ARGS... (ARGS include OUT, the PNG).
+rendered=" "
+render() {
+	local name=$1 out=$2 script=$3
+	shift 3
+	rendered+="$script "
+	gnuplot -c "$P/$script" "$@" >"$E2E_TMP/$name.log" 2>&1 ||
+		fail "$script ($name) failed: $(head -5 "$E2E_TMP/$name.log")"
+	[ -s "$out" ] || fail "$script ($name) wrote no PNG at $out"
+	[ "$(head -c 8 "$out" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+		fail "$script ($name): $out is not a PNG"
+	# gnuplot reports bad data and bad commands as warnings and still writes the picture
+	grep -i 'warning' "$E2E_TMP/$name.log" | grep -v 'No valid data points\|no valid points\|empty . range' >&2 &&
+		fail "$script ($name) warned: $(head -3 "$E2E_TMP/$name.log")"
+	note "$script ($name): $(stat -c %s "$out") bytes"
+}
+
+render timeseries "$E2E_TMP/timeseries.png" dedisbench-timeseries.gp "$D/timeseries.csv" "$E2E_TMP/timeseries.png" "a title"
+render latency "$E2E_TMP/latency.png" dedisbench-latency.gp "$D/latency-percentiles.csv" "$E2E_TMP/latency.png"
+render distribution "$E2E_TMP/distribution.png" dedisbench-distribution.gp "$D/dist-buckets.csv" "$E2E_TMP/distribution.png"
+render access "$E2E_TMP/access.png" dedisbench-access.gp "$D/access-frequency.csv" "$E2E_TMP/access.png"
+render engine-stat "$E2E_TMP/engine-stat.png" dedisengine-stat.gp "$D/engine-stat.dat" "$E2E_TMP/engine-stat.png" "vol"
+render histogram "$E2E_TMP/histogram.png" dedisgen-histogram.gp "$D/gen-histogram-a.dat" "$E2E_TMP/histogram.png" "personalfiles"
+render compare "$E2E_TMP/compare.png" dedisgen-compare.gp "$D/gen-histogram-a.dat" "$D/gen-histogram-b.dat" "$E2E_TMP/compare.png" \
+	personalfiles kernels "two datasets"
+
+# Every script in plots/ was exercised above.
+for s in "$P"/*.gp; do
+	s=$(basename "$s")
+	[[ $rendered == *" $s "* ]] || fail "plots/$s has no rendering test in $(basename "$0")"
+done
+
+# Empty data: the header only (or nothing) still gives a picture saying so.
+head -1 "$D/timeseries.csv" >"$E2E_TMP/ts0.csv"
+head -1 "$D/latency-percentiles.csv" >"$E2E_TMP/lat0.csv"
+head -1 "$D/dist-buckets.csv" >"$E2E_TMP/db0.csv"
+head -1 "$D/access-frequency.csv" >"$E2E_TMP/af0.csv"
+: >"$E2E_TMP/empty.dat"
+render timeseries-empty "$E2E_TMP/e1.png" dedisbench-timeseries.gp "$E2E_TMP/ts0.csv" "$E2E_TMP/e1.png"
+render latency-empty "$E2E_TMP/e2.png" dedisbench-latency.gp "$E2E_TMP/lat0.csv" "$E2E_TMP/e2.png"
+render distribution-empty "$E2E_TMP/e3.png" dedisbench-distribution.gp "$E2E_TMP/db0.csv" "$E2E_TMP/e3.png"
+render access-empty "$E2E_TMP/e4.png" dedisbench-access.gp "$E2E_TMP/af0.csv" "$E2E_TMP/e4.png"
+render histogram-empty "$E2E_TMP/e5.png" dedisgen-histogram.gp "$E2E_TMP/empty.dat" "$E2E_TMP/e5.png"
+render compare-empty "$E2E_TMP/e6.png" dedisgen-compare.gp "$E2E_TMP/empty.dat" "$E2E_TMP/empty.dat" "$E2E_TMP/e6.png"
+
+# A write-only time series (no read operation at all) leaves the read direction out.
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next } { $2 = 0; $3 = 0; $4 = 0; $5 = 0; print }' \
+	"$D/timeseries.csv" >"$E2E_TMP/ts-w.csv"
+render timeseries-write-only "$E2E_TMP/e7.png" dedisbench-timeseries.gp "$E2E_TMP/ts-w.csv" "$E2E_TMP/e7.png"
+
+# A script without its arguments says how to call it and fails.
+if gnuplot -c "$P/dedisbench-latency.gp" >"$E2E_TMP/usage" 2>&1; then
+	fail "dedisbench-latency.gp without arguments succeeded"
+fi
+grep -q usage "$E2E_TMP/usage" || fail "dedisbench-latency.gp without arguments printed no usage"
