@@ -368,8 +368,10 @@ int launcher_run(const struct bench_config *c, struct run_result *r, char *err, 
 	close(l.go_w); /* the barrier opens: every worker's read() returns 0 */
 	l.go_w = -1;
 	watch(&l, &ts, progress);
-	if (ts.f)
-		ts_sample(&ts, l.sh, l.procs, now_ns(), NULL);
+	/* The last, partial interval: kept when it is long enough to say something (>= 0.1 s). */
+	uint64_t end = now_ns();
+	if (ts.f && (double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1)
+		ts_sample(&ts, l.sh, l.procs, end, NULL);
 	if (progress)
 		fputs("\r\033[K", stderr); /* the summary replaces the progress line */
 	ts_close(&ts);
