@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "optdoc.h"
 #include "options.h"
 #include "units.h"
 
@@ -496,15 +497,6 @@ void options_print_help(FILE *f, const char *prog)
 		   "1 a failure during the run (I/O error, worker lost), 2 bad input (nothing written).\n");
 }
 
-static void man_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '-' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-}
-
 void options_print_man(FILE *f)
 {
 	const char *group = NULL;
@@ -514,32 +506,11 @@ void options_print_man(FILE *f)
 			group = d->group;
 			fprintf(f, ".SS %s\n", group);
 		}
-		fputs(".TP\n", f);
-		if (d->short_opt) {
-			fprintf(f, "\\fB\\-%c\\fR", d->short_opt);
-			if (d->name)
-				fputs(", ", f);
-		}
-		if (d->name) {
-			fputs("\\fB\\-\\-", f);
-			man_escape(f, d->name);
-			fputs("\\fR", f);
-		}
-		if (d->arg) {
-			fputs(" \\fI", f);
-			man_escape(f, d->arg);
-			fputs("\\fR", f);
-		}
-		fputc('\n', f);
-		man_escape(f, d->help);
-		if (d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default")) {
-			fputs(" (default: ", f);
-			man_escape(f, d->def);
-			fputc(')', f);
-		}
+		bool shows_default = d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default");
+		char tail[96] = "";
 		if (d->name && d->type != OT_ACTION && strcmp(d->name, "config"))
-			fprintf(f, ". Config key: \\fB%s\\fR", d->name);
-		fputs(".\n", f);
+			snprintf(tail, sizeof tail, ". Config key: \\fB%s\\fR", d->name);
+		optdoc_man_item(f, d->short_opt, d->name, d->arg, d->help, shows_default ? d->def : NULL, tail);
 	}
 }
 

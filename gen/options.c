@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "optdoc.h"
 #include "options.h"
 #include "units.h"
 
@@ -374,46 +375,16 @@ void gen_options_print_help(FILE *f)
 	      f);
 }
 
-static void man_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '-' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-}
-
 void gen_options_print_man(FILE *f)
 {
 	for (size_t i = 0; i < gen_option_count; i++) {
 		const struct gen_opt_def *d = &gen_option_table[i];
-		char cmds[64];
-		fputs(".TP\n", f);
-		if (d->short_opt) {
-			fprintf(f, "\\fB\\-%c\\fR", d->short_opt);
-			if (d->name)
-				fputs(", ", f);
+		char cmds[64], tail[80] = "";
+		if (d->type != GT_ACTION) {
+			cmds_text(d->cmds, cmds, sizeof cmds);
+			snprintf(tail, sizeof tail, " [%s]", cmds);
 		}
-		if (d->name) {
-			fputs("\\fB\\-\\-", f);
-			man_escape(f, d->name);
-			fputs("\\fR", f);
-		}
-		if (d->arg) {
-			fputs(" \\fI", f);
-			man_escape(f, d->arg);
-			fputs("\\fR", f);
-		}
-		fputc('\n', f);
-		man_escape(f, d->help);
-		if (d->def && d->type != GT_FLAG && strcmp(d->def, "0")) {
-			fputs(" (default: ", f);
-			man_escape(f, d->def);
-			fputc(')', f);
-		}
-		cmds_text(d->cmds, cmds, sizeof cmds);
-		if (d->type != GT_ACTION)
-			fprintf(f, " [%s]", cmds);
-		fputs(".\n", f);
+		bool shows_default = d->def && d->type != GT_FLAG && strcmp(d->def, "0");
+		optdoc_man_item(f, d->short_opt, d->name, d->arg, d->help, shows_default ? d->def : NULL, tail);
 	}
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "optdoc.h"
 #include "units.h"
 
 const struct engine_opt engine_options[] = {
@@ -175,37 +176,10 @@ void cli_print_help(FILE *f)
 	fputs("\nExit status: 0 success, 1 failure (fsck: inconsistent), 2 bad input.\n", f);
 }
 
-static void esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '-' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-}
-
 void cli_print_man(FILE *f)
 {
 	for (size_t i = 0; i < engine_option_count; i++) {
 		const struct engine_opt *o = &engine_options[i];
-		fputs(".TP\n", f);
-		if (o->short_opt)
-			fprintf(f, "\\fB\\-%c\\fR, ", o->short_opt);
-		fputs("\\fB\\-\\-", f);
-		esc(f, o->name);
-		fputs("\\fR", f);
-		if (o->arg) {
-			fputs(" \\fI", f);
-			esc(f, o->arg);
-			fputs("\\fR", f);
-		}
-		fputc('\n', f);
-		esc(f, o->help);
-		if (o->def) {
-			fputs(" (default: ", f);
-			esc(f, o->def);
-			fputc(')', f);
-		}
-		fputs(".\n", f);
+		optdoc_man_item(f, o->short_opt, o->name, o->arg, o->help, o->def, NULL);
 	}
 }

@@ -11,8 +11,8 @@
 # figures (SKIP when a tool is missing); prints PASS/BELOW per target.
 #
 # Fairness: both read the same file from the page cache (it is written, then read once before
-# timing; on /dev/shm it is the page cache). fio-dedupe hashes each chunk (its default is
-# md5 ... no: it uses the same crc/hash for every chunk) and keeps an rbtree of extents;
+# timing; on /dev/shm it is the page cache). fio-dedupe fingerprints each chunk with its own
+# hash and keeps its extents in a tree;
 # dedisgen computes SHA-1 through OpenSSL and counts in its memory index. MB/s = 1e6 B/s,
 # computed from the file size and each run's wall time (best of REPS). The SHA-1 limit is
 # `openssl speed -evp sha1 -bytes BS` (one core) times min(THREADS, cores).

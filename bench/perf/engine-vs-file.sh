@@ -29,12 +29,8 @@ REPS=${REPS:-2}
 BACKENDS=${BACKENDS:-mem bdb bloom}
 SEED=1234
 
-find_dedisbench() {
-	if [[ -n ${DEDISBENCH:-} ]]; then echo "$DEDISBENCH"
-	elif [[ -x ./dedisbench ]]; then echo ./dedisbench
-	elif command -v dedisbench >/dev/null 2>&1; then command -v dedisbench
-	else return 1; fi
-}
+# shellcheck source=bench/perf/lib.sh
+. "$(dirname "$0")/lib.sh"
 if ! BENCH=$(find_dedisbench); then
 	echo "SKIP: dedisbench not found (set DEDISBENCH, run from the build dir, or put it in PATH)"; exit 0
 fi

@@ -24,38 +24,9 @@ DEDUPE_PCT=${DEDUPE_PCT:-17}
 BS=4096
 TARGET_GBPS=4.0
 
-find_dedisbench() {
-	if [[ -n ${DEDISBENCH:-} ]]; then
-		echo "$DEDISBENCH"
-	elif [[ -x ./dedisbench ]]; then
-		echo ./dedisbench
-	elif command -v dedisbench >/dev/null 2>&1; then
-		command -v dedisbench
-	else
-		return 1
-	fi
-}
-
-need_jq() {
-	command -v jq >/dev/null 2>&1 && return 0
-	echo "jq not found: installing it with apt-get" >&2
-	local sudo=""
-	[[ $(id -u) -eq 0 ]] || sudo="sudo"
-	$sudo apt-get install -y jq >/dev/null 2>&1 || return 1
-}
-
-if ! DB=$(find_dedisbench); then
-	echo "SKIP: dedisbench not found (set DEDISBENCH, run from the build dir, or put it in PATH)"
-	exit 0
-fi
-if ! command -v fio >/dev/null 2>&1; then
-	echo "SKIP: fio not found (apt-get install fio)"
-	exit 0
-fi
-if ! need_jq; then
-	echo "SKIP: jq not found and could not be installed"
-	exit 0
-fi
+# shellcheck source=bench/perf/lib.sh
+. "$(dirname "$0")/lib.sh"
+perf_prologue fio
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

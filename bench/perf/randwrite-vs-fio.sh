@@ -37,38 +37,9 @@ REPS=${REPS:-3}
 DEDUPE_PCT=${DEDUPE_PCT:-17}
 FILE_MIB=1024
 
-find_dedisbench() {
-	if [[ -n ${DEDISBENCH:-} ]]; then
-		echo "$DEDISBENCH"
-	elif [[ -x ./dedisbench ]]; then
-		echo ./dedisbench
-	elif command -v dedisbench >/dev/null 2>&1; then
-		command -v dedisbench
-	else
-		return 1
-	fi
-}
-
-need_jq() {
-	command -v jq >/dev/null 2>&1 && return 0
-	echo "jq not found: installing it with apt-get" >&2
-	local sudo=""
-	[[ $(id -u) -eq 0 ]] || sudo="sudo"
-	$sudo apt-get install -y jq >/dev/null 2>&1 || return 1
-}
-
-if ! DB=$(find_dedisbench); then
-	echo "SKIP: dedisbench not found (set DEDISBENCH, run from the build dir, or put it in PATH)"
-	exit 0
-fi
-if ! command -v fio >/dev/null 2>&1; then
-	echo "SKIP: fio not found (apt-get install fio)"
-	exit 0
-fi
-if ! need_jq; then
-	echo "SKIP: jq not found and could not be installed"
-	exit 0
-fi
+# shellcheck source=bench/perf/lib.sh
+. "$(dirname "$0")/lib.sh"
+perf_prologue fio
 
 OWN_DIR=0
 if [[ -z ${PERF_DIR:-} ]]; then
