@@ -118,7 +118,7 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 			r->engine_match ? "MATCH" : "MISMATCH");
 	}
 	if (c->check_reads || c->final_pass) {
-		fprintf(f, "verify (%s):", verify_names[o->verify]);
+		fprintf(f, "verify (%s):", o->verify == VERIFY_NONE ? "reads, as on every engine target" : verify_names[o->verify]);
 		if (c->check_reads)
 			fprintf(f, " %llu reads checked, %llu mismatched;", (unsigned long long)r->read_checks,
 				(unsigned long long)r->read_mismatches);
@@ -238,7 +238,8 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		for (unsigned i = 0; i < r->nmismatch; i++)
 			json_array_append_new(mm, json_string(r->mismatch[i]));
 		json_object_set_new(doc, "verify",
-				    json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:b}", "mode", verify_names[o->verify],
+				    json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:b}", "mode",
+					      o->verify == VERIFY_NONE ? "online" : verify_names[o->verify],
 					      "read_checks", (json_int_t)r->read_checks, "read_mismatches",
 					      (json_int_t)r->read_mismatches, "final_checks", (json_int_t)r->final_checks,
 					      "final_mismatches", (json_int_t)r->final_mismatches, "mismatches", mm, "ok",
