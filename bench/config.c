@@ -8,18 +8,12 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "errmsg.h"
 #include "access.h"
 #include "config.h"
 #include "plot.h"
 
-static int fail(struct opt_error *err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
 
 static bool is_file(const char *p)
 {

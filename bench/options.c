@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "errmsg.h"
 #include "optdoc.h"
 #include "options.h"
 #include "units.h"
@@ -137,14 +138,7 @@ static const struct legacy_key legacy_keys[] = {
 	{"structural", "cleantemp", "keep", NULL, true},
 };
 
-static int fail(struct opt_error *err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
 
 static void *field(struct bench_options *o, const struct opt_def *d)
 {

@@ -14,17 +14,11 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "errmsg.h"
 #include "engine.h"
 #include "target.h"
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
 
 /* Is dev (or a partition of it) mounted? Reads /proc/self/mountinfo's major:minor column. */
 static bool device_mounted(dev_t dev, char *where, size_t len)

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "errmsg.h"
 #include "optdoc.h"
 #include "options.h"
 #include "units.h"
@@ -65,14 +66,7 @@ const struct gen_opt_def gen_option_table[] = {
 };
 const size_t gen_option_count = sizeof gen_option_table / sizeof gen_option_table[0];
 
-static int fail(struct gen_opt_error *err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
 
 static void *field(struct gen_options *o, const struct gen_opt_def *d)
 {

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "errmsg.h"
 #include "cli.h"
 #include "optdoc.h"
 #include "units.h"
@@ -28,14 +29,7 @@ const size_t engine_option_count = sizeof engine_options / sizeof engine_options
 static const char *const commands[] = {"format", "stat", "fsck", "gc", "import", "export", "discard", NULL};
 static const int command_args[] = {1, 1, 1, 1, 2, 2, 3};
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
 
 static bool takes(const struct engine_opt *o, const char *command)
 {

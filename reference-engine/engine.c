@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "errmsg.h"
 #include "engine.h"
 #include "fingerprint.h"
 #include "index.h"
@@ -43,15 +44,7 @@ const struct index_ops *index_find(const char *name)
 	return NULL;
 }
 
-static int fail(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#define fail(err, len, rc, ...) errmsg_set(err, len, rc, __VA_ARGS__)
 
 uint32_t engine_block_size(const struct engine *e) { return e->sb.block_size; }
 uint64_t engine_logical_blocks(const struct engine *e) { return e->sb.logical_blocks; }

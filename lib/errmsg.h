@@ -1,0 +1,11 @@
+/* errmsg.h - how library code reports a failure: a one-line reason formatted into the caller's
+ * buffer and the error code returned, so `return fail(...)` is a single step everywhere. */
+#ifndef DEDIS_ERRMSG_H
+#define DEDIS_ERRMSG_H
+
+#include <stddef.h>
+
+/* Formats into buf (when buf and len are non-zero) and returns rc. */
+__attribute__((format(printf, 4, 5))) int errmsg_set(char *buf, size_t len, int rc, const char *fmt, ...);
+
+#endif
