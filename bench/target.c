@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "errmsg.h"
 #include "engine.h"
+#include "index.h"
 #include "target.h"
 
 #define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
@@ -178,11 +179,11 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	for (const char *opt = comma; opt; opt = strchr(opt + 1, ',')) {
 		const char *v = opt + 1;
 		size_t n = strcspn(v, ",");
-		if (n > 6 && !strncmp(v, "index=", 6) && n - 6 < sizeof t->engine_index &&
-		    (!strncmp(v + 6, "mem", n - 6) || !strncmp(v + 6, "bdb", n - 6) || !strncmp(v + 6, "bloom", n - 6)) &&
-		    (n - 6 == 3 || n - 6 == 5)) {
-			memcpy(t->engine_index, v + 6, n - 6);
-			t->engine_index[n - 6] = 0;
+		char name[sizeof t->engine_index] = "";
+		if (n > 6 && !strncmp(v, "index=", 6) && n - 6 < sizeof name)
+			memcpy(name, v + 6, n - 6);
+		if (name[0] && index_find(name)) { /* the engine's own list of backends decides */
+			snprintf(t->engine_index, sizeof t->engine_index, "%s", name);
 			index_given = true;
 		} else {
 			return fail(err, errlen, "target %s: unknown engine option '%.*s' (index=mem|bdb|bloom)", req->path,

@@ -116,6 +116,8 @@ good=$(sums "$vol")
 # 4. dedisbench's engine target: bad spec, wrong index, wrong block size - exit 2, nothing written.
 expect2 "dedisbench index=nope" "index" "$DEDISBENCH" --target "engine:$nv,index=nope" --procs 1 --file-size 4MiB -q
 [ ! -e "$nv" ] || fail "dedisbench index=nope created $nv"
+expect2 "dedisbench index=blo (a prefix of bloom)" "index" "$DEDISBENCH" --target "engine:$nv,index=blo" --procs 1 --file-size 4MiB -q
+[ ! -e "$nv" ] || fail "dedisbench index=blo created $nv"
 expect2 "dedisbench unknown engine option" "engine option|index=" \
 	"$DEDISBENCH" --target "engine:$nv,foo=bar" --procs 1 --file-size 4MiB -q
 expect2 "dedisbench engine: without a directory" "engine:DIR" "$DEDISBENCH" --target "engine:" --procs 1 --file-size 4MiB -q
