@@ -151,10 +151,7 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	if (check_rules(c, err) || load_dist(c, err))
 		return -1;
 
-	bool seed_given = false;
-	for (size_t i = 0; i < bench_option_count; i++)
-		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, "seed"))
-			seed_given = c->given[i];
+	bool seed_given = options_given(c->given, "seed");
 	c->seed = o->seed;
 	/* A ledger kept by an earlier run fixes the seed: its content ids mean those bytes. */
 	uint64_t ledger_seed;
@@ -172,10 +169,7 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	o->seed = c->seed;
 	o->peak = !c->nominal;
 
-	bool file_size_given = false;
-	for (size_t i = 0; i < bench_option_count; i++)
-		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, "file-size"))
-			file_size_given = c->given[i];
+	bool file_size_given = options_given(c->given, "file-size");
 	struct target_request req = {
 		.path = o->target, .procs = (unsigned)o->procs, .file_size = o->file_size,
 		.file_size_given = file_size_given, .block_size = (uint32_t)o->block_size,

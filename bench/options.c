@@ -310,6 +310,12 @@ static long find_long(const char *name)
 	return -1;
 }
 
+bool options_given(const bool *given, const char *name)
+{
+	long row = find_long(name);
+	return row >= 0 && given[row];
+}
+
 int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
 		      struct opt_error *err)
 {

@@ -261,7 +261,7 @@ static FILE *open_in(const char *dir, const char *name, char *path, size_t len)
 int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
 {
 	const char *dir = c->o.output_dir;
-	char lat[4200], dist[4200], acc[4200], path[4200];
+	char lat[4200], dist[4200], acc[4200];
 	FILE *f;
 	if (!dir)
 		return 0;
@@ -317,7 +317,6 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 	return 0;
 io:
 	snprintf(why, whylen, "cannot write plot data in %s: %s", dir, strerror(errno));
-	(void)path;
 	return -1;
 }
 
