@@ -245,8 +245,13 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 static void collect(struct launch *l, struct run_result *r)
 {
 	const struct bench_config *c = l->c;
-	r->procs = l->procs;
 	r->w = calloc(l->procs, sizeof *r->w);
+	if (!r->w) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "out of memory collecting the results");
+		return;
+	}
+	r->procs = l->procs;
 	uint64_t last = l->sh->t0_ns;
 	for (unsigned i = 0; i < l->procs; i++) {
 		memcpy(&r->w[i], &l->sh->w[i], sizeof *r->w);

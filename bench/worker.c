@@ -419,8 +419,9 @@ static void run_loop(struct wctx *w)
 				/* Submit at once rather than in a batch: the device starts on this one while
 				 * the next block's content is generated (a batch would let the queue drain). */
 				int crc = w->eng->commit(&w->io);
-				if (crc < 0) {
+				if (crc < 0) { /* not in flight: the drain below must not wait for it */
 					record_failure(w, -crc, "submit", u->offset);
+					w->free_units[w->nfree++] = u;
 					break;
 				}
 			}
