@@ -35,12 +35,6 @@ static int eng_queue(struct io_ctx *c, struct io_unit *u)
 	return IO_Q_COMPLETED;
 }
 
-static int eng_commit(struct io_ctx *c) { return 0; }
-
-static int eng_getevents(struct io_ctx *c, unsigned min, unsigned max, uint64_t timeout_ns) { return 0; }
-
-static struct io_unit *eng_event(struct io_ctx *c, unsigned i) { return NULL; }
-
 static void eng_close(struct io_ctx *c)
 {
 	if (c->priv)
@@ -53,8 +47,8 @@ const struct ioengine_ops ioengine_engine = {
 	.flags = 0,
 	.open = eng_open,
 	.queue = eng_queue,
-	.commit = eng_commit,
-	.getevents = eng_getevents,
-	.event = eng_event,
+	.commit = ioengine_nop_commit,
+	.getevents = ioengine_nop_getevents,
+	.event = ioengine_nop_event,
 	.close = eng_close,
 };

@@ -50,6 +50,11 @@ struct ioengine_ops {
 	void (*close)(struct io_ctx *c);
 };
 
+/* commit / getevents / event for engines whose queue() always completes (sync, null, engine). */
+int ioengine_nop_commit(struct io_ctx *c);
+int ioengine_nop_getevents(struct io_ctx *c, unsigned min, unsigned max, uint64_t timeout_ns);
+struct io_unit *ioengine_nop_event(struct io_ctx *c, unsigned i);
+
 /* The registry: one line per engine in registry.c. */
 const struct ioengine_ops *ioengine_find(const char *name);
 

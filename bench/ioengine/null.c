@@ -17,12 +17,6 @@ static int null_queue(struct io_ctx *c, struct io_unit *u)
 	return IO_Q_COMPLETED;
 }
 
-static int null_commit(struct io_ctx *c) { return 0; }
-
-static int null_getevents(struct io_ctx *c, unsigned min, unsigned max, uint64_t timeout_ns) { return 0; }
-
-static struct io_unit *null_event(struct io_ctx *c, unsigned i) { return NULL; }
-
 static void null_close(struct io_ctx *c) {}
 
 const struct ioengine_ops ioengine_null = {
@@ -30,8 +24,8 @@ const struct ioengine_ops ioengine_null = {
 	.flags = IOENGINE_NO_FILE,
 	.open = null_open,
 	.queue = null_queue,
-	.commit = null_commit,
-	.getevents = null_getevents,
-	.event = null_event,
+	.commit = ioengine_nop_commit,
+	.getevents = ioengine_nop_getevents,
+	.event = ioengine_nop_event,
 	.close = null_close,
 };

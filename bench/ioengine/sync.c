@@ -39,12 +39,6 @@ static int sync_queue(struct io_ctx *c, struct io_unit *u)
 	return IO_Q_COMPLETED;
 }
 
-static int sync_commit(struct io_ctx *c) { return 0; }
-
-static int sync_getevents(struct io_ctx *c, unsigned min, unsigned max, uint64_t timeout_ns) { return 0; }
-
-static struct io_unit *sync_event(struct io_ctx *c, unsigned i) { return NULL; }
-
 static void sync_close(struct io_ctx *c)
 {
 	if (c->fd >= 0)
@@ -57,8 +51,8 @@ const struct ioengine_ops ioengine_sync = {
 	.flags = 0,
 	.open = sync_open,
 	.queue = sync_queue,
-	.commit = sync_commit,
-	.getevents = sync_getevents,
-	.event = sync_event,
+	.commit = ioengine_nop_commit,
+	.getevents = ioengine_nop_getevents,
+	.event = ioengine_nop_event,
 	.close = sync_close,
 };
