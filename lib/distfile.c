@@ -512,4 +512,7 @@ void dist_free(struct dist *d)
 	free(d->rows);
 	d->rows = NULL;
 	d->nrows = 0;
+	free(d->comp.cells);
+	memset(&d->comp, 0, sizeof d->comp);
+	memset(&d->locality, 0, sizeof d->locality);
 }

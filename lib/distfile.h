@@ -3,6 +3,7 @@
 #ifndef DEDIS_DISTFILE_H
 #define DEDIS_DISTFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -11,6 +12,63 @@
 struct dist_row {
 	uint64_t dups;
 	uint64_t blocks;
+};
+
+/* What a dedup + compression store sees beyond duplicates: the optional, versioned sections of
+ * dedis-dist(5). A reader that predates a section rejects the file at its "[name version]" line
+ * (not a record) rather than misreading it; this reader rejects unknown names and newer versions.
+ *
+ * [compressibility 1]: each distinct content's size compressed alone with zstd -1 and LZ4 (block
+ * API), joint with its copy class. Class k holds contents stored 2^k .. 2^(k+1)-1 times (0: once);
+ * the zero block is not listed (it is "# zero-blocks:"). Sizes are binned in 1/32 of the block
+ * (bucket = floor(size * 32 / block), 31 also holds sizes >= the block) and each cell keeps its
+ * mean sizes in 1/1024 of the block. Counts are estimates: contents are measured when one of
+ * their occurrences is selected, each with probability `sample_rate` (a hash of fingerprint and
+ * position: deterministic), so a content stored c times is measured with probability
+ * 1 - (1 - p)^c and weighted by its inverse (Horvitz-Thompson: unbiased per class). */
+#define DIST_COMP_BUCKETS 32
+#define DIST_COMP_UNIT 1024
+#define DIST_CLASSES 64
+struct dist_comp_cell {
+	uint8_t cls;              /* copy class */
+	uint8_t zstd_bucket;      /* 0..31 */
+	uint8_t lz4_bucket;       /* 0..31 */
+	uint64_t contents;        /* estimated distinct contents (weights applied), > 0 */
+	uint32_t zstd_mean;       /* mean size, 1/1024 of the block, <= 1024 */
+	uint32_t lz4_mean;
+};
+struct dist_comp {
+	bool present;
+	double sample_rate;                 /* p in (0, 1] */
+	uint64_t measured;                  /* contents compressed, all classes */
+	uint64_t class_measured[DIST_CLASSES]; /* contents compressed, per class */
+	struct dist_comp_cell *cells;       /* sorted by (cls, zstd_bucket, lz4_bucket), no repeats */
+	size_t ncells;
+};
+
+/* [locality 1]: the order of duplicates in the stream analysed (files concatenated in walk order,
+ * each starting on a block boundary, as dedisgen reads them; a device in block order). Block i's
+ * source is the first position of its content; i is a duplicate when its source is earlier. Length
+ * histograms bin lengths in [2^k, 2^(k+1)) and keep, per bin, how many stretches and how many
+ * blocks they hold (so the mean length per bin is exact). */
+#define DIST_LEN_BINS 48
+struct dist_len_hist {
+	uint64_t count[DIST_LEN_BINS];
+	uint64_t blocks[DIST_LEN_BINS];
+};
+struct dist_locality {
+	bool present;
+	uint64_t analysed;        /* blocks whose order was analysed */
+	uint64_t window;          /* 0: the whole stream in one piece; else windows of this many
+	                           * blocks, chosen by hash of their number (runs end at their edges) */
+	uint64_t duplicates;      /* duplicate blocks analysed */
+	uint64_t sequential;      /* duplicates whose predecessor is a duplicate with source one less
+	                           * (shared/tools/blockcomp.py's "continue a sequential source") */
+	struct dist_len_hist new_runs;  /* maximal stretches of first occurrences */
+	struct dist_len_hist dup_runs;  /* maximal stretches of duplicates */
+	struct dist_len_hist copy_runs; /* maximal stretches of non-zero duplicates, each with source
+	                                 * one more than its predecessor's: a copied sequence */
+	struct dist_len_hist zero_runs; /* maximal stretches of duplicates of the zero block */
 };
 
 struct dist {
@@ -24,6 +82,8 @@ struct dist {
 	 * dups value and were added to it (bundled kernels.dist holds its table twice). Tools
 	 * should warn when this is not 0. Always 0 for files with any '#' comment. */
 	size_t merged_rows;
+	struct dist_comp comp;         /* [compressibility 1], when present */
+	struct dist_locality locality; /* [locality 1], when present */
 };
 
 /* The derived figures of DESIGN.md; shares are fractions in [0,1]. */
