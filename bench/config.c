@@ -226,6 +226,7 @@ int config_open_ledger(struct bench_config *c, char *err, size_t errlen)
 
 void config_free(struct bench_config *c)
 {
+	target_release(&c->target);
 	ledger_close(&c->ledger_map);
 	scaled_free(&c->layout);
 	options_free(&c->o);

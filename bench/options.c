@@ -38,7 +38,8 @@ const struct opt_def bench_option_table[] = {
 	{"keep", 'k', NULL, OT_FLAG, OFF(keep), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "keep the files created in a directory target"},
 	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",
-	 "write to a block device even if it holds a filesystem or partition signature"},
+	 "write to a block device even if it holds a filesystem or partition signature, or over an "
+	 "existing file holding data dedisbench did not write (never through a symbolic link)"},
 	/* Workload */
 	{"mode", 0, "MODE", OT_ENUM, OFF(mode), "write", mode_names, 0, 0, 0, 0, "Workload",
 	 "write, read or mixed"},

@@ -14,12 +14,45 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "claim.h"
 #include "errmsg.h"
 #include "engine.h"
 #include "index.h"
 #include "target.h"
 
 #define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
+
+static struct file_id file_id_of(const struct stat *st)
+{
+	if (S_ISBLK(st->st_mode))
+		return (struct file_id){(uint64_t)st->st_rdev, ~0ULL};
+	return (struct file_id){(uint64_t)st->st_dev, (uint64_t)st->st_ino};
+}
+
+static bool same_file(struct file_id a, struct file_id b)
+{
+	return a.dev == b.dev && a.ino == b.ino;
+}
+
+/* A worker file's name inside a directory target. */
+static void worker_name(unsigned worker, char *name, size_t len)
+{
+	snprintf(name, len, "dedisbench.%u", worker);
+}
+
+/* An existing file about to be overwritten: refused unless it is dedisbench's, holds nothing, or
+ * force. `label` names it in messages. fd is open for reading. */
+static int check_claim(int fd, const char *label, bool force, char *err, size_t errlen)
+{
+	const char *how;
+	int e;
+	enum claim_verdict v = claim_inspect(fd, &how, &e);
+	if (v == CLAIM_UNREADABLE)
+		return fail(err, errlen, "%s: cannot read it to tell whose data it holds: %s", label, strerror(e));
+	if (v == CLAIM_FOREIGN && !force)
+		return fail(err, errlen, "%s: %s; refusing to overwrite it without --force", label, how);
+	return 0;
+}
 
 /* Is dev (or a partition of it) mounted? Reads /proc/self/mountinfo's major:minor column. */
 static bool device_mounted(dev_t dev, char *where, size_t len)
@@ -98,6 +131,7 @@ static int probe_blockdev(const struct target_request *req, struct target *t, co
 	if (sig > 0 && !req->force)
 		return fail(err, errlen, "target %s holds %s; refusing to overwrite it without --force", req->path, what);
 	t->kind = TARGET_BLOCKDEV;
+	t->files[0] = file_id_of(st);
 	t->device_size = size;
 	t->sector_size = (unsigned)ssz;
 	uint64_t per = size / req->procs / req->block_size * req->block_size;
@@ -114,6 +148,21 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 		      char *err, size_t errlen)
 {
 	t->kind = TARGET_FILE;
+	char label[PATH_MAX + 16];
+	snprintf(label, sizeof label, "target %s", req->path);
+	if (access(req->path, R_OK | W_OK))
+		return fail(err, errlen, "%s: %s", label, strerror(errno));
+	int fd = open(req->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "%s: %s", label, strerror(errno));
+	struct stat now;
+	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(st))
+			 ? fail(err, errlen, "%s changed while it was being checked", label)
+			 : check_claim(fd, label, req->force, err, errlen);
+	close(fd);
+	if (rc)
+		return rc;
+	t->files[0] = file_id_of(st);
 	t->device_size = (uint64_t)st->st_size;
 	t->sector_size = 512;
 	uint64_t per = req->file_size;
@@ -127,8 +176,38 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 			return fail(err, errlen, "target %s: no room to extend it to %llu bytes", req->path,
 				    (unsigned long long)need);
 	}
-	if (access(req->path, R_OK | W_OK))
-		return fail(err, errlen, "target %s: %s", req->path, strerror(errno));
+	return 0;
+}
+
+/* One worker file of a directory target, if it exists: never a link, never anything but a regular
+ * file, and dedisbench's own unless --force. *have: the bytes it already holds. */
+static int probe_worker_file(const struct target_request *req, struct target *t, unsigned w, uint64_t *have,
+			     char *err, size_t errlen)
+{
+	char name[32], label[PATH_MAX + 64];
+	worker_name(w, name, sizeof name);
+	snprintf(label, sizeof label, "target %s: %s", req->path, name);
+	struct stat st;
+	*have = 0;
+	if (fstatat(t->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : fail(err, errlen, "%s: %s", label, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return fail(err, errlen, "%s is a symbolic link; dedisbench never follows links inside a target "
+					 "directory (remove it)", label);
+	if (!S_ISREG(st.st_mode))
+		return fail(err, errlen, "%s exists and is not a regular file", label);
+	int fd = openat(t->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "%s: %s", label, strerror(errno));
+	struct stat now;
+	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(&st))
+			 ? fail(err, errlen, "%s changed while it was being checked", label)
+			 : check_claim(fd, label, req->force, err, errlen);
+	close(fd);
+	if (rc)
+		return rc;
+	t->files[w] = file_id_of(&st);
+	*have = (uint64_t)st.st_blocks * 512;
 	return 0;
 }
 
@@ -139,19 +218,21 @@ static int probe_dir(const struct target_request *req, struct target *t, char *e
 	t->region_size = req->file_size;
 	if (access(req->path, W_OK | X_OK))
 		return fail(err, errlen, "target directory %s is not writable: %s", req->path, strerror(errno));
+	t->dir_fd = open(req->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dir_fd < 0)
+		return fail(err, errlen, "target directory %s: %s", req->path, strerror(errno));
+	t->dir_fd_open = true;
 	/* Room: what the worker files still need beyond what existing ones (from --keep) hold. */
 	uint64_t need = 0;
 	for (unsigned w = 0; w < req->procs; w++) {
-		char path[PATH_MAX];
-		uint64_t base;
-		target_worker_path(t, w, path, sizeof path, &base);
-		struct stat st;
-		uint64_t have = stat(path, &st) == 0 ? (uint64_t)st.st_blocks * 512 : 0;
+		uint64_t have;
+		if (probe_worker_file(req, t, w, &have, err, errlen))
+			return -1;
 		if (have < req->file_size)
 			need += req->file_size - have;
 	}
 	struct statvfs vfs;
-	if (statvfs(req->path, &vfs))
+	if (fstatvfs(t->dir_fd, &vfs))
 		return fail(err, errlen, "target directory %s: %s", req->path, strerror(errno));
 	uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need > avail)
@@ -232,6 +313,7 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
+	t->dir_fd = -1;
 	t->procs = req->procs;
 	if (req->procs > sizeof t->created / sizeof t->created[0])
 		return fail(err, errlen, "--procs %u is more than %zu", req->procs, sizeof t->created / sizeof t->created[0]);
@@ -282,6 +364,25 @@ void target_worker_path(const struct target *t, unsigned worker, char *path, siz
 		path[0] = 0;
 }
 
+int target_open_flags(const struct target *t)
+{
+	return t->kind == TARGET_DIR ? O_NOFOLLOW : 0;
+}
+
+int target_check_opened(const struct target *t, unsigned worker, int fd)
+{
+	if (t->kind != TARGET_DIR && t->kind != TARGET_FILE && t->kind != TARGET_BLOCKDEV)
+		return 0;
+	struct stat st;
+	if (fstat(fd, &st))
+		return -1;
+	if (!same_file(file_id_of(&st), t->files[t->kind == TARGET_DIR ? worker : 0])) {
+		errno = ESTALE; /* replaced between the checks and the run */
+		return -1;
+	}
+	return 0;
+}
+
 /* A run starts from an empty volume (an existing one is discarded whole: its blocks stay in the
  * index for dedup until GC), so what the engine holds afterwards is exactly this run's. */
 static int prepare_engine(struct target *t, uint32_t block_size, char *err, size_t errlen)
@@ -315,36 +416,57 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 		return prepare_engine(t, block_size, err, errlen);
 	if (t->kind == TARGET_DIR) {
 		for (unsigned w = 0; w < t->procs; w++) {
-			char path[PATH_MAX];
-			uint64_t base;
-			target_worker_path(t, w, path, sizeof path, &base);
-			int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-			if (fd >= 0)
+			char name[32];
+			worker_name(w, name, sizeof name);
+			/* Created here, or the very file probing checked: never a link, never a newcomer. */
+			int fd = openat(t->dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (fd >= 0) {
 				t->created[w] = true;
-			else if (errno == EEXIST)
-				fd = open(path, O_RDWR | O_CLOEXEC);
+			} else if (errno == EEXIST) {
+				fd = openat(t->dir_fd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+				struct stat st;
+				if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+						!same_file(file_id_of(&st), t->files[w]))) {
+					close(fd);
+					return fail(err, errlen, "target %s: %s appeared or changed after it was checked; "
+								 "refusing to write it", t->path, name);
+				}
+			}
 			if (fd < 0)
-				return fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
+				return fail(err, errlen, "cannot create %s/%s: %s", t->path, name,
+					    errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+			struct stat st;
+			if (fstat(fd, &st)) {
+				int e = errno;
+				close(fd);
+				return fail(err, errlen, "cannot create %s/%s: %s", t->path, name, strerror(e));
+			}
+			t->files[w] = file_id_of(&st);
+			claim_mark(fd);
 			/* Reserve the space now so a full filesystem fails here, not mid-run. */
 			int rc = posix_fallocate(fd, 0, (off_t)t->region_size);
 			if (rc == EOPNOTSUPP || rc == EINVAL)
 				rc = ftruncate(fd, (off_t)t->region_size) ? errno : 0;
 			close(fd);
 			if (rc)
-				return fail(err, errlen, "cannot size %s to %llu bytes: %s", path,
+				return fail(err, errlen, "cannot size %s/%s to %llu bytes: %s", t->path, name,
 					    (unsigned long long)t->region_size, strerror(rc));
 		}
 	} else if (t->kind == TARGET_FILE) {
-		uint64_t need = t->region_size * t->procs;
-		if (need > t->device_size) {
-			int fd = open(t->path, O_RDWR | O_CLOEXEC);
-			int rc = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)need);
-			if (fd >= 0)
-				close(fd);
-			if (rc)
-				return fail(err, errlen, "cannot extend %s to %llu bytes: %s", t->path,
-					    (unsigned long long)need, strerror(rc));
+		int fd = open(t->path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return fail(err, errlen, "cannot open %s: %s", t->path, strerror(errno));
+		if (target_check_opened(t, 0, fd)) {
+			close(fd);
+			return fail(err, errlen, "target %s changed after it was checked; refusing to write it", t->path);
 		}
+		claim_mark(fd);
+		uint64_t need = t->region_size * t->procs;
+		int rc = need > t->device_size ? posix_fallocate(fd, 0, (off_t)need) : 0;
+		close(fd);
+		if (rc)
+			return fail(err, errlen, "cannot extend %s to %llu bytes: %s", t->path, (unsigned long long)need,
+				    strerror(rc));
 	}
 	return 0;
 }
@@ -388,14 +510,25 @@ void target_cleanup(struct target *t, bool keep)
 {
 	if (t->kind == TARGET_ENGINE && t->engine_formatted && !keep)
 		remove_volume(t->path);
-	if (t->kind != TARGET_DIR || keep)
+	if (t->kind != TARGET_DIR || keep || !t->dir_fd_open)
 		return;
 	for (unsigned w = 0; w < t->procs; w++) {
 		if (!t->created[w])
 			continue;
-		char path[PATH_MAX];
-		uint64_t base;
-		target_worker_path(t, w, path, sizeof path, &base);
-		unlink(path);
+		char name[32];
+		struct stat st;
+		worker_name(w, name, sizeof name);
+		/* only the file this run created, not whatever took its name since */
+		if (fstatat(t->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && same_file(file_id_of(&st), t->files[w]))
+			unlinkat(t->dir_fd, name, 0);
+		t->created[w] = false;
 	}
+}
+
+void target_release(struct target *t)
+{
+	if (t->dir_fd_open)
+		close(t->dir_fd);
+	t->dir_fd_open = false;
+	t->dir_fd = -1;
 }

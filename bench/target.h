@@ -9,6 +9,11 @@
 
 enum target_kind { TARGET_DIR, TARGET_FILE, TARGET_BLOCKDEV, TARGET_NULL, TARGET_ENGINE };
 
+/* A file's identity: (st_dev, st_ino), or (st_rdev, ~0) for a block device; {0, 0}: none. */
+struct file_id {
+	uint64_t dev, ino;
+};
+
 struct target {
 	enum target_kind kind;
 	char path[PATH_MAX];
@@ -17,6 +22,10 @@ struct target {
 	uint64_t device_size;   /* block device or file: its size */
 	unsigned sector_size;   /* logical sector (O_DIRECT alignment) */
 	bool created[1024];     /* DIR: which worker files this run created (removed unless --keep) */
+	struct file_id files[1024]; /* DIR: each worker file (after probe: those that existed); FILE,
+	                         * BLOCKDEV: [0]. Workers check the file they open is this one. */
+	int dir_fd;             /* DIR: the directory; worker files are created relative to it */
+	bool dir_fd_open;
 	char engine_index[8];   /* ENGINE: the volume's index backend */
 	bool engine_exists;     /* ENGINE: DIR already held a volume */
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
@@ -33,17 +42,25 @@ struct target_request {
 	bool direct;
 };
 
-/* Validate and size the target: no file is created or written. Returns 0, or -1 with a
- * one-line reason in err. */
+/* Validate and size the target: no file is created or written. Inside a directory nothing is
+ * followed: a worker file that is a symbolic link or not a regular file is refused, and an existing
+ * one must be dedisbench's (claim.h) unless req->force. Returns 0, or -1 with a one-line reason in
+ * err. target_release() undoes what probing opened, whatever it returned. */
 int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen);
 /* Create / extend the worker files (DIR, FILE), format or clear the engine volume (ENGINE).
  * Returns 0, or -1 with err. */
 int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errlen);
 /* The path a worker opens and the byte offset of its region in it. */
 void target_worker_path(const struct target *t, unsigned worker, char *path, size_t len, uint64_t *base);
+/* Extra open(2) flags a worker must use on its path (O_NOFOLLOW inside a directory). */
+int target_open_flags(const struct target *t);
+/* Is fd (a worker's open target) the file that was checked and prepared? 0, or -1 with errno. */
+int target_check_opened(const struct target *t, unsigned worker, int fd);
 /* True when this run created every worker file (a DIR target starts as zeros). */
 bool target_all_created(const struct target *t);
 /* Remove the files this run created (unless keep). */
 void target_cleanup(struct target *t, bool keep);
+/* Close what probing opened (safe on a zeroed or failed target, and twice). */
+void target_release(struct target *t);
 
 #endif

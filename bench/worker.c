@@ -118,13 +118,16 @@ static int setup(struct wctx *w)
 	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
 	w->eng = c->engine;
 	w->io.path = (w->eng->flags & IOENGINE_NO_FILE) ? NULL : strdup(path);
-	w->io.open_flags = (c->direct ? O_DIRECT : 0) | (c->dsync ? O_DSYNC : 0);
+	w->io.open_flags = (c->direct ? O_DIRECT : 0) | (c->dsync ? O_DSYNC : 0) | target_open_flags(&c->target);
 	w->io.fsync_each = c->fsync_each;
 	w->io.depth = depth;
 	w->io.fd = -1;
 	int rc = w->eng->open(&w->io);
 	if (rc < 0)
 		return -rc;
+	/* the file checked and prepared, not one put in its place since */
+	if (w->io.fd >= 0 && target_check_opened(&c->target, w->index, w->io.fd))
+		return errno;
 	if (c->o.latency_log) {
 		snprintf(path, sizeof path, "%s/latency.%u.csv", c->o.output_dir, w->index);
 		w->latlog = fopen(path, "w");

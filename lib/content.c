@@ -48,6 +48,11 @@ typedef uint64_t lanes4 __attribute__((vector_size(32)));
 #define PAYLOAD_CLONES
 #endif
 
+static uint64_t id_mask_of(uint64_t seed)
+{
+	return rng_mix64(seed ^ 0x5eedf00dULL);
+}
+
 static uint64_t seed_tag(uint64_t seed)
 {
 	return (CONTENT_MAGIC << 16) | (rng_mix64(seed ^ 0x7a9cULL) & 0xffff);
@@ -80,7 +85,7 @@ int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint
 	if (block_size < 64 || block_size % 64 || compress < 1 || compress > CONTENT_MAX_COMPRESS)
 		return -1;
 	g->seed = seed;
-	g->id_mask = rng_mix64(seed ^ 0x5eedf00dULL);
+	g->id_mask = id_mask_of(seed);
 	g->block_size = block_size;
 	g->compress = compress;
 	g->random_bytes = compress == 1 ? block_size - (uint32_t)sizeof(struct content_header)
@@ -228,6 +233,66 @@ static int all_zero(const uint8_t *p, size_t len)
 	return p[0] == 0 && memcmp(p, p + 1, len - 1) == 0;
 }
 
+/* The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration: each step
+ * doubles the correct low bits, 3 -> 6 -> ... -> 96). */
+static uint64_t inverse_odd(uint64_t a)
+{
+	uint64_t x = a;
+	for (int i = 0; i < 5; i++)
+		x *= 2 - a * x;
+	return x;
+}
+
+/* rng_mix64 undone: each of its steps (add, xor-shift, multiply by an odd constant) is a
+ * bijection, so the seed a header's seed_check was made from can be read back. */
+static uint64_t unmix64(uint64_t x)
+{
+	x ^= (x >> 31) ^ (x >> 62);
+	x *= inverse_odd(0x94d049bb133111ebULL);
+	x ^= (x >> 27) ^ (x >> 54);
+	x *= inverse_odd(0xbf58476d1ce4e5b9ULL);
+	x ^= (x >> 30) ^ (x >> 60);
+	return x - 0x9e3779b97f4a7c15ULL;
+}
+
+/* The seed and block size a header was written with, if its magic and seed tag agree with
+ * its seed check (any block size is read back: the caller decides which it accepts). */
+static int header_origin(const void *buf, uint64_t *seed, uint64_t *block_size)
+{
+	struct content_header h;
+	memcpy(&h, buf, sizeof h);
+	if (h.magic_seed_tag >> 16 != CONTENT_MAGIC)
+		return -1;
+	uint64_t s = unmix64(h.seed_check);
+	if (seed_tag(s) != h.magic_seed_tag)
+		return -1;
+	*seed = s;
+	*block_size = unmix64(h.block_check) ^ (h.id_masked ^ id_mask_of(s)) ^ s;
+	return 0;
+}
+
+int content_header_probe(const void *buf, uint64_t *seed, uint32_t *block_size)
+{
+	uint64_t s, bs;
+	/* Powers of two only: a flipped id bit could otherwise pass as another block size. */
+	if (header_origin(buf, &s, &bs) || bs < 64 || bs > (1U << 30) || (bs & (bs - 1)))
+		return -1;
+	*seed = s;
+	*block_size = (uint32_t)bs;
+	return 0;
+}
+
+/* A block whose header names another seed: intact if it verifies as that seed's content. */
+static enum content_kind identify_foreign(const struct content_gen *g, const void *buf, uint64_t *id)
+{
+	uint64_t seed, bs;
+	struct content_gen other;
+	if (header_origin(buf, &seed, &bs) || seed == g->seed || bs != g->block_size ||
+	    content_init(&other, seed, g->block_size, g->compress))
+		return CONTENT_IS_GARBAGE;
+	return content_identify(&other, buf, id) == CONTENT_IS_VALID ? CONTENT_IS_FOREIGN : CONTENT_IS_GARBAGE;
+}
+
 enum content_kind content_identify(const struct content_gen *g, const void *buf, uint64_t *id)
 {
 	const uint8_t *p = buf;
@@ -238,7 +303,7 @@ enum content_kind content_identify(const struct content_gen *g, const void *buf,
 			*id = CONTENT_ZERO;
 			return CONTENT_IS_ZERO;
 		}
-		return CONTENT_IS_GARBAGE;
+		return identify_foreign(g, p, id);
 	}
 	uint64_t candidate = h.id_masked ^ g->id_mask;
 	if (h.block_check != rng_mix64(candidate ^ g->seed ^ g->block_size))

@@ -51,7 +51,14 @@ enum content_kind {
 	CONTENT_IS_ZERO,     /* all zeros */
 	CONTENT_IS_VALID,    /* a block this generator (same seed) produced; *id says which */
 	CONTENT_IS_GARBAGE,  /* anything else */
+	CONTENT_IS_FOREIGN,  /* an intact block of a generator with another seed (same block size and R);
+	                      * *id says which content under that seed */
 };
 enum content_kind content_identify(const struct content_gen *g, const void *buf, uint64_t *id);
+
+/* Is buf (at least 32 bytes) the start of a block content_fill wrote, whatever its seed, with a
+ * power-of-two block size? The header alone answers (magic, seed tag and both checks must agree);
+ * the payload is not read. Returns 0 with the seed and block size it was written with, or -1. */
+int content_header_probe(const void *buf, uint64_t *seed, uint32_t *block_size);
 
 #endif

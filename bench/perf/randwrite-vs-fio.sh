@@ -77,7 +77,7 @@ ours() {
 	settle
 	"$DB" --target "$FILE" --procs 1 --file-size "${FILE_MIB}MiB" --block-size 4096 \
 		--mode write --access uniform --sync none --time "${DURATION}s" --seed 1 \
-		--quiet --json "$TMP/ours.json" "$@"
+		--quiet --force --json "$TMP/ours.json" "$@" # --force: fio wrote the file too
 	jq -r '.totals.iops' "$TMP/ours.json"
 }
 
@@ -151,7 +151,7 @@ sw_pair() { # LABEL TARGET "OUR ARGS" "FIO ARGS"
 	local label=$1 target=$2 ours=$3 fios=$4 r a b as=() bs=()
 	for r in 1 2 3 4 5; do
 		# shellcheck disable=SC2086
-		a=$(wall "$DB" --target "$target" --procs 1 --access uniform --size "${SW_OPS_MIB}MiB" --quiet $ours)
+		a=$(wall "$DB" --target "$target" --procs 1 --access uniform --size "${SW_OPS_MIB}MiB" --quiet --force $ours)
 		# shellcheck disable=SC2086
 		b=$(wall fio --name=sw --filename="$target" --size=1G --rw=randwrite --bs=4k --norandommap \
 			--randrepeat=0 --io_size="${SW_OPS_MIB}m" --output=/dev/null $fios)

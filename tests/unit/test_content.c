@@ -76,9 +76,57 @@ static void zero_block_and_identify(void)
 	content_fill(&g, uid, x);
 	CU_ASSERT_EQUAL(content_identify(&g, x, &id), CONTENT_IS_VALID);
 	CU_ASSERT_EQUAL(id, uid);
-	CU_ASSERT_EQUAL(content_identify(&other, x, &id), CONTENT_IS_GARBAGE);
+	/* another generator sees an intact block of seed 5: foreign, with its id under seed 5 */
+	id = 0;
+	CU_ASSERT_EQUAL(content_identify(&other, x, &id), CONTENT_IS_FOREIGN);
+	CU_ASSERT_EQUAL(id, uid);
 	x[BS - 1] ^= 1; /* a torn or corrupted payload */
 	CU_ASSERT_EQUAL(content_identify(&g, x, &id), CONTENT_IS_GARBAGE);
+	CU_ASSERT_EQUAL(content_identify(&other, x, &id), CONTENT_IS_GARBAGE);
+	free(x);
+}
+
+/* The header alone tells a dedis block of any seed and block size, and nothing else. */
+static void header_probe(void)
+{
+	static const uint64_t seeds[] = {0, 1, 5, 0x1fffffffffffffULL, ~0ULL, 0x9e3779b97f4a7c15ULL};
+	static const uint32_t sizes[] = {64, 512, 4096, 65536, 1 << 20};
+	uint8_t *x = malloc(1 << 20);
+	CU_ASSERT_FATAL(x != NULL);
+	for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
+		for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+			struct content_gen g;
+			CU_ASSERT_FATAL(content_init(&g, seeds[i], sizes[j], j % 2 ? 4 : 1) == 0);
+			for (uint64_t id = 1; id < 1ULL << 62; id = id * 977 + 1) {
+				content_fill(&g, id | (i % 2 ? CONTENT_UNIQUE_BIT : 0), x);
+				uint64_t seed = 0;
+				uint32_t bs = 0;
+				CU_ASSERT_EQUAL_FATAL(content_header_probe(x, &seed, &bs), 0);
+				CU_ASSERT_EQUAL(seed, seeds[i]);
+				CU_ASSERT_EQUAL(bs, sizes[j]);
+			}
+		}
+	/* zeros, random bytes, and a header with one bit flipped anywhere are not dedis blocks */
+	uint64_t seed;
+	uint32_t bs;
+	memset(x, 0, 64);
+	CU_ASSERT_NOT_EQUAL(content_header_probe(x, &seed, &bs), 0);
+	struct content_gen g;
+	content_init(&g, 77, BS, 1);
+	content_fill(&g, 12345, x);
+	for (int bit = 0; bit < 256; bit++) {
+		x[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		CU_ASSERT_NOT_EQUAL(content_header_probe(x, &seed, &bs), 0);
+		x[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	uint64_t r = 88172645463325252ULL;
+	for (int n = 0; n < 100000; n++) {
+		for (int k = 0; k < 4; k++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			memcpy(x + 8 * k, &r, 8);
+		}
+		CU_ASSERT_NOT_EQUAL_FATAL(content_header_probe(x, &seed, &bs), 0);
+	}
 	free(x);
 }
 
@@ -176,7 +224,9 @@ static void compressible_identify(void)
 			content_fill(&g, uid, x);
 			CU_ASSERT_EQUAL(content_identify(&g, x, &id), CONTENT_IS_VALID);
 			CU_ASSERT_EQUAL(id, uid);
-			CU_ASSERT_EQUAL(content_identify(&other, x, &id), CONTENT_IS_GARBAGE);
+			id = 0; /* another seed's generator: intact, foreign, the id under seed 7 */
+			CU_ASSERT_EQUAL(content_identify(&other, x, &id), CONTENT_IS_FOREIGN);
+			CU_ASSERT_EQUAL(id, uid);
 			/* same seed, other R: the header matches, the payload does not */
 			CU_ASSERT_EQUAL(content_identify(&plain, x, &id), CONTENT_IS_GARBAGE);
 			/* a flipped bit anywhere after the header (random part, filler, last byte) */
@@ -300,6 +350,7 @@ int suite_content(void)
 		{"pure function of (seed, id)", deterministic},
 		{"distinct ids / seeds / workers differ", distinct_ids_and_seeds_differ},
 		{"zero block and identification", zero_block_and_identify},
+		{"any seed's header is recognised, nothing else", header_probe},
 		{"bytes are incompressible", bytes_look_random},
 		{"block size must be a multiple of 64", rejects_bad_geometry},
 		{"compressible: pure function, distinct ids / seeds", compressible_deterministic_and_distinct},

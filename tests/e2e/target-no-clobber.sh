@@ -1,0 +1,90 @@
+#!/bin/bash
+# Targets never clobber what is not dedisbench's (issue 12, finding 1): inside a target directory
+# a symbolic link (dangling or not) is never followed, a hard link or a regular file holding
+# someone's data is refused (exit 2, one line, nothing written) unless --force, and a file
+# dedisbench wrote earlier is recognised (by its xattr, or by its blocks without one) and reused.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+mktmp
+D=$E2E_TMP/d
+mkdir "$D"
+VICTIM=$E2E_TMP/victim
+printf 'precious data, not a benchmark block\n' >"$VICTIM"
+cp "$VICTIM" "$E2E_TMP/victim.orig"
+common=(--procs 2 --file-size 1MiB --quiet)
+
+# refused ARGS...: exit 2, exactly one line on stderr, which must match $WANT
+refused() {
+	run_bench "$@"
+	[ "$RC" -eq 2 ] || fail "dedisbench $*: exit $RC, want 2; stderr: $(cat "$E2E_TMP/err")"
+	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] || fail "want one line on stderr: $(cat "$E2E_TMP/err")"
+	grep -Eq "$WANT" "$E2E_TMP/err" || fail "stderr does not match '$WANT': $(cat "$E2E_TMP/err")"
+}
+untouched() {
+	cmp -s "$VICTIM" "$E2E_TMP/victim.orig" || fail "$1: the victim file was overwritten"
+}
+
+# 1. A symbolic link named like a worker file: refused even with --force; the file it points to
+# is untouched, the link stays, and no other worker file was created.
+ln -s "$VICTIM" "$D/dedisbench.0"
+WANT="dedisbench\.0 is a symbolic link"
+refused --target "$D" "${common[@]}"
+untouched "symlink"
+refused --target "$D" "${common[@]}" --force
+untouched "symlink with --force"
+[ -L "$D/dedisbench.0" ] || fail "the link was removed or replaced"
+[ "$(ls -A "$D")" = dedisbench.0 ] || fail "files were created beside the link: $(ls -A "$D")"
+rm "$D/dedisbench.0"
+
+# 2. A dangling link: following it would create the file it names.
+ln -s "$E2E_TMP/created-through-link" "$D/dedisbench.1"
+WANT="dedisbench\.1 is a symbolic link"
+refused --target "$D" "${common[@]}"
+[ ! -e "$E2E_TMP/created-through-link" ] || fail "a file was created through a dangling link"
+rm "$D/dedisbench.1"
+
+# 3. A hard link to someone's file, and a regular file holding someone's data: refused without
+# --force and left as they were.
+ln "$VICTIM" "$D/dedisbench.0"
+WANT="dedisbench\.0: it holds data dedisbench did not write; refusing to overwrite it without --force"
+refused --target "$D" "${common[@]}"
+untouched "hard link"
+rm "$D/dedisbench.0"
+head -c 300000 /dev/urandom >"$D/dedisbench.1"
+cp "$D/dedisbench.1" "$E2E_TMP/d1.orig"
+WANT="dedisbench\.1: it holds data dedisbench did not write"
+refused --target "$D" "${common[@]}"
+cmp -s "$D/dedisbench.1" "$E2E_TMP/d1.orig" || fail "a refused run changed dedisbench.1"
+[ ! -e "$D/dedisbench.0" ] || fail "a refused run created dedisbench.0"
+# ...and taken with --force (kept afterwards: this run did not create it)
+expect_ok --target "$D" "${common[@]}" --force
+cmp -s "$D/dedisbench.1" "$E2E_TMP/d1.orig" && fail "--force did not write dedisbench.1"
+[ -f "$D/dedisbench.1" ] || fail "--force removed a file the run did not create"
+rm -f "$D"/dedisbench.*
+
+# 4. Files dedisbench wrote are reused without --force: kept ones (marked), and copies that lost
+# the mark (cat does not copy xattrs) but whose blocks are dedisbench's, of another block size.
+expect_ok --target "$D" "${common[@]}" --keep --block-size 8KiB
+expect_ok --target "$D" "${common[@]}" --keep
+for i in 0 1; do
+	cat "$D/dedisbench.$i" >"$E2E_TMP/copy" && rm "$D/dedisbench.$i" && mv "$E2E_TMP/copy" "$D/dedisbench.$i"
+done
+expect_ok --target "$D" "${common[@]}" --keep --json "$E2E_TMP/reuse.json"
+jcheck "$E2E_TMP/reuse.json" '.status == "ok" and .writes.ops == 512'
+# a file that holds nothing (a hole) has nothing to lose
+rm "$D/dedisbench.0" && truncate -s 1M "$D/dedisbench.0"
+expect_ok --target "$D" "${common[@]}" --keep
+rm -f "$D"/dedisbench.*
+
+# 5. An existing file named as the target: someone's data is refused, a sparse file is taken.
+F=$E2E_TMP/image
+head -c 2M /dev/urandom >"$F"
+cp "$F" "$E2E_TMP/image.orig"
+WANT="target $F: it holds data dedisbench did not write; refusing to overwrite it without --force"
+refused --target "$F" "${common[@]}"
+cmp -s "$F" "$E2E_TMP/image.orig" || fail "a refused run changed $F"
+expect_ok --target "$F" "${common[@]}" --force
+rm "$F" && truncate -s 2M "$F"
+expect_ok --target "$F" "${common[@]}"
+expect_ok --target "$F" "${common[@]}" # now dedisbench's own
+note "links never followed, foreign data refused (exit 2, untouched) unless --force, own files reused"
