@@ -40,6 +40,19 @@ static void worker_name(unsigned worker, char *name, size_t len)
 	snprintf(name, len, "dedisbench.%u", worker);
 }
 
+/* The run lock of the target (`what` names it in the message). */
+static int take_lock(struct target *t, const char *path, enum runlock_kind kind, const char *what, char *err,
+		     size_t errlen)
+{
+	char why[1600];
+	int rc = runlock_acquire(&t->lock, path, kind, why, sizeof why);
+	if (rc == 1)
+		return fail(err, errlen, "target %s is %s; one run per target at a time", what, why);
+	if (rc)
+		return fail(err, errlen, "target %s: %s", what, why);
+	return 0;
+}
+
 /* An existing file about to be overwritten: refused unless it is dedisbench's, holds nothing, or
  * force. `label` names it in messages. fd is open for reading. */
 static int check_claim(int fd, const char *label, bool force, char *err, size_t errlen)
@@ -123,7 +136,8 @@ static int probe_blockdev(const struct target_request *req, struct target *t, co
 		close(fd);
 		return fail(err, errlen, "target %s: cannot read its size: %s", req->path, strerror(e));
 	}
-	close(fd);
+	t->excl_fd = fd; /* held for the run: nothing mounts it meanwhile */
+	t->excl_fd_open = true;
 	int sig = device_signature(req->path, what, sizeof what);
 	if (sig < 0 && !req->force)
 		return fail(err, errlen, "target %s: cannot probe it for signatures (unreadable?); use --force to write anyway",
@@ -253,6 +267,8 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	memcpy(t->path, spec, dlen);
 	t->path[dlen] = 0;
 	t->kind = TARGET_ENGINE;
+	if (take_lock(t, t->path, RUNLOCK_VOLUME, req->path, err, errlen))
+		return -1;
 	t->sector_size = 512;
 	t->region_size = req->file_size;
 	bool index_given = false;
@@ -313,7 +329,7 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
-	t->dir_fd = -1;
+	t->dir_fd = t->excl_fd = -1;
 	t->procs = req->procs;
 	if (req->procs > sizeof t->created / sizeof t->created[0])
 		return fail(err, errlen, "--procs %u is more than %zu", req->procs, sizeof t->created / sizeof t->created[0]);
@@ -332,15 +348,17 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 	if (stat(req->path, &st))
 		return fail(err, errlen, "target %s: %s (give a directory, an existing file, a block device or null)",
 			    req->path, strerror(errno));
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return fail(err, errlen, "target %s is not a directory, regular file or block device", req->path);
+	if (take_lock(t, req->path, RUNLOCK_OBJECT, req->path, err, errlen))
+		return -1;
 	int rc;
 	if (S_ISBLK(st.st_mode))
 		rc = probe_blockdev(req, t, &st, err, errlen);
 	else if (S_ISREG(st.st_mode))
 		rc = probe_file(req, t, &st, err, errlen);
-	else if (S_ISDIR(st.st_mode))
-		rc = probe_dir(req, t, err, errlen);
 	else
-		return fail(err, errlen, "target %s is not a directory, regular file or block device", req->path);
+		rc = probe_dir(req, t, err, errlen);
 	if (rc)
 		return rc;
 	if (req->direct && req->block_size % t->sector_size)
@@ -529,6 +547,9 @@ void target_release(struct target *t)
 {
 	if (t->dir_fd_open)
 		close(t->dir_fd);
-	t->dir_fd_open = false;
-	t->dir_fd = -1;
+	if (t->excl_fd_open)
+		close(t->excl_fd);
+	t->dir_fd_open = t->excl_fd_open = false;
+	t->dir_fd = t->excl_fd = -1;
+	runlock_release(&t->lock);
 }

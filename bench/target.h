@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "runlock.h"
 
 enum target_kind { TARGET_DIR, TARGET_FILE, TARGET_BLOCKDEV, TARGET_NULL, TARGET_ENGINE };
 
@@ -26,6 +27,9 @@ struct target {
 	                         * BLOCKDEV: [0]. Workers check the file they open is this one. */
 	int dir_fd;             /* DIR: the directory; worker files are created relative to it */
 	bool dir_fd_open;
+	int excl_fd;            /* BLOCKDEV: held open with O_EXCL for the run (no mount meanwhile) */
+	bool excl_fd_open;
+	struct runlock lock;    /* one run per target: taken first thing by target_probe */
 	char engine_index[8];   /* ENGINE: the volume's index backend */
 	bool engine_exists;     /* ENGINE: DIR already held a volume */
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
@@ -42,7 +46,9 @@ struct target_request {
 	bool direct;
 };
 
-/* Validate and size the target: no file is created or written. Inside a directory nothing is
+/* Validate and size the target: no file is created or written. First of all it takes the target's
+ * run lock (runlock.h): a target another run holds is refused, naming its pid and command line,
+ * and stays locked until target_release. Inside a directory nothing is
  * followed: a worker file that is a symbolic link or not a regular file is refused, and an existing
  * one must be dedisbench's (claim.h) unless req->force. Returns 0, or -1 with a one-line reason in
  * err. target_release() undoes what probing opened, whatever it returned. */
@@ -60,7 +66,7 @@ int target_check_opened(const struct target *t, unsigned worker, int fd);
 bool target_all_created(const struct target *t);
 /* Remove the files this run created (unless keep). */
 void target_cleanup(struct target *t, bool keep);
-/* Close what probing opened (safe on a zeroed or failed target, and twice). */
+/* Close what probing opened and drop the run lock (safe on a zeroed or failed target, and twice). */
 void target_release(struct target *t);
 
 #endif

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "plot.h"
+#include "runlock.h"
 #include "units.h"
 
 #define EXIT_FAILED 1
@@ -374,7 +375,7 @@ static int cmd_discard(const struct engine_cli *c)
 int main(int argc, char **argv)
 {
 	struct engine_cli c;
-	char err[512];
+	char err[1600]; /* room for a run lock holder's command line */
 	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */
 		cli_print_man(stdout);
 		return 0;
@@ -391,13 +392,28 @@ int main(int argc, char **argv)
 		printf("dedisengine %s\n", PACKAGE_VERSION);
 		return 0;
 	}
+	/* Commands that change the volume (fsck may recover it) hold its run lock, as dedisbench does
+	 * for a whole run on engine:DIR: one at a time, and never under a run. */
 	static const struct {
 		const char *name;
 		int (*run)(const struct engine_cli *);
-	} cmds[] = {{"format", cmd_format}, {"stat", cmd_stat}, {"fsck", cmd_fsck}, {"gc", cmd_gc},
-		    {"import", cmd_import}, {"export", cmd_export}, {"discard", cmd_discard}};
-	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		if (!strcmp(cmds[i].name, c.command))
-			return cmds[i].run(&c);
+		bool locks;
+	} cmds[] = {{"format", cmd_format, true}, {"stat", cmd_stat, false}, {"fsck", cmd_fsck, true},
+		    {"gc", cmd_gc, true}, {"import", cmd_import, true}, {"export", cmd_export, false},
+		    {"discard", cmd_discard, true}};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		if (strcmp(cmds[i].name, c.command))
+			continue;
+		struct runlock lock = {0};
+		int rc = cmds[i].locks ? runlock_acquire(&lock, c.args[0], RUNLOCK_VOLUME, err, sizeof err) : 0;
+		if (rc) {
+			fprintf(stderr, rc == 1 ? "dedisengine: volume %s is %s\n" : "dedisengine: %s%s\n",
+				rc == 1 ? c.args[0] : "", err);
+			return EXIT_BAD_INPUT;
+		}
+		rc = cmds[i].run(&c);
+		runlock_release(&lock);
+		return rc;
+	}
 	return EXIT_BAD_INPUT;
 }

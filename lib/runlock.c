@@ -1,0 +1,185 @@
+/* runlock.c - the run lock: a flock on a file named after the target's identity in the lock
+ * directory, with the holder's pid and command line inside for whoever finds it taken. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "errmsg.h"
+#include "runlock.h"
+
+#define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
+
+static const char *lock_dir(void)
+{
+	const char *env = getenv("DEDIS_LOCK_DIR");
+	if (env && *env)
+		return env;
+	struct stat st;
+	if (stat("/run/lock", &st) == 0 && S_ISDIR(st.st_mode) && access("/run/lock", W_OK | X_OK) == 0)
+		return "/run/lock";
+	return "/tmp";
+}
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The identity the lock is named after: "blk:RDEV", "obj:DEV:INO" or "vol:DEV:INO:NAME". */
+static int identity(const char *target, enum runlock_kind kind, char *id, size_t len, char *err, size_t errlen)
+{
+	struct stat st;
+	if (kind == RUNLOCK_OBJECT) {
+		if (stat(target, &st))
+			return fail(err, errlen, "%s: %s", target, strerror(errno));
+		if (S_ISBLK(st.st_mode))
+			snprintf(id, len, "blk:%llu", (unsigned long long)st.st_rdev);
+		else
+			snprintf(id, len, "obj:%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+		return 0;
+	}
+	/* A volume: its parent directory's inode and its last name, after resolving links. */
+	char buf[PATH_MAX], parent[PATH_MAX];
+	if (strlen(target) >= sizeof buf)
+		return fail(err, errlen, "%s: path too long", target);
+	snprintf(buf, sizeof buf, "%s", target);
+	size_t n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = 0;
+	char resolved[PATH_MAX];
+	if (realpath(buf, resolved)) /* it exists: its canonical name */
+		snprintf(buf, sizeof buf, "%s", resolved);
+	char *slash = strrchr(buf, '/');
+	const char *name = slash ? slash + 1 : buf;
+	if (!slash)
+		snprintf(parent, sizeof parent, ".");
+	else if (slash == buf)
+		snprintf(parent, sizeof parent, "/");
+	else
+		snprintf(parent, sizeof parent, "%.*s", (int)(slash - buf), buf);
+	if (stat(parent, &st))
+		return fail(err, errlen, "%s: %s: %s", target, parent, strerror(errno));
+	snprintf(id, len, "vol:%llu:%llu:%s", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, name);
+	return 0;
+}
+
+/* "pid\ncommand line\n", the command line's arguments joined by spaces. */
+static void describe_self(char *buf, size_t len)
+{
+	char cmd[1024] = "";
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		cmd[n] = 0;
+		for (ssize_t i = 0; i < n; i++)
+			if (cmd[i] == 0)
+				cmd[i] = i == n - 1 ? 0 : ' ';
+			else if ((unsigned char)cmd[i] < ' ')
+				cmd[i] = '?';
+	}
+	snprintf(buf, len, "%ld\n%s\n", (long)getpid(), cmd);
+}
+
+/* Who holds it: read what the holder wrote (it may not have yet: a short grace period). */
+static void describe_holder(int fd, char *out, size_t len)
+{
+	char buf[1200];
+	ssize_t n = 0;
+	for (int tries = 0; tries < 50; tries++) {
+		n = pread(fd, buf, sizeof buf - 1, 0);
+		if (n > 0 && buf[n - 1] == '\n')
+			break;
+		struct timespec ts = {0, 2000000};
+		nanosleep(&ts, NULL);
+	}
+	if (n <= 0) {
+		snprintf(out, len, "another run (its pid is not recorded)");
+		return;
+	}
+	buf[n] = 0;
+	char *nl = strchr(buf, '\n');
+	const char *cmd = "";
+	if (nl) {
+		*nl = 0;
+		cmd = nl + 1;
+		char *end = strchr(nl + 1, '\n');
+		if (end)
+			*end = 0;
+	}
+	snprintf(out, len, "pid %s (%s)", buf, *cmd ? cmd : "command line unknown");
+}
+
+int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kind, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof *l);
+	l->fd = -1;
+	char id[PATH_MAX + 64];
+	if (identity(target, kind, id, sizeof id, err, errlen))
+		return -1;
+	snprintf(l->path, sizeof l->path, "%s/dedis-%016llx.lock", lock_dir(), (unsigned long long)fnv1a(id));
+	for (int tries = 0; tries < 100; tries++) {
+		bool writable = true;
+		int fd = open(l->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EACCES) { /* another user's lock file: lockable, not ours to write */
+			fd = open(l->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			writable = false;
+		}
+		if (fd < 0)
+			return fail(err, errlen, "cannot create the run lock %s for %s: %s", l->path, target, strerror(errno));
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+			if (e == EWOULDBLOCK) {
+				char who[1300];
+				describe_holder(fd, who, sizeof who);
+				close(fd);
+				snprintf(err, errlen, "in use by %s", who);
+				return 1;
+			}
+			close(fd);
+			return fail(err, errlen, "cannot lock %s for %s: %s", l->path, target, strerror(e));
+		}
+		/* Its last holder may have removed the file between our open and flock: then this lock
+		 * is on a file nobody else will find. Start again. */
+		struct stat a, b;
+		if (fstat(fd, &a) || lstat(l->path, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+			close(fd);
+			continue;
+		}
+		if (writable) {
+			char self[1200];
+			describe_self(self, sizeof self);
+			if (ftruncate(fd, 0) || pwrite(fd, self, strlen(self), 0) != (ssize_t)strlen(self)) {
+				int e = errno;
+				close(fd);
+				return fail(err, errlen, "cannot write the run lock %s: %s", l->path, strerror(e));
+			}
+		}
+		l->fd = fd;
+		l->held = true;
+		return 0;
+	}
+	return fail(err, errlen, "cannot take the run lock %s for %s: it keeps changing", l->path, target);
+}
+
+void runlock_release(struct runlock *l)
+{
+	if (!l->held)
+		return;
+	/* Removed while still held, so nobody can lock the old file after we let go of it. */
+	unlink(l->path);
+	close(l->fd);
+	l->held = false;
+	l->fd = -1;
+}

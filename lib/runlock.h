@@ -1,0 +1,32 @@
+/* runlock.h - one run per target: an exclusive lock on a directory, file, block device or engine
+ * volume, held for a whole run; a second run is told the holder's pid and command line. */
+#ifndef DEDIS_RUNLOCK_H
+#define DEDIS_RUNLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The lock is a flock(2) on a small file in $DEDIS_LOCK_DIR, else /run/lock, else /tmp, named
+ * after the object's identity (not its path, so two spellings of one target meet), holding the
+ * holder's pid and command line. The kernel drops the flock when the holder dies; its file then
+ * stays until the next run takes it over. */
+struct runlock {
+	bool held;
+	int fd;
+	char path[4096];
+};
+
+enum runlock_kind {
+	RUNLOCK_OBJECT, /* an existing directory, file (by inode) or block device (by device number) */
+	RUNLOCK_VOLUME, /* an engine volume directory, which may not exist yet (by parent inode + name) */
+};
+
+/* Take the lock for `target`. Returns 0 (held until runlock_release or exit), 1 when another
+ * process holds it (err: "in use by pid N (COMMAND LINE)"), -1 on an error (err says why, naming
+ * the target).
+ * Child processes share it (flock follows the open file, not the process). */
+int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kind, char *err, size_t errlen);
+/* Drop it and remove its file (no-op when not held). */
+void runlock_release(struct runlock *l);
+
+#endif
