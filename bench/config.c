@@ -162,6 +162,7 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		seed_given = true;
 		c->seed = ledger_seed;
 	}
+	c->seed_given = seed_given;
 	if (!seed_given && getrandom(&c->seed, sizeof c->seed, 0) != sizeof c->seed)
 		c->seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
 	if (!seed_given)
@@ -190,6 +191,8 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	c->scaled = o->content == CONTENT_SCALED;
 	c->check_reads = o->verify == VERIFY_ONLINE || o->verify == VERIFY_BOTH || c->target.kind == TARGET_ENGINE;
 	c->final_pass = o->verify == VERIFY_FINAL || o->verify == VERIFY_BOTH;
+	if (o->verify == VERIFY_ONLINE && o->mode == MODE_WRITE)
+		return fail(err, "--verify online checks reads, and a write run has none (use --verify final)");
 	c->ledger = c->scaled || c->target.kind == TARGET_ENGINE || o->verify != VERIFY_NONE || o->dist_report ||
 		    o->ledger;
 	c->nurand_a = o->nurand_a ? o->nurand_a : access_default_a(c->region_blocks);
@@ -213,6 +216,13 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	c->scale_blocks = c->scale_by_block ? capacity : c->total_ops;
 	if (c->scaled && scaled_build(&c->layout, &c->dist, c->dist.zero_blocks, c->scale_blocks, c->seed))
 		return fail(err, "out of memory scaling the distribution");
+	/* Verifying an earlier run's data without its ledger, its seed given: what each block's first
+	 * write put there follows from the layout that run had (scaled to the whole target). */
+	if (o->verify != VERIFY_NONE && c->scaled && seed_given && !o->ledger) {
+		if (scaled_build(&c->verify_layout, &c->dist, c->dist.zero_blocks, capacity, c->seed))
+			return fail(err, "out of memory scaling the distribution");
+		c->have_verify_layout = true;
+	}
 	return 0;
 }
 
@@ -229,6 +239,8 @@ void config_free(struct bench_config *c)
 	target_release(&c->target);
 	ledger_close(&c->ledger_map);
 	scaled_free(&c->layout);
+	if (c->have_verify_layout)
+		scaled_free(&c->verify_layout);
 	options_free(&c->o);
 	dist_free(&c->dist);
 	dupgen_free(&c->dup);

@@ -29,7 +29,10 @@ struct bench_config {
 	struct ledger_map ledger_map; /* shared by the workers, read by the launcher */
 	bool check_reads;           /* online: every read against the ledger (also for engine targets) */
 	bool final_pass;            /* re-read and check every block after the run */
-	bool zeros_known;           /* never-written blocks read as zeros (a target this run created) */
+	enum verify_unknown unknown;/* how a block no ledger entry describes is checked (verify.h) */
+	bool seed_given;            /* --seed, or the seed of a kept --ledger: the data's seed is known */
+	bool have_verify_layout;    /* UNKNOWN_LAYOUT: the layout of the run that wrote the target */
+	struct scaled_layout verify_layout;
 	/* scaled content */
 	bool scaled;
 	struct scaled_layout layout;

@@ -280,6 +280,13 @@ static void collect(struct launch *l, struct run_result *r)
 		r->read_mismatches += w->read_mismatches;
 		r->final_checks += w->final_checks;
 		r->final_mismatches += w->final_mismatches;
+		r->unchecked += w->unchecked;
+		for (int m = 0; m < VM_METHODS; m++)
+			r->checks_by[m] += w->checks_by[m];
+		for (int k = 0; k < 4; k++)
+			r->found[k] += w->found[k];
+		if (!r->foreign_seed)
+			r->foreign_seed = w->foreign_seed;
 		r->overwrites += w->overwrites;
 		r->overwrites_changed += w->overwrites_changed;
 		for (unsigned k = 0; k < w->nmismatch && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0]; k++)

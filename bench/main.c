@@ -64,10 +64,17 @@ int main(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 	}
 	/* Blocks nobody wrote read as zeros only on a target this run created or cleared. */
-	cfg.zeros_known = cfg.target.kind == TARGET_ENGINE || cfg.populate != POPULATE_NONE ||
-			  (cfg.target.kind == TARGET_DIR && !cfg.ledger_map.existed && target_all_created(&cfg.target));
+	bool zeros_known = cfg.target.kind == TARGET_ENGINE || cfg.populate != POPULATE_NONE ||
+			   (cfg.target.kind == TARGET_DIR && !cfg.ledger_map.existed && target_all_created(&cfg.target));
 	if (cfg.ledger_map.existed)
-		cfg.zeros_known = cfg.target.kind == TARGET_ENGINE;
+		zeros_known = cfg.target.kind == TARGET_ENGINE;
+	/* Elsewhere they hold what an earlier run left: with its ledger, only what the ledger records
+	 * is checked; without one, every block is identified from its bytes (against the layout when
+	 * that run's seed is given). */
+	cfg.unknown = zeros_known		  ? UNKNOWN_ZEROS
+		      : cfg.ledger_map.existed || cfg.o.verify == VERIFY_NONE ? UNKNOWN_SKIP
+		      : cfg.have_verify_layout	  ? UNKNOWN_LAYOUT
+						  : UNKNOWN_IDENTIFY;
 	struct run_result res;
 	int status = 0;
 	if (launcher_run(&cfg, &res, msg, sizeof msg)) {
@@ -83,6 +90,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "dedisbench: verification failed: %llu mismatched block%s; first: %s\n",
 				(unsigned long long)(res.read_mismatches + res.final_mismatches),
 				res.read_mismatches + res.final_mismatches == 1 ? "" : "s", res.mismatch[0]);
+			status = EXIT_RUN_FAILED;
+		} else if (cfg.o.verify != VERIFY_NONE && !res.interrupted && res.read_checks + res.final_checks == 0) {
+			fprintf(stderr, "dedisbench: --verify %s checked no block%s\n", verify_names[cfg.o.verify],
+				cfg.unknown == UNKNOWN_SKIP ? ": the ledger records no write to what the run read, and "
+							      "nothing else is known about those blocks"
+							    : "");
 			status = EXIT_RUN_FAILED;
 		} else if (res.have_engine && !res.engine_match) {
 			fprintf(stderr, "dedisbench: the engine does not hold what the run wrote%s%s\n",

@@ -85,7 +85,8 @@ const struct opt_def bench_option_table[] = {
 	 "operations in flight per worker (libaio)"},
 	/* Verification */
 	{"verify", 'v', "MODE", OT_ENUM, OFF(verify), "none", verify_names, 0, 0, 0, 0, "Verification",
-	 "none, online (every read checked), final (re-read everything after the run), both"},
+	 "none, online (every read checked), final (re-read everything after the run), both; blocks no "
+	 "ledger describes are identified from their bytes (with --seed: against that seed's layout)"},
 	{"ledger", 0, "FILE", OT_STRING, OFF(ledger), NULL, NULL, 0, 0, 0, 0, "Verification",
 	 "keep the content ledger in FILE, so a later run (same FILE) can verify what this one wrote"},
 	/* Results */

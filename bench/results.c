@@ -23,6 +23,12 @@ static void zero_dir(struct dir_stats *d)
 	hist_init(&d->lat);
 }
 
+bool results_verify_ok(const struct run_result *r)
+{
+	return r->read_checks + r->final_checks > 0 && r->read_mismatches + r->final_mismatches == 0 && !r->interrupted &&
+	       !r->failed;
+}
+
 void results_merge(struct run_result *r)
 {
 	for (int d = 0; d < 2; d++)
@@ -125,7 +131,28 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		if (c->final_pass)
 			fprintf(f, " final pass %llu blocks checked, %llu mismatched;", (unsigned long long)r->final_checks,
 				(unsigned long long)r->final_mismatches);
-		fprintf(f, " %s\n", r->read_mismatches + r->final_mismatches ? "MISMATCH" : "ok");
+		const char *verdict = r->read_mismatches + r->final_mismatches ? "MISMATCH"
+				      : r->read_checks + r->final_checks == 0 ? "NOTHING CHECKED"
+				      : r->interrupted || r->failed	      ? "incomplete"
+									      : "ok";
+		fprintf(f, " %s\n", verdict);
+		static const char *const how[VM_METHODS] = {"against the ledger", "as never written (zeros)",
+							    "identified from their bytes (no ledger)",
+							    "against the layout of the seed"};
+		fprintf(f, "  how:");
+		int said = 0;
+		for (int m = 0; m < VM_METHODS; m++)
+			if (r->checks_by[m])
+				fprintf(f, "%s %llu %s", said++ ? "," : "", (unsigned long long)r->checks_by[m], how[m]);
+		if (r->checks_by[VM_LAYOUT])
+			fprintf(f, " %llu", (unsigned long long)c->seed);
+		fprintf(f, "%s; %llu not checkable\n", said ? "" : " nothing checked", (unsigned long long)r->unchecked);
+		fprintf(f, "  found: %llu valid, %llu zeros, %llu garbage, %llu of another seed",
+			(unsigned long long)r->found[CONTENT_IS_VALID], (unsigned long long)r->found[CONTENT_IS_ZERO],
+			(unsigned long long)r->found[CONTENT_IS_GARBAGE], (unsigned long long)r->found[CONTENT_IS_FOREIGN]);
+		if (r->found[CONTENT_IS_FOREIGN])
+			fprintf(f, " (e.g. %llu)", (unsigned long long)r->foreign_seed);
+		fputc('\n', f);
 		for (unsigned i = 0; i < r->nmismatch; i++)
 			fprintf(f, "  %s\n", r->mismatch[i]);
 	}
@@ -237,13 +264,26 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		json_t *mm = json_array();
 		for (unsigned i = 0; i < r->nmismatch; i++)
 			json_array_append_new(mm, json_string(r->mismatch[i]));
-		json_object_set_new(doc, "verify",
-				    json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:b}", "mode",
-					      o->verify == VERIFY_NONE ? "online" : verify_names[o->verify],
-					      "read_checks", (json_int_t)r->read_checks, "read_mismatches",
-					      (json_int_t)r->read_mismatches, "final_checks", (json_int_t)r->final_checks,
-					      "final_mismatches", (json_int_t)r->final_mismatches, "mismatches", mm, "ok",
-					      r->read_mismatches + r->final_mismatches == 0));
+		json_t *how = json_object();
+		for (int m = 0; m < VM_METHODS; m++)
+			json_object_set_new(how, verify_method_names[m], json_integer((json_int_t)r->checks_by[m]));
+		json_t *found = json_pack("{s:I, s:I, s:I, s:I}", "valid", (json_int_t)r->found[CONTENT_IS_VALID], "zero",
+					  (json_int_t)r->found[CONTENT_IS_ZERO], "garbage",
+					  (json_int_t)r->found[CONTENT_IS_GARBAGE], "foreign_seed",
+					  (json_int_t)r->found[CONTENT_IS_FOREIGN]);
+		if (r->found[CONTENT_IS_FOREIGN])
+			json_object_set_new(found, "a_foreign_seed", json_integer((json_int_t)r->foreign_seed));
+		json_t *v = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:b, s:b}", "mode",
+				      o->verify == VERIFY_NONE ? "online" : verify_names[o->verify], "checked",
+				      (json_int_t)(r->read_checks + r->final_checks), "unchecked", (json_int_t)r->unchecked,
+				      "read_checks", (json_int_t)r->read_checks, "read_mismatches",
+				      (json_int_t)r->read_mismatches, "final_checks", (json_int_t)r->final_checks,
+				      "final_mismatches", (json_int_t)r->final_mismatches, "how", how, "found", found,
+				      "mismatches", mm, "complete", !r->interrupted && !r->failed, "ok",
+				      results_verify_ok(r));
+		if (r->checks_by[VM_LAYOUT])
+			json_object_set_new(v, "layout_seed", json_integer((json_int_t)c->seed));
+		json_object_set_new(doc, "verify", v);
 	}
 	json_object_set_new(doc, "access", json_pack("{s:s, s:f, s:I, s:I}", "pattern", access_names[o->access],
 						     "hottest_10pct_share", r->hottest10, "blocks",

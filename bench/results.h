@@ -37,12 +37,19 @@ struct run_result {
 	uint64_t overwrites, overwrites_changed;
 	/* Verification: online reads and the final pass; the first few mismatches. */
 	uint64_t read_checks, read_mismatches, final_checks, final_mismatches;
+	uint64_t unchecked;           /* reads and final-pass blocks nothing was known about */
+	uint64_t checks_by[VM_METHODS]; /* how: ledger, zeros, identified from the bytes, layout */
+	uint64_t found[4];            /* what: by enum content_kind */
+	uint64_t foreign_seed;        /* the first other seed seen */
 	unsigned nmismatch;
 	char mismatch[16][320];
 	struct access_freq access;    /* how many blocks got each access count (sorted by count) */
 	uint64_t region_blocks;       /* blocks in all workers' regions */
 	uint64_t accessed_blocks;     /* of which accessed at least once */
 };
+
+/* Verification's verdict: something was checked, nothing mismatched, and it was not cut short. */
+bool results_verify_ok(const struct run_result *r);
 
 /* Sums the workers into total[] and all. */
 void results_merge(struct run_result *r);

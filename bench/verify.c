@@ -116,40 +116,74 @@ void ledger_close(struct ledger_map *m)
 	m->words = NULL;
 }
 
-void verify_block(const struct ledger *l, const struct content_gen *g, uint64_t block, const void *buf,
-		  bool zeros_known, struct verify_result *r)
+const char *const verify_method_names[VM_METHODS] = {"ledger", "zeros", "identified", "layout"};
+
+bool verify_expectation(uint64_t ledger_word, enum verify_unknown unknown, bool seed_claimed,
+			struct verify_expect *e)
 {
-	uint64_t id = 0;
-	bool written = ledger_get(l, block, &id);
-	verify_check(g, buf, written, id, zeros_known, r);
+	memset(e, 0, sizeof *e);
+	if (ledger_word) {
+		e->method = VM_LEDGER;
+		e->id = ledger_word - 1;
+		return true;
+	}
+	switch (unknown) {
+	case UNKNOWN_SKIP:
+		return false;
+	case UNKNOWN_ZEROS:
+		e->method = VM_ZEROS;
+		e->id = CONTENT_ZERO;
+		return true;
+	case UNKNOWN_IDENTIFY:
+		e->method = VM_IDENTIFY;
+		e->seed_claimed = seed_claimed;
+		return true;
+	case UNKNOWN_LAYOUT:
+		e->method = VM_LAYOUT;
+		return true;
+	}
+	return false;
 }
 
-void verify_check(const struct content_gen *g, const void *buf, bool written, uint64_t id, bool zeros_known,
+void verify_check(const struct content_gen *g, const void *buf, const struct verify_expect *e,
 		  struct verify_result *r)
 {
-	r->expected_written = written;
-	r->expected_id = id;
-	r->checked = r->expected_written || zeros_known;
+	memset(r, 0, sizeof *r);
+	r->checked = true;
+	r->method = e->method;
+	r->want = *e;
 	r->found = content_identify(g, buf, &r->found_id);
-	if (!r->checked)
-		r->ok = true;
-	else if (!r->expected_written || r->expected_id == CONTENT_ZERO)
+	if (r->found == CONTENT_IS_FOREIGN) {
+		uint32_t bs;
+		content_header_probe(buf, &r->found_seed, &bs);
+	}
+	if (e->method == VM_IDENTIFY)
+		r->ok = r->found == CONTENT_IS_ZERO || r->found == CONTENT_IS_VALID ||
+			(r->found == CONTENT_IS_FOREIGN && !e->seed_claimed);
+	else if (e->id == CONTENT_ZERO)
 		r->ok = r->found == CONTENT_IS_ZERO;
 	else
-		r->ok = r->found == CONTENT_IS_VALID && r->found_id == r->expected_id;
+		r->ok = r->found == CONTENT_IS_VALID && r->found_id == e->id;
 }
 
 void verify_describe(const struct verify_result *r, char *buf, size_t len)
 {
-	char want[48], got[48];
-	if (!r->expected_written || r->expected_id == CONTENT_ZERO)
+	char want[80], got[80];
+	if (r->want.method == VM_IDENTIFY)
+		snprintf(want, sizeof want, "%s", r->want.seed_claimed ? "a block of this seed or zeros"
+									: "an intact dedisbench block or zeros");
+	else if (r->want.id == CONTENT_ZERO)
 		snprintf(want, sizeof want, "zeros");
 	else
-		snprintf(want, sizeof want, "content 0x%llx", (unsigned long long)r->expected_id);
+		snprintf(want, sizeof want, "content 0x%llx%s", (unsigned long long)r->want.id,
+			 r->want.method == VM_LAYOUT ? " (the layout's)" : "");
 	if (r->found == CONTENT_IS_ZERO)
 		snprintf(got, sizeof got, "zeros");
 	else if (r->found == CONTENT_IS_VALID)
 		snprintf(got, sizeof got, "content 0x%llx", (unsigned long long)r->found_id);
+	else if (r->found == CONTENT_IS_FOREIGN)
+		snprintf(got, sizeof got, "content 0x%llx of another seed (%llu)", (unsigned long long)r->found_id,
+			 (unsigned long long)r->found_seed);
 	else
 		snprintf(got, sizeof got, "garbage");
 	snprintf(buf, len, "expected %s, found %s", want, got);

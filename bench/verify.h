@@ -68,24 +68,45 @@ static inline bool ledger_get(const struct ledger *l, uint64_t block, uint64_t *
 	return true;
 }
 
-/* What a read found, against what the ledger expects. */
-struct verify_result {
-	bool ok;
-	bool checked;             /* false: never written and the target's old bytes are unknown */
-	enum content_kind found;  /* zero, a valid block (found_id), or garbage */
-	uint64_t found_id;
-	bool expected_written;
-	uint64_t expected_id;
+/* How a block the ledger has no entry for is judged (this run never wrote it, nor did the
+ * earlier run whose --ledger this is). */
+enum verify_unknown {
+	UNKNOWN_SKIP,     /* not checked: a kept ledger says never written, the old bytes are unknown */
+	UNKNOWN_ZEROS,    /* must read as zeros: a target this run created or cleared */
+	UNKNOWN_IDENTIFY, /* an earlier run's data, no ledger: zeros or an intact dedisbench block */
+	UNKNOWN_LAYOUT,   /* ... and its seed given: the scaled layout's first-write content there */
 };
 
-/* Check a block against an expectation (written: holds content `id`; else zeros if zeros_known,
- * unchecked otherwise). */
-void verify_check(const struct content_gen *g, const void *buf, bool written, uint64_t id, bool zeros_known,
+/* How a block was checked; the results count checks per method. */
+enum verify_method { VM_LEDGER, VM_ZEROS, VM_IDENTIFY, VM_LAYOUT, VM_METHODS };
+extern const char *const verify_method_names[VM_METHODS];
+
+/* What a block must hold. */
+struct verify_expect {
+	enum verify_method method;
+	uint64_t id;            /* VM_LEDGER, VM_LAYOUT: this content (CONTENT_ZERO: zeros) */
+	bool seed_claimed;      /* VM_IDENTIFY: the data's seed is this run's, so another seed is wrong */
+};
+
+/* What a read found, against what was expected. */
+struct verify_result {
+	bool ok;
+	bool checked;             /* false: nothing is known about the block (not counted) */
+	enum verify_method method;
+	enum content_kind found;  /* zero, valid (found_id), foreign (found_id under found_seed), garbage */
+	uint64_t found_id;
+	uint64_t found_seed;
+	struct verify_expect want;
+};
+
+/* The expectation for a block from its ledger word (id + 1, 0 = no entry) and the policy for
+ * blocks without one; false when the block cannot be checked. VM_LAYOUT's id is the caller's to
+ * fill (the layout belongs to the worker). */
+bool verify_expectation(uint64_t ledger_word, enum verify_unknown unknown, bool seed_claimed,
+			struct verify_expect *e);
+/* Check a block against an expectation. */
+void verify_check(const struct content_gen *g, const void *buf, const struct verify_expect *e,
 		  struct verify_result *r);
-/* Check a block read from `block` against the ledger. zeros_known: a never-written block must
- * read as zeros (a target this run created or cleared); otherwise it is not checked. */
-void verify_block(const struct ledger *l, const struct content_gen *g, uint64_t block, const void *buf,
-		  bool zeros_known, struct verify_result *r);
 /* "expected content 0x.., found zeros" and the like, for messages. */
 void verify_describe(const struct verify_result *r, char *buf, size_t len);
 

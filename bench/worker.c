@@ -42,6 +42,7 @@ struct wctx {
 	uint64_t deadline;
 	uint32_t *access_counts;
 	struct ledger ledger;       /* when cfg->ledger: what each block should hold */
+	struct dupgen verify_dup;   /* UNKNOWN_LAYOUT: the earlier run's first writes */
 	uint64_t slot_next;         /* scaled, write-order slots: the next first write's slot */
 	struct id_counts ids;
 	FILE *latlog;
@@ -113,6 +114,8 @@ static int setup(struct wctx *w)
 		return ENOMEM;
 	if (c->ledger)
 		ledger_slice(&c->ledger_map, w->index, &w->ledger);
+	if (c->have_verify_layout)
+		dupgen_init_scaled(&w->verify_dup, &c->verify_layout, w->index);
 
 	char path[4096];
 	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
@@ -178,7 +181,33 @@ static int transfer_now(struct wctx *w, struct io_unit *u, enum io_dir dir, uint
 	return u->error;
 }
 
-/* After the run: read the whole region back and check every block against the ledger. */
+/* What `block` must hold, from its ledger word (id + 1, 0 = no entry); false: nothing is known. */
+static bool expect_block(struct wctx *w, uint64_t block, uint64_t word, struct verify_expect *e)
+{
+	const struct bench_config *c = w->cfg;
+	if (!verify_expectation(word, c->unknown, c->seed_given, e))
+		return false;
+	if (e->method == VM_LAYOUT)
+		e->id = dupgen_first(&w->verify_dup, (uint64_t)w->index * c->region_blocks + block);
+	return true;
+}
+
+static uint64_t ledger_word(const struct wctx *w, uint64_t block)
+{
+	return w->ledger.ids ? __atomic_load_n(&w->ledger.ids[block], __ATOMIC_RELAXED) : 0;
+}
+
+/* Counts a check by method and by what it found; false when it failed. */
+static bool account_check(struct wctx *w, const struct verify_result *r)
+{
+	w->ws->checks_by[r->method]++;
+	w->ws->found[r->found]++;
+	if (r->found == CONTENT_IS_FOREIGN && !w->ws->foreign_seed)
+		w->ws->foreign_seed = r->found_seed;
+	return r->ok;
+}
+
+/* After the run: read the whole region back and check every block. */
 static void final_pass(struct wctx *w)
 {
 	const struct bench_config *c = w->cfg;
@@ -195,12 +224,15 @@ static void final_pass(struct wctx *w)
 		if (transfer_now(w, &u, IO_READ, w->base + b * bs, (uint32_t)(n * bs), "final check read"))
 			break;
 		for (uint64_t i = 0; i < n; i++) {
+			struct verify_expect e;
 			struct verify_result r;
-			verify_block(&w->ledger, &w->content, b + i, (char *)u.buf + i * bs, c->zeros_known, &r);
-			if (!r.checked)
+			if (!expect_block(w, b + i, ledger_word(w, b + i), &e)) {
+				w->ws->unchecked++;
 				continue;
+			}
+			verify_check(&w->content, (char *)u.buf + i * bs, &e, &r);
 			w->ws->final_checks++;
-			if (!r.ok) {
+			if (!account_check(w, &r)) {
 				w->ws->final_mismatches++;
 				note_mismatch(w, "final check", w->base + (b + i) * bs, &r);
 			}
@@ -315,18 +347,22 @@ static void prepare(struct wctx *w, struct io_unit *u, enum io_dir dir, uint64_t
 }
 
 /* A read must return what was last written there when it was submitted, or what a write
- * submitted after it put there (zeros if never written, on a target this run created). */
+ * submitted after it put there; a block no ledger entry describes is checked as the run's
+ * policy says (zeros, identified from its bytes, the layout's content, or not at all). */
 static void check_read(struct wctx *w, const struct io_unit *u)
 {
+	struct verify_expect e;
 	struct verify_result r;
-	uint64_t at_submit = u->content_id;
-	verify_check(&w->content, u->buf, at_submit != 0, at_submit - 1, w->cfg->zeros_known, &r);
-	if (!r.ok && w->ledger.ids[u->block] != at_submit)
-		verify_block(&w->ledger, &w->content, u->block, u->buf, w->cfg->zeros_known, &r);
-	if (!r.checked)
+	uint64_t at_submit = u->content_id, now;
+	if (!expect_block(w, u->block, at_submit, &e)) {
+		w->ws->unchecked++;
 		return;
+	}
+	verify_check(&w->content, u->buf, &e, &r);
+	if (!r.ok && (now = ledger_word(w, u->block)) != at_submit && expect_block(w, u->block, now, &e))
+		verify_check(&w->content, u->buf, &e, &r);
 	w->ws->read_checks++;
-	if (!r.ok) {
+	if (!account_check(w, &r)) {
 		w->ws->read_mismatches++;
 		note_mismatch(w, "read", u->offset, &r);
 	}

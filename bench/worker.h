@@ -26,6 +26,10 @@ struct worker_shared {
 	uint64_t read_mismatches;
 	uint64_t final_checks;      /* final pass: blocks checked */
 	uint64_t final_mismatches;
+	uint64_t unchecked;         /* reads and final-pass blocks nothing was known about */
+	uint64_t checks_by[VM_METHODS]; /* checks (online and final) by how they were made */
+	uint64_t found[4];          /* checked blocks by what they held (enum content_kind) */
+	uint64_t foreign_seed;      /* the seed of the first block of another seed found */
 	unsigned nmismatch;         /* messages kept (the first few mismatches: where, expected, found) */
 	char mismatch[4][320];
 	int state;
