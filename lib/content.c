@@ -93,12 +93,17 @@ int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint
 	return 0;
 }
 
-static void fill_header(const struct content_gen *g, uint64_t id, struct content_header *h)
+static uint64_t block_check(const struct content_gen *g, uint64_t id)
+{
+	return rng_mix64(id ^ g->seed ^ g->block_size);
+}
+
+static void fill_header(const struct content_gen *g, uint64_t id, content_recipe r, struct content_header *h)
 {
 	h->magic_seed_tag = seed_tag(g->seed);
 	h->id_masked = id ^ g->id_mask;
 	h->seed_check = rng_mix64(g->seed);
-	h->block_check = rng_mix64(id ^ g->seed ^ g->block_size);
+	h->block_check = block_check(g, id) ^ r;
 }
 
 /* The payload after the header: a deterministic stream keyed by (seed, id). Four independent
@@ -154,20 +159,39 @@ static void filler_init(struct filler *f, const struct content_header *h)
 	f->odd = (lanes4){odd, odd, odd, odd};
 }
 
-/* One sector from its first payload byte: nrand random bytes, then filler up to len. */
+typedef uint16_t words16 __attribute__((vector_size(32)));
+
+/* 32 random bytes, each b mapped to the symbol (b * alphabet) >> 8 of an alphabet of that many
+ * symbols (256: unchanged). Done in place on 16-bit lanes, low and high byte apart, so there is
+ * no widening or narrowing: a handful of vector instructions per 32 bytes. */
+static inline void payload_symbols(struct payload_stream *s, lanes4 *v, uint16_t alphabet)
+{
+	payload_next(s, v);
+	if (alphabet == 256)
+		return;
+	words16 w;
+	memcpy(&w, v, 32);
+	words16 lo = ((w & 0xff) * alphabet) >> 8;
+	words16 hi = ((w >> 8) * alphabet) & 0xff00;
+	w = lo | hi;
+	memcpy(v, &w, 32);
+}
+
+/* One sector from its first payload byte: nrand random bytes (symbols of the alphabet), then
+ * filler up to len. */
 PAYLOAD_CLONES
 static void emit_sector(struct payload_stream *ps, const struct filler *f, uint8_t *out,
-			uint32_t nrand, uint32_t len)
+			uint32_t nrand, uint32_t len, uint16_t alphabet)
 {
 	struct payload_stream s = *ps;
 	lanes4 v, even = f->even;
 	uint32_t i = 0;
 	for (; i + 32 <= nrand; i += 32) {
-		payload_next(&s, &v);
+		payload_symbols(&s, &v, alphabet);
 		memcpy(out + i, &v, 32);
 	}
 	if (i < nrand) {
-		payload_next(&s, &v);
+		payload_symbols(&s, &v, alphabet);
 		if (i + 32 <= len)
 			memcpy(out + i, &v, 32); /* the filler overwrites the excess */
 		else
@@ -202,9 +226,9 @@ static int compressible_payload(const struct content_gen *g, uint64_t id,
 			nrand = (uint32_t)(((uint64_t)end * n) / bs - ((uint64_t)start * n) / bs);
 		uint32_t begin = start ? start : (uint32_t)sizeof *h;
 		if (buf) {
-			emit_sector(&s, &f, buf + begin, nrand, end - begin);
+			emit_sector(&s, &f, buf + begin, nrand, end - begin, 256);
 		} else {
-			emit_sector(&s, &f, want, nrand, end - begin);
+			emit_sector(&s, &f, want, nrand, end - begin, 256);
 			if (memcmp(cmp + begin, want, end - begin) != 0)
 				return -1;
 		}
@@ -212,19 +236,54 @@ static int compressible_payload(const struct content_gen *g, uint64_t id,
 	return 0;
 }
 
-void content_fill(const struct content_gen *g, uint64_t id, void *buf)
+/* A recipe block after its header: every sector (4 KiB, or the whole block below that) holds
+ * the recipe's literals, from its start (after the header in sector 0), then filler. Writes buf,
+ * or compares with cmp when buf is NULL; returns 0, or -1 at the first difference. */
+static int recipe_payload(const struct content_gen *g, uint64_t id, const struct content_header *h,
+			  content_recipe r, uint8_t *buf, const uint8_t *cmp)
+{
+	struct payload_stream s;
+	struct filler f;
+	uint8_t want[SECTOR];
+	uint32_t bs = g->block_size, sector = bs < SECTOR ? bs : SECTOR;
+	uint32_t literals = content_recipe_literals(r);
+	uint16_t alphabet = (uint16_t)content_recipe_alphabet(r);
+	payload_start(&s, g, id);
+	filler_init(&f, h);
+	for (uint32_t start = 0; start < bs; start += sector) {
+		uint32_t begin = start ? start : (uint32_t)sizeof *h, len = start + sector - begin;
+		uint32_t nlit = literals < len ? literals : len;
+		if (buf) {
+			emit_sector(&s, &f, buf + begin, nlit, len, alphabet);
+		} else {
+			emit_sector(&s, &f, want, nlit, len, alphabet);
+			if (memcmp(cmp + begin, want, len) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void content_fill_recipe(const struct content_gen *g, uint64_t id, content_recipe r, void *buf)
 {
 	if (id == CONTENT_ZERO) {
 		memset(buf, 0, g->block_size);
 		return;
 	}
 	struct content_header h;
-	fill_header(g, id, &h);
+	fill_header(g, id, r, &h);
 	memcpy(buf, &h, sizeof h);
-	if (g->compress == 1)
+	if (r != CONTENT_RECIPE_PLAIN)
+		recipe_payload(g, id, &h, r, buf, NULL);
+	else if (g->compress == 1)
 		fill_payload(g, id, (uint8_t *)buf + sizeof h, g->block_size - sizeof h);
 	else
 		compressible_payload(g, id, &h, buf, NULL);
+}
+
+void content_fill(const struct content_gen *g, uint64_t id, void *buf)
+{
+	content_fill_recipe(g, id, CONTENT_RECIPE_PLAIN, buf);
 }
 
 static int all_zero(const uint8_t *p, size_t len)
@@ -255,9 +314,11 @@ static uint64_t unmix64(uint64_t x)
 	return x - 0x9e3779b97f4a7c15ULL;
 }
 
-/* The seed and block size a header was written with, if its magic and seed tag agree with
- * its seed check (any block size is read back: the caller decides which it accepts). */
-static int header_origin(const void *buf, uint64_t *seed, uint64_t *block_size)
+/* The seed and block size a header was written with, if its magic and seed tag agree with its
+ * seed check. block_check = mix(id ^ seed ^ block size) ^ recipe: the block size is `want`, or
+ * (want 0) the power of two, that leaves a valid recipe - a wrong size leaves 64 random bits,
+ * not 32 zero bits and a recipe. */
+static int header_origin(const void *buf, uint64_t want, uint64_t *seed, uint64_t *block_size)
 {
 	struct content_header h;
 	memcpy(&h, buf, sizeof h);
@@ -266,16 +327,22 @@ static int header_origin(const void *buf, uint64_t *seed, uint64_t *block_size)
 	uint64_t s = unmix64(h.seed_check);
 	if (seed_tag(s) != h.magic_seed_tag)
 		return -1;
-	*seed = s;
-	*block_size = unmix64(h.block_check) ^ (h.id_masked ^ id_mask_of(s)) ^ s;
-	return 0;
+	uint64_t id = h.id_masked ^ id_mask_of(s);
+	for (uint64_t bs = want ? want : 64; bs <= (want ? want : 1U << 30); bs <<= 1) {
+		uint64_t r = h.block_check ^ rng_mix64(id ^ s ^ bs);
+		if (r <= UINT32_MAX && content_recipe_valid((content_recipe)r)) {
+			*seed = s;
+			*block_size = bs;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int content_header_probe(const void *buf, uint64_t *seed, uint32_t *block_size)
 {
 	uint64_t s, bs;
-	/* Powers of two only: a flipped id bit could otherwise pass as another block size. */
-	if (header_origin(buf, &s, &bs) || bs < 64 || bs > (1U << 30) || (bs & (bs - 1)))
+	if (header_origin(buf, 0, &s, &bs))
 		return -1;
 	*seed = s;
 	*block_size = (uint32_t)bs;
@@ -287,13 +354,14 @@ static enum content_kind identify_foreign(const struct content_gen *g, const voi
 {
 	uint64_t seed, bs;
 	struct content_gen other;
-	if (header_origin(buf, &seed, &bs) || seed == g->seed || bs != g->block_size ||
+	if (header_origin(buf, g->block_size, &seed, &bs) || seed == g->seed ||
 	    content_init(&other, seed, g->block_size, g->compress))
 		return CONTENT_IS_GARBAGE;
 	return content_identify(&other, buf, id) == CONTENT_IS_VALID ? CONTENT_IS_FOREIGN : CONTENT_IS_GARBAGE;
 }
 
-enum content_kind content_identify(const struct content_gen *g, const void *buf, uint64_t *id)
+enum content_kind content_identify_recipe(const struct content_gen *g, const void *buf, uint64_t *id,
+					  content_recipe *recipe)
 {
 	const uint8_t *p = buf;
 	struct content_header h;
@@ -301,14 +369,26 @@ enum content_kind content_identify(const struct content_gen *g, const void *buf,
 	if (h.magic_seed_tag != seed_tag(g->seed) || h.seed_check != rng_mix64(g->seed)) {
 		if (all_zero(p, g->block_size)) {
 			*id = CONTENT_ZERO;
+			if (recipe)
+				*recipe = CONTENT_RECIPE_PLAIN;
 			return CONTENT_IS_ZERO;
 		}
 		return identify_foreign(g, p, id);
 	}
 	uint64_t candidate = h.id_masked ^ g->id_mask;
-	if (h.block_check != rng_mix64(candidate ^ g->seed ^ g->block_size))
+	uint64_t r64 = h.block_check ^ block_check(g, candidate);
+	if (r64 > UINT32_MAX || !content_recipe_valid((content_recipe)r64))
 		return CONTENT_IS_GARBAGE;
+	content_recipe r = (content_recipe)r64;
+	if (recipe)
+		*recipe = r;
 	/* The header alone could be a stale or torn block: the payload must match too. */
+	if (r != CONTENT_RECIPE_PLAIN) {
+		if (recipe_payload(g, candidate, &h, r, NULL, p) != 0)
+			return CONTENT_IS_GARBAGE;
+		*id = candidate;
+		return CONTENT_IS_VALID;
+	}
 	if (g->compress != 1) {
 		if (compressible_payload(g, candidate, &h, NULL, p) != 0)
 			return CONTENT_IS_GARBAGE;
@@ -325,4 +405,9 @@ enum content_kind content_identify(const struct content_gen *g, const void *buf,
 	}
 	*id = candidate;
 	return CONTENT_IS_VALID;
+}
+
+enum content_kind content_identify(const struct content_gen *g, const void *buf, uint64_t *id)
+{
+	return content_identify_recipe(g, buf, id, NULL);
 }

@@ -26,9 +26,40 @@ static inline uint64_t content_unique_id(uint64_t worker, uint64_t n)
 struct content_header {
 	uint64_t magic_seed_tag; /* CONTENT_MAGIC << 16 | (seed-derived 16-bit tag) */
 	uint64_t id_masked;      /* id ^ mask(seed): bijective in id, so distinct ids differ */
-	uint64_t seed_check;     /* mix(seed): different seeds give different bytes */
-	uint64_t block_check;    /* mix(id ^ seed ^ block_size): catches torn or misplaced blocks */
+	uint64_t seed_check;     /* mix(seed) ^ recipe: different seeds give different bytes */
+	uint64_t block_check;    /* mix(id ^ seed ^ block_size ^ recipe << 32): catches torn or
+	                          * misplaced blocks (recipe 0: the layout before recipes, unchanged) */
 };
+
+/* A recipe says how a compressible block is built, so that it compresses to a chosen size under
+ * the compressors storage uses on single blocks (zstd -1, LZ4): each 4 KiB sector (the block
+ * itself below 4 KiB) holds `literals` bytes drawn uniformly from an alphabet of `alphabet`
+ * symbols (log2(alphabet) bits each: zstd's entropy coder gains from a small alphabet, LZ4's
+ * byte-oriented literals do not), then filler. 0 is the plain layout (incompressible, or
+ * --compress R). The header carries the recipe, so a reader recognises a block without knowing
+ * which recipe its writer chose. */
+typedef uint32_t content_recipe;
+#define CONTENT_RECIPE_PLAIN 0u
+#define CONTENT_SECTOR 4096u
+#define CONTENT_MIN_ALPHABET 2u
+#define CONTENT_MAX_ALPHABET 256u
+
+/* literals: bytes per sector (capped at the sector); alphabet: 2..256. */
+static inline content_recipe content_recipe_make(uint32_t literals, uint32_t alphabet)
+{
+	if (literals > CONTENT_SECTOR)
+		literals = CONTENT_SECTOR;
+	return 1u << 31 | (alphabet - 1) << 16 | literals;
+}
+static inline uint32_t content_recipe_literals(content_recipe r) { return r & 0x1fff; }
+static inline uint32_t content_recipe_alphabet(content_recipe r) { return ((r >> 16) & 0xff) + 1; }
+/* Does r name a recipe this version builds (the plain layout, or a valid literals/alphabet pair)? */
+static inline int content_recipe_valid(content_recipe r)
+{
+	return r == CONTENT_RECIPE_PLAIN ||
+	       ((r & 0x7f00e000u) == 0 && (r >> 31) && content_recipe_literals(r) <= CONTENT_SECTOR &&
+		content_recipe_alphabet(r) >= CONTENT_MIN_ALPHABET);
+}
 
 struct content_gen {
 	uint64_t seed;
@@ -45,6 +76,9 @@ int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint
 
 /* Fill buf (block_size bytes, 8-byte aligned) with the bytes of content `id`. */
 void content_fill(const struct content_gen *g, uint64_t id, void *buf);
+/* The same content built by recipe r (CONTENT_RECIPE_PLAIN: content_fill). The bytes depend on
+ * (seed, id, r): a content must always be written with the same recipe. */
+void content_fill_recipe(const struct content_gen *g, uint64_t id, content_recipe r, void *buf);
 
 /* What a block holds, as far as its bytes tell. */
 enum content_kind {
@@ -55,6 +89,9 @@ enum content_kind {
 	                      * *id says which content under that seed */
 };
 enum content_kind content_identify(const struct content_gen *g, const void *buf, uint64_t *id);
+/* Same, also saying which recipe the block was built with (when it is valid). */
+enum content_kind content_identify_recipe(const struct content_gen *g, const void *buf, uint64_t *id,
+					  content_recipe *recipe);
 
 /* Is buf (at least 32 bytes) the start of a block content_fill wrote, whatever its seed, with a
  * power-of-two block size? The header alone answers (magic, seed tag and both checks must agree);

@@ -344,6 +344,73 @@ static void compressible_ratio(void)
 	free(x);
 }
 
+/* Recipes: the bytes are a pure function of (seed, id, recipe); the header says which recipe,
+ * so identification needs no model; a recipe of the plain layout is the plain layout. */
+static void recipes_identify(void)
+{
+	static const uint32_t sizes[] = {512, 4096, 16384};
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+		uint32_t bs = sizes[si];
+		uint8_t *x = malloc(bs), *y = malloc(bs);
+		CU_ASSERT_FATAL(x && y);
+		struct content_gen g, other;
+		CU_ASSERT_FATAL(content_init(&g, 11, bs, 1) == 0);
+		CU_ASSERT_FATAL(content_init(&other, 12, bs, 1) == 0);
+		content_fill(&g, 5, x);
+		content_fill_recipe(&g, 5, CONTENT_RECIPE_PLAIN, y);
+		CU_ASSERT_EQUAL(memcmp(x, y, bs), 0);
+		static const uint32_t lits[] = {0, 100, 1000, 4096};
+		static const uint32_t alphas[] = {2, 37, 255, 256};
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++) {
+				content_recipe r = content_recipe_make(lits[i], alphas[j]), back = 0;
+				CU_ASSERT(content_recipe_valid(r));
+				CU_ASSERT_EQUAL(content_recipe_literals(r), lits[i]);
+				CU_ASSERT_EQUAL(content_recipe_alphabet(r), alphas[j]);
+				uint64_t id = 0, want = i * 4 + j + 1;
+				content_fill_recipe(&g, want, r, x);
+				CU_ASSERT_EQUAL(content_identify_recipe(&g, x, &id, &back), CONTENT_IS_VALID);
+				CU_ASSERT_EQUAL(id, want);
+				CU_ASSERT_EQUAL(back, r);
+				CU_ASSERT_EQUAL(content_identify(&other, x, &id), CONTENT_IS_FOREIGN);
+				CU_ASSERT_EQUAL(id, want);
+				/* the same content by another recipe differs, and so does its header */
+				content_fill_recipe(&g, want, content_recipe_make((lits[i] + 64) % 4096, alphas[j]), y);
+				CU_ASSERT_NOT_EQUAL(memcmp(x, y, 32), 0);
+				/* a flipped bit in the literals, the filler, or the last byte */
+				static const uint32_t at[] = {40, 0, 1};
+				for (int k = 0; k < 3; k++) {
+					uint32_t off = at[k] ? at[k] : (k == 1 ? bs / 2 : bs - 1);
+					content_fill_recipe(&g, want, r, x);
+					x[off] ^= 0x04;
+					CU_ASSERT_EQUAL(content_identify(&g, x, &id), CONTENT_IS_GARBAGE);
+				}
+				/* a header naming another recipe over this payload */
+				content_fill_recipe(&g, want, r, x);
+				content_fill_recipe(&g, want, content_recipe_make(lits[i], alphas[j] == 2 ? 3 : 2), y);
+				memcpy(x, y, 32);
+				if (alphas[j] != 256 || lits[i])
+					CU_ASSERT_EQUAL(content_identify(&g, x, &id), CONTENT_IS_GARBAGE);
+			}
+		/* literal bytes come from the alphabet: with 2 symbols, every literal is 0 or 1 */
+		content_fill_recipe(&g, 9, content_recipe_make(200, 2), x);
+		int small = 1;
+		for (int b = 32; b < 232; b++)
+			small &= x[b] <= 1;
+		CU_ASSERT(small);
+		/* an invalid recipe field (reserved bits) is not a block of ours */
+		content_fill_recipe(&g, 9, content_recipe_make(200, 2), x);
+		uint64_t check;
+		memcpy(&check, x + 16, 8);
+		check ^= 1ULL << 14;
+		memcpy(x + 16, &check, 8);
+		uint64_t id;
+		CU_ASSERT_EQUAL(content_identify(&g, x, &id), CONTENT_IS_GARBAGE);
+		free(x);
+		free(y);
+	}
+}
+
 int suite_content(void)
 {
 	static const struct unit_test tests[] = {
@@ -357,6 +424,7 @@ int suite_content(void)
 		{"compressible: identification, torn blocks", compressible_identify},
 		{"compressible: R must be 1..20", compress_range},
 		{"compressible: about R:1 by an in-process estimate", compressible_ratio},
+		{"recipes: pure, identified from the header, torn or flipped is garbage", recipes_identify},
 		{NULL, NULL},
 	};
 	return unit_add_suite("content", tests);

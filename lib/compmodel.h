@@ -1,0 +1,54 @@
+/* compmodel.h - the compressibility model of a run: a distribution's [compressibility] cells turned
+ * into content recipes (calibrated on the real zstd and LZ4), and each content's recipe by class. */
+#ifndef DEDIS_COMPMODEL_H
+#define DEDIS_COMPMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "content.h"
+#include "distfile.h"
+
+/* What a recipe's blocks compress to, each alone, in bytes (measured while calibrating). */
+struct compmodel_sizes {
+	double zstd, lz4;
+};
+
+struct compmodel;
+
+/* Build the model for blocks of block_size bytes. Each cell's target (its mean sizes, as shares of
+ * the block) becomes the recipe whose blocks compress closest to it; a copy class with fewer than
+ * COMPMODEL_MIN_MEASURED measured contents borrows the cells of its nearest classes. Returns 0,
+ * or -1 with err set (out of memory, a compressor failing). */
+#define COMPMODEL_MIN_MEASURED 32
+int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32_t block_size, char *err,
+		    size_t errlen);
+void compmodel_free(struct compmodel *m);
+
+/* The cell content `id` of copy class `cls` falls in: a pure function of (seed, id), so every
+ * copy of a content, in every process, gets the same one. Then its recipe and expected sizes. */
+size_t compmodel_cell(const struct compmodel *m, unsigned cls, uint64_t seed, uint64_t id);
+content_recipe compmodel_recipe(const struct compmodel *m, size_t cell);
+struct compmodel_sizes compmodel_expected(const struct compmodel *m, size_t cell);
+/* What the cell was asked to reach (the distribution's means, in bytes of this block size). */
+struct compmodel_sizes compmodel_target(const struct compmodel *m, size_t cell);
+size_t compmodel_ncells(const struct compmodel *m);
+
+static inline content_recipe compmodel_pick(const struct compmodel *m, unsigned cls, uint64_t seed, uint64_t id)
+{
+	return compmodel_recipe(m, compmodel_cell(m, cls, seed, id));
+}
+
+/* The copy class of a content stored `copies` times: floor(log2(copies)) (0 for 0 or 1). */
+static inline unsigned compmodel_class(uint64_t copies)
+{
+	return copies > 1 ? 63u - (unsigned)__builtin_clzll(copies) : 0u;
+}
+
+/* Sizes of one block compressed alone (capped at its length), as dedisgen measures them. */
+struct compmodel_codecs;
+struct compmodel_codecs *compmodel_codecs_new(void);
+void compmodel_codecs_free(struct compmodel_codecs *c);
+/* 0, or -1 when a compressor fails. */
+int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out);
+
+#endif
