@@ -216,14 +216,33 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	c->scale_blocks = c->scale_by_block ? capacity : c->total_ops;
 	if (c->scaled && scaled_build(&c->layout, &c->dist, c->dist.zero_blocks, c->scale_blocks, c->seed))
 		return fail(err, "out of memory scaling the distribution");
+	if (c->scaled && o->layout == LAYOUT_RUNS && c->dist.locality.present &&
+	    scaled_build_runs(&c->layout, &c->dist.locality, c->seed))
+		return fail(err, "out of memory laying the distribution out in copied runs");
 	/* Verifying an earlier run's data without its ledger, its seed given: what each block's first
 	 * write put there follows from the layout that run had (scaled to the whole target). */
 	if (o->verify != VERIFY_NONE && c->scaled && seed_given && !o->ledger) {
 		if (scaled_build(&c->verify_layout, &c->dist, c->dist.zero_blocks, capacity, c->seed))
 			return fail(err, "out of memory scaling the distribution");
 		c->have_verify_layout = true;
+		if (o->layout == LAYOUT_RUNS && c->dist.locality.present &&
+		    scaled_build_runs(&c->verify_layout, &c->dist.locality, c->seed))
+			return fail(err, "out of memory laying the distribution out in copied runs");
 	}
+	c->content_compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress;
+	if (o->compress == COMPRESS_DIST && c->dist.comp.present &&
+	    compmodel_build(&c->model, &c->dist.comp, (uint32_t)o->block_size, err->msg, sizeof err->msg))
+		return -1;
 	return 0;
+}
+
+void config_fill_content(const struct bench_config *c, const struct content_gen *gen, const struct dupgen *g,
+			 uint64_t id, void *buf)
+{
+	content_recipe r = CONTENT_RECIPE_PLAIN;
+	if (c->model && id != CONTENT_ZERO)
+		r = compmodel_pick(c->model, dupgen_class(g, id), c->seed, id);
+	content_fill_recipe(gen, id, r, buf);
 }
 
 int config_open_ledger(struct bench_config *c, char *err, size_t errlen)
@@ -238,6 +257,7 @@ void config_free(struct bench_config *c)
 {
 	target_release(&c->target);
 	ledger_close(&c->ledger_map);
+	compmodel_free(c->model);
 	scaled_free(&c->layout);
 	if (c->have_verify_layout)
 		scaled_free(&c->verify_layout);

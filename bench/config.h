@@ -3,6 +3,7 @@
 #ifndef DEDIS_BENCH_CONFIG_H
 #define DEDIS_BENCH_CONFIG_H
 
+#include "compmodel.h"
 #include "distfile.h"
 #include "dupgen.h"
 #include "ioengine/ioengine.h"
@@ -38,7 +39,16 @@ struct bench_config {
 	struct scaled_layout layout;
 	uint64_t scale_blocks;      /* N: the blocks the distribution is scaled to */
 	bool scale_by_block;        /* first writes use slot = global block number (else write order) */
+	/* --compress dist with a distribution that says how its contents compress: each content's
+	 * recipe (NULL: the plain layout at --compress R, or incompressible) */
+	struct compmodel *model;
+	uint32_t content_compress;  /* content_init's R: --compress R, or 1 */
 };
+
+/* The bytes of content `id` as this run writes them (its recipe from the model, if any); g is
+ * the dupgen the id came from, which knows its copy class. */
+void config_fill_content(const struct bench_config *c, const struct content_gen *gen, const struct dupgen *g,
+			 uint64_t id, void *buf);
 
 /* Validate everything a run needs, without writing anything. Takes ownership of cli->o. */
 int config_build(struct bench_cli *cli, struct bench_config *cfg, struct opt_error *err);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compmodel.h"
 #include "content.h"
 #include "dupgen.h"
 
@@ -125,7 +126,7 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 		uint64_t z = (uint64_t)llroundl((long double)zero_blocks * scale);
 		if (z > remaining)
 			z = remaining;
-		if (z && push_row(l, &cap, (struct scaled_row){z, 1, 0, CONTENT_ZERO}))
+		if (z && push_row(l, &cap, (struct scaled_row){z, 1, 0, CONTENT_ZERO, compmodel_class(zero_blocks)}))
 			return -1;
 		remaining -= z;
 		l->zero_copies = z;
@@ -146,7 +147,7 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 			carry = want - (long double)copies;
 			if (copies < 2)
 				continue;
-			if (push_row(l, &cap, (struct scaled_row){copies, 1, 0, next_id++}))
+			if (push_row(l, &cap, (struct scaled_row){copies, 1, 0, next_id++, compmodel_class(c)}))
 				return -1;
 			remaining -= copies;
 		}
@@ -173,12 +174,12 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 		uint64_t take = kk > (long double)fit ? fit : (uint64_t)kk;
 		carry = want - (long double)take * c;
 		remaining -= take * c;
-		if (take && push_row(l, &cap, (struct scaled_row){c, take, 0, next_id}))
+		if (take && push_row(l, &cap, (struct scaled_row){c, take, 0, next_id, compmodel_class(c)}))
 			return -1;
 		next_id += take;
 	}
 	/* The unique row takes the rest, so the total is exactly n. */
-	if (remaining && push_row(l, &cap, (struct scaled_row){1, remaining, 0, LAYOUT_UNIQUE_BIT | CONTENT_UNIQUE_BIT}))
+	if (remaining && push_row(l, &cap, (struct scaled_row){1, remaining, 0, LAYOUT_UNIQUE_BIT | CONTENT_UNIQUE_BIT, 0}))
 		return -1;
 	uint64_t start = 0;
 	for (size_t i = 0; i < l->nrows; i++) {
@@ -195,10 +196,49 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 	return 0;
 }
 
+int scaled_build_runs(struct scaled_layout *l, const struct dist_locality *loc, uint64_t seed)
+{
+	if (locality_build(&l->runs, l, loc, seed))
+		return -1;
+	l->has_runs = true;
+	return 0;
+}
+
 void scaled_free(struct scaled_layout *l)
 {
 	free(l->rows);
+	locality_free(&l->runs);
 	memset(l, 0, sizeof *l);
+}
+
+unsigned dupgen_class(const struct dupgen *g, uint64_t id)
+{
+	if (id & CONTENT_UNIQUE_BIT || id == CONTENT_ZERO)
+		return 0;
+	if (g->layout) { /* rows are in ascending first_id: the zero row, dominant, regular, unique */
+		const struct scaled_layout *l = g->layout;
+		size_t lo = 0, hi = l->nrows - 1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo + 1) / 2;
+			if (l->rows[mid].first_id <= id)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		return l->rows[lo].cls;
+	}
+	const struct dupgen_table *t = g->t;
+	if (!t->nrows)
+		return 0;
+	size_t lo = 0, hi = t->nrows - 1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+		if (t->first_id[mid] <= id)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return compmodel_class(t->dups[lo] + 1);
 }
 
 /* Four Feistel rounds on 2*half_bits bits: a bijection; cycle-walking keeps it inside [0, n)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "distfile.h"
+#include "locality.h"
 #include "rng.h"
 
 /* Shared, read-only after dupgen_build (built once before the workers fork). */
@@ -33,6 +34,7 @@ struct scaled_row {
 	uint64_t contents;     /* k */
 	uint64_t start;        /* first instance */
 	uint64_t first_id;     /* content id of its first content (CONTENT_ZERO for the zero row) */
+	unsigned cls;          /* copy class of the dataset's contents (dominant rows keep theirs) */
 };
 
 struct scaled_layout {
@@ -42,10 +44,17 @@ struct scaled_layout {
 	uint64_t zero_copies;  /* copies of the all-zero block (from "# zero-blocks:"), a row of its own */
 	unsigned half_bits;    /* Feistel: each half has this many bits; 2*half_bits >= log2(n) */
 	uint64_t keys[4];
+	/* Copied runs (scaled_build_runs): slot -> content follows the dataset's stream order
+	 * instead of the permutation. */
+	bool has_runs;
+	struct locality_layout runs;
 };
 
 /* zero_blocks: the distribution's "# zero-blocks: N" (0 if none). */
 int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_blocks, uint64_t n, uint64_t seed);
+/* Lay the rows out in copied runs with the distribution's [locality] (locality.h) instead of
+ * scattering them: 0, or -1 out of memory. */
+int scaled_build_runs(struct scaled_layout *l, const struct dist_locality *loc, uint64_t seed);
 void scaled_free(struct scaled_layout *l);
 /* The bijection slot -> instance on [0, n) (and its inverse, for tests). */
 uint64_t scaled_permute(const struct scaled_layout *l, uint64_t slot);
@@ -62,6 +71,7 @@ struct dupgen {
 	/* scaled overwrites: contents whose copies were overwritten and are owed back */
 	uint64_t owed[DUPGEN_QUEUE];
 	unsigned owed_head, owed_len;
+	size_t cursor;          /* copied runs: the extent of the last first write */
 };
 
 void dupgen_init(struct dupgen *g, const struct dupgen_table *t, uint64_t worker);
@@ -71,10 +81,15 @@ size_t dupgen_row_of(const struct dupgen_table *t, uint64_t x);
 /* Sampled: the next content id (never 0). */
 uint64_t dupgen_next(struct dupgen *g, struct rng *r);
 /* Scaled, first write of a slot: the layout's content for it. */
-static inline uint64_t dupgen_first(const struct dupgen *g, uint64_t slot)
+static inline uint64_t dupgen_first(struct dupgen *g, uint64_t slot)
 {
+	if (g->layout->has_runs)
+		return locality_content(&g->layout->runs, slot, &g->cursor);
 	return scaled_content(g->layout, scaled_permute(g->layout, slot));
 }
+/* The copy class (compmodel_class) of the dataset contents an id stands for: its row's; unique
+ * contents (of the layout or fresh) are class 0. */
+unsigned dupgen_class(const struct dupgen *g, uint64_t id);
 /* Scaled, overwrite of a block holding `victim`: a different content that keeps the live data on
  * the distribution (a content owed by an earlier overwrite, else a fresh unique one). */
 uint64_t dupgen_overwrite(struct dupgen *g, uint64_t victim);

@@ -21,6 +21,8 @@ const char *const ioengine_names[] = {"sync", "libaio", NULL};
 const char *const content_names[] = {"scaled", "sampled", NULL};
 /* The order of the original `integritycheck = 0..3` codes. */
 const char *const verify_names[] = {"none", "online", "final", "both", NULL};
+const char *const compress_names[] = {"dist", NULL};
+const char *const layout_names[] = {"runs", "scattered", NULL};
 
 #define OFF(f) offsetof(struct bench_options, f)
 #define MIB (1024ULL * 1024ULL)
@@ -58,8 +60,13 @@ const struct opt_def bench_option_table[] = {
 	 "fill the target first: none, content or zero (default: content for read/mixed, none for write)"},
 	{"content", 'c', "MODEL", OT_ENUM, OFF(content), "scaled", content_names, 0, 0, 0, 0, "Workload",
 	 "scaled: the target holds the distribution scaled to its size; sampled: per-write draws (DEDISbench)"},
-	{"compress", 0, "R", OT_UINT, OFF(compress), "1", NULL, 0, 1, 20, 0, "Workload",
-	 "blocks compress about R:1 (1 = incompressible)"},
+	{"compress", 0, "dist|R", OT_UINT, OFF(compress), "dist", compress_names, 0, 1, 20, 0, "Workload",
+	 "dist: each content compresses (zstd -1, LZ4, block alone) as the distribution's copy class "
+	 "does, when it carries that, else not at all; R: every block compresses about R:1 "
+	 "(1 = incompressible)"},
+	{"layout", 0, "HOW", OT_ENUM, OFF(layout), "runs", layout_names, 0, 0, 0, 0, "Workload",
+	 "runs: duplicates come in copied runs as in the dataset's stream, when the distribution carries "
+	 "its locality; scattered: copies spread evenly over the run"},
 	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, (1ULL << 53) - 1, 0, "Workload",
 	 "seed for offsets and content, below 2^53 so JSON carries it exactly; the same seed repeats "
 	 "a run (default: random, reported)"},
@@ -206,8 +213,18 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		break;
 	case OT_UINT: {
 		uint64_t n;
-		if (units_parse_count(v, &n, &why))
-			return fail(err, "%s: '%s' is not a valid count: %s", label, v, why);
+		int word = d->choices ? parse_enum(d->choices, v) : -1;
+		if (word >= 0) {
+			*(uint64_t *)field(o, d) = (uint64_t)word;
+			break;
+		}
+		if (units_parse_count(v, &n, &why)) {
+			if (!d->choices)
+				return fail(err, "%s: '%s' is not a valid count: %s", label, v, why);
+			char list[256];
+			list_choices(d->choices, list, sizeof list);
+			return fail(err, "%s: '%s' is neither %s nor a number", label, v, list);
+		}
 		if (n < d->min || (d->max && n > d->max))
 			return fail(err, "%s: %s is out of range (%llu to %llu)", label, v,
 				    (unsigned long long)d->min, (unsigned long long)d->max);
@@ -528,6 +545,11 @@ json_t *options_to_json(const struct bench_options *o)
 		switch (d->type) {
 		case OT_FLAG: v = json_boolean(*(const bool *)p); break;
 		case OT_UINT:
+			if (d->choices && *(const uint64_t *)p < d->min) {
+				v = json_string(d->choices[*(const uint64_t *)p]);
+				break;
+			}
+			/* fall through */
 		case OT_SIZE: v = json_integer((json_int_t) * (const uint64_t *)p); break;
 		case OT_DURATION: v = json_real((double)*(const uint64_t *)p / 1e9); break;
 		case OT_RATE:

@@ -16,6 +16,8 @@ enum populate_mode { POPULATE_DEFAULT, POPULATE_NONE, POPULATE_CONTENT, POPULATE
 enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO };
 enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
 enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
+enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
+#define COMPRESS_DIST 0 /* --compress dist: each content's compressibility from the distribution */
 
 /* The raw values of every option, as the table fills them. */
 struct bench_options {
@@ -39,7 +41,8 @@ struct bench_options {
 	char *dist;
 	int populate;         /* enum populate_mode */
 	int content;          /* enum content_model */
-	uint64_t compress;    /* blocks compress about R:1 */
+	uint64_t compress;    /* COMPRESS_DIST, or R: blocks compress about R:1 */
+	int layout;           /* enum layout_kind */
 	int verify;           /* enum verify_mode */
 	char *ledger;         /* file keeping the content ledger across runs */
 	uint64_t seed;
@@ -58,7 +61,7 @@ struct bench_options {
 enum opt_type {
 	OT_FLAG,     /* no argument; sets a bool */
 	OT_SET,      /* no argument; stores `set_value` into an enum field (-w, -r, -m, -p) */
-	OT_UINT,     /* integer, decimal with optional k/M/G */
+	OT_UINT,     /* integer, decimal with optional k/M/G; `choices` may name values 0, 1, ... */
 	OT_SIZE,     /* bytes; bare number times `unit` */
 	OT_DURATION, /* ns; bare number times `unit` */
 	OT_RATE,     /* ops/s (double) */
@@ -75,7 +78,7 @@ struct opt_def {
 	enum opt_type type;
 	size_t offset;      /* into struct bench_options */
 	const char *def;    /* default, as text fed through the same parser; NULL = zero */
-	const char *const *choices; /* OT_ENUM, NULL-terminated */
+	const char *const *choices; /* OT_ENUM, NULL-terminated; OT_UINT: words for 0, 1, ... */
 	uint64_t unit;      /* OT_SIZE / OT_DURATION: bare-number multiplier */
 	uint64_t min, max;  /* OT_UINT / OT_SIZE range (max 0 = none) */
 	int set_value;      /* OT_SET */
@@ -124,5 +127,7 @@ extern const char *const populate_names[];
 extern const char *const ioengine_names[];
 extern const char *const content_names[];
 extern const char *const verify_names[];
+extern const char *const compress_names[];
+extern const char *const layout_names[];
 
 #endif

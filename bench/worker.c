@@ -84,7 +84,7 @@ static int setup(struct wctx *w)
 	else
 		dupgen_init(&w->dup, &c->dup, w->index);
 	w->slot_next = c->scale_by_block ? 0 : config_worker_slot0(c, w->index);
-	if (content_init(&w->content, seed, (uint32_t)c->o.block_size, (uint32_t)c->o.compress))
+	if (content_init(&w->content, seed, (uint32_t)c->o.block_size, c->content_compress))
 		return EINVAL;
 	w->quota = c->total_ops ? config_worker_ops(c, w->index) : UINT64_MAX;
 
@@ -266,7 +266,7 @@ static int populate(struct wctx *w)
 			uint64_t id = c->populate == POPULATE_ZERO ? CONTENT_ZERO
 				      : c->scaled	     ? dupgen_first(&w->dup, first_block + b + i)
 							     : dupgen_next(&dg, &r);
-			content_fill(&w->content, id, (char *)u.buf + i * bs);
+			config_fill_content(c, &w->content, c->scaled ? &w->dup : &dg, id, (char *)u.buf + i * bs);
 			if (w->ledger.ids)
 				ledger_set(&w->ledger, b + i, id);
 		}
@@ -336,7 +336,7 @@ static void prepare(struct wctx *w, struct io_unit *u, enum io_dir dir, uint64_t
 	u->error = 0;
 	if (dir == IO_WRITE) {
 		u->content_id = next_content(w, u->block);
-		content_fill(&w->content, u->content_id, u->buf);
+		config_fill_content(w->cfg, &w->content, &w->dup, u->content_id, u->buf);
 		/* Recorded at submission: the next write to this block must see this one as its victim. */
 		if (w->ledger.ids)
 			ledger_set(&w->ledger, u->block, u->content_id);

@@ -25,6 +25,7 @@ int suite_fingerprint(void);
 int suite_compmodel(void);
 int suite_access(void);
 int suite_dupgen(void);
+int suite_locality(void);
 int suite_rate(void);
 int suite_options(void);
 int suite_engine_index(void);

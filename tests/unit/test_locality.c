@@ -1,0 +1,238 @@
+/* test_locality.c - the copied-runs layout: the exact contents of the scaled layout, laid out so
+ * that the stream's copied runs, duplicate runs and zero runs follow the [locality] histograms. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "content.h"
+#include "distfile.h"
+#include "dupgen.h"
+#include "unit.h"
+
+/* 5000 unique contents, 1000 stored twice, 200 four times, 20 sixteen times, 300 zero blocks:
+ * T = 5000 + 2000 + 800 + 320 + 300 = 8420 blocks. */
+static const struct dist_row rows[] = {{0, 5000}, {1, 1000}, {3, 200}, {15, 20}, {299, 1}};
+#define T 8420
+
+static void set_bin(struct dist_len_hist *h, int k, uint64_t count, uint64_t blocks)
+{
+	h->count[k] = count;
+	h->blocks[k] = blocks;
+}
+
+/* Copied sequences of 16..31 blocks (mean 20), duplicate runs of 64..127 (mean 90), new stretches
+ * of 128..255, zero runs of 32..63 (mean 40). */
+static void locality_of(struct dist_locality *loc)
+{
+	memset(loc, 0, sizeof *loc);
+	loc->present = true;
+	set_bin(&loc->new_runs, 7, 10, 1900);
+	set_bin(&loc->dup_runs, 6, 10, 900);
+	set_bin(&loc->copy_runs, 4, 20, 400);
+	set_bin(&loc->zero_runs, 5, 5, 200);
+}
+
+static void build(struct dist *d, struct scaled_layout *l, uint64_t seed, bool runs)
+{
+	struct dist_error e;
+	struct dist_locality loc;
+	locality_of(&loc);
+	CU_ASSERT_FATAL(dist_from_rows(rows, sizeof rows / sizeof rows[0], d, &e) == 0);
+	CU_ASSERT_FATAL(scaled_build(l, d, 300, T, seed) == 0);
+	if (runs)
+		CU_ASSERT_FATAL(scaled_build_runs(l, &loc, seed) == 0);
+}
+
+/* A dense index for the ids of this small layout: duplicated ids are small, unique ids carry
+ * their instance in the low bits. */
+static size_t dense(uint64_t id)
+{
+	return id & CONTENT_UNIQUE_BIT ? 4096 + (size_t)(id & 0xffffff) : (size_t)id;
+}
+#define DENSE (4096 + 2 * T)
+
+/* The stream holds exactly the scattered layout's contents, each as often. */
+static void same_contents_as_scattered(void)
+{
+	struct dist d;
+	struct scaled_layout scattered, runs;
+	build(&d, &scattered, 7, false);
+	build(&d, &runs, 7, true);
+	CU_ASSERT_EQUAL_FATAL(runs.runs.blocks, T);
+	uint32_t *a = calloc(DENSE, sizeof *a), *b = calloc(DENSE, sizeof *b);
+	CU_ASSERT_FATAL(a && b);
+	struct dupgen g;
+	dupgen_init_scaled(&g, &runs, 0);
+	for (uint64_t s = 0; s < T; s++) {
+		a[dense(scaled_content(&scattered, s))]++;
+		b[dense(dupgen_first(&g, s))]++;
+	}
+	CU_ASSERT_EQUAL(memcmp(a, b, DENSE * sizeof *a), 0);
+	CU_ASSERT_EQUAL(b[0], 300); /* the zero block */
+	free(a);
+	free(b);
+	scaled_free(&scattered);
+	scaled_free(&runs);
+	dist_free(&d);
+}
+
+/* What shared/tools/blockcomp.py reports, computed on the slot sequence. */
+struct stream_figures {
+	uint64_t dups, sequential, in_long_runs, zero_dups, copy_segments, copy_blocks;
+};
+
+static void figures(struct dupgen *g, struct stream_figures *f)
+{
+	memset(f, 0, sizeof *f);
+	int64_t *first = malloc(DENSE * sizeof *first);
+	CU_ASSERT_FATAL(first != NULL);
+	for (size_t i = 0; i < DENSE; i++)
+		first[i] = -1;
+	int64_t prev_src = -1;
+	uint64_t run = 0, prev_id = 0;
+	bool prev_dup = false;
+	for (uint64_t s = 0; s <= T; s++) {
+		bool dup = false;
+		uint64_t id = 0;
+		if (s < T) {
+			id = dupgen_first(g, s);
+			size_t k = dense(id);
+			dup = first[k] >= 0;
+			if (!dup)
+				first[k] = (int64_t)s;
+			if (dup) {
+				f->dups++;
+				if (prev_src >= 0 && first[k] == prev_src + 1)
+					f->sequential++;
+				if (id == CONTENT_ZERO)
+					f->zero_dups++;
+				else if (!(prev_dup && prev_id != CONTENT_ZERO && prev_src >= 0 && first[k] == prev_src + 1))
+					f->copy_segments++;
+				if (id != CONTENT_ZERO)
+					f->copy_blocks++;
+				prev_src = first[k];
+			}
+		}
+		if (dup) {
+			run++;
+		} else {
+			if (run >= 8)
+				f->in_long_runs += run;
+			run = 0;
+			prev_src = -1;
+		}
+		prev_dup = dup;
+		prev_id = id;
+	}
+	free(first);
+}
+
+/* Copied sequences keep their sources in order: non-zero duplicates are sequential but for each
+ * sequence's first block (mean length 20: ~95 %, and chance adjacency only adds); nearly all
+ * duplicates sit in runs of 8 or more (runs of 64+ asked for); zero copies are never sequential. */
+static void runs_follow_the_histograms(void)
+{
+	struct dist d;
+	struct scaled_layout l;
+	build(&d, &l, 11, true);
+	struct dupgen g;
+	dupgen_init_scaled(&g, &l, 0);
+	struct stream_figures f;
+	figures(&g, &f);
+	uint64_t want_dups = T - (5000 + 1000 + 200 + 20 + 1);
+	CU_ASSERT_EQUAL(f.dups, want_dups);
+	CU_ASSERT_EQUAL(f.zero_dups, 299);
+	double mean_copy = (double)f.copy_blocks / (double)f.copy_segments;
+	CU_ASSERT(mean_copy >= 16 && mean_copy <= 24);
+	double seq = (double)f.sequential / (double)f.copy_blocks;
+	CU_ASSERT(seq >= 1 - 1 / 16.0 && seq <= 1 - 1 / 24.0 + 0.01);
+	CU_ASSERT((double)f.in_long_runs / (double)f.dups >= 0.95);
+	if (mean_copy < 16 || mean_copy > 24 || seq < 1 - 1 / 16.0)
+		fprintf(stderr, "copy runs: mean %.1f, sequential %.3f\n", mean_copy, seq);
+	/* The scattered layout has none of that: sequential sources are chance events. */
+	struct scaled_layout sc;
+	build(&d, &sc, 11, false);
+	struct dupgen gs;
+	dupgen_init_scaled(&gs, &sc, 0);
+	struct stream_figures fs;
+	figures(&gs, &fs);
+	CU_ASSERT(fs.sequential * 20 < fs.dups);
+	scaled_free(&sc);
+	scaled_free(&l);
+	dist_free(&d);
+}
+
+/* The layout is a pure function of the seed; any access order gives the same contents as a
+ * sequential one (the cursor is only a hint). */
+static void deterministic_and_random_access(void)
+{
+	struct dist d;
+	struct scaled_layout a, b, c;
+	build(&d, &a, 5, true);
+	build(&d, &b, 5, true);
+	build(&d, &c, 6, true);
+	CU_ASSERT_EQUAL_FATAL(a.runs.n, b.runs.n);
+	CU_ASSERT_EQUAL(memcmp(a.runs.ext, b.runs.ext, a.runs.n * sizeof *a.runs.ext), 0);
+	struct dupgen ga, gr, gc;
+	dupgen_init_scaled(&ga, &a, 0);
+	dupgen_init_scaled(&gr, &a, 1);
+	dupgen_init_scaled(&gc, &c, 0);
+	uint64_t *seq = malloc(T * sizeof *seq);
+	CU_ASSERT_FATAL(seq != NULL);
+	uint64_t differ = 0;
+	for (uint64_t s = 0; s < T; s++) {
+		seq[s] = dupgen_first(&ga, s);
+		differ += dupgen_first(&gc, s) != seq[s];
+	}
+	CU_ASSERT(differ > T / 2);
+	struct rng r;
+	rng_seed(&r, 3);
+	for (int i = 0; i < 20000; i++) {
+		uint64_t s = rng_below(&r, T);
+		CU_ASSERT_EQUAL(dupgen_first(&gr, s), seq[s]);
+	}
+	for (uint64_t s = T; s-- > 0;) /* backwards too */
+		CU_ASSERT_EQUAL(dupgen_first(&gr, s), seq[s]);
+	free(seq);
+	scaled_free(&a);
+	scaled_free(&b);
+	scaled_free(&c);
+	dist_free(&d);
+}
+
+/* Scaled down to a quarter, the rows stay within what scaled_build gives (the layout is laid on
+ * top of it, nothing is added or lost), and the copy classes of ids come from their rows. */
+static void scaled_down_and_classes(void)
+{
+	struct dist d;
+	struct dist_error e;
+	struct dist_locality loc;
+	struct scaled_layout l;
+	locality_of(&loc);
+	CU_ASSERT_FATAL(dist_from_rows(rows, sizeof rows / sizeof rows[0], &d, &e) == 0);
+	CU_ASSERT_FATAL(scaled_build(&l, &d, 300, T / 4, 9) == 0);
+	CU_ASSERT_FATAL(scaled_build_runs(&l, &loc, 9) == 0);
+	CU_ASSERT_EQUAL(l.runs.blocks, T / 4);
+	struct dupgen g;
+	dupgen_init_scaled(&g, &l, 0);
+	for (uint64_t s = 0; s < T / 4; s++) {
+		uint64_t id = dupgen_first(&g, s);
+		unsigned cls = dupgen_class(&g, id);
+		bool unique = id & CONTENT_UNIQUE_BIT || id == CONTENT_ZERO;
+		CU_ASSERT(unique ? cls == 0 : cls == 1 || cls == 2 || cls == 4); /* 2, 4 or 16 copies */
+	}
+	scaled_free(&l);
+	dist_free(&d);
+}
+
+int suite_locality(void)
+{
+	static const struct unit_test tests[] = {
+		{"the stream holds exactly the scaled contents", same_contents_as_scattered},
+		{"copied, duplicate and zero runs follow the histograms", runs_follow_the_histograms},
+		{"deterministic; random access equals sequential", deterministic_and_random_access},
+		{"scaled down: exact size; copy classes from rows", scaled_down_and_classes},
+		{NULL, NULL},
+	};
+	return unit_add_suite("locality", tests);
+}
