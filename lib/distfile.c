@@ -1,5 +1,5 @@
-/* distfile.c - the dedis-dist(5) reader and writer: strict line-by-line validation with
- * "FILE:LINE: reason" errors, 64-bit overflow checks, and the derived T/U0/U1/D/ratio figures. */
+/* distfile.c - the dedis-dist(5) reader and writer: records and the optional [compressibility 1] /
+ * [locality 1] sections, strict line-by-line validation with "FILE:LINE: reason" errors. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,7 +22,15 @@ struct parser {
 	size_t n, cap;
 	uint64_t total;    /* running T */
 	uint64_t distinct; /* running sum of blocks */
-	int legacy;        /* no '#' anywhere: original DEDISbench file, repeated keys add up */
+	int legacy;        /* no '#' and no section anywhere: original DEDISbench file, repeated keys add up */
+	/* the sections (see section_header) */
+	int sect;                  /* the one being read, SECT_NONE before the first */
+	size_t sect_line[3];       /* line of each section's header; 0: not seen */
+	int step;                  /* required keywords of the current section read so far (0..2) */
+	size_t kw_line[2];         /* lines of those keywords */
+	size_t measured_line[DIST_CLASSES];
+	size_t ccap;               /* cells allocated */
+	int last_bin[4];           /* locality: last K read per kind */
 };
 
 static void set_err(struct dist_error *err, const char *name, size_t line, const char *fmt, ...)
@@ -317,6 +325,541 @@ static int parse_record(struct parser *ps, const char *s, size_t len, size_t lin
 	return add_row(ps, v[0], v[1], line);
 }
 
+/* ---- The optional sections: [compressibility 1] and [locality 1] (dedis-dist(5)). ---- */
+
+enum sect { SECT_NONE, SECT_COMP, SECT_LOC, SECT_COUNT };
+static const char *const sect_names[SECT_COUNT] = {"", "compressibility", "locality"};
+#define SECT_VERSION 1
+
+/* Locality histogram kinds, in the order they are written. */
+static const char *const loc_kinds[4] = {"new", "dup", "copy", "zero"};
+
+static struct dist_len_hist *loc_hist(struct dist_locality *l, int kind)
+{
+	struct dist_len_hist *h[4] = {&l->new_runs, &l->dup_runs, &l->copy_runs, &l->zero_runs};
+	return h[kind];
+}
+
+static const struct dist_len_hist *loc_chist(const struct dist_locality *l, int kind)
+{
+	return loc_hist((struct dist_locality *)l, kind);
+}
+
+/* Whole-struct checks, shared by the reader (at the end of a section) and the writer (which never
+ * writes what it could not read back). Each returns NULL or a reason in why. */
+/* One cell's ranges, its means against its buckets, and its order after prev (may be NULL). */
+static const char *cell_check(const struct dist_comp_cell *x, const struct dist_comp_cell *prev, char *why, size_t len)
+{
+	const uint32_t means[2] = {x->zstd_mean, x->lz4_mean};
+	const unsigned buckets[2] = {x->zstd_bucket, x->lz4_bucket};
+	if (x->cls >= DIST_CLASSES || x->zstd_bucket >= DIST_COMP_BUCKETS || x->lz4_bucket >= DIST_COMP_BUCKETS)
+		return snprintf(why, len, "cell %u %u %u: class or bucket out of range", x->cls, x->zstd_bucket,
+				x->lz4_bucket), why;
+	if (x->contents == 0)
+		return snprintf(why, len, "cell %u %u %u: CONTENTS is 0 (leave the cell out)", x->cls, x->zstd_bucket,
+				x->lz4_bucket), why;
+	for (int k = 0; k < 2; k++) {
+		uint32_t lo = buckets[k] * (DIST_COMP_UNIT / DIST_COMP_BUCKETS);
+		uint32_t hi = buckets[k] + 1 == DIST_COMP_BUCKETS ? DIST_COMP_UNIT : lo + DIST_COMP_UNIT / DIST_COMP_BUCKETS;
+		if (means[k] < lo || means[k] > hi)
+			return snprintf(why, len, "cell %u %u %u: the %s mean %u is outside its bucket (%u..%u)", x->cls,
+					x->zstd_bucket, x->lz4_bucket, k ? "LZ4" : "zstd", means[k], lo, hi), why;
+	}
+	if (prev) {
+		uint32_t kp = (uint32_t)prev->cls << 16 | (uint32_t)prev->zstd_bucket << 8 | prev->lz4_bucket;
+		uint32_t kx = (uint32_t)x->cls << 16 | (uint32_t)x->zstd_bucket << 8 | x->lz4_bucket;
+		if (kp >= kx)
+			return snprintf(why, len, "cell %u %u %u %s cell %u %u %u (cells are sorted by class, zstd bucket, "
+					"LZ4 bucket, without repeats)", x->cls, x->zstd_bucket, x->lz4_bucket,
+					kp == kx ? "repeats" : "comes after", prev->cls, prev->zstd_bucket,
+					prev->lz4_bucket), why;
+	}
+	return NULL;
+}
+
+/* Whole-struct checks, shared by the reader (at the end of a section) and the writer (which never
+ * writes what it could not read back). Each returns NULL or a reason in why. */
+static const char *comp_check(const struct dist_comp *c, char *why, size_t len)
+{
+	uint64_t msum = 0, contents[DIST_CLASSES] = {0};
+	bool has_cells[DIST_CLASSES] = {false};
+
+	if (!(c->sample_rate > 0 && c->sample_rate <= 1))
+		return snprintf(why, len, "sample probability %g is not in (0, 1]", c->sample_rate), why;
+	if (c->ncells == 0 || !c->cells)
+		return snprintf(why, len, "no cells (a section holds at least one)"), why;
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct dist_comp_cell *x = &c->cells[i];
+		if (cell_check(x, i ? x - 1 : NULL, why, len))
+			return why;
+		if (__builtin_add_overflow(contents[x->cls], x->contents, &contents[x->cls]))
+			return snprintf(why, len, "the contents of class %u overflow 64 bits", x->cls), why;
+		has_cells[x->cls] = true;
+	}
+	for (int k = 0; k < DIST_CLASSES; k++) {
+		uint64_t m = c->class_measured[k];
+		if (__builtin_add_overflow(msum, m, &msum))
+			return snprintf(why, len, "the measured contents overflow 64 bits"), why;
+		if (m && !has_cells[k])
+			return snprintf(why, len, "class %d: %" PRIu64 " contents measured but no cell", k, m), why;
+		if (!m && has_cells[k])
+			return snprintf(why, len, "class %d has cells but no 'measured' line", k), why;
+		/* each measured content stands for at least itself (weight >= 1; exactly 1 when p = 1) */
+		if (contents[k] < m || (c->sample_rate == 1 && contents[k] != m))
+			return snprintf(why, len, "class %d: the cells hold %" PRIu64 " contents, %s the %" PRIu64
+					" measured", k, contents[k], contents[k] < m ? "fewer than" : "but sample 1 means all",
+					m), why;
+	}
+	if (msum != c->measured)
+		return snprintf(why, len, "sample says %" PRIu64 " contents measured, the 'measured' lines sum to %" PRIu64,
+				c->measured, msum), why;
+	return NULL;
+}
+
+/* Σ over a histogram's bins of blocks and of counts; NULL or a reason. */
+static const char *hist_check(const struct dist_len_hist *h, const char *kind, uint64_t window, uint64_t *blocks,
+			      uint64_t *count, char *why, size_t len)
+{
+	*blocks = *count = 0;
+	for (int k = 0; k < DIST_LEN_BINS; k++) {
+		uint64_t c = h->count[k], b = h->blocks[k];
+		if (!c && !b)
+			continue;
+		unsigned __int128 lo = (unsigned __int128)c << k, hi = (unsigned __int128)c * ((UINT64_C(2) << k) - 1);
+		if (!c || b < lo || b > hi)
+			return snprintf(why, len, "%s %d: %" PRIu64 " runs of %" PRIu64 " to %" PRIu64 " blocks cannot hold %"
+					PRIu64 " blocks", kind, k, c, UINT64_C(1) << k, (UINT64_C(2) << k) - 1, b), why;
+		if (window && (UINT64_C(1) << k) > window)
+			return snprintf(why, len, "%s %d: runs of %" PRIu64 " blocks or more do not fit in windows of %" PRIu64,
+					kind, k, UINT64_C(1) << k, window), why;
+		if (__builtin_add_overflow(*blocks, b, blocks) || __builtin_add_overflow(*count, c, count))
+			return snprintf(why, len, "the %s runs overflow 64 bits", kind), why;
+	}
+	return NULL;
+}
+
+static const char *loc_check(const struct dist_locality *l, char *why, size_t len)
+{
+	uint64_t blocks[4], count[4], sum;
+	for (int k = 0; k < 4; k++)
+		if (hist_check(loc_chist(l, k), loc_kinds[k], l->window, &blocks[k], &count[k], why, len))
+			return why;
+	if (l->duplicates > l->analysed)
+		return snprintf(why, len, "%" PRIu64 " duplicates among %" PRIu64 " blocks analysed", l->duplicates,
+				l->analysed), why;
+	if (blocks[1] != l->duplicates)
+		return snprintf(why, len, "the dup runs hold %" PRIu64 " blocks, not the %" PRIu64 " duplicates", blocks[1],
+				l->duplicates), why;
+	if (__builtin_add_overflow(blocks[2], blocks[3], &sum) || sum != l->duplicates)
+		return snprintf(why, len, "the copy runs (%" PRIu64 ") and zero runs (%" PRIu64 ") do not add up to the %"
+				PRIu64 " duplicates", blocks[2], blocks[3], l->duplicates), why;
+	if (__builtin_add_overflow(blocks[0], l->duplicates, &sum) || sum != l->analysed)
+		return snprintf(why, len, "the new runs (%" PRIu64 " blocks) and the %" PRIu64 " duplicates do not add up "
+				"to the %" PRIu64 " blocks analysed", blocks[0], l->duplicates, l->analysed), why;
+	/* Inside a copy run every block but the first is sequential. A zero-block duplicate can also
+	 * be sequential to the block before it (when that block's source sits just before the zero
+	 * block's first occurrence), and so can the block after a zero run: at most two per zero run. */
+	uint64_t base = blocks[2] - count[2];
+	unsigned __int128 top = (unsigned __int128)base + 2 * (unsigned __int128)count[3];
+	if (l->sequential < base || l->sequential > top)
+		return snprintf(why, len, "%" PRIu64 " sequential duplicates, but the copy runs make %" PRIu64
+				"%s", l->sequential, base, count[3] ? " (plus at most two per zero run)" : ""), why;
+	return NULL;
+}
+
+int dist_sections_check(const struct dist *d, struct dist_error *err)
+{
+	char why[384];
+	if (err)
+		err->msg[0] = '\0';
+	if (d->comp.present && comp_check(&d->comp, why, sizeof why)) {
+		set_err(err, "[compressibility 1]", 0, "%s", why);
+		return -1;
+	}
+	if (d->locality.present && loc_check(&d->locality, why, sizeof why)) {
+		set_err(err, "[locality 1]", 0, "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* A probability written as a plain decimal ("1", "0.0625"): digits, at most one '.', no sign or
+ * exponent. NULL or a reason. */
+static const char *parse_prob(const char *s, size_t len, double *out)
+{
+	char buf[80];
+	size_t dots = 0, digits = 0;
+	if (len == 0)
+		return "missing number";
+	if (s[0] == '-')
+		return "negative number";
+	if (s[0] == '+')
+		return "explicit sign";
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.')
+			dots++;
+		else if (is_digit(s[i]))
+			digits++;
+		else if (s[i] == 'e' || s[i] == 'E')
+			return "exponent notation (write a plain decimal such as 0.0625)";
+		else
+			return "not a decimal number";
+	}
+	if (dots > 1 || digits == 0)
+		return "not a decimal number";
+	if (len >= sizeof buf)
+		return "too many digits";
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	*out = strtod(buf, NULL);
+	if (!(*out > 0 && *out <= 1))
+		return "out of range (a probability in (0, 1])";
+	return NULL;
+}
+
+/* The shortest plain decimal that reads back as exactly p. */
+static void format_prob(char *buf, size_t size, double p)
+{
+	for (int prec = 0; prec <= 80; prec++) {
+		snprintf(buf, size, "%.*f", prec, p);
+		if (strtod(buf, NULL) == p)
+			break;
+	}
+	if (strchr(buf, '.')) {
+		size_t n = strlen(buf);
+		while (n > 1 && buf[n - 1] == '0')
+			buf[--n] = '\0';
+		if (buf[n - 1] == '.')
+			buf[n - 1] = '\0';
+	}
+}
+
+#define MAX_FIELDS 8
+
+/* Splits [s, s+len) at blanks; returns the number of fields (those past MAX_FIELDS are counted,
+ * not kept). */
+static size_t split(const char *s, size_t len, const char **f, size_t *fl)
+{
+	size_t nf = 0, i = 0;
+	while (i < len) {
+		while (i < len && is_space(s[i]))
+			i++;
+		if (i == len)
+			break;
+		size_t start = i;
+		while (i < len && !is_space(s[i]))
+			i++;
+		if (nf < MAX_FIELDS) {
+			f[nf] = s + start;
+			fl[nf] = i - start;
+		}
+		nf++;
+	}
+	return nf;
+}
+
+static bool field_is(const char *f, size_t fl, const char *word)
+{
+	return fl == strlen(word) && memcmp(f, word, fl) == 0;
+}
+
+/* Reads the unsigned fields f[1..n-1] named by names[] (one per field) into v[]; checks each
+ * against max[] (0: no maximum). */
+static int section_numbers(struct parser *ps, size_t line, const char *kw, const char **f, const size_t *fl,
+			   size_t nf, const char *const *names, const uint64_t *max, uint64_t *v)
+{
+	size_t want = 0;
+	while (names[want])
+		want++;
+	if (nf != want + 1) {
+		char usage[160];
+		size_t u = (size_t)snprintf(usage, sizeof usage, "%s", kw);
+		for (size_t i = 0; i < want && u < sizeof usage; i++)
+			u += (size_t)snprintf(usage + u, sizeof usage - u, " %s", names[i]);
+		return parse_fail(ps, line, "[%s %d] '%s' expects %zu value%s ('%s'), got %zu",
+				  sect_names[ps->sect], SECT_VERSION, kw, want, want == 1 ? "" : "s", usage, nf - 1);
+	}
+	for (size_t i = 0; i < want; i++) {
+		char shown[80];
+		const char *why = parse_u64(f[i + 1], fl[i + 1], &v[i]);
+		quote(shown, sizeof shown, f[i + 1], fl[i + 1]);
+		if (why)
+			return parse_fail(ps, line, "[%s %d] %s: %s '%s': %s", sect_names[ps->sect], SECT_VERSION, kw,
+					  names[i], shown, why);
+		if (max && max[i] && v[i] > max[i])
+			return parse_fail(ps, line, "[%s %d] %s: %s %s is out of range (at most %" PRIu64 ")",
+					  sect_names[ps->sect], SECT_VERSION, kw, names[i], shown, max[i]);
+	}
+	return 0;
+}
+
+static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, const size_t *fl, size_t nf, size_t line)
+{
+	static const char *const kws[] = {"codecs", "sample", "measured", "cell"};
+	int kw = -1;
+	for (int i = 0; i < 4; i++)
+		if (field_is(f[0], fl[0], kws[i]))
+			kw = i;
+	if (kw < 0) {
+		char shown[80];
+		quote(shown, sizeof shown, f[0], fl[0]);
+		return parse_fail(ps, line, "[compressibility 1] unknown keyword '%s' (codecs, sample, measured, cell)",
+				  shown);
+	}
+	/* codecs first, sample second, then measured and cell lines */
+	if (kw < 2 && ps->step > kw)
+		return parse_fail(ps, line, "[compressibility 1] '%s' repeated (first on line %zu)", kws[kw],
+				  ps->kw_line[kw]);
+	if (ps->step < 2 && kw != ps->step)
+		return parse_fail(ps, line, "[compressibility 1] '%s' before '%s' (the section starts with 'codecs', "
+				  "then 'sample')", kws[kw], kws[ps->step]);
+	if (kw == 0) {
+		if (nf != 3 || !field_is(f[1], fl[1], "zstd-1") || !field_is(f[2], fl[2], "lz4"))
+			return parse_fail(ps, line, "[compressibility 1] codecs: version 1 measures exactly "
+					  "'codecs zstd-1 lz4'");
+	} else if (kw == 1) {
+		if (nf != 3)
+			return parse_fail(ps, line, "[compressibility 1] 'sample' expects 2 values ('sample P MEASURED'), "
+					  "got %zu", nf - 1);
+		char shown[80];
+		const char *why = parse_prob(f[1], fl[1], &c->sample_rate);
+		quote(shown, sizeof shown, f[1], fl[1]);
+		if (why)
+			return parse_fail(ps, line, "[compressibility 1] sample: P '%s': %s", shown, why);
+		why = parse_u64(f[2], fl[2], &c->measured);
+		quote(shown, sizeof shown, f[2], fl[2]);
+		if (why)
+			return parse_fail(ps, line, "[compressibility 1] sample: MEASURED '%s': %s", shown, why);
+	} else if (kw == 2) {
+		static const char *const names[] = {"CLASS", "N", NULL};
+		static const uint64_t max[] = {DIST_CLASSES - 1, 0};
+		uint64_t v[2];
+		if (section_numbers(ps, line, "measured", f, fl, nf, names, max, v))
+			return -1;
+		if (v[1] == 0)
+			return parse_fail(ps, line, "[compressibility 1] measured: class %" PRIu64 " with 0 contents "
+					  "(leave the class out)", v[0]);
+		if (c->class_measured[v[0]])
+			return parse_fail(ps, line, "[compressibility 1] measured: class %" PRIu64 " repeated (first on "
+					  "line %zu)", v[0], ps->measured_line[v[0]]);
+		c->class_measured[v[0]] = v[1];
+		ps->measured_line[v[0]] = line;
+	} else {
+		static const char *const names[] = {"CLASS", "ZB", "LB", "CONTENTS", "ZMEAN", "LMEAN", NULL};
+		static const uint64_t max[] = {DIST_CLASSES - 1, DIST_COMP_BUCKETS - 1, DIST_COMP_BUCKETS - 1, 0,
+					       DIST_COMP_UNIT, DIST_COMP_UNIT};
+		uint64_t v[6];
+		char why[384];
+		if (section_numbers(ps, line, "cell", f, fl, nf, names, max, v))
+			return -1;
+		if (c->ncells == ps->ccap) {
+			size_t cap = ps->ccap ? 2 * ps->ccap : 64;
+			struct dist_comp_cell *nc = cap > SIZE_MAX / sizeof *nc ? NULL : realloc(c->cells, cap * sizeof *nc);
+			if (!nc)
+				return parse_fail(ps, line, "out of memory");
+			c->cells = nc;
+			ps->ccap = cap;
+		}
+		c->cells[c->ncells++] = (struct dist_comp_cell){(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], v[3],
+								 (uint32_t)v[4], (uint32_t)v[5]};
+		const struct dist_comp_cell *x = &c->cells[c->ncells - 1];
+		if (cell_check(x, c->ncells > 1 ? x - 1 : NULL, why, sizeof why))
+			return parse_fail(ps, line, "[compressibility 1] %s", why);
+	}
+	if (kw < 2) {
+		ps->kw_line[kw] = line;
+		ps->step = kw + 1;
+	}
+	return 0;
+}
+
+static int loc_line(struct parser *ps, struct dist_locality *l, const char **f, const size_t *fl, size_t nf,
+		    size_t line)
+{
+	static const char *const kws[] = {"analysed", "duplicates", "new", "dup", "copy", "zero"};
+	int kw = -1;
+	for (int i = 0; i < 6; i++)
+		if (field_is(f[0], fl[0], kws[i]))
+			kw = i;
+	if (kw < 0) {
+		char shown[80];
+		quote(shown, sizeof shown, f[0], fl[0]);
+		return parse_fail(ps, line, "[locality 1] unknown keyword '%s' (analysed, duplicates, new, dup, copy, zero)",
+				  shown);
+	}
+	if (kw < 2 && ps->step > kw)
+		return parse_fail(ps, line, "[locality 1] '%s' repeated (first on line %zu)", kws[kw], ps->kw_line[kw]);
+	if (ps->step < 2 && kw != ps->step)
+		return parse_fail(ps, line, "[locality 1] '%s' before '%s' (the section starts with 'analysed', then "
+				  "'duplicates')", kws[kw], kws[ps->step]);
+	uint64_t v[3];
+	if (kw == 0) {
+		static const char *const names[] = {"BLOCKS", "WINDOW", NULL};
+		if (section_numbers(ps, line, kws[kw], f, fl, nf, names, NULL, v))
+			return -1;
+		l->analysed = v[0];
+		l->window = v[1];
+	} else if (kw == 1) {
+		static const char *const names[] = {"DUPS", "SEQUENTIAL", NULL};
+		if (section_numbers(ps, line, kws[kw], f, fl, nf, names, NULL, v))
+			return -1;
+		l->duplicates = v[0];
+		l->sequential = v[1];
+	} else {
+		static const char *const names[] = {"K", "COUNT", "BLOCKS", NULL};
+		static const uint64_t max[] = {DIST_LEN_BINS - 1, 0, 0};
+		int kind = kw - 2;
+		char why[384];
+		if (section_numbers(ps, line, kws[kw], f, fl, nf, names, max, v))
+			return -1;
+		int k = (int)v[0];
+		if (ps->last_bin[kind] >= k)
+			return parse_fail(ps, line, "[locality 1] %s %d %s %s %d (each kind's bins are sorted by K, "
+					  "without repeats)", kws[kw], k, ps->last_bin[kind] == k ? "repeats" : "comes after",
+					  kws[kw], ps->last_bin[kind]);
+		ps->last_bin[kind] = k;
+		struct dist_len_hist one = {0}, *h = loc_hist(l, kind);
+		uint64_t b, c;
+		one.count[k] = v[1];
+		one.blocks[k] = v[2];
+		if (v[1] == 0)
+			return parse_fail(ps, line, "[locality 1] %s %d: COUNT is 0 (leave the bin out)", kws[kw], k);
+		if (hist_check(&one, kws[kw], 0, &b, &c, why, sizeof why))
+			return parse_fail(ps, line, "[locality 1] %s", why);
+		h->count[k] = v[1];
+		h->blocks[k] = v[2];
+	}
+	if (kw < 2) {
+		ps->kw_line[kw] = line;
+		ps->step = kw + 1;
+	}
+	return 0;
+}
+
+/* Ends the current section: required lines present, the whole section consistent. */
+static int section_close(struct parser *ps, struct dist *d, size_t line)
+{
+	char why[384];
+	const char *name = sect_names[ps->sect];
+	static const char *const first[SECT_COUNT][2] = {{"", ""}, {"codecs", "sample"}, {"analysed", "duplicates"}};
+	size_t at = ps->sect_line[ps->sect];
+
+	if (ps->sect == SECT_NONE)
+		return 0;
+	if (ps->step < 2)
+		return parse_fail(ps, at, "[%s %d] has no '%s' line (ends on line %zu)", name, SECT_VERSION,
+				  first[ps->sect][ps->step], line);
+	if (ps->sect == SECT_COMP && comp_check(&d->comp, why, sizeof why))
+		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
+	if (ps->sect == SECT_LOC && loc_check(&d->locality, why, sizeof why))
+		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
+	ps->sect = SECT_NONE;
+	return 0;
+}
+
+/* A "[NAME VERSION]" line in [s, s+len) (a trailing comment already cut off). */
+static int section_header(struct parser *ps, struct dist *d, const char *s, size_t len, size_t line)
+{
+	char shown[80];
+	size_t tl = trim_len(s, len);
+	const char *sp = memchr(s, ' ', tl);
+	quote(shown, sizeof shown, s, tl);
+	if (tl < 5 || s[tl - 1] != ']' || !sp || sp == s + 1)
+		return parse_fail(ps, line, "malformed section header '%s': expected '[NAME VERSION]'", shown);
+	const char *name = s + 1, *ver = sp + 1;
+	size_t nl = (size_t)(sp - name), vl = (size_t)(s + tl - 1 - ver);
+	for (size_t i = 0; i < nl; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || is_digit(name[i]) || name[i] == '-' || name[i] == '_'))
+			return parse_fail(ps, line, "malformed section header '%s': expected '[NAME VERSION]'", shown);
+	uint64_t version;
+	if (parse_u64(ver, vl, &version) || version == 0)
+		return parse_fail(ps, line, "malformed section header '%s': the version is a positive integer", shown);
+	int which = SECT_NONE;
+	for (int k = 1; k < SECT_COUNT; k++)
+		if (nl == strlen(sect_names[k]) && !memcmp(name, sect_names[k], nl))
+			which = k;
+	if (which == SECT_NONE) {
+		quote(shown, sizeof shown, name, nl);
+		return parse_fail(ps, line, "unknown section '%s' (this dedis reads compressibility 1, locality 1)", shown);
+	}
+	if (version > SECT_VERSION)
+		return parse_fail(ps, line, "section '%s' version %" PRIu64 " is newer than this dedis reads (%d); use a "
+				  "newer dedis", sect_names[which], version, SECT_VERSION);
+	if (section_close(ps, d, line - 1))
+		return -1;
+	if (ps->sect_line[which])
+		return parse_fail(ps, line, "section '%s' given twice (first on line %zu)", sect_names[which],
+				  ps->sect_line[which]);
+	for (int k = which + 1; k < SECT_COUNT; k++)
+		if (ps->sect_line[k])
+			return parse_fail(ps, line, "section '%s' after '%s' (the order is compressibility, then "
+					  "locality)", sect_names[which], sect_names[k]);
+	ps->sect = which;
+	ps->sect_line[which] = line;
+	ps->step = 0;
+	for (int k = 0; k < 4; k++)
+		ps->last_bin[k] = -1;
+	if (which == SECT_COMP)
+		d->comp.present = true;
+	else
+		d->locality.present = true;
+	return 0;
+}
+
+/* A line inside a section (comment cut off). */
+static int section_line(struct parser *ps, struct dist *d, const char *s, size_t len, size_t line)
+{
+	const char *f[MAX_FIELDS];
+	size_t fl[MAX_FIELDS];
+	size_t nf = split(s, len, f, fl);
+	if (nf == 0)
+		return 0;
+	if (nf > MAX_FIELDS)
+		return parse_fail(ps, line, "[%s %d] %zu fields: no line of this section has more than 7",
+				  sect_names[ps->sect], SECT_VERSION, nf);
+	if (is_digit(f[0][0]))
+		return parse_fail(ps, line, "a record inside section '%s' (started on line %zu): records come before "
+				  "the first section", sect_names[ps->sect], ps->sect_line[ps->sect]);
+	return ps->sect == SECT_COMP ? comp_line(ps, &d->comp, f, fl, nf, line)
+				     : loc_line(ps, &d->locality, f, fl, nf, line);
+}
+
+static int write_comp(FILE *f, const struct dist_comp *c)
+{
+	char p[96];
+	format_prob(p, sizeof p, c->sample_rate);
+	fprintf(f, "[compressibility 1]\n"
+		   "# copy class k: contents stored 2^k..2^(k+1)-1 times; sizes: each distinct block compressed\n"
+		   "# alone, in 1/32 of the block (bucket) and 1/1024 of the block (means)\n"
+		   "codecs zstd-1 lz4\n"
+		   "sample %s %" PRIu64 "\n", p, c->measured);
+	for (int k = 0; k < DIST_CLASSES; k++)
+		if (c->class_measured[k])
+			fprintf(f, "measured %d %" PRIu64 "\n", k, c->class_measured[k]);
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct dist_comp_cell *x = &c->cells[i];
+		fprintf(f, "cell %u %u %u %" PRIu64 " %u %u\n", x->cls, x->zstd_bucket, x->lz4_bucket, x->contents,
+			x->zstd_mean, x->lz4_mean);
+	}
+	return 0;
+}
+
+static int write_locality(FILE *f, const struct dist_locality *l)
+{
+	fprintf(f, "[locality 1]\n"
+		   "# stream order: new = first occurrences, dup = duplicates, copy = copied sequences\n"
+		   "# (source +1 each block), zero = duplicates of the zero block; bin k = lengths 2^k..2^(k+1)-1\n"
+		   "analysed %" PRIu64 " %" PRIu64 "\n"
+		   "duplicates %" PRIu64 " %" PRIu64 "\n", l->analysed, l->window, l->duplicates, l->sequential);
+	for (int kind = 0; kind < 4; kind++) {
+		const struct dist_len_hist *h = loc_chist(l, kind);
+		for (int k = 0; k < DIST_LEN_BINS; k++)
+			if (h->count[k])
+				fprintf(f, "%s %d %" PRIu64 " %" PRIu64 "\n", loc_kinds[kind], k, h->count[k], h->blocks[k]);
+	}
+	return 0;
+}
+
 int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dist_error *err)
 {
 	struct parser ps = {.name = name ? name : "<distribution>", .err = err};
@@ -332,7 +875,8 @@ int dist_parse(const char *text, size_t len, const char *name, struct dist *out,
 		set_err(err, ps.name, 0, "no text");
 		goto done;
 	}
-	ps.legacy = len == 0 || memchr(text, '#', len) == NULL;
+	/* A file with a section is a dedis file even without a comment. */
+	ps.legacy = len == 0 || (memchr(text, '#', len) == NULL && text[0] != '[' && !memmem(text, len, "\n[", 2));
 	while (pos < len) {
 		const char *s = text + pos;
 		const char *nl = memchr(s, '\n', len - pos);
@@ -363,18 +907,35 @@ int dist_parse(const char *text, size_t len, const char *name, struct dist *out,
 		while (lead < rl && is_space(s[lead]))
 			lead++;
 		if (hash && lead == rl) {
-			if (parse_comment(&ps, &d, hash + 1, ll - rl - 1, line) != 0)
+			/* header comments are read before the records; inside a section a comment is one */
+			if (ps.sect == SECT_NONE && parse_comment(&ps, &d, hash + 1, ll - rl - 1, line) != 0)
+				goto done;
+			continue;
+		}
+		if (rl > 0 && s[0] == '[') {
+			if (section_header(&ps, &d, s, rl, line) != 0)
+				goto done;
+			continue;
+		}
+		if (lead < rl && s[lead] == '[') {
+			parse_fail(&ps, line, "a section header starts in column 1 ('[NAME VERSION]', no leading blanks)");
+			goto done;
+		}
+		if (ps.sect != SECT_NONE) {
+			if (section_line(&ps, &d, s, rl, line) != 0)
 				goto done;
 			continue;
 		}
 		if (parse_record(&ps, s, rl, line) != 0)
 			goto done;
 	}
-	if (finish(&ps, &d, line, ps.legacy) != 0)
+	if (section_close(&ps, &d, line) != 0 || finish(&ps, &d, line, ps.legacy) != 0)
 		goto done;
 	*out = d;
 	rc = 0;
 done:
+	if (rc)
+		free(d.comp.cells);
 	free(ps.rows);
 	return rc;
 }
@@ -462,6 +1023,10 @@ int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, s
 			return -1;
 		}
 	}
+	if (dist_sections_check(d, NULL)) { /* never write what would not read back */
+		errno = EINVAL;
+		return -1;
+	}
 	for (size_t i = 1; i < d->nrows; i++) {
 		if (d->rows[i - 1].dups > d->rows[i].dups) {
 			if (!(sorted = malloc(d->nrows * sizeof *sorted)))
@@ -477,6 +1042,10 @@ int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, s
 	for (size_t i = 0; i < d->nrows; i++)
 		fprintf(f, "%" PRIu64 " %" PRIu64 "\n", rows[i].dups, rows[i].blocks);
 	free(sorted);
+	if (d->comp.present)
+		write_comp(f, &d->comp);
+	if (d->locality.present)
+		write_locality(f, &d->locality);
 	if (fflush(f) != 0 || ferror(f))
 		return -1;
 	return 0;

@@ -110,10 +110,14 @@ struct dist_error {
  * blocks = 0; an empty or all-comment file (reported at the last line, line 1 when empty);
  * a malformed recognised header ("# zero-blocks: x", "# block-size: 0", a bad hash name);
  * a NUL byte, a lone CR or another control character.
- * Repeated dups values: an error in any file that contains a '#' (dedis format); in a file
- * without any '#' (an original DEDISbench file) they add up, as DEDISbench itself counted them,
- * and out->merged_rows says how many records were merged.
- * On success returns 0 and *out owns its rows (dist_free). On failure *out is zeroed. */
+ * Repeated dups values: an error in any file that contains a '#' or a section (dedis format); in
+ * a file without either (an original DEDISbench file) they add up, as DEDISbench itself counted
+ * them, and out->merged_rows says how many records were merged.
+ * After the records, the optional sections "[compressibility 1]" and "[locality 1]" (each at most
+ * once, in that order) fill out->comp / out->locality; an unknown section name, a newer version,
+ * a repeated or misplaced section, a record after a section, an unknown or repeated keyword, a
+ * missing or extra field and any value or sum that dedis-dist(5) rules out are errors.
+ * On success returns 0 and *out owns its rows and cells (dist_free). On failure *out is zeroed. */
 int dist_load(const char *path, struct dist *out, struct dist_error *err);
 /* Same, from a memory buffer; `name` is used in error messages. */
 int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dist_error *err);
@@ -124,8 +128,16 @@ int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, stru
 
 /* Write: the given header lines (each written as "# <line>"; the caller passes e.g.
  * "block-size: 4096" — the struct's header fields are not written on their own), then
- * "dups blocks" sorted. Returns 0, or -1 on a write error (or EINVAL: a header with a newline). */
+ * "dups blocks" sorted, then the sections present (comp, locality), exactly as dist_parse reads
+ * them back. Returns 0, or -1 on a write error (or EINVAL: a header with a newline, or a section
+ * that dist_sections_check refuses: nothing is written then). */
 int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, size_t nheader);
+
+/* The checks dist_parse applies to a whole section, on the structs (for writers): ranges, order,
+ * Σ measured = MEASURED, every class with cells measured and vice versa, a class's contents >=
+ * its measured (= with sample 1), and the locality sums of dedis-dist(5). Returns 0, or -1 with
+ * err->msg "[SECTION 1]: reason" (err may be NULL). */
+int dist_sections_check(const struct dist *d, struct dist_error *err);
 
 void dist_compute_rows(const struct dist *d, struct dist_rows *r);
 void dist_free(struct dist *d);

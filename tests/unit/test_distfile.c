@@ -1,5 +1,7 @@
 /* test_distfile.c - CUnit suite for lib/distfile.c: the bundled distributions against the
- * published Table 1 figures, one malformed file per error class, comments, order, round trip. */
+ * published Table 1 figures, one malformed file per error class, comments, order, round trip,
+ * and the [compressibility 1] / [locality 1] sections (every accept and reject rule). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +316,379 @@ static void test_compute_rows_empty(void)
 	CU_ASSERT_EQUAL(r.u0, 0.0);
 }
 
+
+/* ---- sections ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0;
+	*len = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (*len + 4096 + 1 > cap) {
+			cap = 2 * cap + 8192;
+			char *nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		size_t got = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	if (buf)
+		buf[*len] = '\0';
+	return buf;
+}
+
+static char *write_to_string(const struct dist *d, const char *const *header, size_t nheader, int *rc)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	*rc = dist_write(f, d, header, nheader);
+	fclose(f);
+	return text;
+}
+
+static void test_sections_good(void)
+{
+	struct dist d;
+	struct dist_error err;
+	CU_ASSERT_EQUAL_FATAL(dist_load(DATA("good-sections.dist"), &d, &err), 0);
+	CU_ASSERT_EQUAL(d.nrows, 4);
+	CU_ASSERT_EQUAL(d.zero_blocks, 40);
+	/* compressibility */
+	CU_ASSERT(d.comp.present);
+	CU_ASSERT_EQUAL(d.comp.sample_rate, 0.0625);
+	CU_ASSERT_EQUAL(d.comp.measured, 88);
+	CU_ASSERT_EQUAL(d.comp.class_measured[0], 60);
+	CU_ASSERT_EQUAL(d.comp.class_measured[1], 25);
+	CU_ASSERT_EQUAL(d.comp.class_measured[2], 0);
+	CU_ASSERT_EQUAL(d.comp.class_measured[3], 3);
+	CU_ASSERT_EQUAL_FATAL(d.comp.ncells, 6);
+	const struct dist_comp_cell *c = &d.comp.cells[2];
+	CU_ASSERT(c->cls == 0 && c->zstd_bucket == 31 && c->lz4_bucket == 31 && c->contents == 100 &&
+		  c->zstd_mean == 1024 && c->lz4_mean == 1024);
+	c = &d.comp.cells[5];
+	CU_ASSERT(c->cls == 3 && c->zstd_bucket == 0 && c->lz4_bucket == 1 && c->contents == 3 && c->zstd_mean == 10 &&
+		  c->lz4_mean == 40);
+	/* locality */
+	const struct dist_locality *l = &d.locality;
+	CU_ASSERT(l->present);
+	CU_ASSERT(l->analysed == 2000 && l->window == 0 && l->duplicates == 800 && l->sequential == 592);
+	CU_ASSERT(l->new_runs.count[0] == 100 && l->new_runs.blocks[0] == 100);
+	CU_ASSERT(l->new_runs.count[4] == 50 && l->new_runs.blocks[4] == 1100);
+	CU_ASSERT(l->dup_runs.count[6] == 5 && l->dup_runs.blocks[6] == 400);
+	CU_ASSERT(l->copy_runs.count[5] == 10 && l->copy_runs.blocks[5] == 360);
+	CU_ASSERT(l->zero_runs.count[3] == 5 && l->zero_runs.blocks[3] == 40);
+	CU_ASSERT_EQUAL(l->zero_runs.count[2], 0);
+	CU_ASSERT_EQUAL(dist_sections_check(&d, &err), 0);
+	dist_free(&d);
+	CU_ASSERT_PTR_NULL(d.comp.cells);
+	CU_ASSERT(!d.comp.present && !d.locality.present);
+}
+
+/* The file is written the way the writer writes it: text -> struct -> text gives it back byte for
+ * byte, and struct -> text -> struct gives the struct back. */
+static void test_sections_round_trip(void)
+{
+	static const char *const header[] = {"dedisgen 0.2.0", "source: /srv/data", "block-size: 4096", "hash: sha1",
+					     "bytes: 6447104", "zero-blocks: 40"};
+	size_t len;
+	char *orig = slurp(DATA("good-sections.dist"), &len);
+	struct dist a, b;
+	struct dist_error err;
+	int rc;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(orig);
+	CU_ASSERT_EQUAL_FATAL(dist_parse(orig, len, "orig", &a, &err), 0);
+	char *text = write_to_string(&a, header, 6, &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(text, orig);
+	CU_ASSERT_EQUAL_FATAL(dist_parse(text, strlen(text), "again", &b, &err), 0);
+	CU_ASSERT_EQUAL(b.comp.sample_rate, a.comp.sample_rate);
+	CU_ASSERT_EQUAL(b.comp.measured, a.comp.measured);
+	CU_ASSERT_EQUAL(memcmp(b.comp.class_measured, a.comp.class_measured, sizeof a.comp.class_measured), 0);
+	CU_ASSERT_EQUAL_FATAL(b.comp.ncells, a.comp.ncells);
+	for (size_t i = 0; i < a.comp.ncells; i++) {
+		const struct dist_comp_cell *x = &a.comp.cells[i], *y = &b.comp.cells[i];
+		CU_ASSERT(x->cls == y->cls && x->zstd_bucket == y->zstd_bucket && x->lz4_bucket == y->lz4_bucket &&
+			  x->contents == y->contents && x->zstd_mean == y->zstd_mean && x->lz4_mean == y->lz4_mean);
+	}
+	CU_ASSERT_EQUAL(memcmp(&a.locality, &b.locality, sizeof a.locality), 0);
+	dist_free(&b);
+	free(text);
+
+	/* sample probabilities are written as the shortest decimal that reads back exactly */
+	static const struct {
+		double p;
+		const char *text;
+	} probs[] = {{1, "sample 1 "}, {0.5, "sample 0.5 "}, {1.0 / 64, "sample 0.015625 "},
+		     {1.0 / 1048576, "sample 0.00000095367431640625 "}, {0.1, "sample 0.1 "}};
+	for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++) {
+		a.comp.sample_rate = probs[i].p;
+		if (probs[i].p == 1) { /* with p = 1 every content is measured: weights are exactly 1 */
+			a.comp.cells[2].contents = 5; /* class 0: 55 + 0 + 5 = 60 measured */
+			a.comp.cells[0].contents = 50;
+			a.comp.cells[1].contents = 5;
+			a.comp.cells[3].contents = 20;
+			a.comp.cells[4].contents = 5;
+		}
+		text = write_to_string(&a, NULL, 0, &rc);
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, probs[i].text));
+		CU_ASSERT_EQUAL(dist_parse(text, strlen(text), "p", &b, &err), 0);
+		CU_ASSERT_EQUAL(b.comp.sample_rate, probs[i].p);
+		dist_free(&b);
+		free(text);
+	}
+
+	/* only one section, either one: the other stays absent */
+	a.comp.present = false;
+	text = write_to_string(&a, NULL, 0, &rc);
+	CU_ASSERT_PTR_NULL(strstr(text, "[compressibility"));
+	CU_ASSERT_EQUAL_FATAL(dist_parse(text, strlen(text), "loc-only", &b, &err), 0);
+	CU_ASSERT(!b.comp.present && b.locality.present && b.comp.cells == NULL);
+	dist_free(&b);
+	free(text);
+	a.comp.present = true;
+	a.locality.present = false;
+	text = write_to_string(&a, NULL, 0, &rc);
+	CU_ASSERT_PTR_NULL(strstr(text, "[locality"));
+	CU_ASSERT_EQUAL_FATAL(dist_parse(text, strlen(text), "comp-only", &b, &err), 0);
+	CU_ASSERT(b.comp.present && !b.locality.present);
+	dist_free(&b);
+	free(text);
+
+	/* the writer refuses a struct it could not read back, and writes nothing */
+	a.comp.cells[1].zstd_mean = 100; /* bucket 12 holds 384..416 */
+	text = write_to_string(&a, header, 6, &rc);
+	CU_ASSERT_EQUAL(rc, -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_STRING_EQUAL(text, "");
+	CU_ASSERT_EQUAL(dist_sections_check(&a, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[compressibility 1]: cell 0 12 14: the zstd mean 100 is outside"));
+	free(text);
+	a.comp.cells[1].zstd_mean = 400;
+	a.locality.present = true;
+	a.locality.sequential = 601; /* 590 in copy runs, at most 2 more per zero run (5) */
+	CU_ASSERT_EQUAL(dist_sections_check(&a, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[locality 1]: 601 sequential duplicates"));
+	a.locality.sequential = 600;
+	CU_ASSERT_EQUAL(dist_sections_check(&a, &err), 0);
+	dist_free(&a);
+	free(orig);
+}
+
+/* Files that older tools wrote still load, and a section makes a file a dedis file (no legacy
+ * merging of repeated records even without a '#'). */
+static void test_sections_legacy(void)
+{
+	static const char no_hash[] = "1 5\n0 3\n1 2\n[locality 1]\nanalysed 12 0\nduplicates 2 1\nnew 3 1 10\n"
+				      "dup 1 1 2\ncopy 1 1 2\n";
+	struct dist d;
+	struct dist_error err;
+	CU_ASSERT_EQUAL(dist_parse(no_hash, strlen(no_hash), "nohash", &d, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nohash:3: duplicates value 1 repeated (first on line 1)"));
+	CU_ASSERT_EQUAL(dist_parse(no_hash + 4, strlen(no_hash) - 4, "ok", &d, &err), 0);
+	CU_ASSERT(d.locality.present && !d.comp.present && d.merged_rows == 0);
+	dist_free(&d);
+	/* a file without sections has none */
+	CU_ASSERT_EQUAL_FATAL(dist_load(DATA("good-commented.dist"), &d, &err), 0);
+	CU_ASSERT(!d.comp.present && !d.locality.present && d.comp.cells == NULL && d.comp.ncells == 0);
+	dist_free(&d);
+}
+
+static void test_sections_newer_unknown(void)
+{
+	struct dist d;
+	struct dist_error err;
+	CU_ASSERT_EQUAL(dist_load(DATA("bad-section-newer.dist"), &d, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad-section-newer.dist:4: section 'locality' version 2 is newer than "
+					       "this dedis reads (1); use a newer dedis"));
+	CU_ASSERT_EQUAL(dist_load(DATA("bad-section-unknown.dist"), &d, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad-section-unknown.dist:4: unknown section 'dedup-groups' (this dedis "
+					       "reads compressibility 1, locality 1)"));
+	CU_ASSERT_PTR_NULL(d.rows);
+}
+
+/* Every reject rule: one edit of good-sections.dist (replace the first `find` by `repl`), the
+ * line the error names and a piece of its reason. */
+static const struct {
+	const char *find, *repl;
+	int line;
+	const char *reason;
+} section_edits[] = {
+	/* headers */
+	{"[locality 1]", "[locality 1", 25, "malformed section header '[locality 1': expected '[NAME VERSION]'"},
+	{"[locality 1]", "[locality]", 25, "malformed section header"},
+	{"[locality 1]", "[locality 0]", 25, "the version is a positive integer"},
+	{"[locality 1]", "[locality x]", 25, "the version is a positive integer"},
+	{"[locality 1]", "[locality  1]", 25, "the version is a positive integer"},
+	{"[locality 1]", "[Locality 1]", 25, "malformed section header"},
+	{"[locality 1]", "[locality 3]", 25, "section 'locality' version 3 is newer than this dedis reads (1)"},
+	{"[locality 1]", "[locality 99999999999999999999]", 25, "the version is a positive integer"},
+	{"[locality 1]", "[zstd 1]", 25, "unknown section 'zstd' (this dedis reads compressibility 1, locality 1)"},
+	{"[compressibility 1]", "[compressibility 2]", 11, "section 'compressibility' version 2 is newer"},
+	{"[locality 1]", "[compressibility 1]", 25, "section 'compressibility' given twice (first on line 11)"},
+	{"[locality 1]", " [locality 1]", 25, "a section header starts in column 1"},
+	{"[compressibility 1]", " [compressibility 1]", 11, "a section header starts in column 1"},
+	{"[locality 1]", "cell 3 0 0 3 10 10\n[locality 1]", 25, "cell 3 0 0 comes after cell 3 0 1"},
+	{"# zero-blocks: 40\n", "# zero-blocks: 40\n[locality 1]\nanalysed 1 0\nduplicates 0 0\nnew 0 1 1\n", 11,
+	 "a record inside section 'locality' (started on line 7): records come before the first section"},
+	{"zero 3 5 40", "zero 3 5 40\n[compressibility 1]", 39,
+	 "section 'compressibility' given twice (first on line 11)"},
+	{"[compressibility 1]", "[locality 1]\nanalysed 0 0\nduplicates 0 0\n[compressibility 1]", 14,
+	 "section 'compressibility' after 'locality' (the order is compressibility, then locality)"},
+	{"analysed 2000 0", "analysed 2000 0\n7 3", 29, "a record inside section 'locality'"},
+	/* [compressibility 1] */
+	{"codecs zstd-1 lz4\n", "", 14, "'sample' before 'codecs'"},
+	{"codecs zstd-1 lz4", "codecs lz4 zstd-1", 14, "version 1 measures exactly 'codecs zstd-1 lz4'"},
+	{"codecs zstd-1 lz4", "codecs zstd-1", 14, "exactly 'codecs zstd-1 lz4'"},
+	{"codecs zstd-1 lz4", "codecs zstd-1 lz4 gzip", 14, "exactly 'codecs zstd-1 lz4'"},
+	{"sample 0.0625 88", "codecs zstd-1 lz4", 15, "'codecs' repeated (first on line 14)"},
+	{"sample 0.0625 88\n", "", 15, "'measured' before 'sample'"},
+	{"sample 0.0625 88", "sample 0.0625 88\nsample 0.0625 88", 16, "'sample' repeated (first on line 15)"},
+	{"sample 0.0625 88", "sample 0 88", 15, "sample: P '0': out of range"},
+	{"sample 0.0625 88", "sample 1.5 88", 15, "sample: P '1.5': out of range"},
+	{"sample 0.0625 88", "sample -0.5 88", 15, "negative"},
+	{"sample 0.0625 88", "sample +0.5 88", 15, "sign"},
+	{"sample 0.0625 88", "sample 6.25e-2 88", 15, "exponent"},
+	{"sample 0.0625 88", "sample 1/16 88", 15, "not a decimal number"},
+	{"sample 0.0625 88", "sample 0.06.25 88", 15, "not a decimal number"},
+	{"sample 0.0625 88", "sample . 88", 15, "not a decimal number"},
+	{"sample 0.0625 88", "sample 0.0625", 15, "'sample' expects 2 values"},
+	{"sample 0.0625 88", "sample 0.0625 88 1", 15, "'sample' expects 2 values"},
+	{"sample 0.0625 88", "sample 0.0625 x", 15, "MEASURED 'x': not a number"},
+	{"sample 0.0625 88", "sample 0.0625 87", 11, "sample says 87 contents measured, the 'measured' lines sum to 88"},
+	{"measured 1 25", "measured 64 25", 17, "measured: CLASS 64 is out of range (at most 63)"},
+	{"measured 1 25", "measured 1 0", 17, "class 1 with 0 contents"},
+	{"measured 1 25", "measured 1", 17, "'measured' expects 2 values"},
+	{"measured 1 25", "measured 0 25", 17, "class 0 repeated (first on line 16)"},
+	{"measured 1 25", "measured 1 -25", 17, "N '-25': negative number"},
+	{"measured 1 25", "measured 1 25 # a comment", 0, NULL},
+	{"measured 3 3\n", "measured 3 3\nmeasured 4 1\n", 11, "class 4: 1 contents measured but no cell"},
+	{"measured 3 3\n", "", 11, "class 3 has cells but no 'measured' line"},
+	{"measured 0 60", "measured 0 1001", 11, "class 0: the cells hold 1000 contents, fewer than the 1001 measured"},
+	{"sample 0.0625 88", "sample 1 88", 11, "class 0: the cells hold 1000 contents, but sample 1 means all the 60"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 3 10", 24, "'cell' expects 6 values"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 3 10 40 9", 24, "'cell' expects 6 values"},
+	{"cell 3 0 1 3 10 40", "cell 3 32 1 3 10 40", 24, "cell: ZB 32 is out of range (at most 31)"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 32 3 10 40", 24, "cell: LB 32 is out of range"},
+	{"cell 3 0 1 3 10 40", "cell 64 0 1 3 10 40", 24, "cell: CLASS 64 is out of range"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 0 10 40", 24, "CONTENTS is 0"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 3 1025 40", 24, "cell: ZMEAN 1025 is out of range (at most 1024)"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 3 33 40", 24, "the zstd mean 33 is outside its bucket (0..32)"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 3 10 31", 24, "the LZ4 mean 31 is outside its bucket (32..64)"},
+	{"cell 1 31 31 60 1020 1024", "cell 1 31 31 60 991 1024", 23, "the zstd mean 991 is outside its bucket (992..1024)"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 18446744073709551616 10 40", 24, "CONTENTS '18446744073709551616': overflows"},
+	{"cell 3 0 1 3 10 40", "cell 3 0 1 3 10.5 40", 24, "ZMEAN '10.5': fraction"},
+	{"cell 0 12 14 300 400 460\n", "", 0, NULL},
+	{"cell 0 12 14 300 400 460", "cell 0 5 9 300 170 300", 20, "cell 0 5 9 repeats cell 0 5 9"},
+	{"cell 0 12 14 300 400 460", "cell 0 4 31 300 140 1000", 20, "comes after cell 0 5 9"},
+	{"cell 1 3 4 140 110 150", "cell 0 3 4 140 110 150", 22, "comes after cell 0 31 31"},
+	{"cell 0 5 9 600 170 300\n", "zstd 0 5 9 600 170 300\n", 19, "unknown keyword 'zstd' (codecs, sample, measured, cell)"},
+	{"measured 0 60\nmeasured 1 25\nmeasured 3 3\ncell 0 5 9 600 170 300\ncell 0 12 14 300 400 460\n"
+	 "cell 0 31 31 100 1024 1024\ncell 1 3 4 140 110 150\ncell 1 31 31 60 1020 1024\ncell 3 0 1 3 10 40\n", "", 11,
+	 "no cells"},
+	{"codecs zstd-1 lz4\nsample 0.0625 88\nmeasured 0 60\nmeasured 1 25\nmeasured 3 3\ncell 0 5 9 600 170 300\n"
+	 "cell 0 12 14 300 400 460\ncell 0 31 31 100 1024 1024\ncell 1 3 4 140 110 150\ncell 1 31 31 60 1020 1024\n"
+	 "cell 3 0 1 3 10 40\n", "", 11, "[compressibility 1] has no 'codecs' line"},
+	{"sample 0.0625 88\nmeasured 0 60\nmeasured 1 25\nmeasured 3 3\ncell 0 5 9 600 170 300\n"
+	 "cell 0 12 14 300 400 460\ncell 0 31 31 100 1024 1024\ncell 1 3 4 140 110 150\ncell 1 31 31 60 1020 1024\n"
+	 "cell 3 0 1 3 10 40\n", "", 11, "[compressibility 1] has no 'sample' line"},
+	{"cell 0 5 9 600 170 300", "cell 0 5 9 600 170 300 1 2 3 4 5", 19, "12 fields"},
+	/* [locality 1] */
+	{"analysed 2000 0\n", "", 28, "'duplicates' before 'analysed'"},
+	{"duplicates 800 592\n", "", 29, "'new' before 'duplicates'"},
+	{"duplicates 800 592", "analysed 2000 0", 29, "'analysed' repeated (first on line 28)"},
+	{"duplicates 800 592", "duplicates 800 592\nduplicates 800 592", 30, "'duplicates' repeated (first on line 29)"},
+	{"analysed 2000 0", "analysed 2000", 28, "'analysed' expects 2 values ('analysed BLOCKS WINDOW'), got 1"},
+	{"analysed 2000 0", "analysed 2000 0 0", 28, "expects 2 values"},
+	{"analysed 2000 0", "analysed 0x7d0 0", 28, "BLOCKS '0x7d0': hexadecimal"},
+	{"analysed 2000 0", "analysed 2001 0", 25, "the new runs (1200 blocks) and the 800 duplicates do not add up to the 2001"},
+	{"analysed 2000 0", "analysed 700 0", 25, "800 duplicates among 700 blocks analysed"},
+	{"analysed 2000 0", "analysed 2000 32", 25, "dup 6: runs of 64 blocks or more do not fit in windows of 32"},
+	{"analysed 2000 0", "analysed 2000 64", 0, NULL},
+	{"duplicates 800 592", "duplicates 801 592", 25, "the dup runs hold 800 blocks, not the 801 duplicates"},
+	{"duplicates 800 592", "duplicates 800 589", 25, "589 sequential duplicates, but the copy runs make 590 (plus at most two per zero run)"},
+	{"duplicates 800 592", "duplicates 800 590", 0, NULL},
+	{"duplicates 800 592", "duplicates 800 600", 0, NULL},
+	{"duplicates 800 592", "duplicates 800 601", 25, "601 sequential duplicates"},
+	{"dup 0 40 40", "dup 0 40 41", 32, "dup 0: 40 runs of 1 to 1 blocks cannot hold 41 blocks"},
+	{"dup 3 30 360", "dup 3 30 239", 33, "dup 3: 30 runs of 8 to 15 blocks cannot hold 239 blocks"},
+	{"dup 3 30 360", "dup 3 30 451", 33, "cannot hold 451 blocks"},
+	{"dup 3 30 360", "dup 3 0 0", 33, "dup 3: COUNT is 0"},
+	{"dup 3 30 360", "dup 48 1 1", 33, "dup: K 48 is out of range (at most 47)"},
+	{"dup 3 30 360", "dup 0 30 30", 33, "dup 0 repeats dup 0"},
+	{"dup 6 5 400", "dup 2 5 20", 34, "dup 2 comes after dup 3"},
+	{"dup 6 5 400", "dup 47 1 18446744073709551615", 34, "dup 47: 1 runs of 140737488355328 to 281474976710655 blocks cannot hold"},
+	{"copy 5 10 360", "copy 5 10 359", 25, "the copy runs (759) and zero runs (40) do not add up to the 800 duplicates"},
+	{"copy 0 100 100\n", "", 25, "do not add up"},
+	{"zero 3 5 40", "zero 3 5 40\nnew 5 1 33", 25, "the new runs (1233 blocks)"},
+	{"zero 3 5 40", "zero 3 5 40\nnew 3 1 8", 39, "new 3 comes after new 4"},
+	{"zero 3 5 40", "zero 3 5", 38, "'zero' expects 3 values"},
+	{"zero 3 5 40", "ones 3 5 40", 38, "unknown keyword 'ones' (analysed, duplicates, new, dup, copy, zero)"},
+	{"zero 3 5 40", "zero 3 5 40 # the zero block", 0, NULL},
+	/* interleaved kinds are fine as long as each kind is sorted */
+	{"new 4 50 1100\ndup 0 40 40\n", "dup 0 40 40\nnew 4 50 1100\n", 0, NULL},
+	{"analysed 2000 0\nduplicates 800 592\nnew 0 100 100\nnew 4 50 1100\ndup 0 40 40\ndup 3 30 360\ndup 6 5 400\n"
+	 "copy 0 100 100\ncopy 2 60 300\ncopy 5 10 360\nzero 3 5 40\n", "analysed 2000 0\n", 25,
+	 "[locality 1] has no 'duplicates' line"},
+	{"analysed 2000 0\nduplicates 800 592\nnew 0 100 100\nnew 4 50 1100\ndup 0 40 40\ndup 3 30 360\ndup 6 5 400\n"
+	 "copy 0 100 100\ncopy 2 60 300\ncopy 5 10 360\nzero 3 5 40\n", "analysed 0 0\nduplicates 0 0\n", 0, NULL},
+	{"analysed 2000 0\nduplicates 800 592\nnew 0 100 100\nnew 4 50 1100\ndup 0 40 40\ndup 3 30 360\ndup 6 5 400\n"
+	 "copy 0 100 100\ncopy 2 60 300\ncopy 5 10 360\nzero 3 5 40\n", "", 25, "[locality 1] has no 'analysed' line"},
+	/* CRLF line ends in the sections as elsewhere */
+	{"zero 3 5 40\n", "zero 3 5 40\r\n", 0, NULL},
+	{"zero 3 5 40\n", "zero 3 5\r40\n", 38, "carriage return"},
+};
+
+static void test_sections_edits(void)
+{
+	size_t len;
+	char *orig = slurp(DATA("good-sections.dist"), &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(orig);
+	for (size_t i = 0; i < sizeof section_edits / sizeof section_edits[0]; i++) {
+		const char *at = strstr(orig, section_edits[i].find);
+		CU_ASSERT_PTR_NOT_NULL(at);
+		if (!at) {
+			fprintf(stderr, "\n  edit %zu: '%s' not in the file\n", i, section_edits[i].find);
+			continue;
+		}
+		size_t pre = (size_t)(at - orig), fl = strlen(section_edits[i].find), rl = strlen(section_edits[i].repl);
+		char *text = malloc(len - fl + rl + 1);
+		memcpy(text, orig, pre);
+		memcpy(text + pre, section_edits[i].repl, rl);
+		memcpy(text + pre + rl, at + fl, len - pre - fl + 1);
+		struct dist d;
+		struct dist_error err;
+		memset(&err, 0, sizeof err);
+		int rc = dist_parse(text, len - fl + rl, "edit.dist", &d, &err), ok;
+		if (!section_edits[i].reason) {
+			ok = rc == 0 && d.comp.present && d.locality.present && dist_sections_check(&d, NULL) == 0;
+		} else {
+			char where[64];
+			snprintf(where, sizeof where, "edit.dist:%d: ", section_edits[i].line);
+			ok = rc == -1 && strstr(err.msg, where) == err.msg && strstr(err.msg, section_edits[i].reason) &&
+			     d.rows == NULL && d.comp.cells == NULL && !d.comp.present && !d.locality.present;
+		}
+		CU_ASSERT(ok);
+		if (!ok)
+			fprintf(stderr, "\n  edit %zu ('%s' -> '%s'): rc %d, want %d \"%s\", got \"%s\"\n", i,
+				section_edits[i].find, section_edits[i].repl, rc, section_edits[i].line,
+				section_edits[i].reason ? section_edits[i].reason : "(accepted)", err.msg);
+		dist_free(&d);
+		free(text);
+	}
+	free(orig);
+}
+
 int suite_distfile(void); /* listed in suites_lib.c */
 
 int suite_distfile(void)
@@ -328,6 +703,11 @@ int suite_distfile(void)
 		{"write/parse round trip", test_round_trip},
 		{"from_rows errors", test_from_rows_errors},
 		{"compute_rows on empty", test_compute_rows_empty},
+		{"sections: a good file", test_sections_good},
+		{"sections: exact round trip, writer refuses what it cannot read", test_sections_round_trip},
+		{"sections: old files load, a section makes a dedis file", test_sections_legacy},
+		{"sections: newer and unknown sections rejected", test_sections_newer_unknown},
+		{"sections: every reject rule", test_sections_edits},
 		{NULL, NULL},
 	};
 	return unit_add_suite("distfile", tests);
