@@ -208,6 +208,8 @@ static int collect_live(const struct bench_config *c, struct run_result *r, uint
 	}
 	*distinct = live.used + live.unique;
 	int rc = idc_to_dist(&live, &r->live);
+	if (!rc && c->target.kind != TARGET_NULL)
+		r->have_physical = physical_estimate(c, words, n, &live, &r->physical) == 0;
 	idc_free(&live);
 	if (rc)
 		return -1;

@@ -105,12 +105,25 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		fprintf(f, "content: %s", content_names[o->content]);
 		if (c->scaled)
 			fprintf(f, " to %llu blocks", (unsigned long long)c->scale_blocks);
-		if (o->compress > 1)
+		if (c->layout.has_runs)
+			fprintf(f, " in copied runs");
+		if (c->model)
+			fprintf(f, ", each content compressible as its copy class in the distribution");
+		else if (o->compress > 1)
 			fprintf(f, ", compressible %llu:1", (unsigned long long)o->compress);
 		if (r->overwrites)
 			fprintf(f, "; %llu overwrites, %.1f %% changed the block's content", (unsigned long long)r->overwrites,
 				100.0 * (double)r->overwrites_changed / (double)r->overwrites);
 		fputc('\n', f);
+	}
+	if (r->have_physical && r->physical.distinct) {
+		const struct physical_estimate *p = &r->physical;
+		double block = (double)o->block_size, logical = (double)r->live_rows.total_blocks * block;
+		fprintf(f, "physical (ideal dedup, each block compressed alone): %.1f MiB with zstd -1 (%.2f:1 after dedup, "
+			   "%.2f:1 in all), %.1f MiB with LZ4 (%.2f:1, %.2f:1); %llu distinct blocks%s\n",
+			p->zstd_bytes / 1048576, (double)p->distinct * block / p->zstd_bytes, logical / p->zstd_bytes,
+			p->lz4_bytes / 1048576, (double)p->distinct * block / p->lz4_bytes, logical / p->lz4_bytes,
+			(unsigned long long)p->distinct, p->sampled < p->distinct ? ", estimated from a sample" : "");
 	}
 	if (r->have_engine) {
 		const struct engine_stats *ob = &r->observed;
@@ -242,14 +255,28 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 			json_object_set_new(eng, "first_mismatch", json_string(r->mismatch[0]));
 		json_object_set_new(doc, "engine", eng);
 	}
-	json_t *content = json_pack("{s:s, s:I, s:I, s:I}", "model", content_names[o->content], "compress",
-				    (json_int_t)o->compress, "overwrites", (json_int_t)r->overwrites, "overwrites_changed",
-				    (json_int_t)r->overwrites_changed);
+	json_t *content = json_pack("{s:s, s:s, s:I, s:I}", "model", content_names[o->content], "layout",
+				    c->layout.has_runs ? "runs" : "scattered", "overwrites", (json_int_t)r->overwrites,
+				    "overwrites_changed", (json_int_t)r->overwrites_changed);
+	json_object_set_new(content, "compress", c->model	       ? json_string("dist")
+						 : o->compress == COMPRESS_DIST ? json_integer(1)
+									 : json_integer((json_int_t)o->compress));
 	if (c->scaled)
 		json_object_set_new(content, "scale_blocks", json_integer((json_int_t)c->scale_blocks));
 	json_object_set_new(content, "changed_share",
 			    json_real(r->overwrites ? (double)r->overwrites_changed / (double)r->overwrites : 0.0));
 	json_object_set_new(doc, "content", content);
+	if (r->have_physical && r->physical.distinct) {
+		const struct physical_estimate *p = &r->physical;
+		double bs = (double)o->block_size;
+		json_object_set_new(doc, "physical",
+				    json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "logical_bytes",
+					      (json_int_t)(r->live_rows.total_blocks * o->block_size), "distinct_blocks",
+					      (json_int_t)p->distinct, "sampled_blocks", (json_int_t)p->sampled, "zstd1_bytes",
+					      p->zstd_bytes, "lz4_bytes", p->lz4_bytes, "zstd1_ratio_after_dedup",
+					      (double)p->distinct * bs / p->zstd_bytes, "lz4_ratio_after_dedup",
+					      (double)p->distinct * bs / p->lz4_bytes));
+	}
 	if (r->have_live) {
 		json_t *lv = report_dist_rows(&r->live_rows);
 		json_t *rows = json_array();

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include "config.h"
 #include "engine.h"
+#include "physical.h"
 #include "tally.h"
 #include "worker.h"
 
@@ -35,6 +36,9 @@ struct run_result {
 	struct dist live;
 	struct dist_rows live_rows;
 	uint64_t overwrites, overwrites_changed;
+	/* What an ideal dedup + per-block compression store keeps of the live data. */
+	bool have_physical;
+	struct physical_estimate physical;
 	/* Verification: online reads and the final pass; the first few mismatches. */
 	uint64_t read_checks, read_mismatches, final_checks, final_mismatches;
 	uint64_t unchecked;           /* reads and final-pass blocks nothing was known about */

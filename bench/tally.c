@@ -84,6 +84,18 @@ static int cmp_row(const void *a, const void *b)
 	return (x->dups > y->dups) - (x->dups < y->dups);
 }
 
+bool idc_next(const struct id_counts *m, size_t *slot, uint64_t *id, uint64_t *count)
+{
+	for (; *slot < m->cap; ++*slot) {
+		if (m->keys[*slot] == EMPTY)
+			continue;
+		*id = m->keys[*slot];
+		*count = m->vals[(*slot)++];
+		return true;
+	}
+	return false;
+}
+
 int idc_to_dist(const struct id_counts *m, struct dist *out)
 {
 	/* Collect (dups, 1) per id, sort, and fold equal dups into one row. */

@@ -22,6 +22,8 @@ struct id_counts {
 int idc_init(struct id_counts *m, size_t cap_hint);
 int idc_add(struct id_counts *m, uint64_t id, uint64_t n);
 void idc_free(struct id_counts *m);
+/* Walk the map: start with *slot = 0; returns false at the end. */
+bool idc_next(const struct id_counts *m, size_t *slot, uint64_t *id, uint64_t *count);
 /* The distribution of what was written: one row per copies-count (dups = copies - 1). */
 int idc_to_dist(const struct id_counts *m, struct dist *out);
 

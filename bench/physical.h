@@ -1,0 +1,28 @@
+/* physical.h - what an ideal deduplicating, compressing store keeps of the data a run leaves: each
+ * distinct content once, compressed alone (zstd -1, LZ4), measured on a hashed sample of them. */
+#ifndef DEDIS_BENCH_PHYSICAL_H
+#define DEDIS_BENCH_PHYSICAL_H
+
+#include <stdint.h>
+#include "config.h"
+#include "tally.h"
+
+/* Contents measured at most: the estimate's relative error is about the spread of per-block
+ * sizes (coefficient of variation ~1) over the square root of this, ~1.5 %. */
+#define PHYSICAL_SAMPLE 4096
+
+struct physical_estimate {
+	uint64_t distinct;     /* live distinct contents, the zero block left out (stores keep none) */
+	uint64_t sampled;      /* of them compressed (all when there are at most PHYSICAL_SAMPLE) */
+	double zstd_bytes;     /* Σ over distinct contents of the size alone under zstd -1 (estimated) */
+	double lz4_bytes;      /* the same under LZ4 */
+};
+
+/* words: the shared ledger (id + 1 per block, 0 = never written), n blocks of it; dups: the live
+ * duplicated-or-not ids of the layout counted from it (unique ids are found in the ledger). Every
+ * content is rebuilt exactly as the workers wrote it (config_fill_content). 0, or -1 (memory or a
+ * compressor failing). */
+int physical_estimate(const struct bench_config *c, const uint64_t *words, uint64_t n, const struct id_counts *dups,
+		      struct physical_estimate *out);
+
+#endif
