@@ -26,9 +26,10 @@ static inline uint64_t content_unique_id(uint64_t worker, uint64_t n)
 struct content_header {
 	uint64_t magic_seed_tag; /* CONTENT_MAGIC << 16 | (seed-derived 16-bit tag) */
 	uint64_t id_masked;      /* id ^ mask(seed): bijective in id, so distinct ids differ */
-	uint64_t seed_check;     /* mix(seed) ^ recipe: different seeds give different bytes */
-	uint64_t block_check;    /* mix(id ^ seed ^ block_size ^ recipe << 32): catches torn or
-	                          * misplaced blocks (recipe 0: the layout before recipes, unchanged) */
+	uint64_t seed_check;     /* mix(seed): different seeds give different bytes */
+	uint64_t block_check;    /* mix(id ^ seed ^ block_size) ^ recipe: catches torn or misplaced
+	                          * blocks, and says how the payload was built (recipe 0, the plain
+	                          * layout: the header as before recipes existed) */
 };
 
 /* A recipe says how a compressible block is built, so that it compresses to a chosen size under
