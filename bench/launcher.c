@@ -2,6 +2,7 @@
  * (a pipe closed at t0), a signalfd loop for SIGINT/SIGTERM/SIGCHLD and 1 s ticks, the merge. */
 #include <errno.h>
 #include <fcntl.h>
+#include <lz4.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -220,9 +221,55 @@ static int collect_live(const struct bench_config *c, struct run_result *r, uint
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* What the live distinct contents should take in the chunk store, from the generator's own bytes:
+ * each content regenerated and LZ4-compressed here, stored by the engine's documented rule (a
+ * fragment of the LZ4 size plus its 4-byte header when that is at most 7/8 of a block, else a
+ * whole block; uncompressed volumes store whole blocks). */
+static int expected_physical(const struct bench_config *c, bool lz4, uint64_t *bytes)
+{
+	uint32_t bs = (uint32_t)c->o.block_size;
+	const uint64_t *words = c->ledger_map.words;
+	uint64_t n = c->ledger_map.procs * c->ledger_map.region_blocks, k = 0;
+	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	struct content_gen g;
+	char *buf = malloc(bs), *out = malloc((size_t)LZ4_compressBound((int)bs));
+	int rc = !ids || !buf || !out || content_init(&g, c->seed, bs, (uint32_t)c->o.compress) ? -1 : 0;
+	for (uint64_t b = 0; !rc && b < n; b++)
+		if (words[b])
+			ids[k++] = words[b] - 1;
+	if (!rc)
+		qsort(ids, k, sizeof *ids, cmp_u64);
+	*bytes = 0;
+	for (uint64_t i = 0; !rc && i < k; i++) {
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		if (!lz4) {
+			*bytes += bs;
+			continue;
+		}
+		content_fill(&g, ids[i], buf);
+		int z = LZ4_compress_default(buf, out, (int)bs, LZ4_compressBound((int)bs));
+		*bytes += z > 0 && (uint32_t)z + 4 <= bs - bs / 8 ? (uint64_t)z + 4 : bs;
+	}
+	free(ids);
+	free(buf);
+	free(out);
+	return rc;
+}
+
+/* Packing tolerance: stored bytes against what the generator's content should compress to. */
+#define PHYSICAL_TOLERANCE 0.03
+
 /* The engine must hold exactly what the generator left: as many mapped blocks as the ledgers
- * have written blocks, as many distinct stored blocks as they have distinct contents, a clean
- * fsck, and every read must have returned what was written. */
+ * have written blocks, as many distinct stored blocks as they have distinct contents, stored
+ * bytes within PHYSICAL_TOLERANCE of what those contents compress to, a clean fsck, and every
+ * read must have returned what was written. */
 static void validate_engine(const struct bench_config *c, struct run_result *r, uint64_t mapped, uint64_t distinct)
 {
 	struct engine_open_params op = {0};
@@ -240,8 +287,13 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	engine_stats(e, &r->observed);
 	r->fsck_problems = engine_fsck(e, NULL, NULL);
 	engine_close(e);
+	bool physical_ok = expected_physical(c, !strcmp(r->observed.compress, "lz4"), &r->expected_physical_bytes) == 0;
+	r->physical_deviation = r->expected_physical_bytes
+					? (double)r->observed.physical_bytes / (double)r->expected_physical_bytes - 1
+					: (r->observed.physical_bytes ? 1 : 0);
+	physical_ok = physical_ok && r->physical_deviation <= PHYSICAL_TOLERANCE && r->physical_deviation >= -PHYSICAL_TOLERANCE;
 	r->engine_match = r->observed.mapped_blocks == mapped && r->observed.referenced_blocks == distinct &&
-			  r->fsck_problems == 0 && r->read_mismatches == 0 && r->final_mismatches == 0;
+			  physical_ok && r->fsck_problems == 0 && r->read_mismatches == 0 && r->final_mismatches == 0;
 }
 
 static void collect(struct launch *l, struct run_result *r)

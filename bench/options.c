@@ -42,6 +42,9 @@ const struct opt_def bench_option_table[] = {
 	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "write to a block device even if it holds a filesystem or partition signature, or over an "
 	 "existing file holding data dedisbench did not write (never through a symbolic link)"},
+	{"hints", 0, NULL, OT_FLAG, OFF(hints), NULL, NULL, 0, 0, 0, 0, "Target",
+	 "engine targets: pass a NODEDUP hint with every write of fresh unique content, which the engine "
+	 "stores without fingerprinting or indexing it"},
 	/* Workload */
 	{"mode", 0, "MODE", OT_ENUM, OFF(mode), "write", mode_names, 0, 0, 0, 0, "Workload",
 	 "write, read or mixed"},

@@ -49,6 +49,7 @@ struct bench_options {
 	char *config;
 	bool keep;
 	bool force;
+	bool hints;           /* engine targets: NODEDUP on fresh unique content */
 	char *json;
 	char *output_dir;
 	char *dist_report;

@@ -129,10 +129,13 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		const struct engine_stats *ob = &r->observed;
 		double want_ratio = r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0;
 		fprintf(f, "engine (%s index): expected %llu mapped blocks, %llu distinct (ratio %.3f); observed %llu mapped, "
-			   "%llu distinct stored (ratio %.3f), %llu blocks in use, fsck %s; reads checked %llu, mismatched %llu: %s\n",
+			   "%llu distinct stored (ratio %.3f), %llu blocks in use, fsck %s; physical bytes expected %llu, observed "
+			   "%llu (%+.2f %%, compression %s); reads checked %llu, mismatched %llu: %s\n",
 			ob->index, (unsigned long long)r->expected_mapped, (unsigned long long)r->expected_distinct, want_ratio,
 			(unsigned long long)ob->mapped_blocks, (unsigned long long)ob->referenced_blocks, ob->dedup_ratio,
 			(unsigned long long)ob->physical_blocks, r->fsck_problems == 0 ? "clean" : "FAILED",
+			(unsigned long long)r->expected_physical_bytes, (unsigned long long)ob->physical_bytes,
+			100 * r->physical_deviation, ob->compress,
 			(unsigned long long)r->read_checks, (unsigned long long)r->read_mismatches,
 			r->engine_match ? "MATCH" : "MISMATCH");
 	}
@@ -237,9 +240,10 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	}
 	if (r->have_engine) {
 		const struct engine_stats *ob = &r->observed;
-		json_t *exp = json_pack("{s:I, s:I, s:f}", "mapped_blocks", (json_int_t)r->expected_mapped,
+		json_t *exp = json_pack("{s:I, s:I, s:f, s:I}", "mapped_blocks", (json_int_t)r->expected_mapped,
 					"distinct_blocks", (json_int_t)r->expected_distinct, "dedup_ratio",
-					r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0.0);
+					r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0.0,
+					"physical_bytes", (json_int_t)r->expected_physical_bytes);
 		json_t *obs = json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "mapped_blocks",
 					(json_int_t)ob->mapped_blocks, "distinct_blocks", (json_int_t)ob->referenced_blocks,
 					"dedup_ratio", ob->dedup_ratio, "physical_blocks", (json_int_t)ob->physical_blocks,
@@ -248,7 +252,11 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 					"overwrites", (json_int_t)ob->overwrites, "index_entries", (json_int_t)ob->index_entries,
 					"index_lookups", (json_int_t)ob->index_lookups, "bloom_negatives",
 					(json_int_t)ob->bloom_negatives, "fsck_problems", (json_int_t)r->fsck_problems);
-		json_t *eng = json_pack("{s:s, s:o, s:o, s:b, s:I, s:I}", "index", ob->index, "expected", exp, "observed", obs,
+		json_object_set_new(obs, "physical_bytes", json_integer((json_int_t)ob->physical_bytes));
+		json_object_set_new(obs, "compressed_fragments", json_integer((json_int_t)ob->compressed_fragments));
+		json_object_set_new(obs, "nodedup_writes", json_integer((json_int_t)ob->nodedup_writes));
+		json_t *eng = json_pack("{s:s, s:s, s:f, s:o, s:o, s:b, s:I, s:I}", "index", ob->index, "compress", ob->compress,
+					"physical_deviation", r->physical_deviation, "expected", exp, "observed", obs,
 					"match", r->engine_match, "read_checks", (json_int_t)r->read_checks,
 					"read_mismatches", (json_int_t)r->read_mismatches);
 		if (r->nmismatch)

@@ -28,6 +28,10 @@ struct run_result {
 	 * engine reports; reads checked against the ledgers. */
 	bool have_engine;
 	uint64_t expected_mapped, expected_distinct;
+	/* What the live distinct contents take stored by the engine's packing rule (LZ4 size + the
+	 * fragment header, or a whole block), computed here from the generator's bytes. */
+	uint64_t expected_physical_bytes;
+	double physical_deviation;     /* observed / expected - 1 */
 	struct engine_stats observed;
 	long fsck_problems;
 	bool engine_match;

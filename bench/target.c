@@ -1,11 +1,11 @@
 /* target.c - target validation and set-up: the refusal rules for block devices (mounted, or
  * holding a signature libblkid recognises), free-space checks, worker files and regions. */
 #include <blkid/blkid.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,14 +256,29 @@ static int probe_dir(const struct target_request *req, struct target *t, char *e
 	return 0;
 }
 
-/* engine:DIR[,index=mem|bdb|bloom] - the embedded reference engine, formatted on first use. */
+/* engine:DIR[,OPTION=VALUE]... - the embedded reference engine, formatted on first use. Each
+ * option is a row: its name, where its value goes, and what accepts a value. */
+static bool engine_index_ok(const char *v) { return index_find(v) != NULL; } /* the engine's own list */
+static bool engine_compress_ok(const char *v) { return !strcmp(v, "none") || !strcmp(v, "lz4"); }
+
+static const struct engine_opt {
+	const char *name;
+	size_t field;  /* offset of a char[8] in struct target */
+	bool (*valid)(const char *v);
+	const char *choices;
+} engine_opts[] = {
+	{"index", offsetof(struct target, engine_index), engine_index_ok, "mem|bdb|bloom"},
+	{"compress", offsetof(struct target, engine_compress), engine_compress_ok, "none|lz4"},
+};
+#define ENGINE_OPTS (sizeof engine_opts / sizeof engine_opts[0])
+
 static int probe_engine(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	const char *spec = req->path + strlen("engine:");
 	const char *comma = strchr(spec, ',');
 	size_t dlen = comma ? (size_t)(comma - spec) : strlen(spec);
 	if (!dlen || dlen >= sizeof t->path)
-		return fail(err, errlen, "target %s: give engine:DIR[,index=mem|bdb|bloom]", req->path);
+		return fail(err, errlen, "target %s: give engine:DIR[,index=mem|bdb|bloom][,compress=none|lz4]", req->path);
 	memcpy(t->path, spec, dlen);
 	t->path[dlen] = 0;
 	t->kind = TARGET_ENGINE;
@@ -271,21 +286,28 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 		return -1;
 	t->sector_size = 512;
 	t->region_size = req->file_size;
-	bool index_given = false;
+	bool given[ENGINE_OPTS] = {false};
 	snprintf(t->engine_index, sizeof t->engine_index, "mem");
+	snprintf(t->engine_compress, sizeof t->engine_compress, "none");
 	for (const char *opt = comma; opt; opt = strchr(opt + 1, ',')) {
 		const char *v = opt + 1;
-		size_t n = strcspn(v, ",");
-		char name[sizeof t->engine_index] = "";
-		if (n > 6 && !strncmp(v, "index=", 6) && n - 6 < sizeof name)
-			memcpy(name, v + 6, n - 6);
-		if (name[0] && index_find(name)) { /* the engine's own list of backends decides */
-			snprintf(t->engine_index, sizeof t->engine_index, "%s", name);
-			index_given = true;
-		} else {
-			return fail(err, errlen, "target %s: unknown engine option '%.*s' (index=mem|bdb|bloom)", req->path,
-				    (int)n, v);
-		}
+		size_t n = strcspn(v, ","), k;
+		const char *eq = memchr(v, '=', n);
+		for (k = 0; eq && k < ENGINE_OPTS; k++)
+			if ((size_t)(eq - v) == strlen(engine_opts[k].name) && !strncmp(v, engine_opts[k].name, (size_t)(eq - v)))
+				break;
+		if (!eq || k == ENGINE_OPTS)
+			return fail(err, errlen, "target %s: unknown engine option '%.*s' (index=mem|bdb|bloom, compress=none|lz4)",
+				    req->path, (int)n, v);
+		char value[8] = "";
+		size_t vlen = n - (size_t)(eq + 1 - v);
+		if (vlen < sizeof value)
+			memcpy(value, eq + 1, vlen);
+		if (!value[0] || !engine_opts[k].valid(value))
+			return fail(err, errlen, "target %s: engine option %s='%.*s' is not one of %s", req->path,
+				    engine_opts[k].name, (int)vlen, eq + 1, engine_opts[k].choices);
+		snprintf((char *)t + engine_opts[k].field, 8, "%s", value);
+		given[k] = true;
 	}
 	struct engine_stats g;
 	char why[512];
@@ -314,9 +336,12 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	if (g.block_size != req->block_size)
 		return fail(err, errlen, "target %s: the volume has %llu-byte blocks, the run uses --block-size %u",
 			    req->path, (unsigned long long)g.block_size, req->block_size);
-	if (index_given && strcmp(g.index, t->engine_index))
+	if (given[0] && strcmp(g.index, t->engine_index))
 		return fail(err, errlen, "target %s: the volume was formatted with index=%s", req->path, g.index);
+	if (given[1] && strcmp(g.compress, t->engine_compress))
+		return fail(err, errlen, "target %s: the volume was formatted with compress=%s", req->path, g.compress);
 	snprintf(t->engine_index, sizeof t->engine_index, "%s", g.index);
+	snprintf(t->engine_compress, sizeof t->engine_compress, "%s", g.compress);
 	uint64_t have = g.logical_blocks * g.block_size;
 	if (!req->file_size_given)
 		t->region_size = have / req->procs / req->block_size * req->block_size;
@@ -411,6 +436,7 @@ static int prepare_engine(struct target *t, uint32_t block_size, char *err, size
 		struct engine_format_params fp = {
 			.logical_bytes = t->region_size * t->procs, .data_bytes = 0, /* the engine's default headroom */
 			.block_size = block_size, .index = t->engine_index, .hash = "sha1",
+			.compress = t->engine_compress, .journal_bytes = 0,
 		};
 		if (engine_format(t->path, &fp, err, errlen))
 			return -1;
@@ -489,33 +515,6 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 	return 0;
 }
 
-static void remove_volume(const char *dir)
-{
-	static const char *const files[] = {"superblock", "state", "lbnmap", "refs", "index.mem", "bloom"};
-	char path[PATH_MAX + 16];
-	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		if (snprintf(path, sizeof path, "%s/%s", dir, files[i]) < (int)sizeof path)
-			unlink(path);
-	}
-	for (unsigned i = 0; i < 64; i++) /* the chunk store's stripes */
-		if (snprintf(path, sizeof path, "%s/data.%u", dir, i) < (int)sizeof path)
-			unlink(path);
-	if (snprintf(path, sizeof path, "%s/bdb", dir) >= (int)sizeof path)
-		return;
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			char f[PATH_MAX + 16 + 256];
-			if (de->d_name[0] != '.' && snprintf(f, sizeof f, "%s/%s", path, de->d_name) < (int)sizeof f)
-				unlink(f);
-		}
-		closedir(d);
-		rmdir(path);
-	}
-	rmdir(dir);
-}
-
 bool target_all_created(const struct target *t)
 {
 	for (unsigned w = 0; w < t->procs; w++)
@@ -527,7 +526,7 @@ bool target_all_created(const struct target *t)
 void target_cleanup(struct target *t, bool keep)
 {
 	if (t->kind == TARGET_ENGINE && t->engine_formatted && !keep)
-		remove_volume(t->path);
+		engine_remove(t->path);
 	if (t->kind != TARGET_DIR || keep || !t->dir_fd_open)
 		return;
 	for (unsigned w = 0; w < t->procs; w++) {

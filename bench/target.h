@@ -31,6 +31,7 @@ struct target {
 	bool excl_fd_open;
 	struct runlock lock;    /* one run per target: taken first thing by target_probe */
 	char engine_index[8];   /* ENGINE: the volume's index backend */
+	char engine_compress[8]; /* ENGINE: "none" or "lz4" */
 	bool engine_exists;     /* ENGINE: DIR already held a volume */
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
 	bool keep_data;         /* an earlier run's data must stay (a kept ledger describes it) */

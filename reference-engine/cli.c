@@ -15,11 +15,12 @@ const struct engine_opt engine_options[] = {
 	{"block-size", 'b', "SIZE", "format", "4096", "block size, a power of two from 512 B to 64 KiB"},
 	{"index", 'i', "KIND", "format", "mem", "fingerprint index: mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)"},
 	{"hash", 'H', "NAME", "format", "sha1", "fingerprint: sha1 or sha256"},
+	{"compress", 'c', "KIND", "format", "none", "lz4: unique blocks are LZ4-compressed and packed several to a physical block; none: stored whole"},
 	{"json", 'j', NULL, "stat fsck gc", NULL, "print the result as JSON"},
 	{"plot", 'p', "FILE.png", "stat", NULL, "render space (logical, physical, index) and the write-path case mix with gnuplot"},
 	{"verify-hits", 0, NULL, "import", NULL, "compare bytes on every index hit and count collisions"},
 	{"direct", 0, NULL, "import export", NULL, "O_DIRECT on the chunk store"},
-	{"commit-every", 0, "N", "import", "0", "bdb/bloom: force the index log to disk every N writes (0: only at the end)"},
+	{"commit-every", 0, "N", "import", "0", "commit the LBN map (journal, data synced first) and force bdb's log every N writes (0: only at the end)"},
 	{"quiet", 'q', NULL, "all", NULL, "print only errors"},
 	{"help", 'h', NULL, "all", NULL, "show this help"},
 	{"version", 'V', NULL, "all", NULL, "show the version"},
@@ -58,6 +59,10 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 		if (strcmp(v, "mem") && strcmp(v, "bdb") && strcmp(v, "bloom"))
 			return fail(err, errlen, "--index: unknown value '%s' (mem, bdb, bloom)", v);
 		c->index = v;
+	} else if (!strcmp(n, "compress")) {
+		if (strcmp(v, "none") && strcmp(v, "lz4"))
+			return fail(err, errlen, "--compress: unknown value '%s' (none, lz4)", v);
+		c->compress = v;
 	} else if (!strcmp(n, "hash")) {
 		if (strcmp(v, "sha1") && strcmp(v, "sha256"))
 			return fail(err, errlen, "--hash: unknown value '%s' (sha1, sha256)", v);

@@ -1,8 +1,9 @@
-/* engine.c - the reference engine's paths: the Dmdedup write flowchart (fingerprint, index
- * lookup, LBN lookup, five cases), reads, discard, flush, GC, recovery, fsck, stats. */
+/* engine.c - the reference engine's paths: format, open/close, the Dmdedup write flowchart
+ * (fingerprint, index lookup under the fingerprint's stripe lock, LBN remap by one atomic
+ * exchange), reads, discard, flush, GC and stats. Recovery, fsck, quiescing, packing and
+ * transactions live in their own modules (engine-int.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,28 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "errmsg.h"
-#include "engine.h"
-#include "fingerprint.h"
-#include "index.h"
-#include "meta.h"
-#include "space.h"
-#include "store.h"
-
-struct engine {
-	char dir[4096];
-	struct superblock sb;
-	int lock_fd;                  /* flock: shared by openers, exclusive for gc/fsck/recovery */
-	struct vol_state *st;
-	uint64_t *lbnmap;             /* pbn + 1, 0 = unmapped */
-	size_t lbnmap_len, refs_len;
-	struct space space;
-	struct store store;
-	const struct index_ops *iops;
-	struct index *ix;
-	struct fp_ctx *fp;
-	struct engine_open_params p;
-	void *scratch;                /* one aligned block: --verify-hits, fsck */
-};
+#include "engine-int.h"
 
 const struct index_ops *index_find(const char *name)
 {
@@ -49,9 +29,17 @@ const struct index_ops *index_find(const char *name)
 uint32_t engine_block_size(const struct engine *e) { return e->sb.block_size; }
 uint64_t engine_logical_blocks(const struct engine *e) { return e->sb.logical_blocks; }
 
+/* Entries the index may need: one per stored content (several per block when packed). */
 static struct index_params index_params(const char *dir, const struct superblock *sb, unsigned commit_every)
 {
-	return (struct index_params){dir, sb->fp_len, sb->data_blocks, commit_every};
+	uint64_t cap = sb->data_blocks * (sb->compress ? 4 : 1);
+	return (struct index_params){dir, sb->fp_len, cap, commit_every};
+}
+
+static uint64_t default_journal(uint64_t logical)
+{
+	uint64_t j = logical * 8 / 2;
+	return j < (1u << 20) ? (1u << 20) : j > (64u << 20) ? (64u << 20) : (j + 4095) & ~4095ULL;
 }
 
 int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen)
@@ -59,11 +47,14 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	uint32_t bs = p->block_size ? p->block_size : 4096;
 	const char *hash = p->hash ? p->hash : "sha1";
 	const char *iname = p->index ? p->index : "mem";
+	const char *comp = p->compress ? p->compress : "none";
 	const struct index_ops *iops = index_find(iname);
 	if (bs < 512 || bs > 65536 || (bs & (bs - 1)))
 		return fail(err, errlen, -EINVAL, "block size %u is not a power of two from 512 B to 64 KiB", bs);
 	if (!iops)
 		return fail(err, errlen, -EINVAL, "unknown index '%s' (mem, bdb, bloom)", iname);
+	if (strcmp(comp, "none") && strcmp(comp, "lz4"))
+		return fail(err, errlen, -EINVAL, "unknown compression '%s' (none, lz4)", comp);
 	struct fp_ctx *fp = fp_new(hash);
 	if (!fp)
 		return fail(err, errlen, -EINVAL, "unknown hash '%s' (sha1, sha256)", hash);
@@ -75,6 +66,9 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 		return fail(err, errlen, -EINVAL, "volume size must be at least one %u-byte block", bs);
 	if (data >= (1ULL << 40) || logical >= (1ULL << 40))
 		return fail(err, errlen, -EINVAL, "volume too large (at most 2^40 blocks)");
+	if (p->journal_bytes && p->journal_bytes < 4096)
+		return fail(err, errlen, -EINVAL, "journal of %llu bytes is too small (at least 4 KiB)",
+			    (unsigned long long)p->journal_bytes);
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return fail(err, errlen, -errno, "cannot create %s: %s", dir, strerror(errno));
 	struct superblock sb;
@@ -97,32 +91,16 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	sb.fp_len = digest_len;
 	sb.stripes = VOL_STRIPES;
 	sb.created = (uint64_t)time(NULL);
+	sb.compress = strcmp(comp, "lz4") ? VOL_COMPRESS_NONE : VOL_COMPRESS_LZ4;
+	sb.frags = sb.compress ? PACK_MAX_FRAGS : 1;
+	sb.journal_bytes = p->journal_bytes ? p->journal_bytes : default_journal(logical);
 	sb_seal(&sb);
 
-	int rc;
-	struct vol_state *st = meta_map(dir, VOL_STATE, sizeof *st, 1, NULL);
-	if (!st)
-		return fail(err, errlen, -errno, "cannot create the state file in %s: %s", dir, strerror(errno));
-	memset(st, 0, sizeof *st);
-	st->magic = VOL_STATE_MAGIC;
-	st->clean = 1;
-	rc = state_init_lock(st);
-	msync(st, sizeof *st, MS_SYNC);
-	munmap(st, sizeof *st);
-	void *m;
-	if (!rc && !(m = meta_map(dir, VOL_LBNMAP, logical * 8, 1, NULL)))
-		rc = -errno;
-	else if (!rc)
-		munmap(m, logical * 8);
-	if (!rc && !(m = meta_map(dir, VOL_REFS, data * 4, 1, NULL)))
-		rc = -errno;
-	else if (!rc)
-		munmap(m, data * 4);
+	/* Only the durable files: the first open builds the caches (state, working map, references,
+	 * index) from them, as it would after a power loss. */
+	int rc = txn_create(dir, logical, sb.journal_bytes);
 	if (!rc)
 		rc = store_create(dir, bs, data, sb.stripes);
-	struct index_params ip = index_params(dir, &sb, 0);
-	if (!rc)
-		rc = iops->create(&ip);
 	/* The superblock goes last: a volume without one is not a volume, so a failed format
 	 * leaves nothing that looks usable. */
 	if (!rc)
@@ -149,69 +127,48 @@ int engine_describe(const char *dir, struct engine_stats *g, char *err, size_t e
 	g->data_blocks = sb.data_blocks;
 	snprintf(g->index, sizeof g->index, "%s", sb.index);
 	snprintf(g->hash, sizeof g->hash, "%s", sb.hash);
+	snprintf(g->compress, sizeof g->compress, "%s", sb.compress ? "lz4" : "none");
 	return 0;
 }
 
-/* Collect the PBNs the index points at (for rebuild) and drop entries that cannot be right. */
-struct collect {
-	uint64_t *pbns;
-	uint64_t n, cap, blocks;
-};
-
-static int collect_pbn(void *arg, const uint8_t *fp, uint64_t pbn)
+int engine_durable_name(unsigned file, char *buf, size_t len)
 {
-	struct collect *c = arg;
-	if (pbn >= c->blocks)
-		return 0;
-	if (c->n == c->cap) {
-		uint64_t cap = c->cap ? c->cap * 2 : 1024;
-		uint64_t *p = realloc(c->pbns, cap * sizeof *p);
-		if (!p)
-			return -ENOMEM;
-		c->pbns = p;
-		c->cap = cap;
-	}
-	c->pbns[c->n++] = pbn;
-	return 0;
+	int n = file == 0 ? snprintf(buf, len, "%s", VOL_MAP)
+		: file == 1 ? snprintf(buf, len, "%s", VOL_JOURNAL)
+			    : snprintf(buf, len, "%s.%u", VOL_DATA, file - 2);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* After a crash (or a process dying inside the lock): the LBN map and the index are the truth;
- * reference words and counters are derived from them again. */
-static int recover(struct engine *e)
+static const char *const cache_files[] = {VOL_STATE, VOL_LBNMAP, VOL_REFS, VOL_DIRTY, VOL_LOCKS};
+
+static void remove_caches(const char *dir, const struct superblock *sb)
 {
-	struct collect c = {NULL, 0, 0, e->sb.data_blocks};
-	int rc = e->iops->iterate(e->ix, collect_pbn, &c);
-	if (rc) {
-		free(c.pbns);
-		return rc;
-	}
-	space_rebuild(&e->space, e->lbnmap, e->sb.logical_blocks, c.pbns, c.n);
-	free(c.pbns);
-	e->st->generation++;
-	return 0;
+	char path[4096];
+	for (size_t i = 0; i < sizeof cache_files / sizeof cache_files[0]; i++)
+		if (!meta_path(path, sizeof path, dir, cache_files[i]))
+			unlink(path);
+	const struct index_ops *iops = index_find(sb->index);
+	struct index_params ip = index_params(dir, sb, 0);
+	if (iops)
+		iops->destroy(&ip);
 }
 
-static int gc_locked(struct engine *e, uint64_t *reclaimed);
-
-static int vol_lock(struct engine *e)
+int engine_remove(const char *dir)
 {
-	int rc = pthread_mutex_lock(&e->st->lock);
-	if (rc == EOWNERDEAD) {
-		/* Its owner died mid-update: repair before anyone trusts the derived state. */
-		rc = recover(e);
-		pthread_mutex_consistent(&e->st->lock);
-		if (rc) {
-			pthread_mutex_unlock(&e->st->lock);
-			return rc;
+	struct superblock sb;
+	const char *why;
+	char path[4096];
+	if (sb_read(dir, &sb, &why) == 0) {
+		remove_caches(dir, &sb);
+		for (unsigned f = 0; f < 2 + sb.stripes; f++) {
+			char name[64];
+			if (!engine_durable_name(f, name, sizeof name) && !meta_path(path, sizeof path, dir, name))
+				unlink(path);
 		}
-		return 0;
 	}
-	return -rc;
-}
-
-static void vol_unlock(struct engine *e)
-{
-	pthread_mutex_unlock(&e->st->lock);
+	if (!meta_path(path, sizeof path, dir, VOL_SUPERBLOCK))
+		unlink(path);
+	return rmdir(dir) ? -errno : 0;
 }
 
 static void unmap_all(struct engine *e)
@@ -231,14 +188,90 @@ static void destroy(struct engine *e)
 {
 	if (e->ix)
 		e->iops->close(e->ix);
+	txn_close(&e->txn);
 	store_close(&e->store);
+	stripes_close(&e->stripes);
+	packer_free(&e->pack);
 	unmap_all(e);
 	if (e->fp)
 		fp_free(e->fp);
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);
 	free(e->scratch);
+	free(e->scratch2);
 	free(e);
+}
+
+/* How an opener that has the volume alone finds its caches. */
+enum cache_state { CACHES_CLEAN, CACHES_CRASHED, CACHES_LOST };
+
+static enum cache_state probe_caches(const char *dir, const struct superblock *sb)
+{
+	char path[4096], boot[40];
+	struct stat st;
+	for (size_t i = 0; i < sizeof cache_files / sizeof cache_files[0]; i++)
+		if (meta_path(path, sizeof path, dir, cache_files[i]) || stat(path, &st))
+			return CACHES_LOST;
+	struct vol_state *s = meta_map(dir, VOL_STATE, sizeof *s, 0, NULL);
+	if (!s)
+		return CACHES_LOST;
+	meta_boot_id(boot, sizeof boot);
+	enum cache_state r = s->magic != VOL_STATE_MAGIC ? CACHES_LOST
+			     : s->clean			  ? CACHES_CLEAN
+			     : strcmp(s->boot_id, boot)	  ? CACHES_LOST /* the machine went down with them */
+							  : CACHES_CRASHED;
+	munmap(s, sizeof *s);
+	(void)sb;
+	return r;
+}
+
+static int map_caches(struct engine *e, bool create, bool init_locks)
+{
+	const char *dir = e->dir;
+	e->st = meta_map(dir, VOL_STATE, sizeof *e->st, create, NULL);
+	e->lbnmap_len = e->sb.logical_blocks * 8;
+	e->refs_len = e->sb.data_blocks * e->sb.frags * 4;
+	e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, create, NULL);
+	e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, create, NULL);
+	if (!e->st || !e->lbnmap || !e->space.refs)
+		return errno ? -errno : -EIO;
+	if (create) {
+		memset(e->st, 0, sizeof *e->st);
+		e->st->magic = VOL_STATE_MAGIC;
+	}
+	if (e->st->magic != VOL_STATE_MAGIC)
+		return -EINVAL;
+	e->space.blocks = e->sb.data_blocks;
+	e->space.frags = e->sb.frags;
+	e->space.block_size = e->sb.block_size;
+	e->space.cursor = &e->st->alloc_cursor;
+	return stripes_open(&e->stripes, dir, init_locks);
+}
+
+/* The first opener alone: caches trusted, repaired or rebuilt; locks re-initialised. */
+static int open_alone(struct engine *e, const struct index_params *ip, enum cache_state cs)
+{
+	int rc = 0;
+	if (cs == CACHES_LOST) {
+		remove_caches(e->dir, &e->sb);
+		rc = e->iops->create(ip);
+	}
+	if (!rc)
+		rc = map_caches(e, cs == CACHES_LOST, true);
+	if (!rc && !(rc = meta_init_mutex(&e->st->world)))
+		rc = meta_init_mutex(&e->st->commit);
+	if (!rc)
+		rc = e->iops->open(ip, cs != CACHES_CLEAN, &e->ix);
+	if (rc)
+		return rc;
+	e->st->quiesce = 0;
+	for (unsigned i = 0; i < VOL_SLOTS; i++) /* nobody else is here: every slot is stale */
+		if (e->st->slots[i].pid) {
+			for (int c = 0; c < VC_COUNT; c++)
+				e->st->base[c] += e->st->slots[i].c[c];
+			memset(&e->st->slots[i], 0, sizeof e->st->slots[i]);
+		}
+	return 0;
 }
 
 int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen)
@@ -262,14 +295,14 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		return fail(err, errlen, -EINVAL, "%s: unknown index or hash in the superblock", dir);
 	}
 	char path[4096];
-	meta_path(path, sizeof path, dir, VOL_STATE);
-	e->lock_fd = open(path, O_RDWR | O_CLOEXEC);
+	meta_path(path, sizeof path, dir, VOL_SUPERBLOCK);
+	e->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (e->lock_fd < 0) {
 		rc = -errno;
 		destroy(e);
-		return fail(err, errlen, rc, "%s: cannot open the state file: %s", dir, strerror(-rc));
+		return fail(err, errlen, rc, "%s: cannot open the superblock: %s", dir, strerror(-rc));
 	}
-	/* Whoever gets the volume alone first (LOCK_EX) recovers it if it was not closed cleanly. */
+	/* Whoever gets the volume alone first (LOCK_EX) repairs or rebuilds its caches. */
 	bool alone = flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0;
 	if (!alone && p->exclusive) {
 		destroy(e);
@@ -280,32 +313,38 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		destroy(e);
 		return fail(err, errlen, rc, "%s: cannot lock: %s", dir, strerror(-rc));
 	}
-	e->st = meta_map(dir, VOL_STATE, sizeof *e->st, 0, NULL);
-	e->lbnmap_len = e->sb.logical_blocks * 8;
-	e->refs_len = e->sb.data_blocks * 4;
-	e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, 0, NULL);
-	e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, 0, NULL);
-	if (!e->st || !e->lbnmap || !e->space.refs || e->st->magic != VOL_STATE_MAGIC) {
-		destroy(e);
-		return fail(err, errlen, -EINVAL, "%s: metadata files are missing or damaged", dir);
-	}
-	e->space.blocks = e->sb.data_blocks;
-	e->space.c = &e->st->c;
-	e->space.cursor = &e->st->alloc_cursor;
-	bool unclean = alone && !e->st->clean;
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
-	rc = e->iops->open(&ip, unclean, &e->ix);
+	enum cache_state cs = alone ? probe_caches(dir, &e->sb) : CACHES_CLEAN;
+	if (alone)
+		rc = open_alone(e, &ip, cs);
+	else if (!(rc = map_caches(e, false, false)))
+		rc = e->iops->open(&ip, 0, &e->ix);
 	if (!rc)
-		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, e->sb.stripes, p->direct);
-	if (!rc && posix_memalign(&e->scratch, 4096, e->sb.block_size))
+		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, e->sb.stripes, p->direct, p->recorder);
+	if (!rc)
+		rc = txn_open(&e->txn, dir, e->sb.logical_blocks, e->sb.journal_bytes, e->lbnmap, e->st, &e->store, p->recorder);
+	if (!rc)
+		rc = packer_init(&e->pack, e->sb.block_size);
+	if (!rc && (posix_memalign(&e->scratch, 4096, e->sb.block_size) || posix_memalign(&e->scratch2, 4096, e->sb.block_size)))
 		rc = -ENOMEM;
+	if (!rc && !alone && !(rc = world_enter(e))) {
+		rc = slot_claim(e);
+		world_leave(e);
+	}
 	if (!rc && alone) {
-		/* Nobody else has it open: no process can hold the lock, so re-initialise it. */
-		rc = state_init_lock(e->st);
-		if (!rc && unclean)
-			rc = recover(e);
-		if (!rc)
+		rc = slot_claim(e);
+		if (!rc && cs == CACHES_LOST)
+			rc = recovery_from_durable(e);
+		else if (!rc && cs == CACHES_CRASHED)
+			rc = recovery_rebuild(e);
+		if (!rc) {
+			/* From here on the caches are ahead of the disk: say so on disk first, so a power
+			 * loss never leaves a stale "clean" behind. */
 			e->st->clean = 0;
+			meta_boot_id(e->st->boot_id, sizeof e->st->boot_id);
+			if (msync(e->st, sizeof *e->st, MS_SYNC))
+				rc = -errno;
+		}
 		if (!rc && !p->exclusive && flock(e->lock_fd, LOCK_SH))
 			rc = -errno;
 	}
@@ -317,385 +356,369 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	return 0;
 }
 
-/* Point lbn at pbn (already referenced for it) and drop the old mapping's reference. With the lock. */
-static void remap(struct engine *e, uint64_t lbn, uint64_t pbn)
+/* A stored content gained an LBN reference / lost one: the gauges follow the word's transitions. */
+static void ref_up(struct engine *e, uint64_t addr)
 {
-	struct vol_counters *c = &e->st->c;
-	uint64_t old = e->lbnmap[lbn];
-	/* One aligned 8-byte store: a crash leaves the entry old or new. */
-	__atomic_store_n(&e->lbnmap[lbn], pbn + 1, __ATOMIC_RELEASE);
+	if (!REF_LBNS(space_ref(&e->space, addr))) {
+		count(e, VC_REFERENCED, 1);
+		count(e, VC_PHYSICAL_BYTES, space_bytes(&e->space, addr));
+		count(e, VC_LIVE_FRAGMENTS, addr_packed(addr));
+	}
+}
+
+static void ref_down(struct engine *e, uint64_t addr)
+{
+	if (!space_valid(&e->space, addr))
+		return;
+	if (REF_LBNS(space_unref(&e->space, addr)) == 1) {
+		count(e, VC_REFERENCED, -1);
+		count(e, VC_PHYSICAL_BYTES, -(int64_t)space_bytes(&e->space, addr));
+		count(e, VC_LIVE_FRAGMENTS, -(int64_t)addr_packed(addr));
+	}
+}
+
+/* Point lbn at addr (already referenced for it): one atomic exchange, then the old content loses
+ * its reference (it stays held until GC) and the map chunk is marked for the next commit. */
+static void remap(struct engine *e, uint64_t lbn, uint64_t addr)
+{
+	uint64_t old = __atomic_exchange_n(&e->lbnmap[lbn], addr, __ATOMIC_SEQ_CST);
+	txn_mark(&e->txn, lbn);
 	if (old) {
-		space_unref_lbn(&e->space, old - 1); /* overwritten blocks are not reclaimed here */
-		c->overwrites++;
+		ref_down(e, old);
+		count(e, VC_OVERWRITES, 1);
 	} else {
-		c->mapped_blocks++;
+		count(e, VC_MAPPED, 1);
 	}
 }
 
-/* Known data (cases 1-3): with the lock. */
-static void write_known(struct engine *e, uint64_t lbn, uint64_t pbn)
+static void close_bin(struct engine *e)
 {
-	struct vol_counters *c = &e->st->c;
-	if (e->lbnmap[lbn] == pbn + 1) {
-		c->inplace_rewrites++; /* case 1: the same data rewritten in place */
-	} else {
-		space_ref_lbn(&e->space, pbn); /* cases 2 and 3 */
-		remap(e, lbn, pbn);
-		c->duplicate_writes++;
-	}
-	c->logical_writes++;
+	if (!e->pack.open)
+		return;
+	space_clear(&e->space, e->pack.pbn * e->space.frags, REF_RESERVED);
+	e->pack.open = false;
+	e->me->bin_pbn = 0;
 }
 
-/* Index lookup with the lock held; 1 hit (*pbn), 0 miss, -errno. --verify-hits turns a hit whose
- * bytes differ into a miss and sets *collision. */
-static int lookup_locked(struct engine *e, const uint8_t *fp, const void *buf, uint64_t *pbn, bool *collision)
+/* Store new content: a fragment appended to this process's open bin when it compresses, else a
+ * whole block of its own. The address comes back reserved, not yet published. */
+static int store_new(struct engine *e, const void *buf, uint64_t *addr)
 {
-	struct vol_counters *c = &e->st->c;
-	c->index_lookups++;
-	int hit = e->iops->lookup(e->ix, fp, pbn);
+	uint64_t pbn;
+	int rc;
+	uint32_t clen = e->sb.compress ? packer_compress(&e->pack, buf) : 0;
+	if (clen) {
+		if (!packer_fits(&e->pack, clen)) {
+			close_bin(e);
+			if ((rc = space_alloc(&e->space, e->me, &pbn)))
+				return rc;
+			packer_open_bin(&e->pack, pbn);
+			e->me->bin_pbn = pbn + 1;
+		}
+		unsigned slot = packer_append(&e->pack, clen);
+		e->me->bin_used = e->pack.used;
+		e->me->bin_frags = e->pack.frags;
+		if ((rc = store_write(&e->store, e->pack.pbn, e->pack.bin)))
+			return rc;
+		*addr = addr_fragment(e->pack.pbn, slot, clen);
+		count(e, VC_COMPRESSED_WRITES, 1);
+		return 0;
+	}
+	if ((rc = space_alloc(&e->space, e->me, &pbn)))
+		return rc;
+	if ((rc = store_write(&e->store, pbn, buf))) {
+		space_clear(&e->space, pbn * e->space.frags, REF_RESERVED);
+		return rc;
+	}
+	*addr = addr_whole(pbn);
+	return 0;
+}
+
+/* Make a stored content visible with its first reference: held (and indexed) from now on. */
+static void publish(struct engine *e, uint64_t addr, uint32_t bits)
+{
+	uint64_t idx = space_index(&e->space, addr);
+	space_set(&e->space, idx, REF_HELD | bits);
+	ref_up(e, addr);
+	if (!addr_packed(addr))
+		space_clear(&e->space, idx, REF_RESERVED);
+}
+
+int engine_read_addr(struct engine *e, uint64_t addr, void *buf)
+{
+	if (!space_valid(&e->space, addr))
+		return -EIO;
+	if (!addr_packed(addr))
+		return store_read(&e->store, addr_pbn(addr), buf);
+	int rc = store_read(&e->store, addr_pbn(addr), e->scratch2);
+	return rc ? rc : packer_extract(e->sb.block_size, e->scratch2, addr_slot(addr), addr_len(addr), buf);
+}
+
+/* The write path with the fingerprint's stripe held from the lookup to the insert, so one
+ * content is stored once however many writers race on it. */
+static int write_dedup(struct engine *e, uint64_t lbn, const void *buf, const uint8_t *fp)
+{
+	unsigned stripe = index_stripe(fp);
+	int rc = stripe_lock(&e->stripes, stripe);
+	if (rc < 0)
+		return rc;
+	if (rc == STRIPE_OWNER_DIED) {
+		stripe_unlock(&e->stripes, stripe);
+		return ENGINE_REPAIR;
+	}
+	count(e, VC_INDEX_LOOKUPS, 1);
+	uint64_t addr = 0;
+	bool collision = false;
+	int hit = e->iops->lookup(e->ix, fp, &addr);
 	if (hit == INDEX_ABSENT_FILTERED) {
-		c->bloom_negatives++;
+		count(e, VC_BLOOM_NEGATIVES, 1);
 		hit = 0;
 	}
+	if (hit == 1 && !space_valid(&e->space, addr))
+		hit = 0; /* a damaged entry: store anew (the insert replaces it) */
 	if (hit == 1 && e->p.verify_hits) {
-		int rc = store_read(&e->store, *pbn, e->scratch);
-		if (rc)
-			return rc;
+		if ((rc = engine_read_addr(e, addr, e->scratch)))
+			goto out;
 		if (memcmp(e->scratch, buf, e->sb.block_size)) {
-			c->collisions++;
-			*collision = true; /* stored unindexed: the index keeps the first owner */
+			count(e, VC_COLLISIONS, 1);
+			collision = true; /* stored unindexed: the index keeps the first owner */
 			hit = 0;
 		}
 	}
-	return hit;
+	if (hit < 0) {
+		rc = hit;
+		goto out;
+	}
+	if (hit == 1) {
+		count(e, VC_LOGICAL_WRITES, 1);
+		if (__atomic_load_n(&e->lbnmap[lbn], __ATOMIC_SEQ_CST) == addr) {
+			count(e, VC_INPLACE_REWRITES, 1); /* case 1: the same data rewritten in place */
+			rc = 0;
+			goto out;
+		}
+		ref_up(e, addr); /* under the stripe: GC cannot take it from between lookup and here */
+		stripe_unlock(&e->stripes, stripe);
+		remap(e, lbn, addr); /* cases 2 and 3 */
+		count(e, VC_DUPLICATE_WRITES, 1);
+		return 0;
+	}
+	/* Cases 4 and 5, new data. */
+	if ((rc = store_new(e, buf, &addr)))
+		goto out;
+	uint32_t bits = 0;
+	if (!collision) {
+		rc = e->iops->insert(e->ix, fp, addr);
+		if (!rc)
+			bits = REF_INDEXED;
+		else if (rc == -ENOSPC)
+			rc = 0; /* the index is full: stored unindexed, it just will not deduplicate */
+	}
+	publish(e, addr, bits);
+	stripe_unlock(&e->stripes, stripe);
+	if (rc)
+		return rc; /* published unreferenced: GC takes it back */
+	remap(e, lbn, addr);
+	count(e, VC_UNIQUE_WRITES, 1);
+	count(e, VC_LOGICAL_WRITES, 1);
+	return 0;
+out:
+	stripe_unlock(&e->stripes, stripe);
+	return rc;
 }
 
-int engine_write(struct engine *e, uint64_t lbn, const void *buf)
+/* NODEDUP: no fingerprint, no index, no stripe lock. */
+static int write_nodedup(struct engine *e, uint64_t lbn, const void *buf)
+{
+	uint64_t addr;
+	int rc = store_new(e, buf, &addr);
+	if (rc)
+		return rc;
+	publish(e, addr, 0);
+	remap(e, lbn, addr);
+	count(e, VC_NODEDUP_WRITES, 1);
+	count(e, VC_UNIQUE_WRITES, 1);
+	count(e, VC_LOGICAL_WRITES, 1);
+	return 0;
+}
+
+static int repair(struct engine *e)
+{
+	int rc = world_enter(e);
+	if (rc)
+		return rc;
+	rc = recovery_rebuild(e);
+	world_leave(e);
+	return rc;
+}
+
+static int gc(struct engine *e, uint64_t *reclaimed)
+{
+	close_bin(e);
+	int rc = world_enter(e);
+	if (rc)
+		return rc;
+	rc = recovery_gc(e, reclaimed);
+	world_leave(e);
+	return rc;
+}
+
+int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned hints)
 {
 	if (lbn >= e->sb.logical_blocks)
 		return -EINVAL;
 	uint8_t fp[FP_MAX_LEN];
-	if (fp_hash(e->fp, buf, e->sb.block_size, fp))
+	bool nodedup = hints & ENGINE_NODEDUP;
+	if (!nodedup && fp_hash(e->fp, buf, e->sb.block_size, fp))
 		return -EIO;
-	int rc = vol_lock(e);
-	if (rc)
-		return rc;
-	uint64_t pbn = 0;
-	bool collision = false;
-	int hit = lookup_locked(e, fp, buf, &pbn, &collision);
-	if (hit != 0) {
-		if (hit == 1)
-			write_known(e, lbn, pbn);
-		vol_unlock(e);
-		return hit < 0 ? hit : 0;
-	}
-	/* Cases 4 and 5, new data: reserve a block (sequential allocation), write it without the
-	 * lock so other writers hash and write meanwhile, then publish. */
-	rc = space_alloc(&e->space, &pbn);
-	if (rc == -ENOSPC) {
-		/* Full of stale blocks (overwrites are not reclaimed on the write path): collect. */
-		uint64_t freed = 0;
-		rc = gc_locked(e, &freed);
-		if (!rc)
-			rc = space_alloc(&e->space, &pbn);
-	}
-	if (rc) {
-		vol_unlock(e);
-		return rc;
-	}
-	space_reserve(&e->space, pbn, true);
-	vol_unlock(e);
-
-	rc = store_write(&e->store, pbn, buf);
-
-	int lrc = vol_lock(e);
-	if (lrc)
-		return lrc;
-	space_reserve(&e->space, pbn, false);
-	struct vol_counters *c = &e->st->c;
-	uint64_t other = 0;
-	if (!rc && !collision && (hit = lookup_locked(e, fp, buf, &other, &collision)) == 1) {
-		/* Another writer stored the same data meanwhile: use its block, ours goes back free. */
-		write_known(e, lbn, other);
-	} else if (!rc && hit >= 0) {
-		if (!collision && (rc = e->iops->insert(e->ix, fp, pbn)) == 0)
-			space_set_indexed(&e->space, pbn, true);
-		if (!rc) {
-			space_ref_lbn(&e->space, pbn);
-			remap(e, lbn, pbn);
-			c->unique_writes++;
-			c->logical_writes++;
+	bool collected = false;
+	for (;;) {
+		int rc = op_enter(e);
+		if (rc)
+			return rc;
+		rc = nodedup ? write_nodedup(e, lbn, buf) : write_dedup(e, lbn, buf, fp);
+		op_exit(e);
+		if (rc == ENGINE_REPAIR) {
+			if ((rc = repair(e)))
+				return rc;
+			continue;
 		}
-	} else if (!rc) {
-		rc = hit;
+		if (rc == -ENOSPC && !collected) {
+			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect. */
+			uint64_t freed = 0;
+			collected = true;
+			if ((rc = gc(e, &freed)))
+				return rc;
+			continue;
+		}
+		if (!rc && e->p.commit_every && ++e->since_commit >= e->p.commit_every) {
+			e->since_commit = 0;
+			rc = txn_commit(&e->txn, false);
+			count(e, VC_COMMITS, 1);
+		}
+		return rc;
 	}
-	vol_unlock(e);
-	return rc;
+}
+
+int engine_write(struct engine *e, uint64_t lbn, const void *buf)
+{
+	return engine_write_hint(e, lbn, buf, 0);
 }
 
 int engine_read(struct engine *e, uint64_t lbn, void *buf)
 {
 	if (lbn >= e->sb.logical_blocks)
 		return -EINVAL;
-	__atomic_fetch_add(&e->st->c.reads, 1, __ATOMIC_RELAXED);
-	/* Lock-free: the map entry is one atomic word and blocks are never rewritten in place.
-	 * Only a GC pass can free (and a write then reuse) a block under us: if one ran, re-read
-	 * under the lock. */
-	uint64_t epoch = __atomic_load_n(&e->st->gc_epoch, __ATOMIC_SEQ_CST);
-	uint64_t v = __atomic_load_n(&e->lbnmap[lbn], __ATOMIC_ACQUIRE);
-	int rc = v ? store_read(&e->store, v - 1, buf) : (memset(buf, 0, e->sb.block_size), 0);
-	if (rc || __atomic_load_n(&e->st->gc_epoch, __ATOMIC_SEQ_CST) == epoch)
-		return rc;
-	if ((rc = vol_lock(e)))
-		return rc;
-	v = e->lbnmap[lbn];
-	rc = v ? store_read(&e->store, v - 1, buf) : (memset(buf, 0, e->sb.block_size), 0);
-	vol_unlock(e);
-	return rc;
+	count(e, VC_READS, 1);
+	/* Lock-free: the map entry is one atomic word and stored contents are never rewritten.
+	 * Only a GC pass can free (and a write then reuse) a block under us: if one ran, re-read. */
+	for (;;) {
+		uint64_t epoch = __atomic_load_n(&e->st->gc_epoch, __ATOMIC_SEQ_CST);
+		uint64_t a = __atomic_load_n(&e->lbnmap[lbn], __ATOMIC_SEQ_CST);
+		int rc = a ? engine_read_addr(e, a, buf) : (memset(buf, 0, e->sb.block_size), 0);
+		if (__atomic_load_n(&e->st->gc_epoch, __ATOMIC_SEQ_CST) == epoch)
+			return rc;
+	}
 }
 
 int engine_discard(struct engine *e, uint64_t lbn, uint64_t n)
 {
 	if (lbn > e->sb.logical_blocks || n > e->sb.logical_blocks - lbn)
 		return -EINVAL;
-	int rc = vol_lock(e);
+	int rc = op_enter(e);
 	if (rc)
 		return rc;
 	for (uint64_t l = lbn; l < lbn + n; l++) {
-		uint64_t old = e->lbnmap[l];
+		if (!__atomic_load_n(&e->lbnmap[l], __ATOMIC_RELAXED))
+			continue;
+		uint64_t old = __atomic_exchange_n(&e->lbnmap[l], 0, __ATOMIC_SEQ_CST);
 		if (!old)
 			continue;
-		__atomic_store_n(&e->lbnmap[l], 0, __ATOMIC_RELEASE);
-		space_unref_lbn(&e->space, old - 1);
-		e->st->c.mapped_blocks--;
-		e->st->c.discards++;
+		txn_mark(&e->txn, l);
+		ref_down(e, old);
+		count(e, VC_MAPPED, -1);
+		count(e, VC_DISCARDS, 1);
 	}
-	vol_unlock(e);
+	op_exit(e);
 	return 0;
 }
 
 int engine_flush(struct engine *e)
 {
-	/* Data first, then the maps that point at it, then the index. */
-	int rc = store_sync(&e->store);
-	if (!rc && (msync(e->lbnmap, e->lbnmap_len, MS_SYNC) || msync(e->space.refs, e->refs_len, MS_SYNC)))
-		rc = -errno;
-	if (rc)
-		return rc;
-	if ((rc = vol_lock(e)))
-		return rc;
-	rc = e->iops->flush(e->ix);
-	e->st->c.flushes++;
-	vol_unlock(e);
-	if (!rc && msync(e->st, sizeof *e->st, MS_SYNC))
-		rc = -errno;
-	return rc;
-}
-
-struct gc_walk {
-	struct engine *e;
-	uint8_t *fps;
-	uint64_t *pbns;
-	uint64_t n, cap;
-	unsigned fp_len;
-};
-
-static int gc_pick(void *arg, const uint8_t *fp, uint64_t pbn)
-{
-	struct gc_walk *g = arg;
-	if (pbn >= g->e->sb.data_blocks || g->e->space.refs[pbn] != REF_INDEXED)
-		return 0;
-	if (g->n == g->cap) {
-		uint64_t cap = g->cap ? g->cap * 2 : 1024;
-		uint8_t *f = realloc(g->fps, cap * g->fp_len);
-		if (!f)
-			return -ENOMEM;
-		g->fps = f;
-		uint64_t *p = realloc(g->pbns, cap * sizeof *p);
-		if (!p)
-			return -ENOMEM;
-		g->pbns = p;
-		g->cap = cap;
-	}
-	memcpy(g->fps + g->n * g->fp_len, fp, g->fp_len);
-	g->pbns[g->n++] = pbn;
-	return 0;
-}
-
-/* One GC pass, with the volume lock held. Blocks that are indexed but mapped by no LBN can only
- * be reached by a future duplicate write: drop their index entries and free them. */
-static int gc_locked(struct engine *e, uint64_t *reclaimed)
-{
-	struct gc_walk g = {e, NULL, NULL, 0, 0, e->sb.fp_len};
-	int rc = e->iops->iterate(e->ix, gc_pick, &g);
-	if (!rc && g.n)
-		__atomic_fetch_add(&e->st->gc_epoch, 1, __ATOMIC_SEQ_CST);
-	for (uint64_t i = 0; !rc && i < g.n; i++) {
-		rc = e->iops->remove(e->ix, g.fps + i * g.fp_len);
-		if (!rc) {
-			space_set_indexed(&e->space, g.pbns[i], false);
-			e->st->c.gc_reclaimed++;
-			(*reclaimed)++;
-		}
-	}
-	free(g.fps);
-	free(g.pbns);
-	return rc;
+	count(e, VC_FLUSHES, 1);
+	count(e, VC_COMMITS, 1);
+	e->since_commit = 0;
+	return txn_commit(&e->txn, false);
 }
 
 int engine_gc(struct engine *e, uint64_t *reclaimed)
 {
 	*reclaimed = 0;
-	int rc = vol_lock(e);
-	if (rc)
-		return rc;
-	rc = gc_locked(e, reclaimed);
-	vol_unlock(e);
-	return rc ? rc : engine_flush(e);
+	return gc(e, reclaimed);
 }
 
 void engine_stats(struct engine *e, struct engine_stats *s)
 {
 	struct index_stats is;
 	e->iops->stats(e->ix, &is);
-	const struct vol_counters *c = &e->st->c;
 	memset(s, 0, sizeof *s);
 	s->block_size = e->sb.block_size;
 	s->logical_blocks = e->sb.logical_blocks;
 	s->data_blocks = e->sb.data_blocks;
-	s->logical_writes = c->logical_writes;
-	s->unique_writes = c->unique_writes;
-	s->duplicate_writes = c->duplicate_writes;
-	s->overwrites = c->overwrites;
-	s->inplace_rewrites = c->inplace_rewrites;
-	s->discards = c->discards;
-	s->reads = c->reads;
-	s->mapped_blocks = c->mapped_blocks;
-	s->physical_blocks = c->used_blocks;
-	s->referenced_blocks = c->referenced_blocks;
-	s->dedup_ratio = c->referenced_blocks ? (double)c->mapped_blocks / (double)c->referenced_blocks : 0;
+#define C(f, k) s->f = (uint64_t)vol_counter(e, k)
+	C(logical_writes, VC_LOGICAL_WRITES);
+	C(unique_writes, VC_UNIQUE_WRITES);
+	C(nodedup_writes, VC_NODEDUP_WRITES);
+	C(compressed_writes, VC_COMPRESSED_WRITES);
+	C(duplicate_writes, VC_DUPLICATE_WRITES);
+	C(overwrites, VC_OVERWRITES);
+	C(inplace_rewrites, VC_INPLACE_REWRITES);
+	C(discards, VC_DISCARDS);
+	C(reads, VC_READS);
+	C(mapped_blocks, VC_MAPPED);
+	C(referenced_blocks, VC_REFERENCED);
+	C(physical_bytes, VC_PHYSICAL_BYTES);
+	C(compressed_fragments, VC_LIVE_FRAGMENTS);
+	C(index_lookups, VC_INDEX_LOOKUPS);
+	C(bloom_negatives, VC_BLOOM_NEGATIVES);
+	C(gc_reclaimed, VC_GC_RECLAIMED);
+	C(collisions, VC_COLLISIONS);
+	C(commits, VC_COMMITS);
+	C(checkpoints, VC_CHECKPOINTS);
+#undef C
+	s->physical_blocks = space_used_blocks(&e->space);
+	s->dedup_ratio = s->referenced_blocks ? (double)s->mapped_blocks / (double)s->referenced_blocks : 0;
 	s->index_entries = is.entries;
-	s->index_lookups = c->index_lookups;
-	s->bloom_negatives = c->bloom_negatives;
 	s->meta_reads = is.meta_reads;
 	s->meta_writes = is.meta_writes;
-	s->gc_reclaimed = c->gc_reclaimed;
-	s->collisions = c->collisions;
 	s->index_bytes = is.bytes;
 	snprintf(s->index, sizeof s->index, "%s", e->sb.index);
 	snprintf(s->hash, sizeof s->hash, "%s", e->sb.hash);
-}
-
-struct fsck_walk {
-	struct engine *e;
-	uint32_t *expect;     /* recomputed reference words */
-	uint8_t *seen;        /* PBNs already claimed by an index entry */
-	long problems;
-	void (*report)(void *, const char *);
-	void *arg;
-	uint64_t entries;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void problem(struct fsck_walk *w, const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	w->problems++;
-	if (w->report && w->problems <= 100)
-		w->report(w->arg, line);
-}
-
-static int fsck_entry(void *arg, const uint8_t *fp, uint64_t pbn)
-{
-	struct fsck_walk *w = arg;
-	struct engine *e = w->e;
-	uint8_t want[FP_MAX_LEN];
-	w->entries++;
-	if (pbn >= e->sb.data_blocks) {
-		problem(w, "index entry points past the chunk store (pbn %llu)", (unsigned long long)pbn);
-		return 0;
-	}
-	if (w->seen[pbn]++)
-		problem(w, "two index entries point at pbn %llu", (unsigned long long)pbn);
-	w->expect[pbn] |= REF_INDEXED;
-	int rc = store_read(&e->store, pbn, e->scratch);
-	if (rc)
-		return rc;
-	fp_hash(e->fp, e->scratch, e->sb.block_size, want);
-	if (memcmp(want, fp, e->sb.fp_len))
-		problem(w, "pbn %llu does not hold the data its index entry names", (unsigned long long)pbn);
-	return 0;
-}
-
-long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), void *arg)
-{
-	struct fsck_walk w = {e, calloc(e->sb.data_blocks, 4), calloc(e->sb.data_blocks, 1), 0, report, arg, 0};
-	if (!w.expect || !w.seen) {
-		free(w.expect);
-		free(w.seen);
-		return -ENOMEM;
-	}
-	int rc = vol_lock(e);
-	if (rc)
-		goto out;
-	uint64_t mapped = 0, used = 0, referenced = 0;
-	for (uint64_t l = 0; l < e->sb.logical_blocks; l++) {
-		uint64_t v = e->lbnmap[l];
-		if (!v)
-			continue;
-		mapped++;
-		if (v - 1 >= e->sb.data_blocks)
-			problem(&w, "lbn %llu maps past the chunk store (pbn %llu)", (unsigned long long)l,
-				(unsigned long long)(v - 1));
-		else
-			w.expect[v - 1]++;
-	}
-	rc = e->iops->iterate(e->ix, fsck_entry, &w);
-	for (uint64_t p = 0; !rc && p < e->sb.data_blocks; p++) {
-		/* a block reserved by a writer still in its data write (another process) is in flight,
-		 * not inconsistent */
-		if (w.expect[p] != (e->space.refs[p] & ~REF_RESERVED))
-			problem(&w, "pbn %llu: reference word %u/%s, expected %u/%s", (unsigned long long)p,
-				REF_LBNS(e->space.refs[p]), e->space.refs[p] & REF_INDEXED ? "indexed" : "unindexed",
-				REF_LBNS(w.expect[p]), w.expect[p] & REF_INDEXED ? "indexed" : "unindexed");
-		used += w.expect[p] != 0;
-		referenced += REF_LBNS(w.expect[p]) != 0;
-	}
-	const struct vol_counters *c = &e->st->c;
-	if (!rc && c->mapped_blocks != mapped)
-		problem(&w, "mapped-blocks counter %llu, the LBN map has %llu", (unsigned long long)c->mapped_blocks,
-			(unsigned long long)mapped);
-	if (!rc && c->used_blocks != used)
-		problem(&w, "blocks-in-use counter %llu, actual %llu", (unsigned long long)c->used_blocks,
-			(unsigned long long)used);
-	if (!rc && c->referenced_blocks != referenced)
-		problem(&w, "referenced-blocks counter %llu, actual %llu", (unsigned long long)c->referenced_blocks,
-			(unsigned long long)referenced);
-	struct index_stats is;
-	e->iops->stats(e->ix, &is);
-	if (!rc && is.entries != w.entries)
-		problem(&w, "index says %llu entries, iteration found %llu", (unsigned long long)is.entries,
-			(unsigned long long)w.entries);
-	vol_unlock(e);
-out:
-	free(w.expect);
-	free(w.seen);
-	return rc ? rc : w.problems;
+	snprintf(s->compress, sizeof s->compress, "%s", e->sb.compress ? "lz4" : "none");
 }
 
 int engine_close(struct engine *e)
 {
+	close_bin(e);
 	int rc = engine_flush(e);
-	/* The last one out marks the volume clean. */
-	if (!rc && flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0) {
-		e->st->clean = 1;
-		if (msync(e->st, sizeof *e->st, MS_SYNC))
+	int wrc = world_enter(e);
+	if (!wrc) {
+		slot_release(e);
+		world_leave(e);
+	}
+	/* The last one out checkpoints the map and marks the volume clean. */
+	if (!rc && !wrc && flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+		e->st->base[VC_CHECKPOINTS]++;
+		rc = txn_commit(&e->txn, true);
+		if (!rc)
+			rc = e->iops->flush(e->ix);
+		if (!rc && (msync(e->lbnmap, e->lbnmap_len, MS_SYNC) || msync(e->space.refs, e->refs_len, MS_SYNC)))
 			rc = -errno;
+		if (!rc) {
+			e->st->clean = 1;
+			if (msync(e->st, sizeof *e->st, MS_SYNC))
+				rc = -errno;
+		}
 	}
 	destroy(e);
-	return rc;
+	return rc ? rc : wrc;
 }

@@ -15,35 +15,56 @@ struct engine_format_params {
 	uint32_t block_size;      /* 512 B .. 64 KiB, power of two; 0 = 4096 */
 	const char *index;        /* "mem" (default), "bdb", "bloom" */
 	const char *hash;         /* "sha1" (default), "sha256" */
+	const char *compress;     /* "none" (default) or "lz4": unique blocks compressed and packed */
+	uint64_t journal_bytes;   /* the map journal; 0 = half the map, 1 MiB to 64 MiB */
+};
+
+/* Sees every write and sync the engine issues to its durable files (the map, the journal, the
+ * chunk store: file numbers 0, 1, 2 + stripe), in issue order: the power-loss harness. */
+struct engine_recorder {
+	void (*write)(void *arg, unsigned file, uint64_t offset, const void *buf, size_t len);
+	void (*sync)(void *arg, unsigned file);
+	void *arg;
 };
 
 struct engine_open_params {
 	bool direct;              /* O_DIRECT on the chunk store */
 	bool verify_hits;         /* compare bytes on an index hit; count collisions */
-	unsigned commit_every;    /* bdb/bloom: group commit every N writes (0: only on flush) */
+	unsigned commit_every;    /* commit the map (and bdb's log) every N writes (0: only on flush) */
 	bool exclusive;           /* refuse other openers (gc, fsck) */
+	const struct engine_recorder *recorder; /* NULL: none */
 };
+
+/* Write hints. NODEDUP: the content is known to be new (a fresh unique block): stored without
+ * fingerprinting or an index entry, so it never deduplicates later writes either. */
+#define ENGINE_NODEDUP 1u
 
 /* Counters: shared by every process that has the volume open, persisted with it. */
 struct engine_stats {
 	uint64_t block_size, logical_blocks, data_blocks;
 	uint64_t logical_writes;     /* every write */
-	uint64_t unique_writes;      /* new data stored */
+	uint64_t unique_writes;      /* new data stored (including NODEDUP writes) */
+	uint64_t nodedup_writes;     /* of them, stored unindexed on a NODEDUP hint */
+	uint64_t compressed_writes;  /* of them, stored as compressed fragments */
 	uint64_t duplicate_writes;   /* data already stored: mapped, not written */
 	uint64_t overwrites;         /* writes to an LBN that was mapped to other data */
 	uint64_t inplace_rewrites;   /* the same data rewritten to the same LBN */
 	uint64_t discards;           /* LBNs unmapped by discard */
 	uint64_t reads;
 	uint64_t mapped_blocks;      /* LBNs mapped now */
-	uint64_t physical_blocks;    /* PBNs in use now (referenced by an LBN or the index) */
-	uint64_t referenced_blocks;  /* PBNs referenced by at least one LBN */
+	uint64_t physical_blocks;    /* PBNs in use now (live, stale until GC, open packing bins) */
+	uint64_t referenced_blocks;  /* stored contents referenced by at least one LBN */
+	uint64_t physical_bytes;     /* what the chunk store holds for those: whole blocks, and
+	                              * compressed fragments with their 4-byte headers */
+	uint64_t compressed_fragments; /* live contents stored as compressed fragments */
+	uint64_t commits, checkpoints;
 	double dedup_ratio;          /* mapped / referenced (live data's dedup) */
 	uint64_t index_entries, index_lookups, bloom_negatives;
 	uint64_t meta_reads, meta_writes;
 	uint64_t gc_reclaimed;
 	uint64_t collisions;         /* index hits whose bytes differed (--verify-hits) */
 	uint64_t index_bytes;
-	char index[8], hash[8];
+	char index[8], hash[8], compress[8];
 };
 
 struct engine;
@@ -61,11 +82,13 @@ uint64_t engine_logical_blocks(const struct engine *e);
 
 /* One block at a logical block number. 0 or -errno (-ENOSPC: no free physical block). */
 int engine_write(struct engine *e, uint64_t lbn, const void *buf);
+/* The same with hints (ENGINE_NODEDUP). */
+int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned hints);
 /* Never-written or discarded LBNs read as zeros. */
 int engine_read(struct engine *e, uint64_t lbn, void *buf);
 /* Unmap [lbn, lbn + n). */
 int engine_discard(struct engine *e, uint64_t lbn, uint64_t n);
-/* After it returns, everything acknowledged so far survives a crash. */
+/* After it returns, everything acknowledged so far survives a crash or a power loss. */
 int engine_flush(struct engine *e);
 /* Reclaim physical blocks no LBN references (and their index entries). Also runs by itself
  * when a write finds the chunk store full; -ENOSPC only when live data fills it. */
@@ -78,5 +101,10 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 
 /* Flush and close; marks the volume clean. */
 int engine_close(struct engine *e);
+
+/* Remove a volume's files and its directory (nothing else in it). 0 or -errno. */
+int engine_remove(const char *dir);
+/* The name of durable file number `file` (as the recorder numbers them) inside a volume. */
+int engine_durable_name(unsigned file, char *buf, size_t len);
 
 #endif

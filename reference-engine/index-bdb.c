@@ -1,37 +1,41 @@
 /* index-bdb.c - the Berkeley DB index: fingerprint -> pbn in a transactional DB_HASH database
  * in <volume>/bdb/, shared by every process that has the volume open (one env, DB_REGISTER).
  *
- * Layout: <dir>/bdb/ is the environment (region files __db.*, logs log.*), index.db the hash
- * database. A key is a fingerprint (exactly fp_len bytes), its datum the pbn as 8 bytes
- * little-endian. Two metadata records live in the same database under keys whose length is not
- * fp_len, so iteration can never mistake them for entries: "dedis.entries" (the exact entry
- * count, updated in the same transaction as every insert/remove, so it is shared by all
- * processes and survives recovery) and "dedis.params" (fp_len, capacity: checked on open).
- * <dir>/bdb/counters is a small MAP_SHARED page of non-durable statistics (lookups) and the
- * shared group-commit counter. DB_REGISTER allows one environment handle per process, so the
- * handles are shared (refcounted) by every open of the same directory within a process.
+ * Layout: <dir>/bdb/ is the environment (region files __db.*, logs log.*) and BDB_PARTS hash
+ * databases index.<k>.db: fingerprint stripe s lives in partition s mod BDB_PARTS, so writers of
+ * different fingerprints rarely meet on a page lock or a hash meta page, and Berkeley DB's own
+ * page locking lets any number of processes insert at once (a deadlock is retried). A key is a
+ * fingerprint (exactly fp_len bytes), its datum the address as 8 bytes little-endian. One
+ * metadata record, "dedis.params" (fp_len, capacity: checked on open), lives in partition 0 under
+ * a key whose length is not fp_len, so iteration can never mistake it for an entry.
+ * <dir>/bdb/counters is a small MAP_SHARED page of the entry count (atomic; recounted on
+ * recovery and repair) and the shared group-commit counter. DB_REGISTER allows one environment
+ * handle per process, so the handles are shared (refcounted) by every open of the same directory
+ * within a process.
  *
  * Transactions and durability: every insert / remove is one transaction, committed before the
  * call returns (no transaction stays open across calls: another process could otherwise block
- * on our page locks while it holds the engine's volume lock). The environment runs with
+ * on our page locks while it holds one of the engine's stripe locks). The environment runs with
  * DB_TXN_WRITE_NOSYNC: a commit writes its log records to the OS, so it survives the process
  * being killed, but not a machine crash. `commit_every` N is a group commit: every N inserts or
  * removes (counted across all processes sharing the volume) the log is forced to disk, so at
  * most N-1 acknowledged index updates can be lost by a power failure; with 0 the log is forced
- * only by flush. flush forces the log and takes a checkpoint (dirty pages to the database
+ * only by flush. The engine's own durability does not rest on this: after a power loss it
+ * rebuilds the index from the durable map (the index is advice). flush forces the log and takes a checkpoint (dirty pages to the database
  * file, fsync), after which everything so far is durable and old log files can go
  * (DB_LOG_AUTO_REMOVE). A checkpoint is also taken opportunistically once 1 MiB of log has
  * accumulated since the last one, so the log stays bounded even if nobody flushes.
  *
  * Recovery: every opener passes DB_REGISTER | DB_RECOVER, so Berkeley DB runs normal recovery
  * exactly when a process that had the environment open died without closing it. When the
- * engine says the volume was not closed cleanly (`recover`), the entry count is also recounted
- * by iteration (belt and braces: it is transactional, so it should already be exact).
+ * engine says the volume was not closed cleanly (`recover`), and on repair, the entry count is
+ * recounted by iteration (a writer may have died between its commit and the count).
  *
  * Statistics: meta_reads / meta_writes are the memory pool's page-ins / page-outs (st_page_in,
  * st_page_out: environment-wide, so shared by all processes, reset when the environment
  * region is recreated); bytes is the size of index.db. */
 #include <db.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -45,7 +49,7 @@
 #include "meta.h"
 
 #define BDB_SUBDIR "bdb"
-#define BDB_FILE "index.db"
+#define BDB_PARTS 16
 #define BDB_COUNTERS BDB_SUBDIR "/counters"
 #define BDB_COUNTERS_MAGIC 0x544e434244424444ULL /* "DDBDBCNT" */
 #define BDB_PAGE 4096
@@ -56,13 +60,12 @@
 #define BDB_CACHE_MAX (32u << 20)
 #define BDB_NELEM_MAX (1u << 20)        /* cap on the hash table's pre-sizing */
 
-static const char KEY_ENTRIES[] = "dedis.entries";
 static const char KEY_PARAMS[] = "dedis.params";
 
 /* Shared, non-durable: statistics and the group-commit counter. */
 struct bdb_counters {
 	uint64_t magic;
-	uint64_t lookups;
+	uint64_t entries;
 	uint64_t writes;        /* inserts + removes, ever (this region's life) */
 	uint64_t uncommitted;   /* writes since the log was last forced */
 	uint8_t pad[4096 - 32];
@@ -80,7 +83,7 @@ struct shared_env {
 	pid_t pid;
 	unsigned refs;
 	DB_ENV *env;
-	DB *db;
+	DB *db[BDB_PARTS];
 };
 
 static struct shared_env *shared_envs;
@@ -89,12 +92,17 @@ static pthread_mutex_t shared_envs_lock = PTHREAD_MUTEX_INITIALIZER;
 struct index {
 	struct shared_env *se;
 	DB_ENV *env;
-	DB *db;
+	DB **db;
 	struct bdb_counters *c;
 	unsigned fp_len;
 	unsigned commit_every;
-	char dbpath[4096];
+	char home[4096];
 };
+
+static DB *part(struct index *ix, const uint8_t *fp)
+{
+	return ix->db[index_stripe(fp) % BDB_PARTS];
+}
 
 /* Berkeley DB's return codes as -errno: its own codes are negative, system errors positive. */
 static int dberr(int ret)
@@ -191,8 +199,10 @@ fail:
 	return dberr(ret);
 }
 
-static int db_open(DB_ENV *env, const struct index_params *p, int create, DB **out)
+static int db_open(DB_ENV *env, const struct index_params *p, int create, unsigned k, DB **out)
 {
+	char name[32];
+	snprintf(name, sizeof name, "index.%u.db", k);
 	DB *db;
 	int ret;
 	if ((ret = db_create(&db, env, 0)) != 0)
@@ -200,12 +210,12 @@ static int db_open(DB_ENV *env, const struct index_params *p, int create, DB **o
 	if (create) {
 		/* entries per bucket page: a key + 8-byte datum + two 2-byte slots + two type bytes */
 		u_int32_t ffactor = (BDB_PAGE - 64) / (p->fp_len + 8 + 6);
-		uint64_t nelem = p->capacity < BDB_NELEM_MAX ? p->capacity : BDB_NELEM_MAX;
+		uint64_t nelem = p->capacity / BDB_PARTS < BDB_NELEM_MAX ? p->capacity / BDB_PARTS + 1 : BDB_NELEM_MAX;
 		if ((ret = db->set_pagesize(db, BDB_PAGE)) != 0 || (ret = db->set_h_ffactor(db, ffactor)) != 0 ||
 		    (ret = db->set_h_nelem(db, (u_int32_t)nelem)) != 0)
 			goto fail;
 	}
-	ret = db->open(db, NULL, BDB_FILE, NULL, DB_HASH, DB_AUTO_COMMIT | DB_THREAD | (create ? DB_CREATE | DB_EXCL : 0), 0);
+	ret = db->open(db, NULL, name, NULL, DB_HASH, DB_AUTO_COMMIT | DB_THREAD | (create ? DB_CREATE | DB_EXCL : 0), 0);
 	if (ret)
 		goto fail;
 	*out = db;
@@ -240,8 +250,14 @@ static int acquire(const struct index_params *p, int create, struct shared_env *
 		rc = -ENOMEM;
 	} else {
 		rc = env_open(p, &se->env);
-		if (!rc && (rc = db_open(se->env, p, create, &se->db)))
+		for (unsigned k = 0; !rc && k < BDB_PARTS; k++)
+			rc = db_open(se->env, p, create, k, &se->db[k]);
+		if (rc && se->env) {
+			for (unsigned k = 0; k < BDB_PARTS; k++)
+				if (se->db[k])
+					se->db[k]->close(se->db[k], 0);
 			se->env->close(se->env, 0);
+		}
 		if (rc) {
 			free(se);
 		} else {
@@ -269,7 +285,11 @@ static int release(struct shared_env *se)
 				*pp = se->next;
 				break;
 			}
-		rc = dberr(se->db->close(se->db, 0));
+		for (unsigned k = 0; k < BDB_PARTS; k++) {
+			int r = dberr(se->db[k]->close(se->db[k], 0));
+			if (!rc)
+				rc = r;
+		}
 		int r2 = dberr(se->env->close(se->env, 0));
 		if (!rc)
 			rc = r2;
@@ -279,32 +299,10 @@ static int release(struct shared_env *se)
 	return rc;
 }
 
-/* Reads a metadata counter inside txn (write-locked when rmw). */
-static int get_u64(DB *db, DB_TXN *txn, const char *k, uint64_t *v, bool rmw)
-{
-	uint8_t b[8];
-	DBT key = dbt(k, strlen(k)), data = dbt_out(b, sizeof b);
-	int ret = db->get(db, txn, &key, &data, rmw ? DB_RMW : 0);
-	if (ret)
-		return dberr(ret);
-	if (data.size != 8)
-		return -EIO;
-	*v = get_le64(b);
-	return 0;
-}
-
-static int put_u64(DB *db, DB_TXN *txn, const char *k, uint64_t v)
-{
-	uint8_t b[8];
-	put_le64(b, v);
-	DBT key = dbt(k, strlen(k)), data = dbt(b, sizeof b);
-	return dberr(db->put(db, txn, &key, &data, 0));
-}
-
 static int bdb_create(const struct index_params *p)
 {
 	char home[4096];
-	if (p->fp_len == strlen(KEY_ENTRIES) || p->fp_len == strlen(KEY_PARAMS) || p->fp_len > 64)
+	if (p->fp_len == strlen(KEY_PARAMS) || p->fp_len > 64)
 		return -EINVAL; /* a fingerprint must never look like a metadata key */
 	if (meta_path(home, sizeof home, p->dir, BDB_SUBDIR))
 		return -ENAMETOOLONG;
@@ -323,7 +321,7 @@ static int bdb_create(const struct index_params *p)
 	if (rc)
 		return rc;
 	DB_ENV *env = se->env;
-	DB *db = se->db;
+	DB *db = se->db[0];
 	rc = dberr(env->txn_begin(env, NULL, &txn, 0));
 	if (!rc) {
 		uint8_t params[16];
@@ -331,8 +329,6 @@ static int bdb_create(const struct index_params *p)
 		put_le64(params + 8, p->capacity);
 		DBT key = dbt(KEY_PARAMS, strlen(KEY_PARAMS)), data = dbt(params, sizeof params);
 		rc = dberr(db->put(db, txn, &key, &data, 0));
-		if (!rc)
-			rc = put_u64(db, txn, KEY_ENTRIES, 0);
 		int r2 = rc ? txn->abort(txn) : txn->commit(txn, 0);
 		if (!rc)
 			rc = dberr(r2);
@@ -354,7 +350,7 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 		return -ENOMEM;
 	ix->fp_len = p->fp_len;
 	ix->commit_every = p->commit_every;
-	int rc = meta_path(ix->dbpath, sizeof ix->dbpath, p->dir, BDB_SUBDIR "/" BDB_FILE);
+	int rc = meta_path(ix->home, sizeof ix->home, p->dir, BDB_SUBDIR);
 	if (!rc && !(ix->c = meta_map(p->dir, BDB_COUNTERS, sizeof *ix->c, 0, NULL)))
 		rc = errno ? -errno : -EIO;
 	if (!rc && ix->c->magic != BDB_COUNTERS_MAGIC)
@@ -366,19 +362,12 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 	if (!rc) {
 		uint8_t params[16];
 		DBT key = dbt(KEY_PARAMS, strlen(KEY_PARAMS)), data = dbt_out(params, sizeof params);
-		rc = dberr(ix->db->get(ix->db, NULL, &key, &data, 0));
+		rc = dberr(ix->db[0]->get(ix->db[0], NULL, &key, &data, 0));
 		if (rc == -ENOENT || (!rc && (data.size != 16 || get_le64(params) != p->fp_len)))
 			rc = -EINVAL;
 	}
-	if (!rc && recover) {
-		/* The count is transactional, so recovery has made it exact; recount anyway. */
-		uint64_t have = 0, n = 0;
-		rc = get_u64(ix->db, NULL, KEY_ENTRIES, &have, false);
-		if (!rc)
-			rc = bdb_count(ix, &n);
-		if (!rc && n != have)
-			rc = put_u64(ix->db, NULL, KEY_ENTRIES, n); /* auto-commit */
-	}
+	if (!rc && recover) /* a writer may have died between a commit and the count */
+		rc = bdb_count(ix, &ix->c->entries);
 	if (rc) {
 		if (ix->se)
 			release(ix->se);
@@ -391,19 +380,21 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 	return 0;
 }
 
-static int bdb_lookup(struct index *ix, const uint8_t *fp, uint64_t *pbn)
+static int bdb_lookup(struct index *ix, const uint8_t *fp, uint64_t *addr)
 {
 	uint8_t b[8];
 	DBT key = dbt(fp, ix->fp_len), data = dbt_out(b, sizeof b);
-	ix->c->lookups++;
-	int ret = ix->db->get(ix->db, NULL, &key, &data, 0);
+	DB *db = part(ix, fp);
+	int ret;
+	while ((ret = db->get(db, NULL, &key, &data, 0)) == DB_LOCK_DEADLOCK)
+		;
 	if (ret == DB_NOTFOUND)
 		return 0;
 	if (ret)
 		return dberr(ret);
 	if (data.size != 8)
 		return -EIO;
-	*pbn = get_le64(b);
+	*addr = get_le64(b);
 	return 1;
 }
 
@@ -411,59 +402,58 @@ static int bdb_lookup(struct index *ix, const uint8_t *fp, uint64_t *pbn)
 static int after_write(struct index *ix)
 {
 	int rc = 0;
-	ix->c->writes++;
-	ix->c->uncommitted++;
-	if (ix->commit_every && ix->c->uncommitted >= ix->commit_every) {
+	uint64_t writes = __atomic_add_fetch(&ix->c->writes, 1, __ATOMIC_RELAXED);
+	if (ix->commit_every && __atomic_add_fetch(&ix->c->uncommitted, 1, __ATOMIC_RELAXED) >= ix->commit_every) {
 		rc = dberr(ix->env->log_flush(ix->env, NULL));
 		if (!rc)
 			ix->c->uncommitted = 0;
 	}
-	if (!rc && ix->c->writes % BDB_CKP_EVERY == 0)
+	if (!rc && writes % BDB_CKP_EVERY == 0)
 		rc = dberr(ix->env->txn_checkpoint(ix->env, BDB_CKP_KBYTES, 0, 0));
 	return rc;
 }
 
-/* One insert or remove as a transaction: the entry and the count change together. */
-static int bdb_update(struct index *ix, const uint8_t *fp, const uint64_t *pbn)
+/* One insert or remove as a transaction, retried when Berkeley DB picks it as a deadlock victim. */
+static int bdb_update(struct index *ix, const uint8_t *fp, const uint64_t *addr)
 {
-	DB_TXN *txn;
-	int rc = dberr(ix->env->txn_begin(ix->env, NULL, &txn, 0));
-	if (rc)
-		return rc;
-	DBT key = dbt(fp, ix->fp_len);
-	int delta = 0;
-	if (pbn) {
-		uint8_t b[8];
-		put_le64(b, *pbn);
-		DBT data = dbt(b, sizeof b);
-		int ret = ix->db->put(ix->db, txn, &key, &data, DB_NOOVERWRITE);
-		if (ret == DB_KEYEXIST)
-			ret = ix->db->put(ix->db, txn, &key, &data, 0); /* replace */
-		else if (!ret)
-			delta = 1;
-		rc = dberr(ret);
-	} else {
-		int ret = ix->db->del(ix->db, txn, &key, 0);
-		if (!ret)
-			delta = -1;
-		rc = dberr(ret);
+	DB *db = part(ix, fp);
+	for (;;) {
+		DB_TXN *txn;
+		int rc = dberr(ix->env->txn_begin(ix->env, NULL, &txn, 0));
+		if (rc)
+			return rc;
+		DBT key = dbt(fp, ix->fp_len);
+		int delta = 0, ret;
+		if (addr) {
+			uint8_t b[8];
+			put_le64(b, *addr);
+			DBT data = dbt(b, sizeof b);
+			ret = db->put(db, txn, &key, &data, DB_NOOVERWRITE);
+			if (ret == DB_KEYEXIST)
+				ret = db->put(db, txn, &key, &data, 0); /* replace */
+			else if (!ret)
+				delta = 1;
+		} else {
+			ret = db->del(db, txn, &key, 0);
+			if (!ret)
+				delta = -1;
+		}
+		if (ret) {
+			txn->abort(txn);
+			if (ret == DB_LOCK_DEADLOCK)
+				continue;
+			return dberr(ret);
+		}
+		if ((ret = txn->commit(txn, 0)))
+			return dberr(ret);
+		__atomic_fetch_add(&ix->c->entries, (uint64_t)(int64_t)delta, __ATOMIC_RELAXED);
+		return after_write(ix);
 	}
-	uint64_t n = 0;
-	if (!rc && delta)
-		rc = get_u64(ix->db, txn, KEY_ENTRIES, &n, true);
-	if (!rc && delta)
-		rc = put_u64(ix->db, txn, KEY_ENTRIES, n + (uint64_t)(int64_t)delta);
-	if (rc) {
-		txn->abort(txn);
-		return rc;
-	}
-	rc = dberr(txn->commit(txn, 0));
-	return rc ? rc : after_write(ix);
 }
 
-static int bdb_insert(struct index *ix, const uint8_t *fp, uint64_t pbn)
+static int bdb_insert(struct index *ix, const uint8_t *fp, uint64_t addr)
 {
-	return bdb_update(ix, fp, &pbn);
+	return bdb_update(ix, fp, &addr);
 }
 
 static int bdb_remove(struct index *ix, const uint8_t *fp)
@@ -471,10 +461,10 @@ static int bdb_remove(struct index *ix, const uint8_t *fp)
 	return bdb_update(ix, fp, NULL); /* -ENOENT from DB_NOTFOUND when absent */
 }
 
-static int bdb_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t pbn), void *arg)
+static int iterate_part(struct index *ix, DB *db, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
 {
 	DBC *cur;
-	int rc = dberr(ix->db->cursor(ix->db, NULL, &cur, 0));
+	int rc = dberr(db->cursor(db, NULL, &cur, 0));
 	if (rc)
 		return rc;
 	uint8_t kb[64], db8[64]; /* larger than any record we write */
@@ -495,6 +485,14 @@ static int bdb_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp,
 	}
 	int r2 = dberr(cur->close(cur));
 	return rc ? rc : r2;
+}
+
+static int bdb_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
+{
+	int rc = 0;
+	for (unsigned k = 0; !rc && k < BDB_PARTS; k++)
+		rc = iterate_part(ix, ix->db[k], fn, arg);
+	return rc;
 }
 
 static int count_one(void *arg, const uint8_t *fp, uint64_t pbn)
@@ -519,22 +517,52 @@ static int bdb_flush(struct index *ix)
 	return rc;
 }
 
+static int bdb_repair(struct index *ix)
+{
+	return bdb_count(ix, &ix->c->entries);
+}
+
+static int bdb_destroy(const struct index_params *p)
+{
+	char home[4096];
+	if (meta_path(home, sizeof home, p->dir, BDB_SUBDIR))
+		return -ENAMETOOLONG;
+	DIR *d = opendir(home);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(d))) {
+		char f[4096 + 256];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof f, "%s/%s", home, de->d_name);
+		if (unlink(f) && errno != ENOENT)
+			rc = -errno;
+	}
+	closedir(d);
+	if (!rc && rmdir(home) && errno != ENOENT)
+		rc = -errno;
+	return rc;
+}
+
 static void bdb_stats(struct index *ix, struct index_stats *s)
 {
 	memset(s, 0, sizeof *s);
-	uint64_t n = 0;
-	if (!get_u64(ix->db, NULL, KEY_ENTRIES, &n, false))
-		s->entries = n;
-	s->lookups = ix->c->lookups;
+	s->entries = __atomic_load_n(&ix->c->entries, __ATOMIC_RELAXED);
 	DB_MPOOL_STAT *ms = NULL;
 	if (!ix->env->memp_stat(ix->env, &ms, NULL, 0) && ms) {
 		s->meta_reads = ms->st_page_in;
 		s->meta_writes = ms->st_page_out;
 		free(ms);
 	}
-	struct stat st;
-	if (!stat(ix->dbpath, &st))
-		s->bytes = (uint64_t)st.st_size;
+	for (unsigned k = 0; k < BDB_PARTS; k++) {
+		char path[4096 + 32];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/index.%u.db", ix->home, k);
+		if (!stat(path, &st))
+			s->bytes += (uint64_t)st.st_size;
+	}
 }
 
 static void bdb_close(struct index *ix)
@@ -553,6 +581,8 @@ const struct index_ops index_bdb_ops = {
 	.remove = bdb_remove,
 	.iterate = bdb_iterate,
 	.flush = bdb_flush,
+	.repair = bdb_repair,
 	.stats = bdb_stats,
 	.close = bdb_close,
+	.destroy = bdb_destroy,
 };

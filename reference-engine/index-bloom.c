@@ -1,7 +1,7 @@
 /* index-bloom.c - Data Domain's summary vector: a Bloom filter in a MAP_SHARED file in front of
  * the bdb index, answering "certainly new" lookups without touching Berkeley DB.
  *
- * The filter is <dir>/bloom: a 4 KiB header (geometry, shared counters, a `pending` flag) and
+ * The filter is <dir>/bloom: a 4 KiB header (geometry, removals since the last rebuild) and
  * a bit array shared by every process with the volume open. Sizing for n = capacity entries at
  * p = 1 %: m = n * ln(1/p) / ln(2)^2 = 9.585 n bits (rounded up to whole 64-bit words, at
  * least 4096 bits), k = (m / n) * ln 2 = 6.64 -> 7 hash functions. The fingerprint is already
@@ -10,17 +10,17 @@
  * g_i = (h1 + i * h2) mod m (Kirsch-Mitzenmacher double hashing, same asymptotic rate as k
  * fully independent hashes).
  *
- * insert sets the bits after the bdb insert commits; lookup returns INDEX_ABSENT_FILTERED if
- * any bit is clear, otherwise asks bdb. remove cannot clear bits (other entries may share
- * them), so the filter only goes stale towards false positives: removals since the last
- * rebuild are counted, and the false-positive rate grows with them until the filter is
- * rebuilt from bdb, which happens when removals exceed 25 % of the live entries, and on open
- * with `recover` (the file may have been mid-update when the machine went down).
+ * insert sets the bits (atomic OR: any number of processes at once) after the bdb insert; lookup
+ * tests them with plain loads and returns INDEX_ABSENT_FILTERED if any is clear, so a "certainly
+ * new" answer takes no lock of Berkeley DB's. remove cannot clear bits (other entries may share
+ * them), so the filter only goes stale towards false positives: removals since the last rebuild
+ * are counted, and the false-positive rate grows with them until the filter is rebuilt from bdb,
+ * which happens when removals exceed 25 % of the live entries (removals run with the volume
+ * quiesced), on open with `recover`, and on repair.
  *
- * A process killed between the bdb insert and setting the bits would leave an entry the filter
- * denies (a false negative: the engine would store a duplicate). Every mutation therefore sets
- * header.pending first and clears it last; since callers serialise all calls, a call that finds
- * `pending` set knows its predecessor died mid-update and rebuilds before answering. */
+ * A process killed between the bdb insert and setting the bits leaves an entry the filter denies
+ * (a false negative: the engine would store that content again). The engine repairs the index
+ * whenever a process died inside an operation, and that rebuilds the filter. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@ struct bloom_header {
 	uint64_t negatives;     /* answered by the filter */
 	uint64_t positives;     /* passed on to bdb */
 	uint64_t rebuilds;
-	uint32_t pending;       /* an update is in progress (or its process died in it) */
+	uint32_t unused;
 	uint32_t reserved;
 	uint8_t pad[4096 - 80];
 };
@@ -94,8 +94,11 @@ static void set_bits(struct index *ix, const uint8_t *fp)
 {
 	uint64_t pos[BLOOM_K];
 	probes(ix->h, fp, pos);
-	for (uint32_t i = 0; i < ix->h->k; i++)
-		ix->words[pos[i] >> 6] |= 1ULL << (pos[i] & 63);
+	for (uint32_t i = 0; i < ix->h->k; i++) {
+		uint64_t *w = &ix->words[pos[i] >> 6], bit = 1ULL << (pos[i] & 63);
+		if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+			__atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
+	}
 }
 
 static bool test_bits(struct index *ix, const uint8_t *fp)
@@ -103,7 +106,7 @@ static bool test_bits(struct index *ix, const uint8_t *fp)
 	uint64_t pos[BLOOM_K];
 	probes(ix->h, fp, pos);
 	for (uint32_t i = 0; i < ix->h->k; i++)
-		if (!(ix->words[pos[i] >> 6] & (1ULL << (pos[i] & 63))))
+		if (!(__atomic_load_n(&ix->words[pos[i] >> 6], __ATOMIC_ACQUIRE) & (1ULL << (pos[i] & 63))))
 			return false;
 	return true;
 }
@@ -136,25 +139,16 @@ static int rebuild_one(void *arg, const uint8_t *fp, uint64_t pbn)
 	return 0;
 }
 
-/* Fresh bits from every bdb entry. */
+/* Fresh bits from every bdb entry (with the volume quiesced). */
 static int rebuild(struct index *ix)
 {
-	ix->h->pending = 1;
 	memset(ix->words, 0, ix->h->bits / 8);
 	int rc = index_bdb_ops.iterate(ix->bdb, rebuild_one, ix);
 	if (rc)
-		return rc; /* pending stays set: the next call tries again */
+		return rc;
 	ix->h->removals = 0;
 	ix->h->rebuilds++;
-	ix->h->pending = 0;
 	return 0;
-}
-
-/* Called first by every operation: callers are serialised, so `pending` here means the
- * previous caller died mid-update. */
-static int check_pending(struct index *ix)
-{
-	return ix->h->pending ? rebuild(ix) : 0;
 }
 
 static int bloom_open(const struct index_params *p, int recover, struct index **out)
@@ -190,42 +184,29 @@ static int bloom_open(const struct index_params *p, int recover, struct index **
 	return 0;
 }
 
-static int bloom_lookup(struct index *ix, const uint8_t *fp, uint64_t *pbn)
+/* The counters are the engine's (per process); the filter keeps none on its hot path, so a
+ * negative answer touches no shared cache line but the filter's own words. */
+static int bloom_lookup(struct index *ix, const uint8_t *fp, uint64_t *addr)
 {
-	int rc = check_pending(ix);
-	if (rc)
-		return rc;
-	ix->h->lookups++;
-	if (!test_bits(ix, fp)) {
-		ix->h->negatives++;
+	if (!test_bits(ix, fp))
 		return INDEX_ABSENT_FILTERED;
-	}
-	ix->h->positives++;
-	return index_bdb_ops.lookup(ix->bdb, fp, pbn);
+	return index_bdb_ops.lookup(ix->bdb, fp, addr);
 }
 
-static int bloom_insert(struct index *ix, const uint8_t *fp, uint64_t pbn)
+static int bloom_insert(struct index *ix, const uint8_t *fp, uint64_t addr)
 {
-	int rc = check_pending(ix);
-	if (rc)
-		return rc;
-	ix->h->pending = 1;
-	rc = index_bdb_ops.insert(ix->bdb, fp, pbn);
+	int rc = index_bdb_ops.insert(ix->bdb, fp, addr);
 	if (!rc)
 		set_bits(ix, fp);
-	ix->h->pending = 0;
 	return rc;
 }
 
 static int bloom_remove(struct index *ix, const uint8_t *fp)
 {
-	int rc = check_pending(ix);
+	int rc = index_bdb_ops.remove(ix->bdb, fp);
 	if (rc)
 		return rc;
-	rc = index_bdb_ops.remove(ix->bdb, fp);
-	if (rc)
-		return rc;
-	ix->h->removals++;
+	__atomic_fetch_add(&ix->h->removals, 1, __ATOMIC_RELAXED);
 	struct index_stats s;
 	index_bdb_ops.stats(ix->bdb, &s);
 	if (ix->h->removals * 100 > s.entries * BLOOM_REBUILD_PCT)
@@ -233,26 +214,36 @@ static int bloom_remove(struct index *ix, const uint8_t *fp)
 	return rc;
 }
 
-static int bloom_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t pbn), void *arg)
+static int bloom_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
 {
-	int rc = check_pending(ix);
-	return rc ? rc : index_bdb_ops.iterate(ix->bdb, fn, arg);
+	return index_bdb_ops.iterate(ix->bdb, fn, arg);
 }
 
 static int bloom_flush(struct index *ix)
 {
-	int rc = check_pending(ix);
-	if (!rc && msync(ix->h, ix->map_len, MS_SYNC))
-		rc = -errno;
+	int rc = msync(ix->h, ix->map_len, MS_SYNC) ? -errno : 0;
 	return rc ? rc : index_bdb_ops.flush(ix->bdb);
+}
+
+static int bloom_repair(struct index *ix)
+{
+	int rc = index_bdb_ops.repair(ix->bdb);
+	return rc ? rc : rebuild(ix);
+}
+
+static int bloom_destroy(const struct index_params *p)
+{
+	char path[4096];
+	if (meta_path(path, sizeof path, p->dir, BLOOM_FILE))
+		return -ENAMETOOLONG;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return index_bdb_ops.destroy(p);
 }
 
 static void bloom_stats(struct index *ix, struct index_stats *s)
 {
 	index_bdb_ops.stats(ix->bdb, s);
-	s->lookups = ix->h->lookups;
-	s->bloom_negatives = ix->h->negatives;
-	s->bloom_positives = ix->h->positives;
 	s->bytes += ix->map_len;
 }
 
@@ -272,6 +263,8 @@ const struct index_ops index_bloom_ops = {
 	.remove = bloom_remove,
 	.iterate = bloom_iterate,
 	.flush = bloom_flush,
+	.repair = bloom_repair,
 	.stats = bloom_stats,
 	.close = bloom_close,
+	.destroy = bloom_destroy,
 };

@@ -1,6 +1,8 @@
-/* index-mem.c - the in-memory index: an open-addressing table (linear probing, backward-shift
- * deletion) in a MAP_SHARED file, so every process sees it and msync persists it on flush. */
+/* index-mem.c - the in-memory index: INDEX_STRIPES open-addressing tables (linear probing,
+ * backward-shift deletion), one per fingerprint stripe, in one MAP_SHARED file. The engine's
+ * stripe lock covers a whole partition, so different stripes never share a probe run. */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,31 +11,40 @@
 #include "index.h"
 #include "meta.h"
 
-#define MEM_MAGIC 0x584544494d454d44ULL /* "DMEMIDEX" */
+#define MEM_MAGIC 0x32584544494d454dULL /* "MEMIDEX2" */
 #define MEM_FILE "index.mem"
+#define MEM_MIN_SLOTS 16
 
 struct mem_header {
 	uint64_t magic;
-	uint64_t slots;     /* power of two */
-	uint64_t entries;
+	uint64_t part_slots;  /* slots per partition, a power of two */
+	uint64_t entries;     /* atomic */
 	uint32_t fp_len;
 	uint32_t slot_size;
-	uint64_t lookups;   /* shared counter */
-	uint8_t pad[4096 - 40];
+	uint8_t pad[4096 - 32];
 };
 
-/* A slot: pbn + 1 (0 = empty), then the fingerprint, padded to 8 bytes. */
+/* Per partition: its entry count (changed under that stripe's lock), so a partition refuses an
+ * insert past 7/8 full instead of its probe runs growing without bound. */
+#define COUNTS_LEN (INDEX_STRIPES * sizeof(uint32_t))
+
+/* A slot: address + 1 (0 = empty), then the fingerprint, padded to 8 bytes. */
 struct index {
 	struct mem_header *h;
+	uint32_t *counts;
 	uint8_t *table;
 	size_t map_len;
 	uint64_t meta_writes;
 };
 
-static uint64_t slots_for(uint64_t capacity)
+/* Slots per partition: the mean load at capacity is at most 0.75, with room for a partition
+ * six standard deviations above the mean (entries spread binomially over the stripes). */
+static uint64_t part_slots(uint64_t capacity)
 {
-	uint64_t n = 1024;
-	while (n < capacity + capacity / 3 + 1) /* load factor at most 0.75 */
+	double mean = (double)capacity / INDEX_STRIPES;
+	double need = (mean + 6 * sqrt(mean) + 2) * 4 / 3;
+	uint64_t n = MEM_MIN_SLOTS;
+	while ((double)n < need)
 		n <<= 1;
 	return n;
 }
@@ -43,77 +54,55 @@ static uint32_t slot_size(unsigned fp_len)
 	return (uint32_t)((8 + fp_len + 7) & ~7u);
 }
 
-static size_t file_len(uint64_t slots, unsigned fp_len)
+static size_t file_len(uint64_t capacity, unsigned fp_len)
 {
-	return sizeof(struct mem_header) + slots * slot_size(fp_len);
+	return sizeof(struct mem_header) + COUNTS_LEN + INDEX_STRIPES * part_slots(capacity) * slot_size(fp_len);
 }
 
 static int mem_create(const struct index_params *p)
 {
-	uint64_t slots = slots_for(p->capacity);
-	size_t len = file_len(slots, p->fp_len);
+	size_t len = file_len(p->capacity, p->fp_len);
 	int fd;
 	struct mem_header *h = meta_map(p->dir, MEM_FILE, len, 1, &fd);
 	if (!h)
 		return -errno;
 	memset(h, 0, sizeof *h);
 	h->magic = MEM_MAGIC;
-	h->slots = slots;
+	h->part_slots = part_slots(p->capacity);
 	h->fp_len = p->fp_len;
 	h->slot_size = slot_size(p->fp_len);
-	int rc = msync(h, len, MS_SYNC) ? -errno : 0;
 	munmap(h, len);
 	close(fd);
-	return rc;
-}
-
-static int mem_open(const struct index_params *p, int recover, struct index **out)
-{
-	struct index *ix = calloc(1, sizeof *ix);
-	if (!ix)
-		return -ENOMEM;
-	size_t len = file_len(slots_for(p->capacity), p->fp_len);
-	ix->h = meta_map(p->dir, MEM_FILE, len, 0, NULL);
-	if (!ix->h) {
-		int e = -errno;
-		free(ix);
-		return e ? e : -EIO;
-	}
-	if (ix->h->magic != MEM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->slots != slots_for(p->capacity)) {
-		munmap(ix->h, len);
-		free(ix);
-		return -EINVAL;
-	}
-	ix->map_len = len;
-	ix->table = (uint8_t *)ix->h + sizeof *ix->h;
-	if (recover) { /* a writer may have died mid-update: recount */
-		uint64_t n = 0;
-		for (uint64_t i = 0; i < ix->h->slots; i++)
-			n += *(uint64_t *)(ix->table + i * ix->h->slot_size) != 0;
-		ix->h->entries = n;
-	}
-	*out = ix;
 	return 0;
 }
 
-static inline uint8_t *slot(struct index *ix, uint64_t i)
+static int mem_destroy(const struct index_params *p)
 {
-	return ix->table + i * ix->h->slot_size;
+	char path[4096];
+	if (meta_path(path, sizeof path, p->dir, MEM_FILE))
+		return -ENAMETOOLONG;
+	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
+static inline uint8_t *slot(struct index *ix, unsigned part, uint64_t i)
+{
+	return ix->table + ((uint64_t)part * ix->h->part_slots + i) * ix->h->slot_size;
 }
 
 static inline uint64_t home(struct index *ix, const uint8_t *fp)
 {
 	uint64_t x;
-	memcpy(&x, fp, 8); /* a cryptographic digest is already uniformly spread */
-	return x & (ix->h->slots - 1);
+	memcpy(&x, fp + 2, 8); /* a cryptographic digest is already uniformly spread */
+	return x & (ix->h->part_slots - 1);
 }
 
-/* The slot holding fp, or the empty slot ending its probe run. */
-static uint64_t probe(struct index *ix, const uint8_t *fp, int *found)
+/* The slot holding fp in its partition, or the empty slot ending its probe run (UINT64_MAX when
+ * the partition is full and fp absent). */
+static uint64_t probe(struct index *ix, unsigned part, const uint8_t *fp, int *found)
 {
-	uint64_t mask = ix->h->slots - 1, i = home(ix, fp);
-	for (;;) {
-		uint8_t *s = slot(ix, i);
+	uint64_t mask = ix->h->part_slots - 1, i = home(ix, fp);
+	for (uint64_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
+		uint8_t *s = slot(ix, part, i);
 		uint64_t v;
 		memcpy(&v, s, 8);
 		if (!v) {
@@ -124,48 +113,92 @@ static uint64_t probe(struct index *ix, const uint8_t *fp, int *found)
 			*found = 1;
 			return i;
 		}
-		i = (i + 1) & mask;
 	}
+	*found = 0;
+	return UINT64_MAX;
 }
 
-static int mem_lookup(struct index *ix, const uint8_t *fp, uint64_t *pbn)
+static void count_entries(struct index *ix)
+{
+	uint64_t total = 0;
+	for (unsigned p = 0; p < INDEX_STRIPES; p++) {
+		uint32_t n = 0;
+		for (uint64_t i = 0; i < ix->h->part_slots; i++)
+			n += *(uint64_t *)(void *)slot(ix, p, i) != 0;
+		ix->counts[p] = n;
+		total += n;
+	}
+	ix->h->entries = total;
+}
+
+static int mem_open(const struct index_params *p, int recover, struct index **out)
+{
+	struct index *ix = calloc(1, sizeof *ix);
+	if (!ix)
+		return -ENOMEM;
+	size_t len = file_len(p->capacity, p->fp_len);
+	ix->h = meta_map(p->dir, MEM_FILE, len, 0, NULL);
+	if (!ix->h) {
+		int e = -errno;
+		free(ix);
+		return e ? e : -EIO;
+	}
+	if (ix->h->magic != MEM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->part_slots != part_slots(p->capacity)) {
+		munmap(ix->h, len);
+		free(ix);
+		return -EINVAL;
+	}
+	ix->map_len = len;
+	ix->counts = (uint32_t *)(void *)((uint8_t *)ix->h + sizeof *ix->h);
+	ix->table = (uint8_t *)ix->counts + COUNTS_LEN;
+	if (recover) /* a writer may have died mid-update: recount */
+		count_entries(ix);
+	*out = ix;
+	return 0;
+}
+
+static int mem_lookup(struct index *ix, const uint8_t *fp, uint64_t *addr)
 {
 	int found;
-	ix->h->lookups++;
-	uint64_t i = probe(ix, fp, &found);
+	unsigned part = index_stripe(fp);
+	uint64_t i = probe(ix, part, fp, &found);
 	if (found) {
-		memcpy(pbn, slot(ix, i), 8);
-		(*pbn)--;
+		memcpy(addr, slot(ix, part, i), 8);
+		(*addr)--;
 	}
 	return found;
 }
 
-static int mem_insert(struct index *ix, const uint8_t *fp, uint64_t pbn)
+static int mem_insert(struct index *ix, const uint8_t *fp, uint64_t addr)
 {
 	int found;
-	uint64_t i = probe(ix, fp, &found);
-	if (!found && (ix->h->entries + 1) * 4 > ix->h->slots * 3)
+	unsigned part = index_stripe(fp);
+	uint64_t i = probe(ix, part, fp, &found);
+	if (!found && (uint64_t)(ix->counts[part] + 1) * 8 > ix->h->part_slots * 7)
 		return -ENOSPC;
-	uint8_t *s = slot(ix, i);
+	uint8_t *s = slot(ix, part, i);
 	memcpy(s + 8, fp, ix->h->fp_len);
-	uint64_t v = pbn + 1;
-	memcpy(s, &v, 8); /* published last: a reader never sees a slot with half a fingerprint */
-	if (!found)
-		ix->h->entries++;
+	uint64_t v = addr + 1;
+	memcpy(s, &v, 8);
+	if (!found) {
+		ix->counts[part]++;
+		__atomic_fetch_add(&ix->h->entries, 1, __ATOMIC_RELAXED);
+	}
 	return 0;
 }
 
 static int mem_remove(struct index *ix, const uint8_t *fp)
 {
 	int found;
-	uint64_t mask = ix->h->slots - 1, i = probe(ix, fp, &found);
+	unsigned part = index_stripe(fp);
+	uint64_t mask = ix->h->part_slots - 1, i = probe(ix, part, fp, &found);
 	if (!found)
 		return -ENOENT;
 	/* Backward-shift: pull later members of the probe run into the hole, so no tombstones. */
 	uint64_t hole = i, j = i;
 	for (;;) {
 		j = (j + 1) & mask;
-		uint8_t *s = slot(ix, j);
+		uint8_t *s = slot(ix, part, j);
 		uint64_t v;
 		memcpy(&v, s, 8);
 		if (!v)
@@ -174,19 +207,20 @@ static int mem_remove(struct index *ix, const uint8_t *fp)
 		/* s may move to the hole if its home is not in (hole, j] cyclically */
 		bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
 		if (!stays) {
-			memcpy(slot(ix, hole), s, ix->h->slot_size);
+			memcpy(slot(ix, part, hole), s, ix->h->slot_size);
 			hole = j;
 		}
 	}
-	memset(slot(ix, hole), 0, ix->h->slot_size);
-	ix->h->entries--;
+	memset(slot(ix, part, hole), 0, ix->h->slot_size);
+	ix->counts[part]--;
+	__atomic_fetch_sub(&ix->h->entries, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
-static int mem_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t pbn), void *arg)
+static int mem_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
 {
-	for (uint64_t i = 0; i < ix->h->slots; i++) {
-		uint8_t *s = slot(ix, i);
+	for (uint64_t i = 0; i < INDEX_STRIPES * ix->h->part_slots; i++) {
+		uint8_t *s = ix->table + i * ix->h->slot_size;
 		uint64_t v;
 		memcpy(&v, s, 8);
 		if (!v)
@@ -204,11 +238,16 @@ static int mem_flush(struct index *ix)
 	return msync(ix->h, ix->map_len, MS_SYNC) ? -errno : 0;
 }
 
+static int mem_repair(struct index *ix)
+{
+	count_entries(ix);
+	return 0;
+}
+
 static void mem_stats(struct index *ix, struct index_stats *s)
 {
 	memset(s, 0, sizeof *s);
-	s->entries = ix->h->entries;
-	s->lookups = ix->h->lookups;
+	s->entries = __atomic_load_n(&ix->h->entries, __ATOMIC_RELAXED);
 	s->meta_writes = ix->meta_writes;
 	s->bytes = ix->map_len;
 }
@@ -228,6 +267,8 @@ const struct index_ops index_mem_ops = {
 	.remove = mem_remove,
 	.iterate = mem_iterate,
 	.flush = mem_flush,
+	.repair = mem_repair,
 	.stats = mem_stats,
 	.close = mem_close,
+	.destroy = mem_destroy,
 };

@@ -1,5 +1,5 @@
 /* index.h - the pluggable fingerprint index of the reference engine (Dmdedup's backend API):
- * fingerprint -> physical block number; a new backend is one file filling struct index_ops. */
+ * fingerprint -> stored-content address; a new backend is one file filling struct index_ops. */
 #ifndef DEDIS_ENGINE_INDEX_H
 #define DEDIS_ENGINE_INDEX_H
 
@@ -15,10 +15,7 @@ struct index_params {
 };
 
 struct index_stats {
-	uint64_t entries;
-	uint64_t lookups;
-	uint64_t bloom_negatives;  /* lookups answered "certainly new" without the on-disk index */
-	uint64_t bloom_positives;  /* lookups the filter passed on (true or false positives) */
+	uint64_t entries;          /* (lookups and Bloom-filter answers are the engine's counters) */
 	uint64_t meta_reads;       /* metadata I/O the backend did (pages read / written) */
 	uint64_t meta_writes;
 	uint64_t bytes;            /* its memory or file footprint */
@@ -26,31 +23,46 @@ struct index_stats {
 
 #define INDEX_ABSENT_FILTERED 2
 
+/* Fingerprint stripes: the engine serialises lookup/insert/remove per stripe (its striped locks),
+ * so a backend partitioned the same way needs no lock of its own on its partitions. */
+#define INDEX_STRIPES 4096
+static inline unsigned index_stripe(const uint8_t *fp)
+{
+	return ((unsigned)fp[0] << 4 | fp[1] >> 4) & (INDEX_STRIPES - 1);
+}
+
 struct index; /* the backend's own state */
 
-/* Callers serialise calls on one volume (the engine holds its volume lock) except stats(), which
- * may run concurrently and need only be approximately current; otherwise a backend needs no
- * locking of its own; several processes may have the same volume open, each with its own
- * `struct index` on the same files, so a backend must read shared state, not cache it. */
+/* Concurrency: lookup, insert and remove on fingerprints of different stripes (index_stripe) run
+ * at the same time, from any number of processes, each with its own `struct index` on the same
+ * files (so a backend reads shared state, never caches it); calls on one stripe are serialised
+ * by the engine. iterate, flush and repair run with the volume quiesced (no other call in
+ * flight); stats may run any time and need only be approximately current. An "address" is the
+ * engine's opaque 64-bit word for a stored content (never 0 or all ones). */
 struct index_ops {
 	const char *name;
 	/* Create the backend's files in p->dir (format time). 0 or -errno. */
 	int (*create)(const struct index_params *p);
 	/* Open them; `recover` is set when the volume was not closed cleanly. 0 or -errno. */
 	int (*open)(const struct index_params *p, int recover, struct index **out);
-	/* 1 found (*pbn set), 0 absent, INDEX_ABSENT_FILTERED absent and answered by a summary vector
+	/* 1 found (*addr set), 0 absent, INDEX_ABSENT_FILTERED absent and answered by a summary vector
 	 * without touching the on-disk index, -errno. */
-	int (*lookup)(struct index *ix, const uint8_t *fp, uint64_t *pbn);
+	int (*lookup)(struct index *ix, const uint8_t *fp, uint64_t *addr);
 	/* Insert or replace. 0 or -errno (-ENOSPC when full). */
-	int (*insert)(struct index *ix, const uint8_t *fp, uint64_t pbn);
+	int (*insert)(struct index *ix, const uint8_t *fp, uint64_t addr);
 	/* 0 removed, -ENOENT absent, -errno. */
 	int (*remove)(struct index *ix, const uint8_t *fp);
 	/* Calls fn for every entry until it returns non-zero (which iterate returns). */
-	int (*iterate)(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t pbn), void *arg);
+	int (*iterate)(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg);
 	/* Make every insert/remove so far durable. 0 or -errno. */
 	int (*flush)(struct index *ix);
+	/* After a process died inside a call: make the shared state whole again (recount, rebuild a
+	 * summary vector). 0 or -errno. */
+	int (*repair)(struct index *ix);
 	void (*stats)(struct index *ix, struct index_stats *s);
 	void (*close)(struct index *ix);
+	/* Remove the backend's files from p->dir (the engine rebuilds the index after a power loss). */
+	int (*destroy)(const struct index_params *p);
 };
 
 extern const struct index_ops index_mem_ops;

@@ -54,28 +54,34 @@ static json_t *stats_json(const struct engine_stats *s)
 	PUT(duplicate_writes); PUT(overwrites); PUT(inplace_rewrites); PUT(discards); PUT(reads);
 	PUT(mapped_blocks); PUT(physical_blocks); PUT(referenced_blocks); PUT(index_entries); PUT(index_lookups);
 	PUT(bloom_negatives); PUT(meta_reads); PUT(meta_writes); PUT(gc_reclaimed); PUT(collisions); PUT(index_bytes);
+	PUT(nodedup_writes); PUT(compressed_writes); PUT(physical_bytes); PUT(compressed_fragments); PUT(commits);
 #undef PUT
 	json_object_set_new(j, "dedup_ratio", json_real(s->dedup_ratio));
 	json_object_set_new(j, "index", json_string(s->index));
 	json_object_set_new(j, "hash", json_string(s->hash));
+	json_object_set_new(j, "compress", json_string(s->compress));
 	return j;
 }
 
 static void print_stats(const struct engine_stats *s)
 {
-	char lsz[32], psz[32], isz[32];
+	char lsz[32], psz[32], isz[32], bsz[32];
 	units_format_size(s->mapped_blocks * s->block_size, lsz, sizeof lsz);
 	units_format_size(s->physical_blocks * s->block_size, psz, sizeof psz);
+	units_format_size(s->physical_bytes, bsz, sizeof bsz);
 	units_format_size(s->index_bytes, isz, sizeof isz);
-	printf("volume: %llu-byte blocks, %llu logical, %llu physical (%s index, %s)\n",
+	printf("volume: %llu-byte blocks, %llu logical, %llu physical (%s index, %s, compression %s)\n",
 	       (unsigned long long)s->block_size, (unsigned long long)s->logical_blocks,
-	       (unsigned long long)s->data_blocks, s->index, s->hash);
+	       (unsigned long long)s->data_blocks, s->index, s->hash, s->compress);
 	printf("space: %llu mapped blocks (%s), %llu physical blocks in use (%s), %llu referenced; dedup ratio %.3f\n",
 	       (unsigned long long)s->mapped_blocks, lsz, (unsigned long long)s->physical_blocks, psz,
 	       (unsigned long long)s->referenced_blocks, s->dedup_ratio);
-	printf("writes: %llu logical = %llu unique + %llu duplicate + %llu in-place rewrites; %llu overwrites, "
-	       "%llu discards, %llu reads\n",
+	printf("stored: %s for the referenced contents (%llu of them compressed fragments)\n", bsz,
+	       (unsigned long long)s->compressed_fragments);
+	printf("writes: %llu logical = %llu unique (%llu NODEDUP, %llu compressed) + %llu duplicate + %llu in-place "
+	       "rewrites; %llu overwrites, %llu discards, %llu reads\n",
 	       (unsigned long long)s->logical_writes, (unsigned long long)s->unique_writes,
+	       (unsigned long long)s->nodedup_writes, (unsigned long long)s->compressed_writes,
 	       (unsigned long long)s->duplicate_writes, (unsigned long long)s->inplace_rewrites,
 	       (unsigned long long)s->overwrites, (unsigned long long)s->discards, (unsigned long long)s->reads);
 	printf("index: %llu entries (%s), %llu lookups, %llu answered by the Bloom filter; metadata I/O %llu reads, "
@@ -88,7 +94,7 @@ static void print_stats(const struct engine_stats *s)
 
 static int cmd_format(const struct engine_cli *c)
 {
-	struct engine_format_params p = {c->size, c->data_size, (uint32_t)c->block_size, c->index, c->hash};
+	struct engine_format_params p = {c->size, c->data_size, (uint32_t)c->block_size, c->index, c->hash, c->compress, 0};
 	char err[512];
 	if (c->block_size > UINT32_MAX)
 		return bad("--block-size %s is too large%s", "", "");

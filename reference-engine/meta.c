@@ -44,7 +44,7 @@ const char *sb_check(const struct superblock *sb)
 	if (sb->block_size < 512 || sb->block_size > 65536 || (sb->block_size & (sb->block_size - 1)))
 		return "invalid block size in superblock";
 	if (!sb->logical_blocks || !sb->data_blocks || (sb->fp_len != 20 && sb->fp_len != 32) || !sb->stripes ||
-	    sb->stripes > 64)
+	    sb->stripes > 64 || sb->compress > VOL_COMPRESS_LZ4 || !sb->frags || sb->frags > 16 || !sb->journal_bytes)
 		return "invalid geometry in superblock";
 	return NULL;
 }
@@ -118,13 +118,25 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 	return p;
 }
 
-int state_init_lock(struct vol_state *st)
+void meta_boot_id(char *out, size_t len)
+{
+	out[0] = 0;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (!f)
+		return;
+	if (!fgets(out, (int)len, f))
+		out[0] = 0;
+	fclose(f);
+	out[strcspn(out, "\n")] = 0;
+}
+
+int meta_init_mutex(pthread_mutex_t *m)
 {
 	pthread_mutexattr_t a;
 	if (pthread_mutexattr_init(&a) || pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
 	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST))
 		return -EINVAL;
-	int rc = pthread_mutex_init(&st->lock, &a);
+	int rc = pthread_mutex_init(m, &a);
 	pthread_mutexattr_destroy(&a);
 	return -rc;
 }

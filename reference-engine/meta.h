@@ -1,5 +1,5 @@
-/* meta.h - a volume's metadata files: the checksummed superblock (immutable after format), the
- * shared state page (lock, allocation cursor, counters, clean flag) and the LBN map. */
+/* meta.h - a volume's files and shared layouts: the checksummed superblock (immutable after
+ * format), the shared state page (process slots, counters, rare-path locks) and the file names. */
 #ifndef DEDIS_ENGINE_META_H
 #define DEDIS_ENGINE_META_H
 
@@ -8,8 +8,11 @@
 #include <stdint.h>
 
 #define VOL_MAGIC "DEDISVOL"
-#define VOL_VERSION 1
-#define VOL_STATE_MAGIC 0x4554415453534944ULL /* "DISSTATE" */
+#define VOL_VERSION 2
+#define VOL_STATE_MAGIC 0x3245544154534944ULL /* "DISTATE2" */
+
+#define VOL_COMPRESS_NONE 0
+#define VOL_COMPRESS_LZ4 1
 
 struct superblock {
 	char magic[8];
@@ -22,36 +25,70 @@ struct superblock {
 	uint32_t fp_len;
 	uint32_t stripes;   /* chunk-store files: PBN p lives in data.<p mod stripes> */
 	uint64_t created;  /* seconds since the epoch */
+	uint32_t compress; /* VOL_COMPRESS_* */
+	uint32_t frags;    /* address slots per physical block: 1, or PACK_MAX_FRAGS with compression */
+	uint64_t journal_bytes;
 	uint8_t checksum[32]; /* SHA-256 of everything above */
 };
 
-/* Counters every opener shares (and the volume keeps). */
-struct vol_counters {
-	uint64_t logical_writes, unique_writes, duplicate_writes, overwrites, inplace_rewrites;
-	uint64_t discards, reads, index_lookups, bloom_negatives, gc_reclaimed, collisions;
-	uint64_t mapped_blocks;      /* LBNs mapped */
-	uint64_t used_blocks;        /* PBNs with any reference */
-	uint64_t referenced_blocks;  /* PBNs with an LBN reference */
-	uint64_t flushes;
+/* Counters. Event counts and gauges alike are kept per process slot (no shared cache line on
+ * the write path) and summed by engine_stats: value = base + sum over slots. */
+enum vol_counter {
+	VC_LOGICAL_WRITES, VC_UNIQUE_WRITES, VC_DUPLICATE_WRITES, VC_OVERWRITES, VC_INPLACE_REWRITES,
+	VC_DISCARDS, VC_READS, VC_INDEX_LOOKUPS, VC_BLOOM_NEGATIVES, VC_GC_RECLAIMED, VC_COLLISIONS,
+	VC_FLUSHES, VC_NODEDUP_WRITES, VC_COMPRESSED_WRITES, VC_COMMITS, VC_CHECKPOINTS,
+	VC_GAUGES, /* the rest are gauges: recovery recomputes them */
+	VC_MAPPED = VC_GAUGES,  /* LBNs mapped */
+	VC_REFERENCED,          /* stored contents (addresses) referenced by an LBN */
+	VC_PHYSICAL_BYTES,      /* bytes those contents take in the chunk store */
+	VC_LIVE_FRAGMENTS,      /* of them, compressed fragments */
+	VC_COUNT
 };
 
-/* The shared state page, mmap'd by every process with the volume open. */
+#define VOL_SLOTS 256
+
+/* One per open engine handle: written by its owner only, so the hot path touches no shared line. */
+struct vol_slot {
+	int32_t pid;             /* 0 = free */
+	uint32_t active;         /* inside an operation (the quiesce handshake) */
+	uint64_t bin_pbn;        /* the open packing bin + 1, 0 = none */
+	uint32_t bin_used;       /* bytes of the bin written so far */
+	uint32_t bin_frags;      /* fragments in it */
+	uint64_t ext_next, ext_end; /* the allocation extent carved from the shared cursor */
+	int64_t c[VC_COUNT];
+} __attribute__((aligned(128)));
+
+/* The shared state page, mmap'd by every process with the volume open. Volatile: trusted only in
+ * the boot that wrote it (or after a clean close); otherwise rebuilt from the durable files. */
 struct vol_state {
 	uint64_t magic;
 	uint32_t clean;         /* 1 after the last opener closed cleanly */
 	uint32_t generation;    /* bumped by every recovery */
-	pthread_mutex_t lock;   /* process-shared, robust: serialises metadata updates */
-	uint64_t alloc_cursor;  /* next PBN to try: allocation is sequential */
+	char boot_id[40];       /* the boot this state belongs to */
+	uint64_t ckpt_seq;      /* the durable checkpoint this state was closed against */
+	pthread_mutex_t world;  /* robust: recovery, GC, fsck, slot claims (never on the data path) */
+	pthread_mutex_t commit; /* robust: serialises metadata commits */
+	uint32_t quiesce;       /* set while `world` holder needs every operation out */
+	uint32_t reserved;
+	uint64_t alloc_cursor;  /* next PBN extent to carve: allocation is sequential */
 	uint64_t gc_epoch;      /* bumped by every GC pass: lock-free readers retry if it moved */
-	struct vol_counters c;
+	uint64_t next_seq;      /* the next commit's sequence number */
+	uint64_t journal_tail;  /* where the next journal record goes */
+	int64_t base[VC_COUNT];
+	struct vol_slot slots[VOL_SLOTS];
 };
 
-/* File names inside a volume directory. */
+/* File names inside a volume directory. Durable: the superblock, the map, the journal, the
+ * chunk store. Everything else is a cache of them and of the index. */
 #define VOL_SUPERBLOCK "superblock"
+#define VOL_MAP "map"           /* durable LBN map (checkpoints) */
+#define VOL_JOURNAL "journal"   /* durable map commits since the last checkpoint */
+#define VOL_DATA "data"         /* data.0, data.1, ... */
 #define VOL_STATE "state"
-#define VOL_LBNMAP "lbnmap"
+#define VOL_LBNMAP "lbnmap"     /* the working LBN map */
 #define VOL_REFS "refs"
-#define VOL_DATA "data" /* data.0, data.1, ... */
+#define VOL_DIRTY "dirty"
+#define VOL_LOCKS "locks"
 #define VOL_STRIPES 8
 
 void sb_seal(struct superblock *sb);
@@ -66,6 +103,8 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 int meta_path(char *buf, size_t len, const char *dir, const char *name);
 
 /* A process-shared robust mutex, initialised in place. */
-int state_init_lock(struct vol_state *st);
+int meta_init_mutex(pthread_mutex_t *m);
+/* This boot's identity (/proc/sys/kernel/random/boot_id), "" if unknown. */
+void meta_boot_id(char *out, size_t len);
 
 #endif

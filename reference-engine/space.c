@@ -1,78 +1,108 @@
-/* space.c - reference words and allocation. A PBN is in use while anything references it; an
- * overwrite only drops a reference, so stale blocks linger (indexed, unmapped) until GC. */
+/* space.c - reference words and allocation, all by atomic operations on the shared mapping: an
+ * overwrite only drops a reference, so stale contents stay held until GC reclaims them. */
 #include <errno.h>
 #include <string.h>
 #include "space.h"
 
-static void changed(struct space *s, uint32_t before, uint32_t after)
+#define A(x) __atomic_##x
+
+uint32_t space_bytes(const struct space *s, uint64_t addr)
 {
-	if (!before != !after)
-		s->c->used_blocks += after ? 1 : (uint64_t)-1;
-	if (!REF_LBNS(before) != !REF_LBNS(after))
-		s->c->referenced_blocks += REF_LBNS(after) ? 1 : (uint64_t)-1;
+	return addr_packed(addr) ? addr_len(addr) + 4u /* PACK_FRAG_HDR */ : s->block_size;
 }
 
-int space_alloc(struct space *s, uint64_t *pbn)
+bool space_valid(const struct space *s, uint64_t addr)
 {
-	if (s->c->used_blocks >= s->blocks)
-		return -ENOSPC;
-	uint64_t p = *s->cursor % s->blocks;
-	for (uint64_t tried = 0; tried < s->blocks; tried++) {
-		if (s->refs[p] == 0) {
+	return (addr & ADDR_VALID) && addr_pbn(addr) < s->blocks && (!addr_packed(addr) || addr_slot(addr) < s->frags) &&
+	       (addr & ~(ADDR_VALID | ADDR_PACKED | (0xffffULL << ADDR_LEN_SHIFT) | (15ULL << ADDR_SLOT_SHIFT) | ADDR_PBN_MASK)) == 0;
+}
+
+bool space_pbn_free(const struct space *s, uint64_t pbn)
+{
+	for (unsigned i = 0; i < s->frags; i++)
+		if (A(load_n)(&s->refs[pbn * s->frags + i], __ATOMIC_RELAXED))
+			return false;
+	return true;
+}
+
+int space_alloc(struct space *s, struct vol_slot *me, uint64_t *pbn)
+{
+	for (uint64_t tried = 0; tried < s->blocks + SPACE_EXTENT; tried++) {
+		if (me->ext_next >= me->ext_end) {
+			me->ext_next = A(fetch_add)(s->cursor, SPACE_EXTENT, __ATOMIC_RELAXED);
+			me->ext_end = me->ext_next + SPACE_EXTENT;
+		}
+		uint64_t p = me->ext_next++ % s->blocks;
+		uint32_t zero = 0;
+		if (space_pbn_free(s, p) &&
+		    A(compare_exchange_n)(&s->refs[p * s->frags], &zero, REF_RESERVED, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			/* words 1.. of a free PBN stay 0: only its owner's fragments set them */
 			*pbn = p;
-			*s->cursor = p + 1;
 			return 0;
 		}
-		if (++p == s->blocks)
-			p = 0;
 	}
 	return -ENOSPC;
 }
 
-void space_ref_lbn(struct space *s, uint64_t pbn)
+uint32_t space_ref(struct space *s, uint64_t addr)
 {
-	uint32_t before = s->refs[pbn];
-	s->refs[pbn] = before + 1;
-	changed(s, before, s->refs[pbn]);
+	return A(fetch_add)(&s->refs[space_index(s, addr)], 1, __ATOMIC_ACQ_REL);
 }
 
-void space_unref_lbn(struct space *s, uint64_t pbn)
+uint32_t space_unref(struct space *s, uint64_t addr)
 {
-	uint32_t before = s->refs[pbn];
-	if (!REF_LBNS(before))
-		return; /* never below zero, even on an inconsistent volume */
-	s->refs[pbn] = before - 1;
-	changed(s, before, s->refs[pbn]);
+	uint32_t *w = &s->refs[space_index(s, addr)];
+	uint32_t before = A(load_n)(w, __ATOMIC_RELAXED);
+	while (REF_LBNS(before) &&
+	       !A(compare_exchange_n)(w, &before, before - 1, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		;
+	return before; /* never below zero, even on an inconsistent volume */
 }
 
-void space_reserve(struct space *s, uint64_t pbn, bool on)
+uint32_t space_set(struct space *s, uint64_t idx, uint32_t bits)
 {
-	uint32_t before = s->refs[pbn];
-	s->refs[pbn] = on ? before | REF_RESERVED : before & ~REF_RESERVED;
-	changed(s, before, s->refs[pbn]);
+	return A(fetch_or)(&s->refs[idx], bits, __ATOMIC_ACQ_REL);
 }
 
-void space_set_indexed(struct space *s, uint64_t pbn, bool on)
+uint32_t space_clear(struct space *s, uint64_t idx, uint32_t bits)
 {
-	uint32_t before = s->refs[pbn];
-	s->refs[pbn] = on ? before | REF_INDEXED : before & ~REF_INDEXED;
-	changed(s, before, s->refs[pbn]);
+	return A(fetch_and)(&s->refs[idx], ~bits, __ATOMIC_ACQ_REL);
 }
 
-void space_rebuild(struct space *s, const uint64_t *lbnmap, uint64_t nlbns, const uint64_t *indexed, uint64_t nindexed)
+uint64_t space_used_blocks(const struct space *s)
 {
-	memset(s->refs, 0, s->blocks * sizeof *s->refs);
-	s->c->used_blocks = s->c->referenced_blocks = s->c->mapped_blocks = 0;
+	uint64_t n = 0;
+	for (uint64_t p = 0; p < s->blocks; p++)
+		n += !space_pbn_free(s, p);
+	return n;
+}
+
+void space_rebuild(struct space *s, const uint64_t *lbnmap, uint64_t nlbns, const uint64_t *indexed,
+		   uint64_t nindexed, const uint64_t *keep, unsigned nkeep, struct space_gauges *g)
+{
+	uint64_t words = s->blocks * s->frags;
+	for (uint64_t i = 0; i < words; i++)
+		s->refs[i] &= REF_HELD;
+	memset(g, 0, sizeof *g);
 	for (uint64_t l = 0; l < nlbns; l++) {
-		if (!lbnmap[l])
-			continue;
-		uint64_t pbn = lbnmap[l] - 1;
-		if (pbn >= s->blocks)
+		uint64_t a = lbnmap[l];
+		if (!a || !space_valid(s, a))
 			continue; /* fsck reports it; recovery must not crash on it */
-		s->c->mapped_blocks++;
-		space_ref_lbn(s, pbn);
+		g->mapped++;
+		uint32_t before = s->refs[space_index(s, a)]++;
+		if (!REF_LBNS(before)) {
+			g->referenced++;
+			g->physical_bytes += space_bytes(s, a);
+			g->fragments += addr_packed(a);
+		}
 	}
 	for (uint64_t i = 0; i < nindexed; i++)
-		if (indexed[i] < s->blocks)
-			space_set_indexed(s, indexed[i], true);
+		if (space_valid(s, indexed[i]))
+			s->refs[space_index(s, indexed[i])] |= REF_INDEXED;
+	for (uint64_t i = 0; i < words; i++)
+		if (s->refs[i] & (REF_INDEXED | 0x1fffffffu))
+			s->refs[i] |= REF_HELD;
+	for (unsigned i = 0; i < nkeep; i++)
+		if (keep[i] < s->blocks)
+			s->refs[keep[i] * s->frags] |= REF_RESERVED;
 }

@@ -1,5 +1,5 @@
-/* space.h - physical block accounting: one 32-bit reference word per PBN (LBN references in the
- * low 30 bits, "the index points here" and "reserved" in the top two), allocation, rebuild. */
+/* space.h - stored-content addresses and physical block accounting: one 32-bit reference word
+ * per address (LBN references, "indexed", "held", "reserved"), lock-free allocation, rebuild. */
 #ifndef DEDIS_ENGINE_SPACE_H
 #define DEDIS_ENGINE_SPACE_H
 
@@ -7,29 +7,69 @@
 #include <stdint.h>
 #include "meta.h"
 
+/* An address, as the LBN map and the index hold it (0 = none): a whole block at a PBN, or
+ * fragment `slot` (LEN compressed bytes) of a packed block. One word, so a map entry changes
+ * with one atomic store and a crash leaves it old or new. */
+#define ADDR_VALID (1ULL << 63)
+#define ADDR_PACKED (1ULL << 62)
+#define ADDR_PBN_MASK ((1ULL << 40) - 1)
+#define ADDR_SLOT_SHIFT 40 /* 4 bits */
+#define ADDR_LEN_SHIFT 44  /* 16 bits */
+
+static inline uint64_t addr_whole(uint64_t pbn) { return ADDR_VALID | pbn; }
+static inline uint64_t addr_fragment(uint64_t pbn, unsigned slot, unsigned len)
+{
+	return ADDR_VALID | ADDR_PACKED | ((uint64_t)len << ADDR_LEN_SHIFT) | ((uint64_t)slot << ADDR_SLOT_SHIFT) | pbn;
+}
+static inline uint64_t addr_pbn(uint64_t a) { return a & ADDR_PBN_MASK; }
+static inline unsigned addr_slot(uint64_t a) { return (unsigned)(a >> ADDR_SLOT_SHIFT) & 15; }
+static inline unsigned addr_len(uint64_t a) { return (unsigned)(a >> ADDR_LEN_SHIFT) & 0xffff; }
+static inline bool addr_packed(uint64_t a) { return (a & ADDR_PACKED) != 0; }
+
+/* Reference word bits. A stored content is HELD from the moment it is published until GC
+ * reclaims it, whatever its references do: a block whose last reference went away may still be
+ * what the durable map names, so it is reused only after a commit (GC commits first). */
 #define REF_INDEXED 0x80000000u
-#define REF_RESERVED 0x40000000u /* allocated, data being written outside the lock, not yet published */
-#define REF_LBNS(r) ((r) & 0x3fffffffu)
+#define REF_RESERVED 0x40000000u /* word 0 of a PBN: allocated to a writer or an open packing bin */
+#define REF_HELD 0x20000000u
+#define REF_LBNS(r) ((r) & 0x1fffffffu)
+
+#define SPACE_EXTENT 64 /* PBNs a process carves from the shared cursor at a time */
 
 struct space {
-	uint32_t *refs;          /* shared mapping, data_blocks words */
+	uint32_t *refs;          /* shared mapping: blocks * frags words */
 	uint64_t blocks;
-	struct vol_counters *c;  /* the shared counters (used / referenced blocks) */
+	unsigned frags;          /* addresses per PBN */
+	uint32_t block_size;
 	uint64_t *cursor;        /* the shared allocation cursor */
 };
 
-/* A free PBN (no reference at all), searching on from the cursor: sequential allocation turns
- * random logical writes into sequential physical ones. -ENOSPC when none is free. */
-int space_alloc(struct space *s, uint64_t *pbn);
-void space_ref_lbn(struct space *s, uint64_t pbn);
-void space_unref_lbn(struct space *s, uint64_t pbn);
-void space_set_indexed(struct space *s, uint64_t pbn, bool on);
-/* Hold a freshly allocated PBN while its data is written without the lock (allocation and GC
- * skip it); release it if the write turns out not to need it. */
-void space_reserve(struct space *s, uint64_t pbn, bool on);
+static inline uint64_t space_index(const struct space *s, uint64_t addr)
+{
+	return addr_pbn(addr) * s->frags + (addr_packed(addr) ? addr_slot(addr) : 0);
+}
+/* Bytes a content at this address takes in the chunk store. */
+uint32_t space_bytes(const struct space *s, uint64_t addr);
+bool space_valid(const struct space *s, uint64_t addr);
 
-/* Recompute every reference word and the derived counters from the LBN map and the index
- * entries (given as the PBN list `indexed`); used by recovery. */
-void space_rebuild(struct space *s, const uint64_t *lbnmap, uint64_t nlbns, const uint64_t *indexed, uint64_t nindexed);
+/* A free PBN (every word 0), claimed with REF_RESERVED on its word 0, from this process's extent
+ * (a new one carved from the cursor when it runs out). -ENOSPC after a full sweep. */
+int space_alloc(struct space *s, struct vol_slot *me, uint64_t *pbn);
+/* Atomic updates; each returns the word before it. */
+uint32_t space_ref(struct space *s, uint64_t addr);
+uint32_t space_unref(struct space *s, uint64_t addr); /* never below zero */
+uint32_t space_set(struct space *s, uint64_t idx, uint32_t bits);
+uint32_t space_clear(struct space *s, uint64_t idx, uint32_t bits);
+bool space_pbn_free(const struct space *s, uint64_t pbn);
+uint64_t space_used_blocks(const struct space *s);
+
+/* Gauges recomputed by a rebuild. */
+struct space_gauges {
+	int64_t mapped, referenced, physical_bytes, fragments;
+};
+/* Recompute every reference word from the LBN map and the indexed addresses; HELD bits survive
+ * (held blocks are GC's to free), RESERVED survives only on the PBNs in `keep` (open bins). */
+void space_rebuild(struct space *s, const uint64_t *lbnmap, uint64_t nlbns, const uint64_t *indexed,
+		   uint64_t nindexed, const uint64_t *keep, unsigned nkeep, struct space_gauges *g);
 
 #endif

@@ -1,9 +1,10 @@
-/* store.c - data file I/O for the chunk store; full-block transfers only (a short transfer is
- * resumed, end of file is an error), errors returned as -errno. */
+/* store.c - data file I/O for the chunk store: whole blocks at PBNs, through dio (full transfers,
+ * recorded for the power-loss harness); errors returned as -errno. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "dio.h"
 #include "meta.h"
 #include "store.h"
 
@@ -32,8 +33,10 @@ int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned
 	return 0;
 }
 
-int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct)
+int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct,
+	       const struct engine_recorder *rec)
 {
+	s->rec = rec;
 	if (!stripes || stripes > STORE_MAX_STRIPES)
 		return -EINVAL;
 	s->stripes = 0;
@@ -52,43 +55,27 @@ int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t b
 	return 0;
 }
 
-static int transfer(struct store *s, uint64_t pbn, void *buf, int writing)
+int store_write(struct store *s, uint64_t pbn, const void *buf)
 {
 	if (pbn >= s->blocks)
 		return -EINVAL;
-	size_t done = 0;
-	int fd = s->fd[pbn % s->stripes];
-	off_t off = (off_t)(pbn / s->stripes * s->block_size);
-	while (done < s->block_size) {
-		ssize_t n = writing ? pwrite(fd, (char *)buf + done, s->block_size - done, off + (off_t)done)
-				    : pread(fd, (char *)buf + done, s->block_size - done, off + (off_t)done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-int store_write(struct store *s, uint64_t pbn, const void *buf)
-{
-	return transfer(s, pbn, (void *)buf, 1);
+	unsigned i = (unsigned)(pbn % s->stripes);
+	return dio_write(s->rec, DIO_DATA0 + i, s->fd[i], buf, s->block_size, pbn / s->stripes * s->block_size);
 }
 
 int store_read(struct store *s, uint64_t pbn, void *buf)
 {
-	return transfer(s, pbn, buf, 0);
+	if (pbn >= s->blocks)
+		return -EINVAL;
+	return dio_read(s->fd[pbn % s->stripes], buf, s->block_size, pbn / s->stripes * s->block_size);
 }
 
 int store_sync(struct store *s)
 {
+	int rc;
 	for (unsigned i = 0; i < s->stripes; i++)
-		if (fdatasync(s->fd[i]))
-			return -errno;
+		if ((rc = dio_sync(s->rec, DIO_DATA0 + i, s->fd[i])))
+			return rc;
 	return 0;
 }
 

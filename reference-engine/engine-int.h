@@ -1,0 +1,67 @@
+/* engine-int.h - the engine handle's layout and the helpers its modules share (paths, slots and
+ * quiescing, recovery, fsck); not part of libdedisengine's interface. */
+#ifndef DEDIS_ENGINE_INT_H
+#define DEDIS_ENGINE_INT_H
+
+#include <stdbool.h>
+#include "engine.h"
+#include "fingerprint.h"
+#include "index.h"
+#include "meta.h"
+#include "packer.h"
+#include "space.h"
+#include "store.h"
+#include "stripe.h"
+#include "txn.h"
+
+struct engine {
+	char dir[4096];
+	struct superblock sb;
+	int lock_fd;                  /* flock on the superblock: shared by openers, exclusive alone */
+	struct vol_state *st;
+	struct vol_slot *me;          /* this handle's process slot */
+	uint64_t *lbnmap;             /* the working map: an address per LBN, 0 = unmapped */
+	size_t lbnmap_len, refs_len;
+	struct space space;
+	struct store store;
+	struct stripes stripes;
+	struct txn txn;
+	struct packer pack;
+	const struct index_ops *iops;
+	struct index *ix;
+	struct fp_ctx *fp;
+	struct engine_open_params p;
+	void *scratch;                /* one aligned block: reads of packed blocks, --verify-hits, fsck */
+	void *scratch2;
+	uint64_t since_commit;        /* writes by this handle since its last commit */
+};
+
+#define ENGINE_REPAIR 1000 /* internal: a process died inside an operation; repair and retry */
+
+static inline void count(struct engine *e, enum vol_counter c, int64_t d) { e->me->c[c] += d; }
+
+/* slots.c: process slots, the world lock and quiescing. */
+int slot_claim(struct engine *e);             /* with the world lock */
+void slot_release(struct engine *e);          /* with the world lock */
+int op_enter(struct engine *e);
+void op_exit(struct engine *e);
+/* The world lock, with every operation of every process drained; a dead holder's or a dead
+ * operation's leftovers are repaired first. */
+int world_enter(struct engine *e);
+void world_leave(struct engine *e);
+bool slot_is_bin(const struct engine *e, uint64_t pbn);
+int64_t vol_counter(const struct engine *e, enum vol_counter c);
+
+/* recovery.c */
+/* Reference words, gauges and the index's shared state from the working map and the index (a
+ * process died inside an operation, or an unclean open). With the world entered. */
+int recovery_rebuild(struct engine *e);
+/* After a power loss: the working map from the durable files, the index from the live data. */
+int recovery_from_durable(struct engine *e);
+/* GC with the world entered. */
+int recovery_gc(struct engine *e, uint64_t *reclaimed);
+
+/* engine.c helpers used by the other modules */
+int engine_read_addr(struct engine *e, uint64_t addr, void *buf);
+
+#endif

@@ -1,0 +1,136 @@
+/* slots.c - process slots and quiescing: each open handle owns a slot (its counters, allocation
+ * extent, open bin, "inside an operation" flag); the rare paths (recovery, GC, fsck) take the
+ * world lock and wait until no live process is inside an operation, so the write and read paths
+ * themselves never share a lock. */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include "engine-int.h"
+
+#define A(x) __atomic_##x
+
+static bool pid_alive(int32_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
+/* Fold a slot's counts into the base and free it. */
+static void fold(struct vol_state *st, struct vol_slot *s)
+{
+	for (int i = 0; i < VC_COUNT; i++)
+		st->base[i] += s->c[i];
+	memset(s, 0, sizeof *s);
+}
+
+int slot_claim(struct engine *e)
+{
+	struct vol_state *st = e->st;
+	for (unsigned i = 0; i < VOL_SLOTS; i++) {
+		struct vol_slot *s = &st->slots[i];
+		if (s->pid && pid_alive(s->pid))
+			continue;
+		if (s->pid)
+			fold(st, s); /* a dead process's: its leftovers were repaired when it was found */
+		memset(s, 0, sizeof *s);
+		s->pid = (int32_t)getpid();
+		e->me = s;
+		return 0;
+	}
+	return -EUSERS;
+}
+
+void slot_release(struct engine *e)
+{
+	if (e->me)
+		fold(e->st, e->me);
+	e->me = NULL;
+}
+
+bool slot_is_bin(const struct engine *e, uint64_t pbn)
+{
+	for (unsigned i = 0; i < VOL_SLOTS; i++) {
+		const struct vol_slot *s = &e->st->slots[i];
+		if (s->pid && s->bin_pbn == pbn + 1 && pid_alive(s->pid))
+			return true;
+	}
+	return false;
+}
+
+int64_t vol_counter(const struct engine *e, enum vol_counter c)
+{
+	int64_t v = e->st->base[c];
+	for (unsigned i = 0; i < VOL_SLOTS; i++)
+		v += A(load_n)(&e->st->slots[i].c[c], __ATOMIC_RELAXED);
+	return v;
+}
+
+/* Wait until every other live slot is outside an operation; true if a slot was found inside one
+ * with its process dead (what it was doing must be repaired). */
+static bool drain(struct engine *e)
+{
+	bool dead = false;
+	for (unsigned i = 0; i < VOL_SLOTS; i++) {
+		struct vol_slot *s = &e->st->slots[i];
+		if (s == e->me || !s->pid)
+			continue;
+		while (A(load_n)(&s->active, __ATOMIC_SEQ_CST)) {
+			if (!pid_alive(s->pid)) {
+				dead = true;
+				A(store_n)(&s->active, 0, __ATOMIC_SEQ_CST);
+				break;
+			}
+			sched_yield();
+		}
+		if (!pid_alive(s->pid))
+			s->bin_pbn = 0; /* its bin is closed: GC may reclaim what it left */
+	}
+	return dead;
+}
+
+int world_enter(struct engine *e)
+{
+	int rc = pthread_mutex_lock(&e->st->world);
+	bool repair = false;
+	if (rc == EOWNERDEAD) {
+		pthread_mutex_consistent(&e->st->world);
+		repair = true; /* its holder died mid-recovery, mid-GC or mid-fsck */
+	} else if (rc) {
+		return -rc;
+	}
+	A(store_n)(&e->st->quiesce, 1, __ATOMIC_SEQ_CST);
+	if (drain(e))
+		repair = true;
+	if (repair && (rc = recovery_rebuild(e))) {
+		world_leave(e);
+		return rc;
+	}
+	return 0;
+}
+
+void world_leave(struct engine *e)
+{
+	A(store_n)(&e->st->quiesce, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&e->st->world);
+}
+
+int op_enter(struct engine *e)
+{
+	for (;;) {
+		A(store_n)(&e->me->active, 1, __ATOMIC_SEQ_CST);
+		if (!A(load_n)(&e->st->quiesce, __ATOMIC_SEQ_CST))
+			return 0;
+		A(store_n)(&e->me->active, 0, __ATOMIC_SEQ_CST);
+		/* Someone holds the world: wait for it by taking it (and repairing, if it died). */
+		int rc = world_enter(e);
+		if (rc)
+			return rc;
+		world_leave(e);
+	}
+}
+
+void op_exit(struct engine *e)
+{
+	A(store_n)(&e->me->active, 0, __ATOMIC_RELEASE);
+}

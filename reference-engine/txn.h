@@ -1,0 +1,56 @@
+/* txn.h - transactional LBN map: a redo journal of map chunks committed every N writes and on
+ * flush (data synced first), folded into the durable map file by checkpoints. */
+#ifndef DEDIS_ENGINE_TXN_H
+#define DEDIS_ENGINE_TXN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "engine.h"
+#include "meta.h"
+#include "store.h"
+
+#define TXN_CHUNK 64 /* LBNs per map chunk: 512 bytes, one sector */
+
+struct txn {
+	int map_fd, journal_fd;
+	uint64_t logical_blocks, chunks, words, journal_bytes;
+	uint64_t *dirty;          /* shared: [0, words) changed since the last commit, [words, 2 words) since
+	                           * the last checkpoint */
+	size_t dirty_len;
+	uint64_t *lbnmap;         /* the working map */
+	struct vol_state *st;
+	struct store *store;
+	const struct engine_recorder *rec;
+	uint8_t *buf;             /* a commit's record */
+	size_t buf_cap;
+};
+
+/* Format: the map file (empty, checkpoint 0) and a zeroed journal, both synced. */
+int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes);
+int txn_open(struct txn *t, const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, uint64_t *lbnmap,
+	     struct vol_state *st, struct store *store, const struct engine_recorder *rec);
+void txn_close(struct txn *t);
+
+/* After a store to lbnmap[lbn] (the order matters: value first, then the mark). */
+static inline void txn_mark(struct txn *t, uint64_t lbn)
+{
+	uint64_t c = lbn / TXN_CHUNK, bit = 1ULL << (c & 63);
+	for (int k = 0; k < 2; k++) {
+		uint64_t *w = &t->dirty[(uint64_t)k * t->words + c / 64];
+		if (!(__atomic_load_n(w, __ATOMIC_SEQ_CST) & bit))
+			__atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+	}
+}
+/* Everything must go into the next checkpoint (after a recovery, or a committer that died). */
+void txn_mark_all(struct txn *t);
+
+/* Make every map entry published so far durable: snapshot the dirty chunks, sync the chunk
+ * store, then append a journal record (or checkpoint when asked, or when the journal is full).
+ * Serialised by st->commit. 0 or -errno. */
+int txn_commit(struct txn *t, bool checkpoint);
+
+/* Power-loss recovery: the durable map (checkpoint + every complete journal record after it)
+ * into `map` (logical_blocks words); *next_seq is the sequence number to continue with. */
+int txn_load(struct txn *t, uint64_t *map, uint64_t *next_seq);
+
+#endif
