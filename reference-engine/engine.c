@@ -335,8 +335,11 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		rc = slot_claim(e);
 		if (!rc && cs == CACHES_LOST)
 			rc = recovery_from_durable(e);
-		else if (!rc && cs == CACHES_CRASHED)
-			rc = recovery_rebuild(e);
+		else if (!rc && cs == CACHES_CRASHED && !(rc = recovery_rebuild(e))) {
+			/* A committer may have died holding dirty bits it never made durable. */
+			txn_mark_all(&e->txn);
+			rc = txn_commit(&e->txn, true);
+		}
 		if (!rc) {
 			/* From here on the caches are ahead of the disk: say so on disk first, so a power
 			 * loss never leaves a stale "clean" behind. */

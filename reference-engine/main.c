@@ -54,7 +54,7 @@ static json_t *stats_json(const struct engine_stats *s)
 	PUT(duplicate_writes); PUT(overwrites); PUT(inplace_rewrites); PUT(discards); PUT(reads);
 	PUT(mapped_blocks); PUT(physical_blocks); PUT(referenced_blocks); PUT(index_entries); PUT(index_lookups);
 	PUT(bloom_negatives); PUT(meta_reads); PUT(meta_writes); PUT(gc_reclaimed); PUT(collisions); PUT(index_bytes);
-	PUT(nodedup_writes); PUT(compressed_writes); PUT(physical_bytes); PUT(compressed_fragments); PUT(commits);
+	PUT(nodedup_writes); PUT(compressed_writes); PUT(physical_bytes); PUT(compressed_fragments);
 #undef PUT
 	json_object_set_new(j, "dedup_ratio", json_real(s->dedup_ratio));
 	json_object_set_new(j, "index", json_string(s->index));

@@ -146,11 +146,12 @@ static int reserve(struct txn *t, size_t len)
 	return 0;
 }
 
-/* Take the dirty chunks of bitmap k (clearing its bits; 2 = both, as a checkpoint does) into
- * t->buf after a record header; returns the chunk count or -errno. */
-static int64_t snapshot(struct txn *t, int which)
+/* Take the dirty chunks of bitmap `which` (clearing its bits; 2 = both, as a checkpoint does)
+ * into t->buf after a record header and the n0 chunks already there; returns the new total or
+ * -errno. */
+static int64_t snapshot(struct txn *t, int which, uint64_t n0)
 {
-	uint64_t n = 0;
+	uint64_t n = n0;
 	for (uint64_t w = 0; w < t->words; w++) {
 		uint64_t bits = __atomic_exchange_n(&t->dirty[w + (which == 1 ? t->words : 0)], 0, __ATOMIC_SEQ_CST);
 		if (which == 2)
@@ -176,6 +177,8 @@ static int64_t snapshot(struct txn *t, int which)
 static int checkpoint(struct txn *t, uint64_t n)
 {
 	int rc = store_sync(t->store);
+	if (!rc && !n && !t->st->journal_tail)
+		return 0; /* the map file is already the whole truth: leave it untouched */
 	for (uint64_t i = 0; !rc && i < n; i++) {
 		const uint8_t *r = t->buf + REC_HDR + i * CHUNK_REC;
 		uint64_t c;
@@ -208,13 +211,12 @@ int txn_commit(struct txn *t, bool ckpt)
 	} else if (rc) {
 		return -rc;
 	}
-	int64_t n = snapshot(t, ckpt ? 2 : 0);
+	int64_t n = snapshot(t, ckpt ? 2 : 0, 0);
 	uint64_t len = REC_HDR + (uint64_t)(n > 0 ? n : 0) * CHUNK_REC;
 	if (n >= 0 && !ckpt && t->st->journal_tail + len > t->journal_bytes) {
 		/* The journal is full: fold it and this commit into the map file. */
 		ckpt = true;
-		int64_t more = snapshot(t, 1);
-		n = more < 0 ? more : n + more;
+		n = snapshot(t, 1, (uint64_t)n);
 	}
 	if (n < 0) {
 		rc = (int)n;
