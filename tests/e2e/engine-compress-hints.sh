@@ -32,7 +32,7 @@ jcheck "$T/st2.json" ".physical_bytes == $(jget "$T/st.json" .physical_bytes) an
 
 # Hints: a unique-only distribution, every write NODEDUP, nothing indexed.
 echo "0 1000000" >"$T/unique.dist"
-run_bench --target "engine:$T/vh" --procs 2 --file-size 8MiB --access seq --dist "$T/unique.dist" --hints \
+run_bench --target "engine:$T/vh" --procs 2 --file-size 8MiB --access seq --dist "$T/unique.dist" --hints --keep \
 	--seed 12 --json "$T/h.json" -q
 [ "$RC" -eq 0 ] || fail "the hinted run exited $RC: $(head -c 600 "$T/err")"
 jcheck "$T/h.json" '.engine.match == true' "hinted run does not match" .engine
