@@ -2,7 +2,6 @@
  * (a pipe closed at t0), a signalfd loop for SIGINT/SIGTERM/SIGCHLD and 1 s ticks, the merge. */
 #include <errno.h>
 #include <fcntl.h>
-#include <lz4.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -186,11 +185,12 @@ static void watch(struct launch *l, struct timeseries *ts, bool progress)
 	}
 }
 
-/* What the target holds now, from the shared ledger: every written block's content. */
-static int collect_live(const struct bench_config *c, struct run_result *r, uint64_t *blocks, uint64_t *distinct)
+/* What the target holds now, from the shared ledger: every written block's content. `live` gets
+ * the live ids (the caller frees it). */
+static int collect_live(const struct bench_config *c, struct run_result *r, struct id_counts *live, uint64_t *blocks,
+			uint64_t *distinct)
 {
-	struct id_counts live;
-	if (idc_init(&live, 4096))
+	if (idc_init(live, 4096))
 		return -1;
 	const uint64_t *words = c->ledger_map.words;
 	uint64_t n = c->ledger_map.procs * c->ledger_map.region_blocks, zero = 0;
@@ -200,67 +200,21 @@ static int collect_live(const struct bench_config *c, struct run_result *r, uint
 			continue;
 		(*blocks)++;
 		if ((v - 1) & CONTENT_UNIQUE_BIT)
-			live.unique++; /* a unique id is live on one block at most */
-		else if (idc_add(&live, v - 1, 1)) {
-			idc_free(&live);
+			live->unique++; /* a unique id is live on one block at most */
+		else if (idc_add(live, v - 1, 1))
 			return -1;
-		}
 		zero += v - 1 == CONTENT_ZERO;
 	}
-	*distinct = live.used + live.unique;
-	int rc = idc_to_dist(&live, &r->live);
-	if (!rc && c->target.kind != TARGET_NULL)
-		r->have_physical = physical_estimate(c, words, n, &live, &r->physical) == 0;
-	idc_free(&live);
-	if (rc)
+	*distinct = live->used + live->unique;
+	if (idc_to_dist(live, &r->live))
 		return -1;
+	if (c->target.kind != TARGET_NULL)
+		r->have_physical = physical_estimate(c, words, n, live, &r->physical) == 0;
 	r->live.zero_blocks = zero;
 	r->live.block_size = c->o.block_size;
 	dist_compute_rows(&r->live, &r->live_rows);
 	r->have_live = true;
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* What the live distinct contents should take in the chunk store, from the generator's own bytes:
- * each content regenerated and LZ4-compressed here, stored by the engine's documented rule (a
- * fragment of the LZ4 size plus its 4-byte header when that is at most 7/8 of a block, else a
- * whole block; uncompressed volumes store whole blocks). */
-static int expected_physical(const struct bench_config *c, bool lz4, uint64_t *bytes)
-{
-	uint32_t bs = (uint32_t)c->o.block_size;
-	const uint64_t *words = c->ledger_map.words;
-	uint64_t n = c->ledger_map.procs * c->ledger_map.region_blocks, k = 0;
-	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
-	struct content_gen g;
-	char *buf = malloc(bs), *out = malloc((size_t)LZ4_compressBound((int)bs));
-	int rc = !ids || !buf || !out || content_init(&g, c->seed, bs, (uint32_t)c->o.compress) ? -1 : 0;
-	for (uint64_t b = 0; !rc && b < n; b++)
-		if (words[b])
-			ids[k++] = words[b] - 1;
-	if (!rc)
-		qsort(ids, k, sizeof *ids, cmp_u64);
-	*bytes = 0;
-	for (uint64_t i = 0; !rc && i < k; i++) {
-		if (i && ids[i] == ids[i - 1])
-			continue;
-		if (!lz4) {
-			*bytes += bs;
-			continue;
-		}
-		content_fill(&g, ids[i], buf);
-		int z = LZ4_compress_default(buf, out, (int)bs, LZ4_compressBound((int)bs));
-		*bytes += z > 0 && (uint32_t)z + 4 <= bs - bs / 8 ? (uint64_t)z + 4 : bs;
-	}
-	free(ids);
-	free(buf);
-	free(out);
-	return rc;
 }
 
 /* Packing tolerance: stored bytes against what the generator's content should compress to. */
@@ -270,7 +224,8 @@ static int expected_physical(const struct bench_config *c, bool lz4, uint64_t *b
  * have written blocks, as many distinct stored blocks as they have distinct contents, stored
  * bytes within PHYSICAL_TOLERANCE of what those contents compress to, a clean fsck, and every
  * read must have returned what was written. */
-static void validate_engine(const struct bench_config *c, struct run_result *r, uint64_t mapped, uint64_t distinct)
+static void validate_engine(const struct bench_config *c, struct run_result *r, const struct id_counts *live,
+			    uint64_t mapped, uint64_t distinct)
 {
 	struct engine_open_params op = {0};
 	struct engine *e;
@@ -287,7 +242,8 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	engine_stats(e, &r->observed);
 	r->fsck_problems = engine_fsck(e, NULL, NULL);
 	engine_close(e);
-	bool physical_ok = expected_physical(c, !strcmp(r->observed.compress, "lz4"), &r->expected_physical_bytes) == 0;
+	bool physical_ok = physical_engine_bytes(c, c->ledger_map.words, c->ledger_map.procs * c->ledger_map.region_blocks,
+						 live, !strcmp(r->observed.compress, "lz4"), &r->expected_physical_bytes) == 0;
 	r->physical_deviation = r->expected_physical_bytes
 					? (double)r->observed.physical_bytes / (double)r->expected_physical_bytes - 1
 					: (r->observed.physical_bytes ? 1 : 0);
@@ -347,10 +303,12 @@ static void collect(struct launch *l, struct run_result *r)
 			memcpy(r->mismatch[r->nmismatch++], w->mismatch[k], sizeof r->mismatch[0]);
 	}
 	uint64_t live_blocks = 0, live_distinct = 0;
-	if (c->ledger && collect_live(c, r, &live_blocks, &live_distinct))
+	struct id_counts live = {0};
+	if (c->ledger && collect_live(c, r, &live, &live_blocks, &live_distinct))
 		ok = false;
 	if (ok && c->target.kind == TARGET_ENGINE)
-		validate_engine(c, r, live_blocks, live_distinct);
+		validate_engine(c, r, &live, live_blocks, live_distinct);
+	idc_free(&live);
 	if (ok && (ids.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
 		dist_compute_rows(&r->written, &r->written_rows);
 		r->have_written = true;
