@@ -131,7 +131,7 @@ static int load_dist(struct bench_config *c, struct opt_error *err)
 		snprintf(c->dist_path, sizeof c->dist_path, "%s", d);
 	else if (config_find_dist(d, c->dist_path, sizeof c->dist_path))
 		return fail(err, "--dist %s: no such file, and not a bundled distribution "
-				 "(archival, personalfiles, highperf, kernels, ubuntuamd)", d);
+				 "(archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees)", d);
 	struct dist_error de;
 	if (dist_load(c->dist_path, &c->dist, &de))
 		return fail(err, "--dist: %s", de.msg);

@@ -58,7 +58,7 @@ const struct opt_def bench_option_table[] = {
 	{"nurand-a", 0, "A", OT_UINT, OFF(nurand_a), "0", NULL, 0, 0, 0, 0, "Workload",
 	 "NURand's A; 0 means N/10 of each worker's blocks, as DEDISbench"},
 	{"dist", 'd', "NAME|FILE", OT_STRING, OFF(dist), "personalfiles", NULL, 0, 0, 0, 0, "Workload",
-	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, or a file"},
+	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees, or a file"},
 	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
 	 "fill the target first: none, content or zero (default: content for read/mixed, none for write)"},
 	{"content", 'c', "MODEL", OT_ENUM, OFF(content), "scaled", content_names, 0, 0, 0, 0, "Workload",

@@ -47,7 +47,7 @@ expect_only() {
 
 expect --access _dedisbench dedisbench --acc
 DEDIS_DISTDIR=$top_srcdir/distributions expect_only personalfiles _dedisbench dedisbench --dist per
-DEDIS_DISTDIR=$top_srcdir/distributions expect "archival highperf kernels personalfiles ubuntuamd" \
+DEDIS_DISTDIR=$top_srcdir/distributions expect "archival highperf kernel-trees kernels personalfiles ubuntuamd" \
 	_dedisbench dedisbench -d ''
 DEDIS_DISTDIR=$top_srcdir/distributions expect_only personalfiles _dedisbench dedisbench --dist = per
 expect_only "uniform" _dedisbench dedisbench --access u

@@ -42,7 +42,7 @@ note "built $(basename "$deb") in $(($(date +%s) - start)) s"
 # 3. What it installs.
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$E2E_TMP/contents"
 for f in /usr/bin/dedisbench /usr/bin/dedisgen /usr/bin/dedisengine \
-	/usr/share/dedis/distributions/{archival,personalfiles,highperf,kernels,ubuntuamd}.dist \
+	/usr/share/dedis/distributions/{archival,personalfiles,highperf,kernels,ubuntuamd,kernel-trees}.dist \
 	/usr/share/dedis/distributions/README.md \
 	/usr/share/dedis/plots/{dedisbench-timeseries,dedisbench-latency,dedisbench-distribution,dedisbench-access,dedisgen-histogram,dedisgen-compare,dedisengine-stat}.gp \
 	/usr/share/man/man1/{dedisbench,dedisgen,dedisengine}.1.gz /usr/share/man/man5/dedis-dist.5.gz \
