@@ -91,14 +91,17 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 			return fail(err, "a mixed nominal run with separate rates needs both -nrR and -nwW");
 	}
 	c->nominal = o->rate > 0 || o->read_rate > 0;
-	if (o->ioengine == IOENGINE_LIBAIO) {
+	const char *engine = ioengine_names[o->ioengine];
+	if (o->ioengine != IOENGINE_SYNC) {
 		if (o->sync == SYNC_FSYNC || o->sync == SYNC_DSYNC || o->sync == SYNC_DIRECT_FSYNC)
-			return fail(err, "--ioengine libaio works with --sync none or direct (it always uses O_DIRECT)");
+			return fail(err, "--ioengine %s works with --sync none or direct (it always uses O_DIRECT)", engine);
 		o->sync = SYNC_DIRECT;
 	} else if (o->iodepth > 1) {
-		return fail(err, "--iodepth %llu needs --ioengine libaio (the sync engine has one operation in flight)",
-			    (unsigned long long)o->iodepth);
+		return fail(err, "--iodepth %llu needs --ioengine libaio or io_uring (the sync engine has one operation "
+				 "in flight)", (unsigned long long)o->iodepth);
 	}
+	if ((o->sqpoll || o->hipri) && o->ioengine != IOENGINE_IO_URING)
+		return fail(err, "--%s needs --ioengine io_uring", o->sqpoll ? "sqpoll" : "hipri");
 	c->direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
 	c->fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC;
 	c->dsync = o->sync == SYNC_DSYNC;
@@ -186,6 +189,11 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 			    ioengine_names[o->ioengine]);
 	c->engine = ioengine_find(c->target.kind == TARGET_NULL ? "null"
 				  : c->target.kind == TARGET_ENGINE ? "engine" : ioengine_names[o->ioengine]);
+	/* What only the engine knows (kernel support, the device's abilities), before any write. */
+	struct io_ctx probe = {.path = o->target, .depth = (unsigned)o->iodepth, .sqpoll = o->sqpoll,
+			       .hipri = o->hipri, .fd = -1};
+	if (c->engine->check && c->engine->check(&probe, err->msg, sizeof err->msg))
+		return -1;
 	if (c->target.kind == TARGET_NULL && (o->verify != VERIFY_NONE || o->ledger))
 		return fail(err, "--verify and --ledger need a real target (null stores nothing)");
 	c->scaled = o->content == CONTENT_SCALED;

@@ -17,7 +17,7 @@ const char *const mode_names[] = {"write", "read", "mixed", NULL};
 /* The first four keep the order of the original `sync = 0..3` codes. */
 const char *const sync_names[] = {"none", "direct", "fsync", "direct+fsync", "dsync", NULL};
 const char *const populate_names[] = {"default", "none", "content", "zero", NULL};
-const char *const ioengine_names[] = {"sync", "libaio", NULL};
+const char *const ioengine_names[] = {"sync", "libaio", "io_uring", NULL};
 const char *const content_names[] = {"scaled", "sampled", NULL};
 /* The order of the original `integritycheck = 0..3` codes. */
 const char *const verify_names[] = {"none", "online", "final", "both", NULL};
@@ -90,9 +90,15 @@ const struct opt_def bench_option_table[] = {
 	{"sync", 0, "MODE", OT_ENUM, OFF(sync), "none", sync_names, 0, 0, 0, 0, "I/O",
 	 "none, direct (O_DIRECT), fsync (after each write), dsync (O_DSYNC), direct+fsync"},
 	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), "sync", ioengine_names, 0, 0, 0, 0, "I/O",
-	 "sync (pread/pwrite) or libaio (implies O_DIRECT)"},
+	 "sync (pread/pwrite), libaio or io_uring (both imply O_DIRECT)"},
 	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O",
-	 "operations in flight per worker (libaio)"},
+	 "operations in flight per worker (libaio, io_uring)"},
+	{"sqpoll", 0, NULL, OT_FLAG, OFF(sqpoll), NULL, NULL, 0, 0, 0, 0, "I/O",
+	 "io_uring: a kernel thread per worker polls for submissions (no system call to submit; "
+	 "costs a CPU)"},
+	{"hipri", 0, NULL, OT_FLAG, OFF(hipri), NULL, NULL, 0, 0, 0, 0, "I/O",
+	 "io_uring: poll for completions instead of waiting for interrupts (a device with poll "
+	 "queues, such as NVMe with nvme.poll_queues)"},
 	/* Verification */
 	{"verify", 'v', "MODE", OT_ENUM, OFF(verify), "none", verify_names, 0, 0, 0, 0, "Verification",
 	 "none, online (every read checked), final (re-read everything after the run), both; blocks no "

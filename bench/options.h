@@ -13,7 +13,7 @@ enum bench_mode { MODE_WRITE, MODE_READ, MODE_MIXED };
 enum access_kind { ACCESS_SEQ, ACCESS_UNIFORM, ACCESS_NURAND };
 enum sync_mode { SYNC_NONE, SYNC_DIRECT, SYNC_FSYNC, SYNC_DIRECT_FSYNC, SYNC_DSYNC };
 enum populate_mode { POPULATE_DEFAULT, POPULATE_NONE, POPULATE_CONTENT, POPULATE_ZERO };
-enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO };
+enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO, IOENGINE_IO_URING };
 enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
 enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
 enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
@@ -38,6 +38,8 @@ struct bench_options {
 	int sync;             /* enum sync_mode */
 	int ioengine;         /* enum ioengine_kind */
 	uint64_t iodepth;
+	bool sqpoll;          /* io_uring: a kernel thread polls the submission queue */
+	bool hipri;           /* io_uring: polled completions */
 	char *dist;
 	int populate;         /* enum populate_mode */
 	int content;          /* enum content_model */

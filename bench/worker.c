@@ -125,6 +125,9 @@ static int setup(struct wctx *w)
 	w->io.fsync_each = c->fsync_each;
 	w->io.hints = c->o.hints;
 	w->io.depth = depth;
+	w->io.slots = w->units;
+	w->io.sqpoll = c->o.sqpoll;
+	w->io.hipri = c->o.hipri;
 	w->io.fd = -1;
 	int rc = w->eng->open(&w->io);
 	if (rc < 0)

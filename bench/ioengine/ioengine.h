@@ -4,6 +4,7 @@
 #define DEDIS_BENCH_IOENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum io_dir { IO_READ = 0, IO_WRITE = 1 };
@@ -26,6 +27,10 @@ struct io_ctx {
 	bool fsync_each;     /* fsync after every write */
 	bool hints;          /* engine: a NODEDUP hint on writes of fresh unique content */
 	unsigned depth;      /* slots in flight at most */
+	struct io_unit *slots; /* the worker's depth units (their buffers may be registered once);
+			        * queue() may also get a unit that is not one of them */
+	bool sqpoll;         /* io_uring: a kernel thread polls the submission queue */
+	bool hipri;          /* io_uring: completions are polled, not interrupt-driven */
 	int fd;
 	void *priv;          /* the engine's own state */
 };
@@ -41,6 +46,9 @@ struct io_ctx {
 struct ioengine_ops {
 	const char *name;
 	unsigned flags;
+	/* Optional, called once before anything is written: can this engine run c's job on this
+	 * kernel and c->path (the --target)? 0, or -1 with one line (what and why) in why. */
+	int (*check)(const struct io_ctx *c, char *why, size_t len);
 	int (*open)(struct io_ctx *c);                       /* 0 or -errno */
 	int (*queue)(struct io_ctx *c, struct io_unit *u);   /* IO_Q_* or -errno */
 	int (*commit)(struct io_ctx *c);                     /* submit what was queued; 0 or -errno */
@@ -61,6 +69,7 @@ const struct ioengine_ops *ioengine_find(const char *name);
 
 extern const struct ioengine_ops ioengine_sync;
 extern const struct ioengine_ops ioengine_libaio;
+extern const struct ioengine_ops ioengine_io_uring;
 extern const struct ioengine_ops ioengine_null;
 extern const struct ioengine_ops ioengine_engine;
 

@@ -7,6 +7,7 @@
 static const struct ioengine_ops *const engines[] = {
 	&ioengine_sync,
 	&ioengine_libaio,
+	&ioengine_io_uring,
 	&ioengine_null,
 	&ioengine_engine,
 };
