@@ -1,13 +1,15 @@
 #!/bin/bash
 # randwrite-vs-fio.sh - 4 KiB uniform random writes to one 1 GiB file on a real filesystem:
-# dedisbench vs fio, IOPS and ratio, (a) psync buffered and (b) libaio O_DIRECT iodepth 32.
+# dedisbench vs fio, IOPS and ratio, (a) psync buffered, (b) libaio O_DIRECT iodepth 32 and
+# (c) io_uring O_DIRECT iodepth 32, where dedisbench's own libaio runs alongside too.
 #
-# Run by hand, not by make check (about two minutes with the defaults):
+# Run by hand, not by make check (about four minutes with the defaults):
 #   DEDISBENCH=/path/to/dedisbench bench/perf/randwrite-vs-fio.sh
 # Knobs (environment): DEDISBENCH, PERF_DIR (a directory on a disk filesystem, not tmpfs;
 # default /var/tmp/dedis-perf.PID, removed at the end), DURATION (seconds per run, 6),
-# REPS (rounds, 3). Prints every run, then the median IOPS of each tool, the ratios, the target
-# (ours/fio >= 1.0) and PASS/BELOW; exits 0 whatever the figures are (SKIP when a tool is missing).
+# REPS (rounds, 3), PAIRS (which comparisons, default "psync libaio-qd32 io_uring-qd32"). Prints
+# every run, then the median IOPS of each tool, the ratios, the target (ours/fio >= 1.0) and
+# PASS/BELOW; exits 0 whatever the figures are (SKIP when a tool, or io_uring, is missing).
 #
 # The same job for both tools: one pre-written 1 GiB file (sequential 1 MiB O_DIRECT writes of
 # random bytes, fsynced: every block allocated and written, so neither tool pays for extent
@@ -35,6 +37,7 @@ set -euo pipefail
 DURATION=${DURATION:-6}
 REPS=${REPS:-3}
 DEDUPE_PCT=${DEDUPE_PCT:-17}
+PAIRS=${PAIRS:-psync libaio-qd32 io_uring-qd32}
 FILE_MIB=1024
 
 # shellcheck source=bench/perf/lib.sh
@@ -130,8 +133,60 @@ fio --name=prefill --filename="$FILE" --size="${FILE_MIB}m" --bs=1m --rw=write -
 	--direct=1 --refill_buffers --end_fsync=1 --output-format=terse >/dev/null
 echo
 
-pair "psync" "--ioengine sync" "--ioengine=psync"
-pair "libaio-qd32" "--ioengine libaio --iodepth 32" "--ioengine=libaio --direct=1 --iodepth=32"
+wanted() { [[ " $PAIRS " == *" $1 "* ]]; }
+if wanted io_uring-qd32 && ! why=$("$DB" --target "$FILE" --procs 1 --file-size "${FILE_MIB}MiB" --size 4KiB \
+	--ioengine io_uring --quiet 2>&1); then
+	echo "SKIP io_uring-qd32: $why"
+	PAIRS=${PAIRS/io_uring-qd32/}
+fi
+
+wanted psync && pair "psync" "--ioengine sync" "--ioengine=psync"
+wanted libaio-qd32 && pair "libaio-qd32" "--ioengine libaio --iodepth 32" "--ioengine=libaio --direct=1 --iodepth=32"
+
+# io_uring: four runs a round, alternating: dedisbench io_uring, dedisbench libaio, fio io_uring
+# with static buffers, fio io_uring with refill+dedupe. fio gets the same ring features as
+# dedisbench (registered file and buffers), so the comparison is engine against engine. The
+# target: dedisbench io_uring >= fio io_uring (both fio figures) and >= dedisbench libaio.
+uring() {
+	local fargs="--ioengine=io_uring --direct=1 --iodepth=32 --fixedbufs --registerfiles"
+	local r v o l fs fr
+	local -a os=() ls=() fss=() frs=()
+	echo "== io_uring-qd32"
+	echo "   dedisbench --ioengine io_uring --iodepth 32 | dedisbench --ioengine libaio --iodepth 32 | fio $fargs"
+	for ((r = 1; r <= REPS; r++)); do
+		v=$(ours --ioengine io_uring --iodepth 32)
+		printf '  run %d: dedisbench io_uring %10.0f IOPS\n' "$r" "$v"
+		os+=("$v")
+		v=$(ours --ioengine libaio --iodepth 32)
+		printf '  run %d: dedisbench libaio   %10.0f IOPS\n' "$r" "$v"
+		ls+=("$v")
+		# shellcheck disable=SC2086
+		v=$(theirs $fargs)
+		printf '  run %d: fio static buffers  %10.0f IOPS\n' "$r" "$v"
+		fss+=("$v")
+		# shellcheck disable=SC2086
+		v=$(theirs $fargs --refill_buffers --dedupe_percentage="$DEDUPE_PCT")
+		printf '  run %d: fio refill+dedupe   %10.0f IOPS\n' "$r" "$v"
+		frs+=("$v")
+	done
+	o=$(median "${os[@]}")
+	l=$(median "${ls[@]}")
+	fs=$(median "${fss[@]}")
+	fr=$(median "${frs[@]}")
+	local rs rr rl
+	rs=$(calc "$o / $fs")
+	rr=$(calc "$o / $fr")
+	rl=$(calc "$o / $l")
+	printf 'io_uring-qd32 dedisbench io_uring IOPS:        %.0f\n' "$o"
+	printf 'io_uring-qd32 dedisbench libaio IOPS:          %.0f\n' "$l"
+	printf 'io_uring-qd32 fio IOPS (static buffers):       %.0f\n' "$fs"
+	printf 'io_uring-qd32 fio IOPS (refill+dedupe %s %%):   %.0f\n' "$DEDUPE_PCT" "$fr"
+	echo "io_uring-qd32 ratio dedisbench/fio static:     $rs  target >= 1.0: $(verdict "$rs")"
+	echo "io_uring-qd32 ratio dedisbench/fio refill:     $rr  target >= 1.0: $(verdict "$rr")"
+	echo "io_uring-qd32 ratio io_uring/libaio (ours):    $rl  target >= 1.0: $(verdict "$rl")"
+	echo
+}
+wanted io_uring-qd32 && uring
 
 # The software path alone: the same jobs on memory (a tmpfs file; for O_DIRECT a loop device
 # over it, root only), a fixed count of 4 KiB random writes, the two tools alternating; the
@@ -139,7 +194,7 @@ pair "libaio-qd32" "--ioengine libaio --iodepth 32" "--ioengine=libaio --direct=
 SW_OPS_MIB=${SW_OPS_MIB:-2048}
 SW_FILE=/dev/shm/dedis-perf-sw.$$
 head -c 1G /dev/zero >"$SW_FILE"
-trap 'rm -f "$SW_FILE"' EXIT
+trap 'rm -f "$SW_FILE"; cleanup' EXIT
 wall() { # wall seconds of a command
 	local s e
 	s=$(date +%s.%N)
@@ -165,9 +220,12 @@ sw_pair() { # LABEL TARGET "OUR ARGS" "FIO ARGS"
 	printf '%s (memory) dedisbench %.3f s, fio %.3f s for %s MiB: IOPS ratio %s  target >= 1.0: %s\n' \
 		"$label" "$a" "$b" "$SW_OPS_MIB" "$ratio" "$(verdict "$ratio")"
 }
-sw_pair "psync" "$SW_FILE" "--ioengine sync" "--ioengine=psync"
+wanted psync && sw_pair "psync" "$SW_FILE" "--ioengine sync" "--ioengine=psync"
 if [ "$(id -u)" -eq 0 ] && loop=$(losetup -f --show "$SW_FILE" 2>/dev/null); then
-	sw_pair "libaio-qd32" "$loop" "--ioengine libaio --iodepth 32" "--ioengine=libaio --direct=1 --iodepth=32"
+	wanted libaio-qd32 &&
+		sw_pair "libaio-qd32" "$loop" "--ioengine libaio --iodepth 32" "--ioengine=libaio --direct=1 --iodepth=32"
+	wanted io_uring-qd32 && sw_pair "io_uring-qd32" "$loop" "--ioengine io_uring --iodepth 32" \
+		"--ioengine=io_uring --direct=1 --iodepth=32 --fixedbufs --registerfiles"
 	losetup -d "$loop"
 fi
 exit 0
