@@ -135,7 +135,7 @@ echo
 
 wanted() { [[ " $PAIRS " == *" $1 "* ]]; }
 if wanted io_uring-qd32 && ! why=$("$DB" --target "$FILE" --procs 1 --file-size "${FILE_MIB}MiB" --size 4KiB \
-	--ioengine io_uring --quiet 2>&1); then
+	--ioengine io_uring --quiet --force 2>&1); then
 	echo "SKIP io_uring-qd32: $why"
 	PAIRS=${PAIRS/io_uring-qd32/}
 fi
