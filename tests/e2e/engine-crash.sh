@@ -131,7 +131,14 @@ for ((r = 0; r < BKILLS; r++)); do
 		sleep 0.05
 	done
 	[ -f "$vb-$ix/superblock" ] || fail "dedisbench never formatted $vb-$ix"
-	delay=$((RANDOM % 900 + 100))
+	for _ in $(seq 1 400); do # bounded poll: the workers are writing (bdb's set-up can be slow)
+		w=$("$DEDISENGINE" stat "$vb-$ix" --json 2>/dev/null | jq -r '.logical_writes // 0') || w=0
+		[ "${w:-0}" -gt 0 ] && break
+		kill -0 "$pid" 2>/dev/null || fail "dedisbench ended early: $(cat "$T/b.err")"
+		sleep 0.05
+	done
+	[ "${w:-0}" -gt 0 ] || fail "dedisbench ($ix) wrote nothing in 20 s"
+	delay=$((RANDOM % 900))
 	sleep "$(printf '0.%03d' "$delay")" # the random crash instant
 	kill -9 -- "-$pid" 2>/dev/null || fail "dedisbench ($ix) ended before the kill: $(cat "$T/b.err")"
 	wait "$pid" 2>/dev/null || true
