@@ -416,9 +416,10 @@ static const char *comp_check(const struct dist_comp *c, char *why, size_t len)
 	return NULL;
 }
 
-/* Σ over a histogram's bins of blocks and of counts; NULL or a reason. */
-static const char *hist_check(const struct dist_len_hist *h, const char *kind, uint64_t window, uint64_t *blocks,
-			      uint64_t *count, char *why, size_t len)
+/* Σ over a histogram's bins of blocks and of counts; NULL or a reason. (Runs may be longer than
+ * WINDOW: a merge's parts can mix a whole stream and windows, WINDOW being the larger.) */
+static const char *hist_check(const struct dist_len_hist *h, const char *kind, uint64_t *blocks, uint64_t *count,
+			      char *why, size_t len)
 {
 	*blocks = *count = 0;
 	for (int k = 0; k < DIST_LEN_BINS; k++) {
@@ -429,9 +430,6 @@ static const char *hist_check(const struct dist_len_hist *h, const char *kind, u
 		if (!c || b < lo || b > hi)
 			return snprintf(why, len, "%s %d: %" PRIu64 " runs of %" PRIu64 " to %" PRIu64 " blocks cannot hold %"
 					PRIu64 " blocks", kind, k, c, UINT64_C(1) << k, (UINT64_C(2) << k) - 1, b), why;
-		if (window && (UINT64_C(1) << k) > window)
-			return snprintf(why, len, "%s %d: runs of %" PRIu64 " blocks or more do not fit in windows of %" PRIu64,
-					kind, k, UINT64_C(1) << k, window), why;
 		if (__builtin_add_overflow(*blocks, b, blocks) || __builtin_add_overflow(*count, c, count))
 			return snprintf(why, len, "the %s runs overflow 64 bits", kind), why;
 	}
@@ -442,7 +440,7 @@ static const char *loc_check(const struct dist_locality *l, char *why, size_t le
 {
 	uint64_t blocks[4], count[4], sum;
 	for (int k = 0; k < 4; k++)
-		if (hist_check(loc_chist(l, k), loc_kinds[k], l->window, &blocks[k], &count[k], why, len))
+		if (hist_check(loc_chist(l, k), loc_kinds[k], &blocks[k], &count[k], why, len))
 			return why;
 	if (l->duplicates > l->analysed)
 		return snprintf(why, len, "%" PRIu64 " duplicates among %" PRIu64 " blocks analysed", l->duplicates,
@@ -724,7 +722,7 @@ static int loc_line(struct parser *ps, struct dist_locality *l, const char **f, 
 		one.blocks[k] = v[2];
 		if (v[1] == 0)
 			return parse_fail(ps, line, "[locality 1] %s %d: COUNT is 0 (leave the bin out)", kws[kw], k);
-		if (hist_check(&one, kws[kw], 0, &b, &c, why, sizeof why))
+		if (hist_check(&one, kws[kw], &b, &c, why, sizeof why))
 			return parse_fail(ps, line, "[locality 1] %s", why);
 		h->count[k] = v[1];
 		h->blocks[k] = v[2];

@@ -613,7 +613,7 @@ static const struct {
 	{"analysed 2000 0", "analysed 0x7d0 0", 28, "BLOCKS '0x7d0': hexadecimal"},
 	{"analysed 2000 0", "analysed 2001 0", 25, "the new runs (1200 blocks) and the 800 duplicates do not add up to the 2001"},
 	{"analysed 2000 0", "analysed 700 0", 25, "800 duplicates among 700 blocks analysed"},
-	{"analysed 2000 0", "analysed 2000 32", 25, "dup 6: runs of 64 blocks or more do not fit in windows of 32"},
+	{"analysed 2000 0", "analysed 2000 32", 0, NULL}, /* a merge's runs may outgrow WINDOW */
 	{"analysed 2000 0", "analysed 2000 64", 0, NULL},
 	{"duplicates 800 592", "duplicates 801 592", 25, "the dup runs hold 800 blocks, not the 801 duplicates"},
 	{"duplicates 800 592", "duplicates 800 589", 25, "589 sequential duplicates, but the copy runs make 590 (plus at most two per zero run)"},
