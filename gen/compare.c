@@ -1,5 +1,5 @@
-/* compare.c - dedisgen show / compare: a distribution's rows, power-of-two histogram of copies
- * and most-copied contents; two distributions' rows side by side with their distances. */
+/* compare.c - dedisgen show / compare: a distribution's rows, power-of-two histogram of copies,
+ * most-copied contents and sections; two distributions side by side with their distances. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +22,125 @@ static void header_text(FILE *out, const struct dist *d)
 		fprintf(out, "  block size %" PRIu64 ", hash %s, zero blocks %" PRIu64 "\n", d->block_size,
 			d->hash[0] ? d->hash : "?", d->zero_blocks);
 	}
+}
+
+static void rate_text(double p, char *buf, size_t len)
+{
+	if (p >= 1)
+		snprintf(buf, len, "all");
+	else if (p > 0 && 1 / p == (double)(uint64_t)(1 / p))
+		snprintf(buf, len, "1/%" PRIu64, (uint64_t)(1 / p));
+	else
+		snprintf(buf, len, "%g", p);
+}
+
+static void window_text(const struct dist_locality *l, char *buf, size_t len)
+{
+	if (l->window)
+		snprintf(buf, len, "windows of %" PRIu64 " blocks", l->window);
+	else
+		snprintf(buf, len, "the whole stream");
+}
+
+void sections_text(FILE *out, const struct dist *d, const char *indent)
+{
+	if (d->comp.present) {
+		struct dist_comp_figures f;
+		char rate[32];
+		dist_comp_figures(&d->comp, &f);
+		rate_text(d->comp.sample_rate, rate, sizeof rate);
+		fprintf(out, "%scompressibility: sample %s, %" PRIu64 " contents measured; after dedup zstd -1 %.3f:1, "
+			"LZ4 %.3f:1\n", indent, rate, d->comp.measured, f.zstd_ratio, f.lz4_ratio);
+	}
+	if (d->locality.present) {
+		struct dist_loc_figures f;
+		char win[64];
+		dist_loc_figures(&d->locality, &f);
+		window_text(&d->locality, win, sizeof win);
+		fprintf(out, "%slocality: %" PRIu64 " blocks analysed (%s); duplicates %.1f %%: %.1f %% of them in runs "
+			">= 8, %.1f %% with a sequential source, mean run %.2f blocks\n", indent, d->locality.analysed, win,
+			100 * f.dup_share, 100 * f.runs_ge8_share, 100 * f.sequential_share, f.mean_dup_run);
+	}
+}
+
+static void show_sections(FILE *out, const struct dist *d)
+{
+	if (d->comp.present) {
+		struct dist_comp_figures f;
+		char rate[32];
+		dist_comp_figures(&d->comp, &f);
+		rate_text(d->comp.sample_rate, rate, sizeof rate);
+		fprintf(out, "\n  compressibility (each distinct block compressed alone; sample %s, %" PRIu64
+			" contents measured; the zero block left out)\n", rate, d->comp.measured);
+		fprintf(out, "    after dedup: zstd -1 %.3f:1, LZ4 %.3f:1\n", f.zstd_ratio, f.lz4_ratio);
+		fprintf(out, "    compressed size (zstd -1, eighths of a block) share of distinct contents, by copies:\n");
+		for (int g = 0; g < DIST_GROUPS; g++) {
+			fprintf(out, "    %5s (%10.0f):", dist_group_names[g], f.contents[g]);
+			for (int e = 0; e < 8; e++)
+				fprintf(out, " %5.3f", f.eighths[g][e]);
+			fputc('\n', out);
+		}
+	}
+	if (d->locality.present) {
+		const struct dist_locality *l = &d->locality;
+		struct dist_loc_figures f;
+		char win[64];
+		dist_loc_figures(l, &f);
+		window_text(l, win, sizeof win);
+		fprintf(out, "\n  locality (%" PRIu64 " blocks analysed, %s)\n", l->analysed, win);
+		fprintf(out, "    duplicates             %7.3f %%\n", 100 * f.dup_share);
+		fprintf(out, "    in runs >= 8           %7.3f %% of duplicates\n", 100 * f.runs_ge8_share);
+		fprintf(out, "    sequential source      %7.3f %% of duplicates\n", 100 * f.sequential_share);
+		fprintf(out, "    mean duplicate run     %7.2f blocks\n", f.mean_dup_run);
+		const struct dist_len_hist *h[4] = {&l->new_runs, &l->dup_runs, &l->copy_runs, &l->zero_runs};
+		int top = -1;
+		for (int k = 0; k < 4; k++)
+			for (int b = 0; b < DIST_LEN_BINS; b++)
+				if (h[k]->count[b] && b > top)
+					top = b;
+		fprintf(out, "    runs by length (runs / blocks)\n    %-16s %21s %21s %21s %21s\n", "length", "new", "duplicate",
+			"copied sequence", "zero block");
+		for (int b = 0; b <= top; b++) {
+			char range[48], cell[4][32];
+			copies_range(b, range, sizeof range);
+			for (int k = 0; k < 4; k++)
+				snprintf(cell[k], sizeof cell[k], "%" PRIu64 " / %" PRIu64, h[k]->count[b], h[k]->blocks[b]);
+			fprintf(out, "    %-16s %21s %21s %21s %21s\n", range, cell[0], cell[1], cell[2], cell[3]);
+		}
+	}
+}
+
+json_t *comp_json(const struct dist_comp *c)
+{
+	if (!c->present)
+		return json_null();
+	struct dist_comp_figures f;
+	dist_comp_figures(c, &f);
+	json_t *o = json_pack("{s:f,s:I,s:f,s:f}", "sample_rate", c->sample_rate, "measured", (json_int_t)c->measured,
+			      "zstd_ratio", f.zstd_ratio, "lz4_ratio", f.lz4_ratio);
+	json_t *eighths = json_object(), *contents = json_object();
+	for (int g = 0; g < DIST_GROUPS; g++) {
+		json_t *a = json_array();
+		for (int e = 0; e < 8; e++)
+			json_array_append_new(a, json_real(f.eighths[g][e]));
+		json_object_set_new(eighths, dist_group_names[g], a);
+		json_object_set_new(contents, dist_group_names[g], json_real(f.contents[g]));
+	}
+	json_object_set_new(o, "zstd_eighths", eighths);
+	json_object_set_new(o, "contents", contents);
+	return o;
+}
+
+json_t *loc_json(const struct dist_locality *l)
+{
+	if (!l->present)
+		return json_null();
+	struct dist_loc_figures f;
+	dist_loc_figures(l, &f);
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f}", "analysed", (json_int_t)l->analysed, "window",
+			 (json_int_t)l->window, "duplicates", (json_int_t)l->duplicates, "sequential",
+			 (json_int_t)l->sequential, "dup_share", f.dup_share, "runs_ge8_share", f.runs_ge8_share,
+			 "sequential_share", f.sequential_share, "mean_dup_run", f.mean_dup_run);
 }
 
 void show_text(FILE *out, const char *name, const struct dist *d, uint64_t top)
@@ -48,6 +167,7 @@ void show_text(FILE *out, const char *name, const struct dist *d, uint64_t top)
 		fprintf(out, "  %-22s %14" PRIu64 " %16" PRIu64 " %7.3f%%\n", range, h.contents[k], h.blocks[k],
 			100 * h.share[k]);
 	}
+	show_sections(out, d);
 	if (top) {
 		fprintf(out, "\n  most-copied contents\n  %16s %14s %8s\n", "copies", "contents", "share");
 		uint64_t shown = 0;
@@ -97,16 +217,81 @@ json_t *show_json(const char *name, const struct dist *d, uint64_t top)
 		shown += w->blocks;
 	}
 	json_object_set_new(o, "top", t);
+	json_object_set_new(o, "compressibility", comp_json(&d->comp));
+	json_object_set_new(o, "locality", loc_json(&d->locality));
 	return o;
 }
 
-bool compare_within(const struct dist_diff *df, double max_diff)
+bool compare_within(const struct compare_result *c, const struct compare_limits *lim, char *why, size_t whylen)
 {
-	return max_diff < 0 || df->max_pp <= max_diff + 1e-9;
+	const struct dist_sect_diff *x = &c->sect;
+	char buf[256];
+	if (!why) {
+		why = buf;
+		whylen = sizeof buf;
+	}
+	why[0] = 0;
+	if (lim->max_diff >= 0 && c->rows.max_pp > lim->max_diff + 1e-9)
+		snprintf(why, whylen, "a row differs by %.3f pp (--max-diff %g)", c->rows.max_pp, lim->max_diff);
+	else if ((lim->max_ratio_diff >= 0 || lim->max_tv >= 0) && !x->comp)
+		snprintf(why, whylen, "%s has no compressibility section", x->ca.contents[0] > 0 ? "B" : "A");
+	else if (lim->max_ratio_diff >= 0 && 100 * fabs(x->zstd_ratio_err) > lim->max_ratio_diff + 1e-9)
+		snprintf(why, whylen, "the after-dedup zstd -1 ratio differs by %+.2f %% (--max-ratio-diff %g)",
+			 100 * x->zstd_ratio_err, lim->max_ratio_diff);
+	else if (lim->max_ratio_diff >= 0 && 100 * fabs(x->lz4_ratio_err) > lim->max_ratio_diff + 1e-9)
+		snprintf(why, whylen, "the after-dedup LZ4 ratio differs by %+.2f %% (--max-ratio-diff %g)",
+			 100 * x->lz4_ratio_err, lim->max_ratio_diff);
+	else if (lim->max_tv >= 0 && x->tv_eighths[0] > lim->max_tv + 1e-12)
+		snprintf(why, whylen, "the zstd -1 size histograms are %.4f apart (--max-tv %g)", x->tv_eighths[0],
+			 lim->max_tv);
+	else if (lim->max_loc_diff >= 0 && !x->loc)
+		snprintf(why, whylen, "%s has no locality section", x->la.dup_share > 0 || x->la.mean_dup_run > 0 ? "B" : "A");
+	else if (lim->max_loc_diff >= 0 && 100 * fabs(x->lb.runs_ge8_share - x->la.runs_ge8_share) > lim->max_loc_diff + 1e-9)
+		snprintf(why, whylen, "the share of duplicates in runs >= 8 differs by %+.2f pp (--max-locality-diff %g)",
+			 100 * (x->lb.runs_ge8_share - x->la.runs_ge8_share), lim->max_loc_diff);
+	else if (lim->max_loc_diff >= 0 &&
+		 100 * fabs(x->lb.sequential_share - x->la.sequential_share) > lim->max_loc_diff + 1e-9)
+		snprintf(why, whylen, "the sequential-source share differs by %+.2f pp (--max-locality-diff %g)",
+			 100 * (x->lb.sequential_share - x->la.sequential_share), lim->max_loc_diff);
+	return why[0] == 0;
 }
 
-void compare_text(FILE *out, const char *na, const char *nb, const struct dist_diff *df, double max_diff)
+static void compare_sections_text(FILE *out, const struct dist_sect_diff *x)
 {
+	if (x->comp) {
+		fprintf(out, "\ncompressibility (after dedup, each block alone)\n");
+		fprintf(out, "%-22s %12.3f:1 %12.3f:1 %+10.3f %%\n", "zstd -1 ratio", x->ca.zstd_ratio, x->cb.zstd_ratio,
+			100 * x->zstd_ratio_err);
+		fprintf(out, "%-22s %12.3f:1 %12.3f:1 %+10.3f %%\n", "LZ4 ratio", x->ca.lz4_ratio, x->cb.lz4_ratio,
+			100 * x->lz4_ratio_err);
+		fprintf(out, "total-variation distance (zstd -1 size eighths), by copies:");
+		for (int g = 0; g < DIST_GROUPS; g++) {
+			if (x->ca.contents[g] > 0 && x->cb.contents[g] > 0)
+				fprintf(out, " %s %.4f%s", dist_group_names[g], x->tv_eighths[g], g + 1 < DIST_GROUPS ? "," : "");
+			else
+				fprintf(out, " %s -%s", dist_group_names[g], g + 1 < DIST_GROUPS ? "," : "");
+		}
+		fputc('\n', out);
+	} else if (x->ca.contents[0] > 0 || x->cb.contents[0] > 0) {
+		fprintf(out, "\ncompressibility: only %s has the section\n", x->ca.contents[0] > 0 ? "A" : "B");
+	}
+	if (x->loc) {
+		fprintf(out, "\nlocality\n");
+		fprintf(out, "%-22s %12.3f %% %12.3f %% %+9.3f pp\n", "duplicates", 100 * x->la.dup_share,
+			100 * x->lb.dup_share, 100 * (x->lb.dup_share - x->la.dup_share));
+		fprintf(out, "%-22s %12.3f %% %12.3f %% %+9.3f pp\n", "in runs >= 8", 100 * x->la.runs_ge8_share,
+			100 * x->lb.runs_ge8_share, 100 * (x->lb.runs_ge8_share - x->la.runs_ge8_share));
+		fprintf(out, "%-22s %12.3f %% %12.3f %% %+9.3f pp\n", "sequential source", 100 * x->la.sequential_share,
+			100 * x->lb.sequential_share, 100 * (x->lb.sequential_share - x->la.sequential_share));
+		fprintf(out, "%-22s %14.2f %14.2f\n", "mean duplicate run", x->la.mean_dup_run, x->lb.mean_dup_run);
+	}
+}
+
+void compare_text(FILE *out, const char *na, const char *nb, const struct compare_result *c,
+		  const struct compare_limits *lim)
+{
+	const struct dist_diff *df = &c->rows;
+	char why[256];
 	fprintf(out, "A: %s\nB: %s\n\n%-22s %14s %14s %12s\n", na, nb, "", "A", "B", "B - A");
 	fprintf(out, "%-22s %14" PRIu64 " %14" PRIu64 "\n", "blocks (T)", df->a.total_blocks, df->b.total_blocks);
 	fprintf(out, "%-22s %14" PRIu64 " %14" PRIu64 "\n", "distinct contents", df->a.distinct, df->b.distinct);
@@ -116,19 +301,60 @@ void compare_text(FILE *out, const char *na, const char *nb, const struct dist_d
 	fprintf(out, "%-22s %14.4f %14.4f %+10.3f %%\n", "dedup ratio", df->a.ratio, df->b.ratio, 100 * df->ratio_err);
 	fprintf(out, "\nlargest row difference: %.3f pp\n", df->max_pp);
 	fprintf(out, "total-variation distance (histograms of copies): %.4f\n", df->tv);
-	if (max_diff >= 0)
-		fprintf(out, "%s: every row within %.3f pp\n", compare_within(df, max_diff) ? "OK" : "DIFFERENT",
-			max_diff);
+	compare_sections_text(out, &c->sect);
+	bool any = lim->max_diff >= 0 || lim->max_ratio_diff >= 0 || lim->max_tv >= 0 || lim->max_loc_diff >= 0;
+	if (!any)
+		return;
+	if (compare_within(c, lim, why, sizeof why))
+		fprintf(out, "\nOK: within every limit given\n");
+	else
+		fprintf(out, "\nDIFFERENT: %s\n", why);
 }
 
-json_t *compare_json(const char *na, const char *nb, const struct dist_diff *df, double max_diff)
+static json_t *limit_json(double v)
 {
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+json_t *compare_json(const char *na, const char *nb, const struct compare_result *c, const struct compare_limits *lim)
+{
+	const struct dist_diff *df = &c->rows;
+	const struct dist_sect_diff *x = &c->sect;
+	char why[256];
 	json_t *o = json_object();
 	json_object_set_new(o, "a", json_pack("{s:s,s:o}", "file", na, "rows", report_dist_rows(&df->a)));
 	json_object_set_new(o, "b", json_pack("{s:s,s:o}", "file", nb, "rows", report_dist_rows(&df->b)));
 	json_object_set_new(o, "diff", json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "U0_pp", df->du0, "U1_pp", df->du1, "D_pp",
 						 df->dd, "max_pp", df->max_pp, "ratio_err", df->ratio_err, "tv", df->tv));
-	json_object_set_new(o, "max_diff", max_diff >= 0 ? json_real(max_diff) : json_null());
-	json_object_set_new(o, "within", json_boolean(compare_within(df, max_diff)));
+	if (x->comp) {
+		json_t *tv = json_object();
+		for (int g = 0; g < DIST_GROUPS; g++)
+			json_object_set_new(tv, dist_group_names[g], x->ca.contents[g] > 0 && x->cb.contents[g] > 0
+									 ? json_real(x->tv_eighths[g]) : json_null());
+		json_object_set_new(o, "compressibility", json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "a_zstd_ratio",
+								     x->ca.zstd_ratio, "b_zstd_ratio", x->cb.zstd_ratio,
+								     "a_lz4_ratio", x->ca.lz4_ratio, "b_lz4_ratio",
+								     x->cb.lz4_ratio, "zstd_ratio_err", x->zstd_ratio_err,
+								     "lz4_ratio_err", x->lz4_ratio_err, "tv_eighths", tv));
+	} else {
+		json_object_set_new(o, "compressibility", json_null());
+	}
+	if (x->loc)
+		json_object_set_new(o, "locality", json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "a_dup_share",
+							      x->la.dup_share, "b_dup_share", x->lb.dup_share,
+							      "a_runs_ge8_share", x->la.runs_ge8_share, "b_runs_ge8_share",
+							      x->lb.runs_ge8_share, "a_sequential_share",
+							      x->la.sequential_share, "b_sequential_share",
+							      x->lb.sequential_share, "a_mean_dup_run", x->la.mean_dup_run,
+							      "b_mean_dup_run", x->lb.mean_dup_run));
+	else
+		json_object_set_new(o, "locality", json_null());
+	json_object_set_new(o, "max_diff", limit_json(lim->max_diff));
+	json_object_set_new(o, "max_ratio_diff", limit_json(lim->max_ratio_diff));
+	json_object_set_new(o, "max_tv", limit_json(lim->max_tv));
+	json_object_set_new(o, "max_locality_diff", limit_json(lim->max_loc_diff));
+	bool within = compare_within(c, lim, why, sizeof why);
+	json_object_set_new(o, "within", json_boolean(within));
+	json_object_set_new(o, "why", within ? json_null() : json_string(why));
 	return o;
 }

@@ -1,5 +1,5 @@
-/* compare.h - reading distributions: `show` (rows, histogram of copies, top contents) and
- * `compare` (rows side by side, differences, total-variation distance), as text or JSON. */
+/* compare.h - reading distributions: `show` (rows, histogram of copies, top contents, the
+ * compressibility and locality sections) and `compare` (side by side, differences, distances). */
 #ifndef DEDIS_GEN_COMPARE_H
 #define DEDIS_GEN_COMPARE_H
 
@@ -12,10 +12,27 @@
 void show_text(FILE *out, const char *name, const struct dist *d, uint64_t top);
 json_t *show_json(const char *name, const struct dist *d, uint64_t top);
 
-/* max_diff < 0: not given. *within: every row within max_diff (true when not given). */
-void compare_text(FILE *out, const char *na, const char *nb, const struct dist_diff *df, double max_diff);
-json_t *compare_json(const char *na, const char *nb, const struct dist_diff *df, double max_diff);
-bool compare_within(const struct dist_diff *df, double max_diff);
+/* What compare checks (each < 0: not given): the rows (U0, U1, D) in percentage points, the
+ * after-dedup compression ratios in %, the TV distance of the zstd eighths (all contents), the
+ * locality shares (runs >= 8, sequential) in percentage points. */
+struct compare_limits {
+	double max_diff, max_ratio_diff, max_tv, max_loc_diff;
+};
+struct compare_result {
+	struct dist_diff rows;
+	struct dist_sect_diff sect;
+};
+void compare_text(FILE *out, const char *na, const char *nb, const struct compare_result *c,
+		  const struct compare_limits *lim);
+json_t *compare_json(const char *na, const char *nb, const struct compare_result *c, const struct compare_limits *lim);
+/* Every limit given is met (a limit on a section one side lacks is not met); why (may be NULL)
+ * names the first one that is not. */
+bool compare_within(const struct compare_result *c, const struct compare_limits *lim, char *why, size_t whylen);
+
+/* The sections: a short summary (scan, merge), the JSON objects (null when absent). */
+void sections_text(FILE *out, const struct dist *d, const char *indent);
+json_t *comp_json(const struct dist_comp *c);
+json_t *loc_json(const struct dist_locality *l);
 
 /* The histogram as a JSON array of {copies_min, copies_max, contents, blocks, share}. */
 json_t *pow2_json(const struct dist *d);

@@ -14,17 +14,19 @@ struct counter;
  * no spill: memory grows with the dataset). With a back and no limit, the counts go to the
  * back once, at counter_settle. */
 struct counter *counter_new(size_t fp_len, uint64_t mem_limit, struct gindex *back);
-/* count += 1 for each of n fingerprints packed fp_len apart. Thread-safe. Returns 0, or -1 with
- * why filled. */
-int counter_add_batch(struct counter *c, const uint8_t *fps, size_t n, char *why, size_t whylen);
-/* count(fp) += n. Thread-safe. */
-int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, char *why, size_t whylen);
+/* count += 1 for each of n fingerprints packed fp_len apart, the i-th at stream position
+ * first + i. Thread-safe. Returns 0, or -1 with why filled. */
+int counter_add_batch(struct counter *c, const uint8_t *fps, size_t n, uint64_t first, char *why, size_t whylen);
+/* count(fp) += n, first(fp) = min(first(fp), first). Thread-safe. */
+int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first, char *why, size_t whylen);
 /* Moves what memory holds to the back (no-op without a back). */
 int counter_settle(struct counter *c, char *why, size_t whylen);
-/* After settle: the distribution of the counts, the count of zero_fp (the all-zero block's
- * fingerprint; may be NULL) and the number of distinct fingerprints. */
-int counter_distribution(struct counter *c, const uint8_t *zero_fp, struct dist *out, uint64_t *zero_blocks,
-			 char *why, size_t whylen);
+/* After settle: the distribution of the counts and the count and first position of zero_fp (the
+ * all-zero block's fingerprint; may be NULL; first is UINT64_MAX when absent). `also` (may be
+ * NULL) sees every entry during the same walk of the index (the compressibility and locality
+ * joins); its non-zero return fails the call with why "out of memory". */
+int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_fn also, void *also_arg,
+			 struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen);
 /* Memory-index bytes per distinct fingerprint, measured when it held the most entries. */
 double counter_bytes_per_distinct(const struct counter *c);
 uint64_t counter_spills(const struct counter *c);

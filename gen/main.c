@@ -14,11 +14,13 @@
 #include "compare.h"
 #include "counter.h"
 #include "fingerprint.h"
+#include "locality.h"
 #include "merge.h"
 #include "options.h"
 #include "output.h"
 #include "report.h"
 #include "scan.h"
+#include "sidedata.h"
 #include "units.h"
 
 #define EXIT_FAILED 1
@@ -54,11 +56,21 @@ struct size_out {
 	struct dist dist;
 	uint64_t zero_blocks, blocks_read;
 	uint8_t zero_fp[FP_MAX_LEN];
+	/* compressibility and locality */
+	bool prior;                    /* -k onto a DB that holds an analysis */
+	struct comp_sampler *comp;     /* NULL: the result has no compressibility section */
+	struct loc_recorder *loc;      /* this scan's records (NULL: none made) */
+	bool locality;                 /* the result has a locality section */
+	bool keep_windows;             /* merge: the DB's own locality windows stay as they are */
+	struct dist_locality loc_own;  /* of this analysis' own stream */
+	struct dist_locality loc_base; /* of analyses merged in */
+	uint64_t stream_end;           /* stream positions used, -k included */
 };
 
 struct run {
 	const struct gen_options *o;
 	const char *hash;
+	size_t fl;                 /* fingerprint length */
 	struct size_out *s;
 	int n;
 	char spill_dir[PATH_MAX];  /* temporary DB directory for --mem-limit without --db */
@@ -89,6 +101,8 @@ static void run_free(struct run *r)
 	for (int i = 0; i < r->n; i++) {
 		struct size_out *s = &r->s[i];
 		counter_free(s->counter);
+		comp_sampler_free(s->comp);
+		loc_recorder_free(s->loc);
 		if (s->db)
 			s->db->ops->close(s->db);
 		index_meta_free(&s->meta);
@@ -133,6 +147,7 @@ static int prepare(struct run *r, const uint64_t *sizes, int n)
 		return EXIT_BAD_INPUT;
 	}
 	size_t fl = fp_len(fc);
+	r->fl = fl;
 	if (!(r->s = calloc((size_t)n, sizeof *r->s))) {
 		fp_free(fc);
 		say("out of memory");
@@ -225,6 +240,71 @@ static void progress_line(const struct scan_progress *p, void *arg)
 		fprintf(stderr, "\r%s read, %.1f MiB/s   ", done, rate / 1048576);
 }
 
+static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	struct size_out *s = arg;
+	if (s->comp && comp_join_visit(s->comp, fp, count))
+		return -1;
+	if (s->loc)
+		loc_resolve_visit(s->loc, fp, first);
+	return 0;
+}
+
+/* The distribution and its sections: one walk of the final index gives the counts, joins the
+ * compressibility samples with their copies and resolves the locality records' first positions.
+ * With -k the DB's samples and locality windows take part (its positions come first). */
+static int measured_sections(struct run *r, struct size_out *s, char *why, size_t whylen)
+{
+	uint64_t zero_first = UINT64_MAX;
+	struct dist_error e;
+	if (s->prior && s->db && r->o->cmd == CMD_SCAN) {
+		if (s->comp && side_load_samples(s->db, s->comp, s->block_size, why, whylen))
+			return -1;
+		if (s->loc && side_load_windows(s->db, s->loc, why, whylen))
+			return -1;
+	}
+	if (s->loc && loc_resolve_begin(s->loc)) {
+		snprintf(why, whylen, "out of memory resolving the locality records");
+		return -1;
+	}
+	if (counter_distribution(s->counter, s->zero_fp, s->comp || s->loc ? join_visit : NULL, s, &s->dist,
+				 &s->zero_blocks, &zero_first, why, whylen))
+		return -1;
+	if (s->loc && (loc_resolve_end(s->loc) || loc_compute(s->loc, s->stream_end, zero_first, &s->loc_own))) {
+		snprintf(why, whylen, "out of memory computing the locality");
+		return -1;
+	}
+	if (s->comp && comp_join_finish(s->comp, &s->dist.comp)) {
+		snprintf(why, whylen, "out of memory building the compressibility cells");
+		return -1;
+	}
+	if (s->locality) {
+		s->dist.locality = s->loc_own;
+		loc_add(&s->dist.locality, &s->loc_base);
+		s->dist.locality.present = true;
+	}
+	if (dist_sections_check(&s->dist, &e)) { /* never write what would not read back */
+		snprintf(why, whylen, "internal error: the measured sections do not add up: %s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the DB keeps beside the counts, and the figures -k and merge continue from. */
+static int save_measured(struct size_out *s, char *why, size_t whylen)
+{
+	if (side_save_samples(s->db, s->comp, why, whylen))
+		return -1;
+	if (!s->keep_windows && side_save_windows(s->db, s->locality ? s->loc : NULL, why, whylen))
+		return -1;
+	s->meta.stream_blocks = s->stream_end;
+	s->meta.sample_rate = s->comp ? comp_sampler_rate(s->comp) : 0;
+	s->meta.locality = s->locality;
+	s->meta.own = s->locality ? s->loc_own : (struct dist_locality){0};
+	s->meta.base = s->locality ? s->loc_base : (struct dist_locality){0};
+	return 0;
+}
+
 /* Settles the counts, builds each size's distribution, writes every output. */
 static int finish(struct run *r, double seconds, uint64_t bytes, uint64_t files, uint64_t errors)
 {
@@ -237,8 +317,7 @@ static int finish(struct run *r, double seconds, uint64_t bytes, uint64_t files,
 
 	for (int i = 0; i < r->n && !rc; i++) {
 		struct size_out *s = &r->s[i];
-		if (counter_settle(s->counter, why, sizeof why) ||
-		    counter_distribution(s->counter, s->zero_fp, &s->dist, &s->zero_blocks, why, sizeof why)) {
+		if (counter_settle(s->counter, why, sizeof why) || measured_sections(r, s, why, sizeof why)) {
 			say("%s", why);
 			rc = strstr(why, "no data") ? EXIT_BAD_INPUT : EXIT_FAILED;
 			break;
@@ -275,6 +354,8 @@ static int finish(struct run *r, double seconds, uint64_t bytes, uint64_t files,
 				      (json_int_t)s->meta.errors, "index_bytes_per_distinct",
 				      counter_bytes_per_distinct(s->counter), "spills",
 				      (json_int_t)counter_spills(s->counter), "histogram", pow2_json(&s->dist));
+		json_object_set_new(j, "compressibility", comp_json(&s->dist.comp));
+		json_object_set_new(j, "locality", loc_json(&s->dist.locality));
 		json_array_append_new(results, j);
 		if (!o->quiet) {
 			char sz[32];
@@ -287,6 +368,7 @@ static int finish(struct run *r, double seconds, uint64_t bytes, uint64_t files,
 				100 * rows.u1, 100 * rows.d, rows.ratio, sz, seconds,
 				seconds > 0 ? (double)bytes / seconds / 1048576 : 0.0, counter_bytes_per_distinct(s->counter),
 				counter_spills(s->counter) ? " (spilled to Berkeley DB)" : "");
+			sections_text(summary, &s->dist, "  ");
 		}
 	}
 	for (int k = 0; k < r->nsources; k++)
@@ -314,7 +396,11 @@ static int finish(struct run *r, double seconds, uint64_t bytes, uint64_t files,
 			say("writing %s: %s", o->output, strerror(errno));
 			rc = EXIT_FAILED;
 		}
-		if (o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
+		if (o->db && s->db && save_measured(s, why, sizeof why)) {
+			say("--db %s: %s", o->db, why);
+			rc = EXIT_FAILED;
+		}
+		if (o->db && s->db && !rc && index_bdb_set_meta(s->db, &s->meta)) {
 			say("--db %s: %s", o->db, s->db->err);
 			rc = EXIT_FAILED;
 		}
@@ -368,6 +454,48 @@ static int check_kind(const struct gen_options *o)
 	return 0;
 }
 
+/* The samplers and recorders of a scan: the rate per block size (auto: from the blocks the walk
+ * will read), and with -k the DB's state (its stream goes first, the smaller rate wins, a part
+ * without a section leaves it out of the result). */
+static int setup_measuring(struct run *r, struct walk *w)
+{
+	const struct gen_options *o = r->o;
+	bool complete;
+	uint64_t total = walk_known_total(w, &complete);
+	for (int i = 0; i < r->n; i++) {
+		struct size_out *s = &r->s[i];
+		size_t fl = r->fl;
+		s->prior = o->keep && s->meta.nsources > 0;
+		double p = o->compress_sample;
+		if (p == GEN_SAMPLE_AUTO)
+			p = gen_auto_sample_rate(complete ? total / s->block_size : 0);
+		if (p > 0 && s->prior && s->meta.sample_rate <= 0) {
+			if (!o->quiet)
+				say("warning: --db %s (%" PRIu64 " B blocks) holds no compressibility samples: the result "
+				    "has none", o->db, s->block_size);
+			p = 0;
+		}
+		if (p > 0) {
+			if (!(s->comp = comp_sampler_new(fl, s->block_size, p, s->zero_fp)))
+				return -1;
+			if (s->prior)
+				comp_sampler_lower_rate(s->comp, s->meta.sample_rate);
+		}
+		s->locality = !o->no_locality;
+		if (s->locality && s->prior && !s->meta.locality) {
+			if (!o->quiet)
+				say("warning: --db %s (%" PRIu64 " B blocks) holds no locality analysis: the result has none",
+				    o->db, s->block_size);
+			s->locality = false;
+		}
+		if (s->locality && !(s->loc = loc_recorder_new(fl)))
+			return -1;
+		if (s->locality && s->prior)
+			s->loc_base = s->meta.base;
+	}
+	return 0;
+}
+
 static int cmd_scan(const struct gen_options *o)
 {
 	struct run r = {.o = o, .hash = gen_hash_names[o->hash]};
@@ -406,12 +534,17 @@ static int cmd_scan(const struct gen_options *o)
 		goto out;
 	}
 	struct scan_size *sizes = calloc((size_t)r.n, sizeof *sizes);
-	if (!sizes) {
+	if (!sizes || setup_measuring(&r, w)) {
+		free(sizes);
+		say("out of memory");
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	for (int i = 0; i < r.n; i++)
-		sizes[i] = (struct scan_size){r.s[i].block_size, r.s[i].counter, 0};
+	for (int i = 0; i < r.n; i++) {
+		struct size_out *s = &r.s[i];
+		sizes[i] = (struct scan_size){.block_size = s->block_size, .counter = s->counter, .comp = s->comp,
+					      .loc = s->loc, .first_pos = s->prior ? s->meta.stream_blocks : 0};
+	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	bool show_progress = !o->quiet && isatty(2);
 	struct scan_config cfg = {
@@ -434,7 +567,6 @@ static int cmd_scan(const struct gen_options *o)
 	int failed = scan_run(&cfg, &st);
 	if (show_progress)
 		fputc('\n', stderr);
-	free(sizes);
 	if (st.errors && !o->quiet) {
 		say("warning: %" PRIu64 " entr%s could not be read and %s skipped:", st.errors, st.errors == 1 ? "y" : "ies",
 		    st.errors == 1 ? "was" : "were");
@@ -443,6 +575,9 @@ static int cmd_scan(const struct gen_options *o)
 		if ((uint64_t)st.nfirst < st.errors)
 			fprintf(stderr, "  ...\n");
 	}
+	for (int i = 0; i < r.n; i++)
+		r.s[i].stream_end = sizes[i].stream_end;
+	free(sizes);
 	if (failed) {
 		say("scan failed: %s; nothing written", st.failure);
 		rc = EXIT_FAILED;
@@ -460,6 +595,40 @@ static int same_dir(const char *a, const char *b)
 {
 	char ra[PATH_MAX], rb[PATH_MAX];
 	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+/* The merged result's sections: the smallest rate of all parts (none if a part has none); the
+ * locality of each part as measured within it, summed (none if a part has none). */
+static void merge_sections(const struct gen_options *o, struct size_out *s, const struct index_meta *sum,
+			   uint64_t offset)
+{
+	double p = sum->sample_rate;
+	bool loc = sum->locality;
+	if (s->prior) {
+		if (s->meta.sample_rate < p)
+			p = s->meta.sample_rate;
+		loc &= s->meta.locality;
+	}
+	if (p > 0) {
+		comp_sampler_lower_rate(s->comp, p);
+	} else {
+		comp_sampler_free(s->comp);
+		s->comp = NULL;
+		if (!o->quiet)
+			say("warning: merge (%" PRIu64 " B blocks): a part has no compressibility samples: the result "
+			    "has none", s->block_size);
+	}
+	s->locality = loc;
+	s->keep_windows = true;
+	if (loc) {
+		s->loc_own = s->prior ? s->meta.own : (struct dist_locality){0};
+		s->loc_base = s->prior ? s->meta.base : (struct dist_locality){0};
+		loc_add(&s->loc_base, &sum->base);
+	} else if (!o->quiet) {
+		say("warning: merge (%" PRIu64 " B blocks): a part has no locality analysis: the result has none",
+		    s->block_size);
+	}
+	s->stream_end = offset + sum->stream_blocks;
 }
 
 static int cmd_merge(const struct gen_options *o)
@@ -498,13 +667,29 @@ static int cmd_merge(const struct gen_options *o)
 		goto out;
 	for (int i = 0; i < r.n; i++) {
 		struct index_meta sum = {0};
+		struct size_out *s = &r.s[i];
+		/* with -k the output DB's own analysis comes first in the merged stream */
+		s->prior = o->keep && s->meta.nsources > 0;
+		uint64_t offset = s->prior ? s->meta.stream_blocks : 0;
 		why[0] = 0;
-		if (merge_into(o->paths, o->npaths, sizes[i], o->db_cache, r.s[i].counter, &sum, why, sizeof why)) {
+		if (!(s->comp = comp_sampler_new(r.fl, s->block_size, 1, s->zero_fp))) {
+			say("out of memory");
+			rc = EXIT_FAILED;
+			goto out;
+		}
+		if (s->prior && s->meta.sample_rate > 0 && side_load_samples(s->db, s->comp, s->block_size, why, sizeof why)) {
+			say("merge: --db %s: %s", o->db, why);
+			rc = EXIT_FAILED;
+			goto out;
+		}
+		if (merge_into(o->paths, o->npaths, sizes[i], o->db_cache, offset, s->counter, s->comp, &sum, why,
+			       sizeof why)) {
 			say("merge: %s", why);
 			index_meta_free(&sum);
 			rc = EXIT_BAD_INPUT;
 			goto out;
 		}
+		merge_sections(o, s, &sum, offset);
 		/* this run's figures: the inputs' sums, added to what an -k output DB held */
 		for (size_t k = 0; k < sum.nsources; k++)
 			index_meta_add_source(&r.s[i].meta, sum.sources[k]);
@@ -569,7 +754,6 @@ static int cmd_show(const struct gen_options *o)
 static int cmd_compare(const struct gen_options *o)
 {
 	struct dist a, b;
-	struct dist_diff df;
 	if (load(o->paths[0], &a, false))
 		return EXIT_BAD_INPUT;
 	if (load(o->paths[1], &b, false)) {
@@ -585,7 +769,10 @@ static int cmd_compare(const struct gen_options *o)
 		dist_free(&b);
 		return EXIT_BAD_INPUT;
 	}
-	dist_compare(&a, &b, &df);
+	struct compare_result cr;
+	struct compare_limits lim = {o->max_diff, o->max_ratio_diff, o->max_tv, o->max_loc_diff};
+	dist_compare(&a, &b, &cr.rows);
+	dist_compare_sections(&a, &b, &cr.sect);
 	int rc = 0;
 	char why[1024];
 	if (o->plot && plot_compare(&a, &b, o->paths[0], o->paths[1], o->plot, why, sizeof why)) {
@@ -598,10 +785,10 @@ static int cmd_compare(const struct gen_options *o)
 		return rc;
 	}
 	if (o->json_stdout)
-		rc = print_json(compare_json(o->paths[0], o->paths[1], &df, o->max_diff)) ? EXIT_FAILED : 0;
+		rc = print_json(compare_json(o->paths[0], o->paths[1], &cr, &lim)) ? EXIT_FAILED : 0;
 	else
-		compare_text(stdout, o->paths[0], o->paths[1], &df, o->max_diff);
-	if (!rc && !compare_within(&df, o->max_diff))
+		compare_text(stdout, o->paths[0], o->paths[1], &cr, &lim);
+	if (!rc && !compare_within(&cr, &lim, NULL, 0))
 		rc = EXIT_FAILED;
 	dist_free(&a);
 	dist_free(&b);

@@ -3,7 +3,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "locality.h"
 #include "merge.h"
+#include "sidedata.h"
 
 int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *why, size_t whylen)
 {
@@ -29,19 +31,22 @@ int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *wh
 
 struct feed {
 	struct counter *c;
+	uint64_t offset;
 	char *why;
 	size_t whylen;
 };
 
-static int feed_one(const uint8_t *fp, uint64_t count, void *arg)
+static int feed_one(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 {
 	struct feed *f = arg;
-	return counter_add(f->c, fp, count, f->why, f->whylen) ? -1 : 0;
+	return counter_add(f->c, fp, count, first + f->offset, f->why, f->whylen) ? -1 : 0;
 }
 
-int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, struct counter *c,
-	       struct index_meta *sum, char *why, size_t whylen)
+int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, uint64_t offset,
+	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, char *why, size_t whylen)
 {
+	sum->sample_rate = 1;
+	sum->locality = true;
 	for (int i = 0; i < ndirs; i++) {
 		struct index_meta m = {0};
 		/* The hash is checked against the first input's; sha1 is only a guess to open it. */
@@ -59,11 +64,24 @@ int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache
 		sum->errors += m.errors;
 		for (size_t k = 0; k < m.nsources; k++)
 			index_meta_add_source(sum, m.sources[k]);
-		index_meta_free(&m);
-		struct feed f = {c, why, whylen};
+		struct feed f = {c, offset + sum->stream_blocks, why, whylen};
 		int rc = ix->ops->iterate(ix, true, false, feed_one, &f);
 		if (rc && !why[0])
 			snprintf(why, whylen, "%s: %s", dirs[i], ix->err);
+		if (!rc && m.sample_rate < sum->sample_rate)
+			sum->sample_rate = m.sample_rate;
+		if (!rc && comp && sum->sample_rate > 0) {
+			char what[512];
+			if ((rc = side_load_samples(ix, comp, block_size, what, sizeof what)) != 0)
+				snprintf(why, whylen, "%s: %s", dirs[i], what);
+		}
+		sum->stream_blocks += m.stream_blocks;
+		sum->locality &= m.locality;
+		if (m.locality) {
+			loc_add(&sum->base, &m.own);
+			loc_add(&sum->base, &m.base);
+		}
+		index_meta_free(&m);
 		ix->ops->close(ix);
 		if (rc)
 			return -1;

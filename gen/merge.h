@@ -1,10 +1,11 @@
 /* merge.h - dedisgen merge: the counts of several Berkeley DB analyses (same block size and
- * hash) added into one counter, and their metadata summed (the DEDISgen-utils -m). */
+ * hash) added into one counter, their samples and locality combined, their metadata summed. */
 #ifndef DEDIS_GEN_MERGE_H
 #define DEDIS_GEN_MERGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "compsample.h"
 #include "counter.h"
 #include "index/index.h"
 
@@ -12,8 +13,13 @@
  * filled: a dir without analyses, or whose sizes differ from the others'. */
 int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *why, size_t whylen);
 /* Opens each dir's analysis at block_size (complete, one hash for all), adds its counts to c and
- * its figures to *sum (sources appended; sum->hash set from the first). Returns 0 or -1. */
-int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, struct counter *c,
-	       struct index_meta *sum, char *why, size_t whylen);
+ * its figures to *sum (sources appended; sum->hash set from the first). The inputs' streams are
+ * concatenated after `offset` positions, in the order given (first positions shifted, so the
+ * merged index holds first positions of one stream). comp (may be NULL) receives every input's
+ * compressibility samples; sum->sample_rate is the smallest input rate (0: an input has none);
+ * sum->locality says whether every input has a locality, sum->base their sum (own + merged), as
+ * measured within each input; sum->stream_blocks the inputs' total. Returns 0 or -1. */
+int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, uint64_t offset,
+	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, char *why, size_t whylen);
 
 #endif

@@ -59,6 +59,20 @@ const struct gen_opt_def gen_option_table[] = {
 	 "how many of the most-copied contents to list"},
 	{"max-diff", 0, "PP", GT_PP, OFF(max_diff), NULL, NULL, 0, 0, CMP,
 	 "exit 1 when a row (U0, U1, D) differs by more than PP percentage points"},
+	{"compress-sample", 0, "RATE", GT_SAMPLE, OFF(compress_sample), "auto", NULL, 0, 0, SCAN,
+	 "compressibility: the share of block occurrences compressed (zstd -1 and LZ4, each block "
+	 "alone): auto (dense for small data, 1/64 from 8 GiB at 4 KiB blocks), all, 1/N (N a power "
+	 "of two) or off"},
+	{"no-locality", 0, NULL, GT_FLAG, OFF(no_locality), NULL, NULL, 0, 0, SCAN,
+	 "do not analyse the order of duplicates (the locality section)"},
+	{"max-ratio-diff", 0, "PCT", GT_PP, OFF(max_ratio_diff), NULL, NULL, 0, 0, CMP,
+	 "exit 1 when an after-dedup compression ratio (zstd -1, LZ4) differs by more than PCT %"},
+	{"max-tv", 0, "D", GT_FRACTION, OFF(max_tv), NULL, NULL, 0, 0, CMP,
+	 "exit 1 when the total-variation distance between the zstd -1 size histograms (eighths, "
+	 "all contents) exceeds D"},
+	{"max-locality-diff", 0, "PP", GT_PP, OFF(max_loc_diff), NULL, NULL, 0, 0, CMP,
+	 "exit 1 when a locality share (duplicates in runs >= 8, sequential source) differs by more "
+	 "than PP percentage points"},
 	{"quiet", 'q', NULL, GT_FLAG, OFF(quiet), NULL, NULL, 0, 0, SCAN | MERGE,
 	 "no progress line, no summary, no warnings"},
 	{"help", 'h', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP, "show this help"},
@@ -193,6 +207,34 @@ static int apply(struct gen_options *o, const struct gen_opt_def *d, const char 
 		*(double *)field(o, d) = r;
 		break;
 	}
+	case GT_FRACTION: {
+		double r;
+		if (units_parse_rate(v, &r, &why))
+			return fail(err, "%s: '%s' is not a number: %s", lb, v, why);
+		if (r > 1)
+			return fail(err, "%s: %s is out of range (0 to 1)", lb, v);
+		*(double *)field(o, d) = r;
+		break;
+	}
+	case GT_SAMPLE: {
+		double *p = field(o, d);
+		char *end;
+		if (!strcmp(v, "auto")) {
+			*p = GEN_SAMPLE_AUTO;
+		} else if (!strcmp(v, "all") || !strcmp(v, "1")) {
+			*p = 1;
+		} else if (!strcmp(v, "off")) {
+			*p = 0;
+		} else if (!strncmp(v, "1/", 2) && v[2] >= '1' && v[2] <= '9') {
+			unsigned long long n = strtoull(v + 2, &end, 10);
+			if (*end || n > (1ULL << 32) || (n & (n - 1)))
+				return fail(err, "%s: '%s': N in 1/N must be a power of two from 1 to 2^32", lb, v);
+			*p = 1.0 / (double)n;
+		} else {
+			return fail(err, "%s: '%s' is not a rate (auto, all, off or 1/N with N a power of two)", lb, v);
+		}
+		break;
+	}
 	case GT_KIND:
 		o->kind = d->short_opt;
 		break;
@@ -232,7 +274,7 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_o
 
 	memset(o, 0, sizeof *o);
 	o->cmd = CMD_SCAN;
-	o->max_diff = -1;
+	o->max_diff = o->max_ratio_diff = o->max_tv = o->max_loc_diff = -1;
 	for (int c = 0; argc > 1 && c < 4; c++) {
 		if (!strcmp(argv[1], gen_cmd_names[c])) {
 			o->cmd = 1 << c;
@@ -323,6 +365,16 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_o
 		break;
 	}
 	return 0;
+}
+
+double gen_auto_sample_rate(uint64_t blocks)
+{
+	double p = 1;
+	if (!blocks)
+		return 1.0 / 64;
+	while (p > 1.0 / 64 && p * (double)blocks > 32768)
+		p /= 2;
+	return p;
 }
 
 static int cmds_text(int cmds, char *buf, size_t len)

@@ -11,6 +11,7 @@
 enum gen_cmd { CMD_SCAN = 1, CMD_MERGE = 2, CMD_SHOW = 4, CMD_COMPARE = 8 };
 
 #define GEN_MAX_SIZES 16
+#define GEN_SAMPLE_AUTO (-1.0)
 
 struct gen_options {
 	int cmd;                 /* enum gen_cmd */
@@ -30,6 +31,11 @@ struct gen_options {
 	uint64_t db_cache;
 	bool one_fs, skip_tails, strict, quiet;
 	double max_diff;         /* percentage points; < 0: not given */
+	double max_ratio_diff;   /* compare: after-dedup compression ratios, %; < 0: not given */
+	double max_tv;           /* compare: TV distance of the zstd size eighths; < 0: not given */
+	double max_loc_diff;     /* compare: locality shares, percentage points; < 0: not given */
+	double compress_sample;  /* scan: occurrence sampling rate; GEN_SAMPLE_AUTO, 0 = off */
+	bool no_locality;
 	uint64_t top;
 	int kind;                /* 0, 'f' (folder) or 'd' (device): the original DEDISgen flags */
 	bool want_help, want_version;
@@ -44,6 +50,8 @@ enum gen_opt_type {
 	GT_STRING,
 	GT_PATH,    /* appended to paths (-p) */
 	GT_PP,      /* percentage points (double >= 0) */
+	GT_FRACTION, /* a fraction, double in [0, 1] */
+	GT_SAMPLE,  /* auto | all | off | 1/N (N a power of two): a double, GEN_SAMPLE_AUTO, 0 off */
 	GT_KIND,    /* -f / -d */
 	GT_ACTION,  /* --help / --version */
 };
@@ -76,6 +84,9 @@ struct gen_opt_error {
 int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err);
 void gen_options_free(struct gen_options *o);
 /* Parses "4096,8192" / "4KiB,1MiB" into sorted distinct sizes. Returns 0 or -1 (why set). */
+/* The automatic compressibility sampling rate for a scan of `blocks` blocks (0: unknown): the
+ * largest power of two <= 1 with p * blocks <= 2^15, never below 1/64 (1/64 when unknown). */
+double gen_auto_sample_rate(uint64_t blocks);
 int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why);
 
 void gen_options_print_help(FILE *f);

@@ -1,6 +1,6 @@
 /* scan.c - reader + hashing threads: small files are read and packed block-aligned into 4 MiB+
  * buffers (tails zero-padded); large ones go out as file ranges the hashers pread in L2-sized
- * chunks. Hashers count each size's fingerprints in batches. */
+ * chunks. Hashers count each size's fingerprints in batches and measure the sampled blocks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,8 +36,10 @@ struct shared_file {
 };
 
 /* A unit of work: either packed segments in `data`, or (file != NULL) the range [off, off + len)
- * of a large file (the last range may end with a partial block). */
+ * of a large file (the last range may end with a partial block). Its blocks are consecutive in
+ * the stream: the first one's position per size is pos[]. */
 struct buf {
+	uint64_t pos[GEN_SCAN_MAX_SIZES];
 	uint8_t *data;
 	size_t used;
 	struct seg *segs;
@@ -88,29 +90,66 @@ static bool pipe_failed(struct pipe *p)
 	return __atomic_load_n(&p->failed, __ATOMIC_RELAXED);
 }
 
-/* Hashes the packed segments of a buffer at one size into fps; returns the number of blocks,
- * or (size_t)-1 when OpenSSL fails. */
-static size_t hash_packed(const struct pipe *p, struct fp_ctx *fc, const struct buf *b, uint64_t bs, uint8_t *fps)
+/* What a hashing thread keeps for itself: its digest context, its codecs and, per size, its
+ * compressibility samples and locality records (handed over once, when it ends). */
+struct hstate {
+	struct fp_ctx *fc;
+	struct comp_codec *codec;
+	struct comp_local comp[GEN_SCAN_MAX_SIZES]; /* .set NULL: off */
+	struct loc_local *loc[GEN_SCAN_MAX_SIZES];  /* NULL: off */
+};
+
+/* Blocks a segment or range of len bytes holds at block size bs. */
+static uint64_t blocks_of(const struct scan_config *cfg, uint64_t len, uint64_t bs)
 {
-	size_t n = 0, fl = fp_len(fc);
+	return cfg->skip_tails ? len / bs : (len + bs - 1) / bs;
+}
+
+/* The block at stream position pos: compressed when its occurrence is selected. */
+static inline int measure(struct hstate *hs, int size, const uint8_t *fp, const uint8_t *block, uint64_t pos,
+			  char *why, size_t whylen)
+{
+	struct comp_local *cl = &hs->comp[size];
+	uint64_t h;
+	if (!cl->set || !comp_local_selected(cl, fp, pos, &h))
+		return 0;
+	return comp_local_measure(cl, hs->codec, fp, block, h, why, whylen);
+}
+
+/* Hashes (and measures) the packed segments of a buffer at one size into fps; returns the number
+ * of blocks, or (size_t)-1 with why filled. */
+static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct buf *b, int size, uint8_t *fps,
+			  char *why, size_t whylen)
+{
+	uint64_t bs = p->cfg->sizes[size].block_size;
+	size_t n = 0, fl = fp_len(hs->fc);
 	for (size_t i = 0; i < b->nsegs; i++) {
 		const struct seg *s = &b->segs[i];
-		size_t nb = p->cfg->skip_tails ? s->len / bs : (s->len + bs - 1) / bs;
+		size_t nb = (size_t)blocks_of(p->cfg, s->len, bs);
 		const uint8_t *d = b->data + s->off;
-		for (size_t k = 0; k < nb; k++, n++)
-			if (fp_hash(fc, d + k * bs, bs, fps + n * fl))
+		for (size_t k = 0; k < nb; k++, n++) {
+			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
+				snprintf(why, whylen, "hashing failed (OpenSSL %s)", p->cfg->hash);
 				return (size_t)-1;
+			}
+			if (measure(hs, size, fps + n * fl, d + k * bs, b->pos[size] + n, why, whylen))
+				return (size_t)-1;
+		}
 	}
 	return n;
 }
 
-/* Reads a file range chunk by chunk into `chunk` (p->chunk bytes) and hashes each chunk at every
- * size, appending to fps[i] / counts[i]. Returns 0, -1 (OpenSSL), or 1 with why set when the
- * range could not be read (an I/O error, or the file shrank under us). */
-static int hash_range(const struct pipe *p, struct fp_ctx *fc, const struct buf *b, uint8_t **fps, size_t *counts,
+/* Reads a file range chunk by chunk into `chunk` (p->chunk bytes) and hashes (and measures) each
+ * chunk at every size while it is in cache, appending to fps[i] / counts[i]. Returns 0, -1 (a
+ * hashing or measuring failure), or 1 when the range could not be read (an I/O error, or the file
+ * shrank under us); why says which. A range dropped that way may leave samples of its first
+ * chunks in the thread's set: their sizes are true (a content's sizes are its own), they are
+ * joined only with contents counted elsewhere. */
+static int hash_range(const struct pipe *p, struct hstate *hs, const struct buf *b, uint8_t **fps, size_t *counts,
 		      uint8_t *chunk, char *why, size_t whylen)
 {
 	const struct scan_config *cfg = p->cfg;
+	struct fp_ctx *fc = hs->fc;
 	size_t fl = fp_len(fc);
 	for (size_t done = 0; done < b->len;) {
 		size_t want = b->len - done < p->chunk ? b->len - done : p->chunk, got = 0;
@@ -131,13 +170,19 @@ static int hash_range(const struct pipe *p, struct fp_ctx *fc, const struct buf 
 		for (int i = 0; i < cfg->nsizes; i++) {
 			size_t bs = cfg->sizes[i].block_size, full = got / bs, tail = got % bs;
 			uint8_t *out = fps[i] + counts[i] * fl;
-			for (size_t k = 0; k < full; k++, out += fl)
+			uint64_t pos = b->pos[i] + counts[i];
+			for (size_t k = 0; k < full; k++, out += fl) {
 				if (fp_hash(fc, chunk + k * bs, bs, out))
+					goto hash_failed;
+				if (measure(hs, i, out, chunk + k * bs, pos + k, why, whylen))
 					return -1;
+			}
 			counts[i] += full;
 			if (tail && !cfg->skip_tails) { /* the file's last block: zero-padded */
 				memset(chunk + got, 0, bs - tail);
 				if (fp_hash(fc, chunk + full * bs, bs, out))
+					goto hash_failed;
+				if (measure(hs, i, out, chunk + full * bs, pos + full, why, whylen))
 					return -1;
 				counts[i]++;
 			}
@@ -145,6 +190,9 @@ static int hash_range(const struct pipe *p, struct fp_ctx *fc, const struct buf 
 		done += got;
 	}
 	return 0;
+hash_failed:
+	snprintf(why, whylen, "hashing failed (OpenSSL %s)", cfg->hash);
+	return -1;
 }
 
 static void file_unref(struct pipe *p, struct shared_file *f)
@@ -159,20 +207,62 @@ static void file_unref(struct pipe *p, struct shared_file *f)
 	}
 }
 
+/* The thread's samples and records go to the shared per-size objects (once, at its end). */
+static void hstate_flush(struct pipe *p, struct hstate *hs, bool keep)
+{
+	const struct scan_config *cfg = p->cfg;
+	bool failed = false;
+	for (int i = 0; i < cfg->nsizes; i++) {
+		if (hs->comp[i].set) {
+			if (keep)
+				failed |= comp_local_flush(&hs->comp[i]) != 0;
+			else
+				comp_local_release(&hs->comp[i]);
+		}
+		if (hs->loc[i]) {
+			if (keep)
+				failed |= loc_local_flush(hs->loc[i]) != 0;
+			else
+				loc_local_free(hs->loc[i]);
+			hs->loc[i] = NULL;
+		}
+	}
+	if (failed)
+		pipe_fail(p, "out of memory gathering the compressibility samples and locality records");
+}
+
+static bool hstate_init(const struct scan_config *cfg, struct hstate *hs, uint64_t maxbs)
+{
+	memset(hs, 0, sizeof *hs);
+	if (!(hs->fc = fp_new(cfg->hash)))
+		return false;
+	for (int i = 0; i < cfg->nsizes; i++) {
+		if (cfg->sizes[i].comp) {
+			if (!hs->codec && !(hs->codec = comp_codec_new(maxbs)))
+				return false;
+			if (comp_local_init(&hs->comp[i], cfg->sizes[i].comp))
+				return false;
+		}
+		if (cfg->sizes[i].loc && !(hs->loc[i] = loc_local_new(cfg->sizes[i].loc)))
+			return false;
+	}
+	return true;
+}
+
 static void *hasher(void *arg)
 {
 	struct pipe *p = arg;
 	const struct scan_config *cfg = p->cfg;
-	struct fp_ctx *fc = fp_new(cfg->hash);
+	struct hstate hs;
 	uint8_t *fps[GEN_SCAN_MAX_SIZES] = {0}, *chunk = aligned_alloc(4096, p->chunk + p->maxbs);
 	size_t counts[GEN_SCAN_MAX_SIZES];
 	char why[512];
-	bool ok = fc && chunk;
+	bool ok = hstate_init(cfg, &hs, p->maxbs) && chunk;
 
 	for (int i = 0; i < cfg->nsizes && ok; i++)
-		ok = (fps[i] = malloc(p->cap / cfg->sizes[i].block_size * fp_len(fc))) != NULL;
+		ok = (fps[i] = malloc(p->cap / cfg->sizes[i].block_size * fp_len(hs.fc))) != NULL;
 	if (!ok) {
-		pipe_fail(p, "cannot set up a hashing thread (%s)", fc ? "out of memory" : "OpenSSL digest");
+		pipe_fail(p, "cannot set up a hashing thread (%s)", hs.fc ? "out of memory" : "OpenSSL digest");
 		goto out;
 	}
 	for (;;) {
@@ -188,17 +278,21 @@ static void *hasher(void *arg)
 		int h = 0;
 		if (b->file) {
 			memset(counts, 0, sizeof counts);
-			h = hash_range(p, fc, b, fps, counts, chunk, why, sizeof why);
+			h = hash_range(p, &hs, b, fps, counts, chunk, why, sizeof why);
 		} else {
 			for (int i = 0; i < cfg->nsizes && !h; i++)
-				if ((counts[i] = hash_packed(p, fc, b, cfg->sizes[i].block_size, fps[i])) == (size_t)-1)
+				if ((counts[i] = hash_packed(p, &hs, b, i, fps[i], why, sizeof why)) == (size_t)-1)
 					h = -1;
 		}
 		if (h < 0)
-			pipe_fail(p, "hashing failed (OpenSSL %s)", cfg->hash);
+			pipe_fail(p, "%s", why);
 		for (int i = 0; i < cfg->nsizes && h == 0 && !pipe_failed(p); i++) {
-			if (counter_add_batch(cfg->sizes[i].counter, fps[i], counts[i], why, sizeof why)) {
+			if (counter_add_batch(cfg->sizes[i].counter, fps[i], counts[i], b->pos[i], why, sizeof why)) {
 				pipe_fail(p, "%s", why);
+				break;
+			}
+			if (hs.loc[i] && loc_local_record(hs.loc[i], fps[i], counts[i], b->pos[i])) {
+				pipe_fail(p, "out of memory for the locality records");
 				break;
 			}
 			__atomic_add_fetch(&p->blocks[i], counts[i], __ATOMIC_RELAXED);
@@ -228,10 +322,12 @@ static void *hasher(void *arg)
 		pthread_mutex_unlock(&p->lock);
 	}
 out:
+	hstate_flush(p, &hs, ok && !pipe_failed(p));
 	for (int i = 0; i < cfg->nsizes; i++)
 		free(fps[i]);
 	free(chunk);
-	fp_free(fc);
+	comp_codec_free(hs.codec);
+	fp_free(hs.fc);
 	return NULL;
 }
 
@@ -299,7 +395,22 @@ struct reader {
 	struct scan_stats *st;
 	uint64_t total;
 	double t0, last_progress;
+	uint64_t next[GEN_SCAN_MAX_SIZES]; /* the next stream position per size */
 };
+
+/* The stream positions of len more bytes: the item's first block gets next[] (when it is the
+ * item's first piece), then next[] moves past its blocks and the locality level follows. */
+static void assign_positions(struct reader *r, struct buf *b, bool first_piece, uint64_t len)
+{
+	const struct scan_config *cfg = r->cfg;
+	for (int i = 0; i < cfg->nsizes; i++) {
+		if (first_piece)
+			b->pos[i] = r->next[i];
+		r->next[i] += blocks_of(cfg, len, cfg->sizes[i].block_size);
+		if (cfg->sizes[i].loc)
+			loc_recorder_advance(cfg->sizes[i].loc, r->next[i]);
+	}
+}
 
 static void maybe_progress(struct reader *r)
 {
@@ -337,6 +448,11 @@ static int read_entry(struct reader *r, const char *path)
 	off_t start = 0;
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= RANGE_MIN) {
+		/* the packed buffer goes first: an item's blocks are consecutive in the stream */
+		if (r->cur && r->cur->used) {
+			submit(p, r->cur);
+			r->cur = NULL;
+		}
 		if ((rc = post_ranges(r, fd, path, (uint64_t)st.st_size, &start)) != 0) {
 			close(fd);
 			return rc;
@@ -382,6 +498,7 @@ static int read_entry(struct reader *r, const char *path)
 				rc = -1;
 				break;
 			}
+			assign_positions(r, b, b->nsegs == 1, got);
 			memset(b->data + b->used + got, 0, padded - got);
 			b->used += padded;
 			r->st->bytes += got;
@@ -431,6 +548,7 @@ static int post_ranges(struct reader *r, int fd, const char *path, uint64_t size
 		b->file = f;
 		b->off = off;
 		b->len = len;
+		assign_positions(r, b, true, len);
 		submit(p, b);
 		off += len;
 		r->st->bytes += len;
@@ -478,6 +596,8 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		return -1;
 	}
 	r.t0 = r.last_progress = now_s();
+	for (int i = 0; i < cfg->nsizes; i++)
+		r.next[i] = cfg->sizes[i].first_pos;
 	r.total = walk_known_total(cfg->walk, &complete);
 	if (!complete)
 		r.total = 0;
@@ -552,8 +672,10 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		snprintf(st->failure, sizeof st->failure, "%s (--strict)", st->first_errors[0]);
 		rc = -1;
 	}
-	for (int i = 0; i < cfg->nsizes; i++)
+	for (int i = 0; i < cfg->nsizes; i++) {
 		cfg->sizes[i].blocks = p.blocks[i];
+		cfg->sizes[i].stream_end = r.next[i];
+	}
 	if (cfg->progress && !rc) {
 		struct scan_progress pr = {st->bytes, r.total, now_s() - r.t0};
 		cfg->progress(&pr, cfg->progress_arg);

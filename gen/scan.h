@@ -1,21 +1,30 @@
 /* scan.h - the analysis pass: one reader thread (the caller) reads every entry of a walk in large
- * sequential reads into big buffers; --threads hashing threads fingerprint them at every size. */
+ * sequential reads into big buffers; --threads hashing threads fingerprint and measure them. */
 #ifndef DEDIS_GEN_SCAN_H
 #define DEDIS_GEN_SCAN_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "compsample.h"
 #include "counter.h"
+#include "locality.h"
 #include "walk.h"
 
 #define SCAN_FIRST_ERRORS 5
 #define GEN_SCAN_MAX_SIZES 16
 
+/* Stream positions: every block has one per size (files concatenated in walk order, each
+ * block-aligned and tail-padded as read; a device in block order). The reader hands them out
+ * with the work, so they do not depend on which hashing thread gets what. */
 struct scan_size {
 	uint64_t block_size;
 	struct counter *counter;   /* where this size's fingerprints are counted */
+	struct comp_sampler *comp; /* compressibility sampling; NULL: off */
+	struct loc_recorder *loc;  /* locality records; NULL: off */
+	uint64_t first_pos;        /* the stream position of the first block (-k continues one) */
 	uint64_t blocks;           /* out: blocks hashed at this size */
+	uint64_t stream_end;       /* out: the position after the last one handed out */
 };
 
 struct scan_progress {

@@ -52,3 +52,78 @@ void dist_compare(const struct dist *a, const struct dist *b, struct dist_diff *
 	dist_pow2_histogram(b, &hb);
 	out->tv = dist_tv_distance(&ha, &hb);
 }
+
+const char *const dist_group_names[DIST_GROUPS] = {"all", "1", "2-3", "4-15", "16+"};
+
+static int group_of(int cls)
+{
+	return cls == 0 ? 1 : cls == 1 ? 2 : cls <= 3 ? 3 : 4;
+}
+
+void dist_comp_figures(const struct dist_comp *c, struct dist_comp_figures *f)
+{
+	double n = 0, zs = 0, ls = 0;
+	memset(f, 0, sizeof *f);
+	if (!c->present)
+		return;
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct dist_comp_cell *x = &c->cells[i];
+		double k = (double)x->contents;
+		int g = group_of(x->cls), e = x->zstd_bucket / (DIST_COMP_BUCKETS / 8);
+		n += k;
+		zs += k * x->zstd_mean;
+		ls += k * x->lz4_mean;
+		f->contents[0] += k;
+		f->contents[g] += k;
+		f->eighths[0][e] += k;
+		f->eighths[g][e] += k;
+	}
+	f->zstd_ratio = zs > 0 ? n * DIST_COMP_UNIT / zs : 0;
+	f->lz4_ratio = ls > 0 ? n * DIST_COMP_UNIT / ls : 0;
+	for (int g = 0; g < DIST_GROUPS; g++)
+		for (int e = 0; e < 8 && f->contents[g] > 0; e++)
+			f->eighths[g][e] /= f->contents[g];
+}
+
+void dist_loc_figures(const struct dist_locality *l, struct dist_loc_figures *f)
+{
+	uint64_t runs = 0, long_blocks = 0;
+	memset(f, 0, sizeof *f);
+	if (!l->present)
+		return;
+	for (int k = 0; k < DIST_LEN_BINS; k++) {
+		runs += l->dup_runs.count[k];
+		if (k >= 3) /* bin 3 holds lengths 8..15 */
+			long_blocks += l->dup_runs.blocks[k];
+	}
+	double d = (double)l->duplicates;
+	f->dup_share = l->analysed ? d / (double)l->analysed : 0;
+	f->runs_ge8_share = d > 0 ? (double)long_blocks / d : 0;
+	f->sequential_share = d > 0 ? (double)l->sequential / d : 0;
+	f->mean_dup_run = runs ? d / (double)runs : 0;
+}
+
+void dist_compare_sections(const struct dist *a, const struct dist *b, struct dist_sect_diff *out)
+{
+	memset(out, 0, sizeof *out);
+	out->comp = a->comp.present && b->comp.present;
+	out->loc = a->locality.present && b->locality.present;
+	dist_comp_figures(&a->comp, &out->ca);
+	dist_comp_figures(&b->comp, &out->cb);
+	if (out->comp) {
+		if (out->ca.zstd_ratio > 0)
+			out->zstd_ratio_err = (out->cb.zstd_ratio - out->ca.zstd_ratio) / out->ca.zstd_ratio;
+		if (out->ca.lz4_ratio > 0)
+			out->lz4_ratio_err = (out->cb.lz4_ratio - out->ca.lz4_ratio) / out->ca.lz4_ratio;
+		for (int g = 0; g < DIST_GROUPS; g++) {
+			double tv = 0;
+			if (!(out->ca.contents[g] > 0 && out->cb.contents[g] > 0))
+				continue;
+			for (int e = 0; e < 8; e++)
+				tv += fabs(out->ca.eighths[g][e] - out->cb.eighths[g][e]);
+			out->tv_eighths[g] = tv / 2;
+		}
+	}
+	dist_loc_figures(&a->locality, &out->la);
+	dist_loc_figures(&b->locality, &out->lb);
+}

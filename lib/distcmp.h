@@ -1,5 +1,6 @@
 /* distcmp.h - comparing duplicate distributions: the block-weighted histogram of copies in
- * power-of-two buckets, the total-variation distance between two, and the rows' differences. */
+ * power-of-two buckets, the total-variation distance between two, the rows' differences, and the
+ * derived figures of the compressibility and locality sections. */
 #ifndef DEDIS_DISTCMP_H
 #define DEDIS_DISTCMP_H
 
@@ -29,5 +30,37 @@ struct dist_diff {
 };
 
 void dist_compare(const struct dist *a, const struct dist *b, struct dist_diff *out);
+
+/* [compressibility 1] figures. Copy-class groups as shared/tools/blockcomp.py prints them:
+ * all, 1 copy, 2-3, 4-15, 16+ (classes 0..63, 0, 1, 2-3, 4..63). */
+#define DIST_GROUPS 5
+extern const char *const dist_group_names[DIST_GROUPS];
+struct dist_comp_figures {
+	double zstd_ratio, lz4_ratio;     /* after dedup: Σ contents / Σ contents·mean/1024 (0: none) */
+	double contents[DIST_GROUPS];     /* estimated distinct contents per group */
+	double eighths[DIST_GROUPS][8];   /* share of the group's contents per zstd -1 size eighth
+	                                   * (bucket / 4: size in [k/8, (k+1)/8) of the block) */
+};
+void dist_comp_figures(const struct dist_comp *c, struct dist_comp_figures *f);
+
+/* [locality 1] figures. */
+struct dist_loc_figures {
+	double dup_share;        /* duplicates / analysed */
+	double runs_ge8_share;   /* share of duplicates in dup runs of 8 blocks or more */
+	double sequential_share; /* sequential / duplicates */
+	double mean_dup_run;     /* duplicates / dup runs */
+};
+void dist_loc_figures(const struct dist_locality *l, struct dist_loc_figures *f);
+
+/* The compressibility and locality of two distributions side by side (present: both carry it). */
+struct dist_sect_diff {
+	bool comp, loc;
+	struct dist_comp_figures ca, cb;
+	double zstd_ratio_err, lz4_ratio_err;  /* (b - a) / a */
+	double tv_eighths[DIST_GROUPS];        /* total-variation distance of the eighths (0 when a
+	                                        * group is empty on either side) */
+	struct dist_loc_figures la, lb;
+};
+void dist_compare_sections(const struct dist *a, const struct dist *b, struct dist_sect_diff *out);
 
 #endif

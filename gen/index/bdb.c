@@ -1,5 +1,5 @@
-/* bdb.c - the Berkeley DB fingerprint index (the DEDISgen way): a B-tree fingerprint -> count
- * file per block size in a directory, with a metadata record for compatibility checks and -k. */
+/* bdb.c - the Berkeley DB fingerprint index (the DEDISgen way): a B-tree fingerprint -> (count,
+ * first position) file per block size, a metadata record (checks, -k) and tagged side records. */
 #include <db.h>
 #include <dirent.h>
 #include <errno.h>
@@ -15,9 +15,13 @@
 #include <unistd.h>
 #include "index.h"
 
-/* The metadata lives under a key no fingerprint can have (fingerprints are 20 or 32 bytes). */
+/* The metadata lives under a key no fingerprint can have (fingerprints are 20 or 32 bytes).
+ * Format 2 (dedis 0.2): count records are 16 bytes (count, first position), the metadata has
+ * the stream length, sample rate and locality figures, and side records exist. Format 1 DBs
+ * (8-byte counts) are recognised, replaced by a new scan, and refused by -k and merge. */
 static const char META_KEY[] = "dedisgen:meta";
-#define META_FORMAT 1
+#define META_FORMAT 2
+#define VAL_LEN 16
 
 struct bdb_index {
 	struct gindex base;
@@ -70,6 +74,61 @@ int index_meta_add_source(struct index_meta *m, const char *path)
 	return 0;
 }
 
+static const char *const loc_kinds[4] = {"new", "dup", "copy", "zero"};
+
+static struct dist_len_hist *loc_hist(struct dist_locality *l, int k)
+{
+	return k == 0 ? &l->new_runs : k == 1 ? &l->dup_runs : k == 2 ? &l->copy_runs : &l->zero_runs;
+}
+
+/* A locality's figures as JSON: scalars and, per kind, [[K, COUNT, BLOCKS], ...]. */
+static json_t *loc_to_json(const struct dist_locality *l)
+{
+	if (!l->present)
+		return json_null();
+	json_t *o = json_pack("{s:I,s:I,s:I,s:I}", "analysed", (json_int_t)l->analysed, "window", (json_int_t)l->window,
+			      "duplicates", (json_int_t)l->duplicates, "sequential", (json_int_t)l->sequential);
+	for (int k = 0; k < 4; k++) {
+		json_t *a = json_array();
+		const struct dist_len_hist *h = loc_hist((struct dist_locality *)l, k);
+		for (int b = 0; b < DIST_LEN_BINS; b++)
+			if (h->count[b])
+				json_array_append_new(a, json_pack("[i,I,I]", b, (json_int_t)h->count[b],
+								   (json_int_t)h->blocks[b]));
+		json_object_set_new(o, loc_kinds[k], a);
+	}
+	return o;
+}
+
+static int loc_from_json(json_t *o, struct dist_locality *l)
+{
+	memset(l, 0, sizeof *l);
+	if (!o || json_is_null(o))
+		return 0;
+	if (json_unpack(o, "{s:I,s:I,s:I,s:I}", "analysed", &(json_int_t){0}, "window", &(json_int_t){0}, "duplicates",
+			&(json_int_t){0}, "sequential", &(json_int_t){0}))
+		return -1;
+	l->analysed = (uint64_t)json_integer_value(json_object_get(o, "analysed"));
+	l->window = (uint64_t)json_integer_value(json_object_get(o, "window"));
+	l->duplicates = (uint64_t)json_integer_value(json_object_get(o, "duplicates"));
+	l->sequential = (uint64_t)json_integer_value(json_object_get(o, "sequential"));
+	for (int k = 0; k < 4; k++) {
+		json_t *a = json_object_get(o, loc_kinds[k]), *e;
+		size_t i;
+		if (!json_is_array(a))
+			return -1;
+		json_array_foreach(a, i, e) {
+			json_int_t b, c, n;
+			if (json_unpack(e, "[I,I,I]", &b, &c, &n) || b < 0 || b >= DIST_LEN_BINS)
+				return -1;
+			loc_hist(l, k)->count[b] = (uint64_t)c;
+			loc_hist(l, k)->blocks[b] = (uint64_t)n;
+		}
+	}
+	l->present = true;
+	return 0;
+}
+
 static char *meta_to_json(const struct index_meta *m)
 {
 	json_t *o = json_object(), *src = json_array();
@@ -83,7 +142,12 @@ static char *meta_to_json(const struct index_meta *m)
 	json_object_set_new(o, "files", json_integer((json_int_t)m->files));
 	json_object_set_new(o, "errors", json_integer((json_int_t)m->errors));
 	json_object_set_new(o, "sources", src);
-	char *text = json_dumps(o, JSON_COMPACT);
+	json_object_set_new(o, "stream_blocks", json_integer((json_int_t)m->stream_blocks));
+	json_object_set_new(o, "sample_rate", json_real(m->sample_rate));
+	json_object_set_new(o, "locality", json_boolean(m->locality));
+	json_object_set_new(o, "locality_own", loc_to_json(&m->own));
+	json_object_set_new(o, "locality_base", loc_to_json(&m->base));
+	char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(o);
 	return text;
 }
@@ -100,9 +164,19 @@ static int meta_from_json(const char *text, size_t len, struct index_meta *m)
 	const char *hash = json_string_value(json_object_get(o, "hash"));
 	json_t *src = json_object_get(o, "sources");
 	int rc = -1;
-	if (json_integer_value(json_object_get(o, "format")) != META_FORMAT || !hash || strlen(hash) >= sizeof m->hash ||
-	    !json_is_array(src))
+	json_int_t format = json_integer_value(json_object_get(o, "format"));
+	if ((format != 1 && format != META_FORMAT) || !hash || strlen(hash) >= sizeof m->hash || !json_is_array(src))
 		goto out;
+	m->format = (int)format;
+	if (format == META_FORMAT) {
+		json_t *p = json_object_get(o, "sample_rate");
+		if (!json_is_number(p) || loc_from_json(json_object_get(o, "locality_own"), &m->own) ||
+		    loc_from_json(json_object_get(o, "locality_base"), &m->base))
+			goto out;
+		m->sample_rate = json_number_value(p);
+		m->stream_blocks = (uint64_t)json_integer_value(json_object_get(o, "stream_blocks"));
+		m->locality = json_is_true(json_object_get(o, "locality"));
+	}
 	m->block_size = (uint64_t)json_integer_value(json_object_get(o, "block_size"));
 	snprintf(m->hash, sizeof m->hash, "%s", hash);
 	m->complete = json_is_true(json_object_get(o, "complete"));
@@ -128,35 +202,38 @@ static int bdb_fail(struct bdb_index *b, const char *what, int ret)
 	return -1;
 }
 
-static int bdb_add(struct gindex *ix, const uint8_t *fp, uint64_t n)
+static int bdb_add(struct gindex *ix, const uint8_t *fp, uint64_t n, uint64_t first)
 {
 	struct bdb_index *b = (struct bdb_index *)ix;
-	uint8_t buf[8];
+	uint8_t buf[VAL_LEN];
 	DBT key = {.data = (void *)fp, .size = (u_int32_t)ix->fp_len};
 	DBT val = {.data = buf, .ulen = sizeof buf, .flags = DB_DBT_USERMEM};
-	uint64_t count = 0;
+	uint64_t count = 0, old_first = UINT64_MAX;
 	int ret = b->db->get(b->db, NULL, &key, &val, 0);
-	if (ret == 0 && val.size == 8)
+	if (ret == 0 && val.size == VAL_LEN) {
 		count = get_le64(buf);
-	else if (ret != DB_NOTFOUND)
+		old_first = get_le64(buf + 8);
+	} else if (ret != DB_NOTFOUND) {
 		return bdb_fail(b, "get", ret == 0 ? EINVAL : ret);
-	else
+	} else {
 		b->n++;
+	}
 	if (count + n < count) {
 		setf(ix->err, sizeof ix->err, "Berkeley DB index: a count overflows 64 bits");
 		return -1;
 	}
 	put_le64(buf, count + n);
-	val = (DBT){.data = buf, .size = 8};
+	put_le64(buf + 8, first < old_first ? first : old_first);
+	val = (DBT){.data = buf, .size = VAL_LEN};
 	if ((ret = b->db->put(b->db, NULL, &key, &val, 0)) != 0)
 		return bdb_fail(b, "put", ret);
 	return 0;
 }
 
-static int bdb_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, size_t *done)
+static int bdb_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, uint64_t first, size_t *done)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (bdb_add(ix, fps + i * ix->fp_len, 1)) {
+		if (bdb_add(ix, fps + i * ix->fp_len, 1, first + i)) {
 			*done = i;
 			return -1;
 		}
@@ -165,18 +242,20 @@ static int bdb_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, size_t
 	return 0;
 }
 
-static int bdb_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count)
+static int bdb_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count, uint64_t *first)
 {
 	struct bdb_index *b = (struct bdb_index *)ix;
-	uint8_t buf[8];
+	uint8_t buf[VAL_LEN];
 	DBT key = {.data = (void *)fp, .size = (u_int32_t)ix->fp_len};
 	DBT val = {.data = buf, .ulen = sizeof buf, .flags = DB_DBT_USERMEM};
 	int ret = b->db->get(b->db, NULL, &key, &val, 0);
 	if (ret == DB_NOTFOUND)
 		return 0;
-	if (ret != 0 || val.size != 8)
+	if (ret != 0 || val.size != VAL_LEN)
 		return bdb_fail(b, "get", ret ? ret : EINVAL);
 	*count = get_le64(buf);
+	if (first)
+		*first = get_le64(buf + 8);
 	return 1;
 }
 
@@ -191,14 +270,14 @@ static int bdb_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 	DBT key = {0}, val = {0};
 	while ((ret = c->get(c, &key, &val, DB_NEXT)) == 0) {
 		if (key.size != ix->fp_len)
-			continue; /* the metadata record */
-		if (val.size != 8) {
+			continue; /* the metadata record, side records */
+		if (val.size != VAL_LEN) {
 			setf(ix->err, sizeof ix->err, "Berkeley DB index: a count record of %u bytes (corrupt DB?)",
 			     val.size);
 			rc = -1;
 			break;
 		}
-		if ((rc = fn(key.data, get_le64(val.data), arg)) != 0)
+		if ((rc = fn(key.data, get_le64(val.data), get_le64((const uint8_t *)val.data + 8), arg)) != 0)
 			break;
 	}
 	if (!rc && ret != DB_NOTFOUND)
@@ -279,17 +358,81 @@ int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta)
 	return bdb_flush(ix);
 }
 
+/* The fingerprints held (the metadata and side records left out): a walk of the keys alone. */
 static int count_entries(struct bdb_index *b)
 {
-	DB_BTREE_STAT *st = NULL;
-	int ret = b->db->stat(b->db, NULL, &st, 0); /* a full walk: DB_FAST_STAT has no key count */
+	DBC *c;
+	int ret = b->db->cursor(b->db, NULL, &c, 0);
 	if (ret)
-		return bdb_fail(b, "stat", ret);
-	b->n = st->bt_nkeys;
-	free(st);
-	if (b->n) /* the metadata record is one of the keys */
-		b->n--;
+		return bdb_fail(b, "cursor", ret);
+	DBT key = {0}, val = {.flags = DB_DBT_PARTIAL, .dlen = 0};
+	b->n = 0;
+	while ((ret = c->get(c, &key, &val, DB_NEXT)) == 0)
+		b->n += key.size == b->base.fp_len;
+	c->close(c);
+	return ret == DB_NOTFOUND ? 0 : bdb_fail(b, "cursor get", ret);
+}
+
+static int side_key(struct bdb_index *b, char tag, const void *key, size_t klen, uint8_t *buf)
+{
+	if (klen + 1 == b->base.fp_len || klen + 1 == sizeof META_KEY - 1 || klen + 1 > 64) {
+		setf(b->base.err, sizeof b->base.err, "side record key of %zu bytes (a programming error)", klen);
+		return -1;
+	}
+	buf[0] = (uint8_t)tag;
+	memcpy(buf + 1, key, klen);
 	return 0;
+}
+
+int index_bdb_put_side(struct gindex *ix, char tag, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	struct bdb_index *b = (struct bdb_index *)ix;
+	uint8_t kb[64];
+	if (side_key(b, tag, key, klen, kb))
+		return -1;
+	DBT k = {.data = kb, .size = (u_int32_t)(klen + 1)}, v = {.data = (void *)val, .size = (u_int32_t)vlen};
+	int ret = b->db->put(b->db, NULL, &k, &v, 0);
+	return ret ? bdb_fail(b, "put (side record)", ret) : 0;
+}
+
+/* Visits (or with drop, deletes) the records TAG + klen bytes, in key order. */
+static int side_walk(struct bdb_index *b, char tag, size_t klen, index_side_fn fn, void *arg, bool drop)
+{
+	DBC *c;
+	uint8_t start = (uint8_t)tag;
+	int ret = b->db->cursor(b->db, NULL, &c, 0), rc = 0;
+	if (ret)
+		return bdb_fail(b, "cursor", ret);
+	DBT key = {.data = &start, .size = 1}, val = {0};
+	u_int32_t op = DB_SET_RANGE;
+	while ((ret = c->get(c, &key, &val, op)) == 0) {
+		op = DB_NEXT;
+		const uint8_t *k = key.data;
+		if (k[0] != (uint8_t)tag)
+			break;
+		if (key.size != klen + 1)
+			continue; /* a fingerprint that starts with the tag byte */
+		if (drop) {
+			if ((ret = c->del(c, 0)) != 0)
+				break;
+		} else if ((rc = fn(k + 1, val.data, val.size, arg)) != 0) {
+			break;
+		}
+	}
+	c->close(c);
+	if (rc)
+		return rc;
+	return ret == 0 || ret == DB_NOTFOUND ? 0 : bdb_fail(b, drop ? "delete (side record)" : "cursor get", ret);
+}
+
+int index_bdb_each_side(struct gindex *ix, char tag, size_t klen, index_side_fn fn, void *arg)
+{
+	return side_walk((struct bdb_index *)ix, tag, klen, fn, arg, false);
+}
+
+int index_bdb_drop_side(struct gindex *ix, char tag, size_t klen)
+{
+	return side_walk((struct bdb_index *)ix, tag, klen, NULL, NULL, true);
 }
 
 struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *hash, bool create, bool keep,
@@ -361,6 +504,12 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 				 ", %s)", path, old.block_size, old.hash, block_size, hash);
 			goto fail;
 		}
+		if ((keep || !create) && old.format != META_FORMAT) {
+			setf(why, whylen, "%s: an analysis in dedisgen's old format %d (counts only); this dedisgen also "
+				 "keeps first positions and compressibility samples: analyse again without -k", path,
+				 old.format);
+			goto fail;
+		}
 		if ((keep || !create) && !old.complete) {
 			setf(why, whylen, "%s: the analysis it holds was interrupted; its counts are partial "
 				 "(start again without -k)", path);
@@ -398,6 +547,7 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 	} else {
 		index_meta_free(meta);
 		memset(meta, 0, sizeof *meta);
+		meta->format = META_FORMAT;
 		meta->block_size = block_size;
 		snprintf(meta->hash, sizeof meta->hash, "%s", hash);
 	}

@@ -1,28 +1,37 @@
-/* index.h - dedisgen's fingerprint -> count index API (Dmdedup's backend pattern): the scanner
- * sees its counts only through this ops struct; mem.c and bdb.c each fill one. */
+/* index.h - dedisgen's fingerprint -> (count, first position) index API (Dmdedup's backend
+ * pattern): the scanner sees its counts only through this ops struct; mem.c and bdb.c fill one. */
 #ifndef DEDIS_GEN_INDEX_H
 #define DEDIS_GEN_INDEX_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "distfile.h"
 
 struct gindex;
 
-/* Called once per stored fingerprint; a non-zero return stops the walk and is returned. */
-typedef int (*index_visit_fn)(const uint8_t *fp, uint64_t count, void *arg);
+/* Called once per stored fingerprint with its count and first position (the smallest stream
+ * position it was added with); a non-zero return stops the walk and is returned. */
+typedef int (*index_visit_fn)(const uint8_t *fp, uint64_t count, uint64_t first, void *arg);
+
+/* Stream positions are block numbers; an index keeps 48 bits of them (2^48 blocks). */
+#define INDEX_POS_MAX ((UINT64_C(1) << 48) - 1)
 
 /* Every function returns 0 on success, -1 on failure with ix->err filled (lookup: 1 found,
  * 0 absent). No function is thread-safe: callers serialise (gen/counter.c holds a mutex). */
 struct index_ops {
 	const char *name;
-	/* count(fp) += n (n >= 1); inserts fp with count n when absent. INDEX_FULL: the backend
-	 * has a memory limit that this insert would cross; nothing was changed. */
-	int (*add)(struct gindex *ix, const uint8_t *fp, uint64_t n);
-	/* count += 1 for each of n fingerprints packed fp_len apart. Stops at the first failure
-	 * (or INDEX_FULL) and sets *done to the number added before it. */
-	int (*add_batch)(struct gindex *ix, const uint8_t *fps, size_t n, size_t *done);
-	int (*lookup)(struct gindex *ix, const uint8_t *fp, uint64_t *count);
+	/* count(fp) += n (n >= 1) and first(fp) = min(first(fp), first); inserts fp with (n, first)
+	 * when absent. Adds arrive in any order (hashing threads), so the minimum is what makes
+	 * `first` the content's first position. INDEX_FULL: the backend has a memory limit that
+	 * this insert would cross; nothing was changed. */
+	int (*add)(struct gindex *ix, const uint8_t *fp, uint64_t n, uint64_t first);
+	/* count += 1 for each of n fingerprints packed fp_len apart, the i-th at position
+	 * first + i. Stops at the first failure (or INDEX_FULL) and sets *done to the number added
+	 * before it. */
+	int (*add_batch)(struct gindex *ix, const uint8_t *fps, size_t n, uint64_t first, size_t *done);
+	/* first may be NULL */
+	int (*lookup)(struct gindex *ix, const uint8_t *fp, uint64_t *count, uint64_t *first);
 	/* Visit every entry; `sorted` asks for ascending fingerprint order (mem sorts in place,
 	 * which destroys its table: it is only asked with drain = true). With drain, the index is
 	 * left empty afterwards (its memory given back). */
@@ -48,6 +57,7 @@ struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
 
 /* The metadata a Berkeley DB index keeps next to its counts (bdb.c). */
 struct index_meta {
+	int format;         /* of the DB read: 1 = counts only (dedis 0.1), refused by -k and merge */
 	uint64_t block_size;
 	char hash[16];
 	bool complete;      /* false while a scan is writing, true once it closed cleanly */
@@ -56,6 +66,11 @@ struct index_meta {
 	uint64_t errors;
 	char **sources;     /* paths analysed into this DB, in order */
 	size_t nsources;
+	uint64_t stream_blocks;    /* stream positions used; a -k scan continues from here */
+	double sample_rate;        /* p of the compressibility samples kept ('s' records); 0: none */
+	bool locality;             /* locality measured: 'l' records and the figures below */
+	struct dist_locality own;  /* measured on this DB's own stream, from its 'l' records */
+	struct dist_locality base; /* summed from analyses merged into it (.present: any) */
 };
 
 void index_meta_free(struct index_meta *m);
@@ -70,6 +85,15 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 			      uint64_t cache_bytes, struct index_meta *meta, char *why, size_t whylen);
 /* Replace the DB's metadata record (bdb indexes only) and sync. */
 int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta);
+/* Side records: an analysis' other data (compressibility samples, locality records), in the same
+ * B-tree under the key TAG + KEY. KEY is klen bytes, and klen + 1 must not be a fingerprint
+ * length (20, 32) nor that of the metadata key (13), so the counts never see them. put replaces;
+ * each visits a tag's records in key order (fn's non-zero return stops and is returned); drop
+ * deletes them all. Return 0 or -1 with ix->err filled. */
+int index_bdb_put_side(struct gindex *ix, char tag, const void *key, size_t klen, const void *val, size_t vlen);
+typedef int (*index_side_fn)(const uint8_t *key, const uint8_t *val, size_t vlen, void *arg);
+int index_bdb_each_side(struct gindex *ix, char tag, size_t klen, index_side_fn fn, void *arg);
+int index_bdb_drop_side(struct gindex *ix, char tag, size_t klen);
 /* The block sizes of the analyses stored in DIR (dedisgen-*.db), ascending; returns how many
  * (at most max), -1 when DIR cannot be read. */
 int index_bdb_list(const char *dir, uint64_t *sizes, int max);

@@ -1,19 +1,23 @@
 /* mem.c - the in-memory fingerprint index: 256 shards (by the first fingerprint byte), each a
- * Robin Hood open-addressing table of [full digest | 32-bit count] slots grown by 1.25x at 85 %.
- * Slots stay sorted by their 64-bit hash, so growing is one sequential merge, not a rehash. */
+ * Robin Hood table of [full digest | 32-bit count | 48-bit first position] slots grown by 1.25x
+ * at 85 %. Slots stay sorted by their 64-bit hash, so growing is one sequential merge. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "index.h"
 
-/* Sizing: a SHA-1 slot is 20 + 4 = 24 bytes; the load stays within [0.68, 0.85] once a shard
- * has grown a few times, so a large index costs 28-35 B per distinct fingerprint (about 31 on
- * average over the growth cycle). The full digest is kept: the result is exact to the hash. */
+/* Sizing: a SHA-1 slot is 20 + 4 + 6 = 30 bytes; the load stays within [0.68, 0.85] once a shard
+ * has grown a few times, so a large index costs 35-44 B per distinct fingerprint (about 39 on
+ * average over the growth cycle). The full digest is kept: the result is exact to the hash. The
+ * first position (for the locality analysis) takes 48 bits: 2^48 blocks is 1 EiB at 4 KiB. */
 #define NSHARDS 256
 #define MIN_CAP 64
 #define MAX_LOAD_NUM 85
 #define MAX_LOAD_DEN 100
 #define COUNT_OVERFLOW UINT32_MAX /* the slot's true count lives in the overflow list */
+#define FIRST_BYTES 6
+#define SLOT_EXTRA (4 + FIRST_BYTES) /* count, first position */
+#define SLOT_MAX (32 + SLOT_EXTRA)
 
 struct shard {
 	uint8_t *slots;
@@ -27,7 +31,7 @@ struct overflow {
 
 struct mem_index {
 	struct gindex base;
-	size_t es;               /* slot size: fp_len + 4 */
+	size_t es;               /* slot size: fp_len + SLOT_EXTRA */
 	uint64_t limit, bytes;   /* bytes = sum of the shards' tables */
 	uint64_t n;
 	struct shard shards[NSHARDS];
@@ -45,6 +49,20 @@ static inline uint32_t slot_count(const uint8_t *s, size_t fl)
 static inline void set_count(uint8_t *s, size_t fl, uint32_t c)
 {
 	memcpy(s + fl, &c, 4);
+}
+
+static inline uint64_t slot_first(const uint8_t *s, size_t fl)
+{
+	uint64_t v = 0;
+	for (int i = FIRST_BYTES - 1; i >= 0; i--)
+		v = v << 8 | s[fl + 4 + i];
+	return v;
+}
+
+static inline void set_first(uint8_t *s, size_t fl, uint64_t v)
+{
+	for (int i = 0; i < FIRST_BYTES; i++, v >>= 8)
+		s[fl + 4 + i] = (uint8_t)v;
 }
 
 /* The fingerprint is a cryptographic digest: its bytes 1..8 are as good as any hash of it. */
@@ -129,7 +147,7 @@ static int bump(struct mem_index *m, uint8_t *slot, uint64_t n)
 static void place(struct mem_index *m, uint8_t *slots, uint64_t cap, const uint8_t *entry)
 {
 	size_t es = m->es, fl = m->base.fp_len;
-	uint8_t carry[36], tmp[36];
+	uint8_t carry[SLOT_MAX], tmp[SLOT_MAX];
 	memcpy(carry, entry, es);
 	uint64_t pos = home_of(carry, cap), d = 0;
 	for (;;) {
@@ -207,10 +225,11 @@ static int grow(struct mem_index *m, struct shard *sh)
 	return 0;
 }
 
-static int new_entry(struct mem_index *m, const uint8_t *fp, uint64_t n, uint8_t *entry)
+static int new_entry(struct mem_index *m, const uint8_t *fp, uint64_t n, uint64_t first, uint8_t *entry)
 {
 	size_t fl = m->base.fp_len;
 	memcpy(entry, fp, fl);
+	set_first(entry, fl, first);
 	if (n >= COUNT_OVERFLOW) {
 		if (ovf_add(m, fp, n))
 			return -1;
@@ -224,15 +243,20 @@ static int new_entry(struct mem_index *m, const uint8_t *fp, uint64_t n, uint8_t
 /* One probe finds the key or the slot where it belongs in (home, hash) order; a new key goes
  * there and the rest of its run moves up one slot (one memmove: the same table Robin Hood's
  * swap-and-carry builds, since a run is sorted). */
-static int mem_add(struct gindex *ix, const uint8_t *fp, uint64_t n)
+static int mem_add(struct gindex *ix, const uint8_t *fp, uint64_t n, uint64_t first)
 {
 	struct mem_index *m = (struct mem_index *)ix;
 	struct shard *sh = &m->shards[fp[0]];
 	size_t es = m->es, fl = ix->fp_len;
-	uint8_t entry[36];
+	uint8_t entry[SLOT_MAX];
 	uint64_t pos = 0;
 	int rc;
 
+	if (first > INDEX_POS_MAX) {
+		snprintf(ix->err, sizeof ix->err, "memory index: stream position %llu past 2^48 blocks",
+			 (unsigned long long)first);
+		return -1;
+	}
 	if (sh->cap) {
 		uint64_t h = hash_of(fp), home = home_of(fp, sh->cap), d = 0;
 		pos = home;
@@ -247,15 +271,18 @@ static int mem_add(struct gindex *ix, const uint8_t *fp, uint64_t n)
 				uint64_t sh_h = hash_of(s);
 				if (sh_h > h)
 					break;
-				if (sh_h == h && !memcmp(s, fp, fl))
+				if (sh_h == h && !memcmp(s, fp, fl)) {
+					if (first < slot_first(s, fl))
+						set_first(s, fl, first);
 					return bump(m, s, n);
+				}
 			}
 			if (++pos == sh->cap)
 				pos = 0;
 			d++;
 		}
 	}
-	if ((rc = new_entry(m, fp, n, entry)) != 0)
+	if ((rc = new_entry(m, fp, n, first, entry)) != 0)
 		return rc;
 	if ((sh->n + 1) * MAX_LOAD_DEN > sh->cap * MAX_LOAD_NUM) {
 		if ((rc = grow(m, sh)) != 0) {
@@ -281,7 +308,7 @@ static int mem_add(struct gindex *ix, const uint8_t *fp, uint64_t n)
 	return 0;
 }
 
-static int mem_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, size_t *done)
+static int mem_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, uint64_t first, size_t *done)
 {
 	struct mem_index *m = (struct mem_index *)ix;
 	size_t fl = ix->fp_len;
@@ -293,7 +320,7 @@ static int mem_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, size_t
 			if (sh->cap)
 				__builtin_prefetch(sh->slots + home_of(f, sh->cap) * m->es);
 		}
-		int rc = mem_add(ix, fps + i * fl, 1);
+		int rc = mem_add(ix, fps + i * fl, 1, first + i);
 		if (rc) {
 			*done = i;
 			return rc;
@@ -303,7 +330,7 @@ static int mem_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, size_t
 	return 0;
 }
 
-static int mem_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count)
+static int mem_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count, uint64_t *first)
 {
 	struct mem_index *m = (struct mem_index *)ix;
 	const struct shard *sh = &m->shards[fp[0]];
@@ -317,6 +344,8 @@ static int mem_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count)
 			return 0;
 		if (!memcmp(s, fp, fl)) {
 			*count = true_count(m, s);
+			if (first)
+				*first = slot_first(s, fl);
 			return 1;
 		}
 		if (++pos == sh->cap)
@@ -366,7 +395,7 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 				qsort_r(sh->slots, w, es, cmp_fp, &fl);
 			for (uint64_t k = 0; k < w && !rc; k++) {
 				const uint8_t *s = sh->slots + k * es;
-				rc = fn(s, true_count(m, s), arg);
+				rc = fn(s, true_count(m, s), slot_first(s, fl), arg);
 			}
 			free(sh->slots);
 			m->bytes -= sh->cap * es;
@@ -376,7 +405,7 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 		for (uint64_t r = 0; r < sh->cap && !rc; r++) {
 			const uint8_t *s = sh->slots + r * es;
 			if (slot_count(s, fl))
-				rc = fn(s, true_count(m, s), arg);
+				rc = fn(s, true_count(m, s), slot_first(s, fl), arg);
 		}
 	}
 	if (drain)
@@ -430,7 +459,7 @@ struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit)
 		return NULL;
 	m->base.ops = &mem_ops;
 	m->base.fp_len = fp_len;
-	m->es = fp_len + 4;
+	m->es = fp_len + SLOT_EXTRA;
 	m->limit = mem_limit;
 	return &m->base;
 }

@@ -36,6 +36,13 @@ expect_bad "-k" "$E2E_TMP/data" -k -o "$O"
 expect_bad "several block sizes" "$E2E_TMP/data" -b 4096,8192
 expect_bad "-d expects a block device" -d "$E2E_TMP/data" -o "$O"
 expect_bad "bad.dist:2" show "$E2E_TMP/bad.dist"
+expect_bad "power of two" "$E2E_TMP/data" --compress-sample 1/3 -o "$O"
+expect_bad "not a rate" "$E2E_TMP/data" --compress-sample 0.1 -o "$O"
+expect_bad "out of range" compare "$E2E_TMP/bad.dist" "$E2E_TMP/bad.dist" --max-tv 1.5
+expect_bad "unknown option" show --no-locality "$E2E_TMP/bad.dist"
+# a section from a newer dedis is refused by name, never misread
+printf '# dedisgen 9\n0 5\n[locality 2]\nanalysed 5 0\n' >"$E2E_TMP/newer.dist"
+expect_bad "newer.dist:3: section 'locality' version 2 is newer than this dedis reads (1)" show "$E2E_TMP/newer.dist"
 printf "0 5\n" >"$E2E_TMP/good.dist"
 expect_bad "nonexistent" compare "$E2E_TMP/good.dist" "$E2E_TMP/nonexistent"
 expect_bad "no dedisgen analysis" merge "$E2E_TMP/data" -o "$O"

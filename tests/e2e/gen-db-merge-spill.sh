@@ -1,6 +1,7 @@
 #!/bin/bash
 # gen-db-merge-spill.sh - the Berkeley DB paths give what memory gives: --db (byte-identical
-# file), --mem-limit forcing spills, -k extending an analysis, and merge of two halves == whole.
+# file), --mem-limit forcing spills, -k extending an analysis (sections included: one stream), and
+# merge of two halves == whole (records; sections: samples pooled, locality summed per part).
 source "$(dirname "$0")/lib.sh"
 mktmp /var/tmp
 [ -x "$DEDISGEN" ] || fail "no dedisgen at $DEDISGEN"
@@ -19,6 +20,9 @@ head -c 600000 "$E2E_TMP/s1" >"$W/h2/e"
 truncate -s 1M "$W/h2/sparse"
 for i in 1 2 3 4 5 6 7 8; do head -c $((i * 3001)) "$E2E_TMP/s2" >"$W/h2/small$i"; done
 records() { grep -v '^#\s*\(dedisgen\|source\)' "$1"; } # all but the version and source lines
+rows() { sed '/^\[/,$d' "$1" | grep -v '^#'; }              # the records alone
+section() { sed -n "/^\[$2 /,/^\[/p" "$1" | grep -v '^[#[]'; }
+field() { section "$1" "$2" | awk -v k="$3" '$1 == k { print $'"${4:-2}"' }'; }
 
 "$DEDISGEN" "$W" -b 4096,16384 -o "$E2E_TMP/mem.dist" -q || fail "memory scan exited $?"
 
@@ -44,13 +48,28 @@ done
 cmp "$E2E_TMP/mem.dist.4096" "$E2E_TMP/dbl.dist" || fail "--db --mem-limit differs from memory"
 
 # merge of the halves == the whole (records and counts; the source lines name the halves)
-"$DEDISGEN" "$W/h1" -b 4096,16384 --db "$E2E_TMP/d1" -q >/dev/null || fail "half 1 exited $?"
-"$DEDISGEN" "$W/h2" -b 4096,16384 --db "$E2E_TMP/d2" -q >/dev/null || fail "half 2 exited $?"
+"$DEDISGEN" "$W/h1" -b 4096,16384 --db "$E2E_TMP/d1" -o "$E2E_TMP/half1.dist" -q || fail "half 1 exited $?"
+"$DEDISGEN" "$W/h2" -b 4096,16384 --db "$E2E_TMP/d2" -o "$E2E_TMP/half2.dist" -q || fail "half 2 exited $?"
 "$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/d2" -o "$E2E_TMP/merged.dist" --db "$E2E_TMP/dm" \
 	--json "$E2E_TMP/merged.json" -q || fail "merge exited $?"
 for bs in 4096 16384; do
-	diff <(records "$E2E_TMP/mem.dist.$bs") <(records "$E2E_TMP/merged.dist.$bs") >&2 ||
+	diff <(rows "$E2E_TMP/mem.dist.$bs") <(rows "$E2E_TMP/merged.dist.$bs") >&2 ||
 		fail "merge of the halves differs from the whole at $bs"
+	# locality: each half as measured within it, summed (analysed, duplicates, sequential)
+	for k in analysed duplicates; do
+		for col in 2 3; do
+			[ "$k" = analysed ] && [ "$col" = 3 ] && continue
+			a=$(field "$E2E_TMP/half1.dist.$bs" locality $k $col) b=$(field "$E2E_TMP/half2.dist.$bs" locality $k $col)
+			m=$(field "$E2E_TMP/merged.dist.$bs" locality $k $col)
+			[ -n "$a" ] && [ "$m" = $((a + b)) ] || fail "merged locality $k (column $col) at $bs: $m, halves $a + $b"
+		done
+	done
+	# compressibility: both halves' samples pooled at their rate (1/64: trees of unknown size)
+	[ "$(field "$E2E_TMP/merged.dist.$bs" compressibility sample)" = 0.015625 ] || fail "merged sample rate at $bs"
+	m=$(field "$E2E_TMP/merged.dist.$bs" compressibility sample 3)
+	a=$(field "$E2E_TMP/half1.dist.$bs" compressibility sample 3) b=$(field "$E2E_TMP/half2.dist.$bs" compressibility sample 3)
+	[ "$m" -ge "$a" ] && [ "$m" -ge "$b" ] && [ "$m" -le $((a + b)) ] ||
+		fail "merged measured contents at $bs: $m, halves $a and $b"
 done
 grep -q "^# source: .*/h1 .*/h2$" "$E2E_TMP/merged.dist.4096" || fail "merged sources: $(grep source "$E2E_TMP/merged.dist.4096")"
 jcheck "$E2E_TMP/merged.json" '.command == "merge" and (.results | length) == 2'
@@ -64,7 +83,17 @@ cmp "$E2E_TMP/merged.dist.4096" "$E2E_TMP/mspill.dist.4096" || fail "merge --mem
 # -k extends an analysis with more paths: half 1 then -k half 2 == whole
 "$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dk" -q >/dev/null || fail "-k base exited $?"
 "$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -o "$E2E_TMP/k.dist" -q || fail "-k exited $?"
+# the stream goes on where h1 ended: records, samples and locality all as in one pass
 diff <(records "$E2E_TMP/mem.dist.4096") <(records "$E2E_TMP/k.dist") >&2 || fail "-k h1 + h2 differs from the whole"
+grep -q '^\[locality 1\]' "$E2E_TMP/k.dist" && grep -q '^\[compressibility 1\]' "$E2E_TMP/k.dist" ||
+	fail "-k lost a section"
+# an analysis without a section leaves it out of what is added to it (with a warning)
+"$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dn" --no-locality --compress-sample off -q >/dev/null || fail "no-sections base exited $?"
+"$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dn" -k -o "$E2E_TMP/kn.dist" 2>"$E2E_TMP/err" >/dev/null || fail "-k onto no sections exited $?"
+grep -q '^\[' "$E2E_TMP/kn.dist" && fail "-k onto an analysis without sections wrote one: $(grep '^\[' "$E2E_TMP/kn.dist")"
+grep -q "holds no compressibility samples" "$E2E_TMP/err" && grep -q "holds no locality" "$E2E_TMP/err" ||
+	fail "no warning: $(cat "$E2E_TMP/err")"
+diff <(rows "$E2E_TMP/mem.dist.4096") <(rows "$E2E_TMP/kn.dist") >&2 || fail "-k onto no sections: records differ"
 # ... but never the same path twice, nor another hash
 rc=0; "$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -q >/dev/null 2>"$E2E_TMP/err" || rc=$?
 [ "$rc" -eq 2 ] || fail "-k with an already analysed path exited $rc"

@@ -22,13 +22,31 @@ mkfifo "$D/fifo"                                   # skipped: no file data
 
 "$DEDISGEN" scan "$D" -b 4096,8192 -o "$E2E_TMP/out.dist" --json "$E2E_TMP/out.json" -q ||
 	fail "scan exited $?"
-records() { grep -v '^#' "$1" | tr '\n' ' '; }
+records() { sed '/^\[/,$d' "$1" | grep -v '^#' | tr '\n' ' '; }
+section() { sed -n "/^\[$2 /,/^\[/p" "$1" | grep -v '^[#[]' | tr '\n' ' '; }
 # 4K: unique B, tail, D, D', F' = 5; A x3 -> "2 1"; zero x4 and C x4 -> "3 2"; E x512 -> "511 1"
 got=$(records "$E2E_TMP/out.dist.4096")
 [ "$got" = "0 5 2 1 3 2 511 1 " ] || fail "4096 records: got '$got'"
 # 8K: unique AA, B0, A0, tail, DD', F' = 6; zero x2 and CC x2 -> "1 2"; EE x256 -> "255 1"
 got=$(records "$E2E_TMP/out.dist.8192")
 [ "$got" = "0 6 1 2 255 1 " ] || fail "8192 records: got '$got'"
+
+# The stream at 4K, in walk order (by name; the hard link, FIFO and symlink left out):
+#   f1: A A B | f2: A | sparse: Z Z Z Z | sub/big: E x512 F' | sub/f3: C C C C D D' | tail: B'
+# new runs 1,1,1,1,2,3; dup runs 1,1,3,511,3; nothing sequential (each duplicate's source is its
+# content's only first occurrence); copy runs: every non-zero duplicate alone; one zero run of 3.
+got=$(section "$E2E_TMP/out.dist.4096" locality)
+[ "$got" = "analysed 528 0 duplicates 519 0 new 0 4 4 new 1 2 5 dup 0 2 2 dup 1 2 6 dup 8 1 511 copy 0 516 516 zero 1 1 3 " ] ||
+	fail "4096 locality: got '$got'"
+# Every content measured with --compress-sample all: by copy class 5 once, A (3 copies), C (4),
+# E (512); the zero block left out; single-byte patterns all compress below 1/32 of the block.
+"$DEDISGEN" scan "$D" -b 4096 --compress-sample all -o "$E2E_TMP/all.dist" -q || fail "--compress-sample all exited $?"
+got=$(section "$E2E_TMP/all.dist" compressibility | grep -o 'sample.*measured 9 1')
+[ "$got" = "sample 1 8 measured 0 5 measured 1 1 measured 2 1 measured 9 1" ] || fail "measured: got '$got'"
+section "$E2E_TMP/all.dist" compressibility | grep -o 'cell [0-9]* [0-9]*' | grep -qv 'cell [0-9]* 0$' &&
+	fail "a single-byte pattern compressed to 1/32 of the block or more: $(section "$E2E_TMP/all.dist" compressibility)"
+[ "$(section "$E2E_TMP/all.dist" locality)" = "$(section "$E2E_TMP/out.dist.4096" locality)" ] ||
+	fail "the locality depends on the compressibility sampling"
 
 bytes=$((12288 + 4096 + 100 + 16384 + 21384 + 2097252))
 grep -qx "# bytes: $bytes" "$E2E_TMP/out.dist.4096" || fail "bytes header: $(grep bytes "$E2E_TMP/out.dist.4096")"
@@ -46,6 +64,11 @@ jcheck "$J" '.results[1] | .block_size == 8192 and .blocks == 266 and .distinct 
 jcheck "$J" ".results[0] | .files == 7 and .errors == 0 and .bytes == $bytes"
 jcheck "$J" '.results[0] | (.U0 + .U1 + .D - 1 | fabs) < 1e-12 and .ratio > 1 and .index_bytes_per_distinct > 0'
 jcheck "$J" '.results[0] | (.U0 - 5/528 | fabs) < 1e-12 and (.D - (2 + 6 + 511)/528 | fabs) < 1e-12'
+jcheck "$J" '.results[0].locality | .analysed == 528 and .duplicates == 519 and .sequential == 0 and .window == 0'
+jcheck "$J" '.results[0].locality | (.runs_ge8_share - 511/519 | fabs) < 1e-12 and (.mean_dup_run - 519/5 | fabs) < 1e-9'
+# a tree's size is not known up front: auto samples 1/64 of the occurrences; E's 512 are all but
+# certain to include one (1 - (63/64)^512 > 0.9997), the zero block is never measured
+jcheck "$J" '.results[0].compressibility | .sample_rate == 0.015625 and .measured >= 1 and .measured <= 8'
 
 # One size at a time, one thread or several, sha256: the same records.
 "$DEDISGEN" "$D" -b 4096 -t 1 -q >"$E2E_TMP/t1.dist" || fail "single size exited $?"

@@ -1,5 +1,7 @@
-/* test_gen_index.c - dedisgen's fingerprint indexes: insert / lookup / count / iterate for the
- * memory and Berkeley DB backends, 32-bit count overflow, DB metadata checks, and the spill. */
+/* test_gen_index.c - dedisgen's fingerprint indexes: insert / lookup / count / first position /
+ * iterate for the memory and Berkeley DB backends, 32-bit count overflow, DB metadata and side
+ * records, the refusal of old-format DBs, and the spill. */
+#include <db.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,35 +37,53 @@ static void rmdb(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
-/* Inserts i with count (i % 7) + 1, n fingerprints; checks lookups and distinct. */
+/* The positions fingerprint i is added at (copy c of i % 7 + 1): out of order, as threads add
+ * them; the first position is the smallest, (i * 7919) % 100003 + 3 * (i % 7). */
+static uint64_t pos_of(uint64_t i, uint64_t c)
+{
+	return (i * 7919) % 100003 + 3 * (i % 7 - c) + (c == 0 ? 0 : 1);
+}
+
+static uint64_t first_of(uint64_t i)
+{
+	uint64_t m = UINT64_MAX;
+	for (uint64_t c = 0; c <= i % 7; c++)
+		if (pos_of(i, c) < m)
+			m = pos_of(i, c);
+	return m;
+}
+
+/* Inserts i with count (i % 7) + 1, n fingerprints; checks lookups (count and first position)
+ * and distinct. */
 static void exercise(struct gindex *ix, uint64_t n)
 {
 	uint8_t fp[FL];
 	for (uint64_t i = 0; i < n; i++) {
 		make_fp(i, fp);
 		for (uint64_t c = 0; c <= i % 7; c++)
-			CU_ASSERT_EQUAL_FATAL(ix->ops->add(ix, fp, 1), 0);
+			CU_ASSERT_EQUAL_FATAL(ix->ops->add(ix, fp, 1, pos_of(i, c)), 0);
 	}
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), n);
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t c = 0;
+		uint64_t c = 0, f = 0;
 		make_fp(i, fp);
-		CU_ASSERT_EQUAL_FATAL(ix->ops->lookup(ix, fp, &c), 1);
+		CU_ASSERT_EQUAL_FATAL(ix->ops->lookup(ix, fp, &c, &f), 1);
 		CU_ASSERT_EQUAL_FATAL(c, i % 7 + 1);
+		CU_ASSERT_EQUAL_FATAL(f, first_of(i));
 	}
 	make_fp(n + 1000, fp);
 	uint64_t c = 99;
-	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c), 0);
+	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, NULL), 0);
 	CU_ASSERT_EQUAL(c, 99);
 }
 
 struct sum {
-	uint64_t n, total;
+	uint64_t n, total, firsts;
 	uint8_t last[FL];
 	int unsorted;
 };
 
-static int visit(const uint8_t *fp, uint64_t count, void *arg)
+static int visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 {
 	struct sum *s = arg;
 	if (s->n && memcmp(s->last, fp, FL) >= 0)
@@ -71,7 +91,16 @@ static int visit(const uint8_t *fp, uint64_t count, void *arg)
 	memcpy(s->last, fp, FL);
 	s->n++;
 	s->total += count;
+	s->firsts += first;
 	return 0;
+}
+
+static uint64_t expected_firsts(uint64_t n)
+{
+	uint64_t t = 0;
+	for (uint64_t i = 0; i < n; i++)
+		t += first_of(i);
+	return t;
 }
 
 static uint64_t expected_total(uint64_t n)
@@ -87,19 +116,21 @@ static void test_mem_basic(void)
 	struct gindex *ix = index_mem_open(FL, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
 	exercise(ix, 50000);
-	/* compact: a full-digest slot is 24 B; the load stays in [0.68, 0.85] */
+	/* compact: a full-digest slot is 30 B (count, 48-bit first position); load in [0.68, 0.85] */
 	double bpd = (double)ix->ops->bytes(ix) / (double)ix->ops->distinct(ix);
-	CU_ASSERT(bpd <= 40.0);
+	CU_ASSERT(bpd <= 48.0);
 	struct sum s = {0};
 	CU_ASSERT_EQUAL(ix->ops->iterate(ix, false, false, visit, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 50000);
 	CU_ASSERT_EQUAL(s.total, expected_total(50000));
+	CU_ASSERT_EQUAL(s.firsts, expected_firsts(50000));
 	/* sorted drain: global fingerprint order, then empty */
 	memset(&s, 0, sizeof s);
 	CU_ASSERT_EQUAL(ix->ops->iterate(ix, true, true, visit, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 50000);
 	CU_ASSERT_EQUAL(s.unsorted, 0);
 	CU_ASSERT_EQUAL(s.total, expected_total(50000));
+	CU_ASSERT_EQUAL(s.firsts, expected_firsts(50000));
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 0);
 	CU_ASSERT_EQUAL(ix->ops->bytes(ix), 0);
 	exercise(ix, 100); /* usable again */
@@ -108,22 +139,30 @@ static void test_mem_basic(void)
 
 static void test_mem_bytes_per_distinct_large(void)
 {
-	/* Over a growth cycle the average is ~31 B; any point stays under 36 B. */
+	/* Over a growth cycle the average is ~39 B (30 B slots); any point stays under 45 B. */
 	struct gindex *ix = index_mem_open(FL, 0);
 	uint8_t fp[FL];
 	double sum = 0;
 	int samples = 0;
 	for (uint64_t i = 0; i < 400000; i++) {
 		make_fp(i, fp);
-		CU_ASSERT_EQUAL_FATAL(ix->ops->add(ix, fp, 1), 0);
+		CU_ASSERT_EQUAL_FATAL(ix->ops->add(ix, fp, 1, i), 0);
 		if (i > 100000 && i % 1000 == 0) {
 			double b = (double)ix->ops->bytes(ix) / (double)(i + 1);
-			CU_ASSERT(b < 36.0);
+			CU_ASSERT(b < 45.0);
 			sum += b;
 			samples++;
 		}
 	}
-	CU_ASSERT(sum / samples <= 32.5);
+	CU_ASSERT(sum / samples <= 40.6);
+	/* a position past 48 bits is refused, not truncated */
+	make_fp(1, fp);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1, INDEX_POS_MAX + 1), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(ix->err, "2^48"));
+	uint64_t c, f;
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1, INDEX_POS_MAX), 0);
+	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, &f), 1);
+	CU_ASSERT_EQUAL(f, 1); /* min(1, 2^48 - 1) */
 	ix->ops->close(ix);
 }
 
@@ -132,19 +171,23 @@ static void test_mem_count_overflow(void)
 	struct gindex *ix = index_mem_open(FL, 0);
 	uint8_t fp[FL];
 	uint64_t c = 0;
+	uint64_t f = 0;
 	make_fp(1, fp);
-	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, UINT32_MAX - 2), 0);
-	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1), 0);
-	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c), 1);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, UINT32_MAX - 2, 500), 0);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1, 700), 0);
+	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, &f), 1);
 	CU_ASSERT_EQUAL(c, (uint64_t)UINT32_MAX - 1);
-	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 5), 0);
-	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1ULL << 40), 0);
-	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c), 1);
+	CU_ASSERT_EQUAL(f, 500);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 5, 400), 0);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1ULL << 40, 450), 0);
+	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, &f), 1);
 	CU_ASSERT_EQUAL(c, (uint64_t)UINT32_MAX + 4 + (1ULL << 40));
+	CU_ASSERT_EQUAL(f, 400); /* the first position survives the move to the overflow list */
 	make_fp(2, fp);
-	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1ULL << 33), 0); /* a new key born large */
-	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c), 1);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1ULL << 33, 9), 0); /* a new key born large */
+	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, &f), 1);
 	CU_ASSERT_EQUAL(c, 1ULL << 33);
+	CU_ASSERT_EQUAL(f, 9);
 	struct sum s = {0};
 	CU_ASSERT_EQUAL(ix->ops->iterate(ix, true, true, visit, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 2);
@@ -160,7 +203,7 @@ static void test_mem_limit_full(void)
 	uint64_t i;
 	for (i = 0; i < 100000 && !full; i++) {
 		make_fp(i, fp);
-		int rc = ix->ops->add(ix, fp, 1);
+		int rc = ix->ops->add(ix, fp, 1, i);
 		CU_ASSERT(rc == 0 || rc == INDEX_FULL);
 		full = rc == INDEX_FULL;
 	}
@@ -168,8 +211,25 @@ static void test_mem_limit_full(void)
 	CU_ASSERT(ix->ops->bytes(ix) <= 64 * 1024);
 	/* an existing key still counts when full */
 	make_fp(0, fp);
-	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1), 0);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1, 0), 0);
 	ix->ops->close(ix);
+}
+
+struct side_seen {
+	int n;
+	uint64_t keys[8];
+	size_t lens[8];
+};
+
+static int see_side(const uint8_t *key, const uint8_t *val, size_t vlen, void *arg)
+{
+	struct side_seen *s = arg;
+	if (s->n < 8) {
+		s->keys[s->n] = key[7];
+		s->lens[s->n] = vlen;
+	}
+	s->n++;
+	return 0;
 }
 
 static void test_bdb_basic(void)
@@ -186,25 +246,65 @@ static void test_bdb_basic(void)
 	CU_ASSERT_EQUAL(s.n, 3000);
 	CU_ASSERT_EQUAL(s.unsorted, 0);
 	CU_ASSERT_EQUAL(s.total, expected_total(3000));
+	CU_ASSERT_EQUAL(s.firsts, expected_firsts(3000));
+	/* side records: beside the counts, never among them */
+	static const uint8_t val[3] = {1, 2, 3};
+	uint8_t key8[8] = {0, 0, 0, 0, 0, 0, 0, 5}, sfp[FL];
+	make_fp(3, sfp); /* the same bytes as a counted fingerprint, under the 's' tag */
+	CU_ASSERT_EQUAL(index_bdb_put_side(ix, 'l', key8, 8, val, 3), 0);
+	key8[7] = 4;
+	CU_ASSERT_EQUAL(index_bdb_put_side(ix, 'l', key8, 8, val, 2), 0);
+	CU_ASSERT_EQUAL(index_bdb_put_side(ix, 's', sfp, FL, val, 1), 0);
+	CU_ASSERT_EQUAL(index_bdb_put_side(ix, 's', sfp, FL - 1, val, 1), -1); /* a fingerprint's length */
+	memset(&s, 0, sizeof s);
+	CU_ASSERT_EQUAL(ix->ops->iterate(ix, true, false, visit, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 3000);
+	CU_ASSERT_EQUAL(s.total, expected_total(3000));
+	struct side_seen seen = {0};
+	CU_ASSERT_EQUAL(index_bdb_each_side(ix, 'l', 8, see_side, &seen), 0);
+	CU_ASSERT_EQUAL(seen.n, 2);
+	CU_ASSERT_EQUAL(seen.keys[0], 4); /* key order */
+	CU_ASSERT_EQUAL(seen.keys[1], 5);
+	CU_ASSERT_EQUAL(seen.lens[1], 3);
+	memset(&seen, 0, sizeof seen);
+	CU_ASSERT_EQUAL(index_bdb_each_side(ix, 's', FL, see_side, &seen), 0);
+	CU_ASSERT_EQUAL(seen.n, 1);
 	m.complete = true;
 	m.bytes = 12345;
+	m.stream_blocks = 777;
+	m.sample_rate = 0.0625;
+	m.locality = true;
+	m.own = (struct dist_locality){.present = true, .analysed = 20, .duplicates = 14};
+	m.own.dup_runs.count[2] = 3;
+	m.own.dup_runs.blocks[2] = 14;
 	CU_ASSERT_EQUAL(index_meta_add_source(&m, "/data/a"), 0);
 	CU_ASSERT_EQUAL(index_bdb_set_meta(ix, &m), 0);
 	ix->ops->close(ix);
 	index_meta_free(&m);
 
-	/* reopen read-only: counts, distinct and metadata persist */
+	/* reopen read-only: counts, first positions, distinct (side records left out), metadata */
 	ix = index_bdb_open(dbdir, 4096, "sha1", false, false, 1 << 20, &m, why, sizeof why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 3000);
 	CU_ASSERT_EQUAL(m.bytes, 12345);
+	CU_ASSERT_EQUAL(m.format, 2);
+	CU_ASSERT_EQUAL(m.stream_blocks, 777);
+	CU_ASSERT_EQUAL(m.sample_rate, 0.0625);
+	CU_ASSERT(m.locality && m.own.present && !m.base.present);
+	CU_ASSERT_EQUAL(m.own.analysed, 20);
+	CU_ASSERT_EQUAL(m.own.dup_runs.count[2], 3);
+	CU_ASSERT_EQUAL(m.own.dup_runs.blocks[2], 14);
 	CU_ASSERT_EQUAL_FATAL(m.nsources, 1);
 	CU_ASSERT_STRING_EQUAL(m.sources[0], "/data/a");
 	uint8_t fp[FL];
-	uint64_t c;
+	uint64_t c, f;
 	make_fp(10, fp);
-	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c), 1);
+	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, &f), 1);
 	CU_ASSERT_EQUAL(c, 10 % 7 + 1);
+	CU_ASSERT_EQUAL(f, first_of(10));
+	memset(&seen, 0, sizeof seen);
+	CU_ASSERT_EQUAL(index_bdb_each_side(ix, 'l', 8, see_side, &seen), 0);
+	CU_ASSERT_EQUAL(seen.n, 2);
 	ix->ops->close(ix);
 	index_meta_free(&m);
 
@@ -221,9 +321,16 @@ static void test_bdb_basic(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 3000);
 	make_fp(10, fp);
-	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 3), 0);
-	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c), 1);
+	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 3, 0), 0);
+	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, &f), 1);
 	CU_ASSERT_EQUAL(c, 10 % 7 + 1 + 3);
+	CU_ASSERT_EQUAL(f, 0);
+	CU_ASSERT_EQUAL(index_bdb_drop_side(ix, 'l', 8), 0);
+	memset(&seen, 0, sizeof seen);
+	CU_ASSERT_EQUAL(index_bdb_each_side(ix, 'l', 8, see_side, &seen), 0);
+	CU_ASSERT_EQUAL(seen.n, 0);
+	CU_ASSERT_EQUAL(index_bdb_each_side(ix, 's', FL, see_side, &seen), 0);
+	CU_ASSERT_EQUAL(seen.n, 1);
 	ix->ops->close(ix); /* not marked complete: an interrupted analysis */
 	index_meta_free(&m);
 	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, why, sizeof why));
@@ -237,8 +344,52 @@ static void test_bdb_basic(void)
 	rmdb();
 }
 
+/* A DB written by dedis 0.1 (8-byte counts, metadata format 1) is recognised: replaced by a new
+ * scan, refused with a reason by -k and by read-only opens (merge). */
+static void test_bdb_old_format(void)
+{
+	struct index_meta m = {0};
+	char why[512], path[128];
+	DB *db;
+	mkdb();
+	snprintf(path, sizeof path, "%s/dedisgen-4096.db", dbdir);
+	CU_ASSERT_EQUAL_FATAL(db_create(&db, NULL, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(db->open(db, NULL, path, NULL, DB_BTREE, DB_CREATE, 0644), 0);
+	static const char meta[] = "{\"format\":1,\"block_size\":4096,\"hash\":\"sha1\",\"complete\":true,"
+				   "\"bytes\":4096,\"files\":1,\"errors\":0,\"sources\":[\"/old\"]}";
+	uint8_t fp[FL], count[8] = {1};
+	make_fp(1, fp);
+	DBT k = {.data = "dedisgen:meta", .size = 13}, v = {.data = (void *)meta, .size = sizeof meta - 1};
+	CU_ASSERT_EQUAL(db->put(db, NULL, &k, &v, 0), 0);
+	k = (DBT){.data = fp, .size = FL};
+	v = (DBT){.data = count, .size = 8};
+	CU_ASSERT_EQUAL(db->put(db, NULL, &k, &v, 0), 0);
+	db->close(db, 0);
+
+	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, why, sizeof why));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "old format 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "without -k"));
+	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", false, false, 1 << 20, &m, why, sizeof why));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "old format 1"));
+	struct gindex *ix = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ix); /* a new scan replaces it */
+	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 0);
+	CU_ASSERT_EQUAL(m.format, 2);
+	ix->ops->close(ix);
+	index_meta_free(&m);
+	rmdb();
+}
+
+static int sum_firsts(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	uint64_t *s = arg;
+	s[0] += first * (fp[5] + 1); /* weighted: a first moved to another content shows */
+	s[1]++;
+	return 0;
+}
+
 /* The same fingerprints counted in memory only and through a tiny --mem-limit spilling into
- * Berkeley DB give the same distribution. */
+ * Berkeley DB give the same distribution and the same first positions. */
 static void test_counter_spill(void)
 {
 	struct index_meta m = {0};
@@ -251,21 +402,28 @@ static void test_counter_spill(void)
 		make_fp(i % 4000 + (i % 3 ? 0 : i), fps + i * FL); /* a mix of repeats and uniques */
 	make_fp(7, zero);
 
+	uint64_t fa[2] = {0}, fb[2] = {0}, zfa, zfb;
 	struct counter *mem = counter_new(FL, 0, NULL);
-	CU_ASSERT_EQUAL(counter_add_batch(mem, fps, 20000, why, sizeof why), 0);
+	/* two halves, the second first: first positions are minimums, not arrival order */
+	CU_ASSERT_EQUAL(counter_add_batch(mem, fps + 10000 * FL, 10000, 10000, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_add_batch(mem, fps, 10000, 0, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(counter_settle(mem, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(counter_distribution(mem, zero, &a, &za, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_distribution(mem, zero, sum_firsts, fa, &a, &za, &zfa, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(counter_spills(mem), 0);
+	CU_ASSERT_EQUAL(zfa, 7); /* make_fp(7): first at position 7 (i % 4000 == 7, i % 3 != 0) */
 
 	mkdb();
 	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	struct counter *sp = counter_new(FL, 100 * 1024, db);
-	for (int k = 0; k < 20; k++)
-		CU_ASSERT_EQUAL(counter_add_batch(sp, fps + k * 1000 * FL, 1000, why, sizeof why), 0);
+	for (int k = 19; k >= 0; k--)
+		CU_ASSERT_EQUAL(counter_add_batch(sp, fps + k * 1000 * FL, 1000, (uint64_t)k * 1000, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(counter_settle(sp, why, sizeof why), 0);
 	CU_ASSERT(counter_spills(sp) >= 2);
-	CU_ASSERT_EQUAL(counter_distribution(sp, zero, &b, &zb, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_distribution(sp, zero, sum_firsts, fb, &b, &zb, &zfb, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(fa[0], fb[0]);
+	CU_ASSERT_EQUAL(fa[1], fb[1]);
+	CU_ASSERT_EQUAL(zfa, zfb);
 
 	CU_ASSERT_EQUAL(za, zb);
 	CU_ASSERT(za > 0);
@@ -292,7 +450,8 @@ int suite_gen_index(void)
 		{"mem bytes per distinct", test_mem_bytes_per_distinct_large},
 		{"mem counts past 32 bits", test_mem_count_overflow},
 		{"mem limit -> INDEX_FULL", test_mem_limit_full},
-		{"bdb insert/lookup/meta/keep", test_bdb_basic},
+		{"bdb insert/lookup/meta/keep/side records", test_bdb_basic},
+		{"bdb old format refused by -k and merge", test_bdb_old_format},
 		{"counter spill == memory", test_counter_spill},
 		{NULL, NULL},
 	};

@@ -35,6 +35,7 @@ int suite_gen_index(void);
 int suite_gen_counts(void);
 int suite_distcmp(void);
 int suite_gen_options(void);
+int suite_gen_measure(void);
 /* dedisengine (tests/unit/test_engine) */
 int suite_engine_index(void);
 

@@ -1,0 +1,390 @@
+/* compsample.c - compressibility sampling: per-thread sets of measured contents (zstd -1 and LZ4,
+ * each block alone), merged per block size and joined with the final counts into weighted cells. */
+#include <lz4.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <zstd.h>
+#include "compsample.h"
+
+uint64_t comp_threshold(double p)
+{
+	if (p >= 1)
+		return UINT64_MAX;
+	if (!(p > 0))
+		return 0;
+	return (uint64_t)ldexp(p, 64) - 1; /* p < 1: p * 2^64 < 2^64 fits */
+}
+
+/* ---- the set: open addressing, linear probing, entries [fp | zstd | lz4 | hmin] ---- */
+
+struct comp_set {
+	size_t fl, es;
+	uint8_t *slots;
+	size_t cap, n;   /* cap a power of two (0: none yet) */
+};
+
+static inline uint64_t slot_hash(const uint8_t *fp, size_t fl)
+{
+	uint64_t h;
+	memcpy(&h, fp + fl - 8, 8); /* a digest's last bytes: independent of the selection's first */
+	return h;
+}
+
+static inline struct comp_sample *slot_val(uint8_t *slot, size_t fl)
+{
+	return (struct comp_sample *)(void *)(slot + fl);
+}
+
+struct comp_set *comp_set_new(size_t fp_len)
+{
+	struct comp_set *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->fl = fp_len;
+	/* the sample follows the digest at an 8-byte aligned offset (20 -> 24, 32 -> 32) */
+	s->es = (fp_len + 7) / 8 * 8 + sizeof(struct comp_sample);
+	return s;
+}
+
+static uint8_t *find(const struct comp_set *s, const uint8_t *fp, bool *found)
+{
+	size_t mask = s->cap - 1, i = slot_hash(fp, s->fl) & mask;
+	for (;; i = (i + 1) & mask) {
+		uint8_t *slot = s->slots + i * s->es;
+		const struct comp_sample *v = slot_val(slot, (s->fl + 7) / 8 * 8);
+		if (v->zstd == 0) { /* sizes are >= 1: 0 marks an empty slot */
+			*found = false;
+			return slot;
+		}
+		if (!memcmp(slot, fp, s->fl)) {
+			*found = true;
+			return slot;
+		}
+	}
+}
+
+static int grow(struct comp_set *s)
+{
+	size_t ncap = s->cap ? 2 * s->cap : 256;
+	uint8_t *old = s->slots;
+	size_t ocap = s->cap, vo = (s->fl + 7) / 8 * 8;
+	if (!(s->slots = calloc(ncap, s->es))) {
+		s->slots = old;
+		return -1;
+	}
+	s->cap = ncap;
+	for (size_t i = 0; i < ocap; i++) {
+		uint8_t *slot = old + i * s->es;
+		if (slot_val(slot, vo)->zstd) {
+			bool found;
+			memcpy(find(s, slot, &found), slot, s->es);
+		}
+	}
+	free(old);
+	return 0;
+}
+
+int comp_set_put(struct comp_set *s, const uint8_t *fp, const struct comp_sample *v)
+{
+	bool found = false;
+	size_t vo = (s->fl + 7) / 8 * 8;
+	if ((s->n + 1) * 4 > s->cap * 3 && grow(s))
+		return -1;
+	uint8_t *slot = find(s, fp, &found);
+	if (found) {
+		struct comp_sample *old = slot_val(slot, vo);
+		if (v->hmin < old->hmin)
+			old->hmin = v->hmin;
+		return 0;
+	}
+	memcpy(slot, fp, s->fl);
+	*slot_val(slot, vo) = *v;
+	s->n++;
+	return 0;
+}
+
+const struct comp_sample *comp_set_get(const struct comp_set *s, const uint8_t *fp)
+{
+	bool found = false;
+	if (!s->n)
+		return NULL;
+	uint8_t *slot = find(s, fp, &found);
+	return found ? slot_val(slot, (s->fl + 7) / 8 * 8) : NULL;
+}
+
+size_t comp_set_size(const struct comp_set *s)
+{
+	return s->n;
+}
+
+int comp_set_each(const struct comp_set *s, comp_visit_fn fn, void *arg)
+{
+	size_t vo = (s->fl + 7) / 8 * 8;
+	for (size_t i = 0; i < s->cap; i++) {
+		uint8_t *slot = s->slots + i * s->es;
+		int rc;
+		if (slot_val(slot, vo)->zstd && (rc = fn(slot, slot_val(slot, vo), arg)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+void comp_set_free(struct comp_set *s)
+{
+	if (!s)
+		return;
+	free(s->slots);
+	free(s);
+}
+
+/* ---- the sampler of one block size ---- */
+
+/* Accumulated during the join: per (class, zstd bucket, LZ4 bucket) the weights and the
+ * weighted sizes (bytes). */
+struct cell_acc {
+	double w, wz, wl;
+};
+
+struct comp_sampler {
+	pthread_mutex_t lock;
+	size_t fl;
+	uint64_t block_size;
+	double p;
+	uint64_t threshold;
+	uint8_t zero_fp[32];
+	struct comp_set *set;       /* what the threads handed in, and loaded samples */
+	struct cell_acc *acc;       /* DIST_CLASSES * 32 * 32, allocated by the join */
+	uint64_t class_measured[DIST_CLASSES];
+	bool join_failed;
+};
+
+struct comp_sampler *comp_sampler_new(size_t fp_len, uint64_t block_size, double p, const uint8_t *zero_fp)
+{
+	struct comp_sampler *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	if (!(s->set = comp_set_new(fp_len))) {
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->fl = fp_len;
+	s->block_size = block_size;
+	s->p = p;
+	s->threshold = comp_threshold(p);
+	memcpy(s->zero_fp, zero_fp, fp_len);
+	return s;
+}
+
+double comp_sampler_rate(const struct comp_sampler *s)
+{
+	return s->p;
+}
+
+void comp_sampler_lower_rate(struct comp_sampler *s, double p)
+{
+	if (p < s->p) {
+		s->p = p;
+		s->threshold = comp_threshold(p);
+	}
+}
+
+int comp_sampler_load(struct comp_sampler *s, const uint8_t *fp, const struct comp_sample *v)
+{
+	return comp_set_put(s->set, fp, v);
+}
+
+struct each_arg {
+	comp_visit_fn fn;
+	void *arg;
+	uint64_t threshold;
+};
+
+static int each_selected(const uint8_t *fp, const struct comp_sample *v, void *arg)
+{
+	struct each_arg *e = arg;
+	return v->hmin <= e->threshold ? e->fn(fp, v, e->arg) : 0;
+}
+
+int comp_sampler_each(const struct comp_sampler *s, comp_visit_fn fn, void *arg)
+{
+	struct each_arg e = {fn, arg, s->threshold};
+	return comp_set_each(s->set, each_selected, &e);
+}
+
+void comp_sampler_free(struct comp_sampler *s)
+{
+	if (!s)
+		return;
+	comp_set_free(s->set);
+	free(s->acc);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* ---- a hashing thread's side ---- */
+
+struct comp_codec {
+	ZSTD_CCtx *zctx;
+	uint8_t *out;
+	size_t cap;
+};
+
+struct comp_codec *comp_codec_new(uint64_t max_block)
+{
+	struct comp_codec *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	size_t zb = ZSTD_compressBound(max_block), lb = (size_t)LZ4_compressBound((int)max_block);
+	c->cap = zb > lb ? zb : lb;
+	if (!(c->zctx = ZSTD_createCCtx()) || !(c->out = malloc(c->cap))) {
+		comp_codec_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void comp_codec_free(struct comp_codec *c)
+{
+	if (!c)
+		return;
+	ZSTD_freeCCtx(c->zctx);
+	free(c->out);
+	free(c);
+}
+
+int comp_local_init(struct comp_local *l, struct comp_sampler *s)
+{
+	memset(l, 0, sizeof *l);
+	if (!(l->set = comp_set_new(s->fl)))
+		return -1;
+	l->s = s;
+	l->threshold = s->threshold;
+	l->block_size = s->block_size;
+	l->zero_fp = s->zero_fp;
+	l->fp_len = s->fl;
+	return 0;
+}
+
+int comp_local_measure(struct comp_local *l, struct comp_codec *c, const uint8_t *fp, const uint8_t *block,
+		       uint64_t h, char *why, size_t whylen)
+{
+	struct comp_sample v = {.hmin = h};
+	const struct comp_sample *seen = comp_set_get(l->set, fp);
+	if (seen) {
+		if (h < seen->hmin)
+			((struct comp_sample *)seen)->hmin = h;
+		return 0;
+	}
+	if (!memcmp(fp, l->zero_fp, l->fp_len))
+		return 0; /* the zero block is its own header line, never a cell */
+	size_t bs = l->block_size;
+	size_t z = ZSTD_compressCCtx(c->zctx, c->out, c->cap, block, bs, 1);
+	if (ZSTD_isError(z)) {
+		snprintf(why, whylen, "zstd: %s", ZSTD_getErrorName(z));
+		return -1;
+	}
+	int lz = LZ4_compress_default((const char *)block, (char *)c->out, (int)bs, (int)c->cap);
+	if (lz <= 0) {
+		snprintf(why, whylen, "LZ4 could not compress a block of %zu bytes", bs);
+		return -1;
+	}
+	v.zstd = (uint32_t)(z < bs ? z : bs);
+	v.lz4 = (uint32_t)((size_t)lz < bs ? (size_t)lz : bs);
+	if (comp_set_put(l->set, fp, &v)) {
+		snprintf(why, whylen, "out of memory for the compressibility samples");
+		return -1;
+	}
+	return 0;
+}
+
+static int put_into(const uint8_t *fp, const struct comp_sample *v, void *arg)
+{
+	return comp_set_put(arg, fp, v);
+}
+
+int comp_local_flush(struct comp_local *l)
+{
+	pthread_mutex_lock(&l->s->lock);
+	int rc = comp_set_each(l->set, put_into, l->s->set);
+	pthread_mutex_unlock(&l->s->lock);
+	comp_local_release(l);
+	return rc;
+}
+
+void comp_local_release(struct comp_local *l)
+{
+	comp_set_free(l->set);
+	l->set = NULL;
+}
+
+/* ---- the join ---- */
+
+static unsigned bucket_of(uint32_t size, uint64_t bs)
+{
+	uint64_t b = (uint64_t)size * DIST_COMP_BUCKETS / bs;
+	return b < DIST_COMP_BUCKETS ? (unsigned)b : DIST_COMP_BUCKETS - 1;
+}
+
+int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies)
+{
+	if (!s->set->n || copies == 0)
+		return 0;
+	const struct comp_sample *v = comp_set_get(s->set, fp);
+	if (!v || v->hmin > s->threshold || !memcmp(fp, s->zero_fp, s->fl))
+		return 0;
+	if (!s->acc && !(s->acc = calloc((size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS, sizeof *s->acc)))
+		return -1;
+	int cls = 63 - __builtin_clzll(copies);
+	/* Horvitz-Thompson: measured with probability 1 - (1 - p)^copies (p = 1: always) */
+	double w = s->p >= 1 ? 1.0 : 1.0 / -expm1((double)copies * log1p(-s->p));
+	struct cell_acc *a = &s->acc[((size_t)cls * DIST_COMP_BUCKETS + bucket_of(v->zstd, s->block_size)) *
+				     DIST_COMP_BUCKETS + bucket_of(v->lz4, s->block_size)];
+	a->w += w;
+	a->wz += w * v->zstd;
+	a->wl += w * v->lz4;
+	s->class_measured[cls]++;
+	return 0;
+}
+
+/* A weighted mean size in 1/1024 of the block, kept inside its bucket against rounding. */
+static uint32_t mean_unit(double wsize, double w, uint64_t bs, unsigned bucket)
+{
+	double m = wsize / w * DIST_COMP_UNIT / (double)bs;
+	uint32_t lo = bucket * (DIST_COMP_UNIT / DIST_COMP_BUCKETS);
+	uint32_t hi = bucket + 1 == DIST_COMP_BUCKETS ? DIST_COMP_UNIT : lo + DIST_COMP_UNIT / DIST_COMP_BUCKETS;
+	long r = lround(m);
+	return r < (long)lo ? lo : r > (long)hi ? hi : (uint32_t)r;
+}
+
+int comp_join_finish(struct comp_sampler *s, struct dist_comp *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!s->acc)
+		return 0;
+	size_t n = 0, total = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
+	for (size_t i = 0; i < total; i++)
+		n += s->acc[i].w > 0;
+	if (!(out->cells = malloc(n * sizeof *out->cells)))
+		return -1;
+	for (size_t i = 0; i < total; i++) {
+		const struct cell_acc *a = &s->acc[i];
+		if (!(a->w > 0))
+			continue;
+		unsigned lb = i % DIST_COMP_BUCKETS, zb = i / DIST_COMP_BUCKETS % DIST_COMP_BUCKETS;
+		unsigned cls = (unsigned)(i / DIST_COMP_BUCKETS / DIST_COMP_BUCKETS);
+		uint64_t contents = (uint64_t)llround(a->w);
+		out->cells[out->ncells++] = (struct dist_comp_cell){
+			(uint8_t)cls, (uint8_t)zb, (uint8_t)lb, contents ? contents : 1,
+			mean_unit(a->wz, a->w, s->block_size, zb), mean_unit(a->wl, a->w, s->block_size, lb)};
+	}
+	for (int k = 0; k < DIST_CLASSES; k++) {
+		out->class_measured[k] = s->class_measured[k];
+		out->measured += s->class_measured[k];
+	}
+	out->sample_rate = s->p;
+	out->present = out->ncells > 0;
+	return 0;
+}

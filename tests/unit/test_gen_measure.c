@@ -1,0 +1,480 @@
+/* test_gen_measure.c - dedisgen's compressibility sampling and locality analysis on synthetic
+ * streams whose runs, copies and compressed sizes are known by construction. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "distcmp.h"
+#include "gen/compsample.h"
+#include "gen/counter.h"
+#include "gen/locality.h"
+#include "gen/options.h"
+#include "rng.h"
+#include "unit.h"
+
+#define FL 20
+#define BS 4096
+#define NONE UINT64_MAX
+
+/* A distinct fingerprint per content id (any 20 bytes do: the code never hashes them again). */
+static void fp_of(uint64_t id, uint8_t *fp)
+{
+	struct rng r;
+	rng_split(&r, 7, id);
+	for (int k = 0; k < FL; k += 4) {
+		uint64_t v = rng_next(&r);
+		memcpy(fp + k, &v, 4);
+	}
+}
+
+/* first(i) of a stream of content ids. */
+static void firsts_of(const uint64_t *ids, size_t n, uint64_t *firsts)
+{
+	for (size_t i = 0; i < n; i++) {
+		firsts[i] = i;
+		for (size_t j = 0; j < i; j++) {
+			if (ids[j] == ids[i]) {
+				firsts[i] = j;
+				break;
+			}
+		}
+	}
+}
+
+static void check_loc(const struct dist_locality *l, uint64_t analysed, uint64_t dups, uint64_t seq)
+{
+	CU_ASSERT_EQUAL(l->analysed, analysed);
+	CU_ASSERT_EQUAL(l->duplicates, dups);
+	CU_ASSERT_EQUAL(l->sequential, seq);
+	/* and the file format accepts it */
+	struct dist d = {0};
+	struct dist_error e;
+	d.locality = *l;
+	d.locality.present = true;
+	CU_ASSERT_EQUAL(dist_sections_check(&d, &e), 0);
+}
+
+/* A file written once, copied whole, then a few blocks of it again out of order, then zeros. */
+static void test_runs_known(void)
+{
+	/* ids: 1..6 (new), 1..6 (a copy: 6 sequential-but-first), 3 5 (lone duplicates), 0 0 0
+	 * (the zero block: its first occurrence is new), 0 0 (a zero run of 2), 7 (new) */
+	static const uint64_t ids[] = {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 3, 5, 0, 0, 0, 9, 0, 0, 7};
+	size_t n = sizeof ids / sizeof ids[0];
+	uint64_t f[32];
+	struct dist_locality l = {0};
+	firsts_of(ids, n, f);
+	loc_runs(f, n, 0, 0, 14, &l); /* the zero block first appears at position 14 */
+	/* duplicates: 6 (copy) + 2 (3, 5) + 2 (zeros after 14) + 2 (zeros after 9) = 12 */
+	check_loc(&l, n, 12, 5);
+	CU_ASSERT_EQUAL(l.window, 0);
+	/* new runs: 1..6 (6), 0 at 14 (1), 9 (1), 7 (1) */
+	CU_ASSERT(l.new_runs.count[2] == 1 && l.new_runs.blocks[2] == 6);
+	CU_ASSERT(l.new_runs.count[0] == 3 && l.new_runs.blocks[0] == 3);
+	/* dup runs: positions 6..13 (8), 15..16 (2), 18..19 (2) */
+	CU_ASSERT(l.dup_runs.count[3] == 1 && l.dup_runs.blocks[3] == 8);
+	CU_ASSERT(l.dup_runs.count[1] == 2 && l.dup_runs.blocks[1] == 4);
+	/* copy runs: 1..6 (6), then 3 and 5 alone; zero runs: 2 and 2 */
+	CU_ASSERT(l.copy_runs.count[2] == 1 && l.copy_runs.blocks[2] == 6);
+	CU_ASSERT(l.copy_runs.count[0] == 2 && l.copy_runs.blocks[0] == 2);
+	CU_ASSERT(l.zero_runs.count[1] == 2 && l.zero_runs.blocks[1] == 4);
+	struct dist_loc_figures fig;
+	dist_loc_figures(&l, &fig);
+	CU_ASSERT_DOUBLE_EQUAL(fig.runs_ge8_share, 8.0 / 12, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(fig.sequential_share, 5.0 / 12, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(fig.mean_dup_run, 12.0 / 3, 1e-12);
+
+	/* gaps (blocks not analysed) and windows end runs */
+	f[9] = NONE;
+	memset(&l, 0, sizeof l);
+	loc_runs(f, n, 0, 0, 14, &l);
+	check_loc(&l, n - 1, 11, 3); /* the copy is cut in two: 6..8 and 10..13 */
+	CU_ASSERT(l.copy_runs.count[1] == 2 && l.copy_runs.blocks[1] == 3 + 2 && l.copy_runs.count[0] == 2);
+	firsts_of(ids, n, f);
+	memset(&l, 0, sizeof l);
+	loc_runs(f, n, 0, 8, 14, &l); /* pieces 0..7, 8..15, 16..20 */
+	check_loc(&l, n, 12, 4);
+	CU_ASSERT_EQUAL(l.window, 8);
+}
+
+/* The zero block's first occurrence right after a block whose copy is later followed by a zero
+ * block: that zero duplicate is sequential (blockcomp.py's definition) but in a zero run, not a
+ * copy run; likewise the block after a zero run. The file format allows it (two per zero run). */
+static void test_runs_zero_sequential(void)
+{
+	/* ids: 5 0 6 | 5 0 0 6: position 1 is the zero block's first occurrence */
+	static const uint64_t ids[] = {5, 0, 6, 5, 0, 0, 6};
+	uint64_t f[8];
+	struct dist_locality l = {0};
+	firsts_of(ids, 7, f);
+	loc_runs(f, 7, 0, 0, 1, &l);
+	/* 3: dup of 0; 4: zero dup, source 1 = 0 + 1: sequential; 5: zero, source 1: not; 6: dup of 2,
+	 * previous source 1: sequential */
+	check_loc(&l, 7, 4, 2);
+	CU_ASSERT(l.copy_runs.count[0] == 2 && l.copy_runs.blocks[0] == 2); /* 3 and 6, apart */
+	CU_ASSERT(l.zero_runs.count[1] == 1 && l.zero_runs.blocks[1] == 2);
+}
+
+/* The recorder as a scan drives it: items of consecutive positions recorded by several threads
+ * in any order, resolved through an index walk, equal to the direct computation. */
+struct resolve_arg {
+	struct loc_recorder *r;
+};
+
+static int resolve_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	loc_resolve_visit(((struct resolve_arg *)arg)->r, fp, first);
+	return 0;
+}
+
+static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, unsigned level_during,
+			 struct dist_locality *out, uint64_t *zero_first)
+{
+	char why[256];
+	struct loc_recorder *r = loc_recorder_new(FL);
+	struct counter *c = counter_new(FL, 0, NULL);
+	struct loc_local *t[3];
+	uint8_t *fps = malloc(n * FL), zero[FL];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fps);
+	for (int k = 0; k < 3; k++)
+		t[k] = loc_local_new(r);
+	for (size_t i = 0; i < n; i++)
+		fp_of(ids[i], fps + i * FL);
+	fp_of(0, zero);
+	loc_recorder_advance(r, level_during ? LOC_BUDGET << level_during : n);
+	CU_ASSERT_EQUAL(loc_level_for(level_during ? LOC_BUDGET << level_during : n), level_during);
+	/* items of 1000 positions, handed to the threads round robin, the last item first */
+	size_t items = (n + 999) / 1000;
+	for (size_t j = items; j-- > 0;) {
+		size_t start = j * 1000, len = n - start < 1000 ? n - start : 1000;
+		CU_ASSERT_EQUAL(counter_add_batch(c, fps + start * FL, len, start, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(loc_local_record(t[j % 3], fps + start * FL, len, start), 0);
+	}
+	for (int k = 0; k < 3; k++)
+		CU_ASSERT_EQUAL(loc_local_flush(t[k]), 0);
+	struct dist d;
+	struct resolve_arg a = {r};
+	CU_ASSERT_EQUAL(loc_resolve_begin(r), 0);
+	CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(loc_resolve_end(r), 0);
+	CU_ASSERT_EQUAL(loc_compute(r, stream_blocks, *zero_first, out), 0);
+	dist_free(&d);
+	counter_free(c);
+	loc_recorder_free(r);
+	free(fps);
+}
+
+/* A stream with files written, copied (partly, with edits) and zero stretches. */
+static uint64_t *synthetic_stream(size_t n)
+{
+	uint64_t *ids = malloc(n * sizeof *ids), next = 1;
+	struct rng g;
+	rng_seed(&g, 2024);
+	size_t i = 0;
+	while (i < n) {
+		uint64_t what = rng_below(&g, 10), len = 1 + rng_below(&g, 300), src = i ? rng_below(&g, i) : 0;
+		for (uint64_t k = 0; k < len && i < n; k++, i++) {
+			if (what < 4 || i < 1000) /* new data */
+				ids[i] = next++;
+			else if (what < 8) /* a copy of an earlier stretch (src + k < i), a few blocks edited */
+				ids[i] = rng_below(&g, 50) ? ids[src + k] : next++;
+			else
+				ids[i] = 0; /* zeros */
+		}
+	}
+	return ids;
+}
+
+static void test_recorder_exact(void)
+{
+	size_t n = 300000; /* 5 windows */
+	uint64_t *ids = synthetic_stream(n), *f = malloc(n * sizeof *f), zf;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct dist_locality want = {0}, got;
+	run_recorder(ids, n, n, 0, &got, &zf);
+	/* the direct computation: first occurrence by id */
+	uint64_t maxid = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] > maxid)
+			maxid = ids[i];
+	uint64_t *first_of_id = malloc((maxid + 1) * sizeof *first_of_id);
+	for (uint64_t k = 0; k <= maxid; k++)
+		first_of_id[k] = NONE;
+	for (size_t i = 0; i < n; i++) {
+		if (first_of_id[ids[i]] == NONE)
+			first_of_id[ids[i]] = i;
+		f[i] = first_of_id[ids[i]];
+	}
+	CU_ASSERT_EQUAL(zf, first_of_id[0]);
+	loc_runs(f, n, 0, 0, first_of_id[0], &want);
+	CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
+	uint64_t zruns = 0;
+	for (int k = 0; k < DIST_LEN_BINS; k++)
+		zruns += got.zero_runs.count[k];
+	CU_ASSERT(got.duplicates > n / 4 && got.sequential > got.duplicates / 4 && zruns > 10);
+	check_loc(&got, n, got.duplicates, got.sequential);
+
+	/* a stream past the budget: windows chosen by hash at its level, runs cut at their edges;
+	 * records made at a lower level (the stream was shorter then) are filtered, never missing */
+	CU_ASSERT_EQUAL(loc_level_for(LOC_BUDGET * 4 + 1), 3);
+	CU_ASSERT_EQUAL(loc_level_for(LOC_BUDGET), 0);
+	CU_ASSERT_EQUAL(loc_level_for(LOC_BUDGET + 1), 1);
+	unsigned level = 1;
+	int kept = 0, windows = (int)((n + LOC_WINDOW - 1) / LOC_WINDOW);
+	for (; level < 8; level++) { /* a level that keeps some of the 5 windows and drops some */
+		kept = 0;
+		for (int w = 0; w < windows; w++)
+			kept += loc_window_selected((uint64_t)w, level);
+		if (kept > 0 && kept < windows)
+			break;
+	}
+	CU_ASSERT_FATAL(kept > 0 && kept < windows);
+	uint64_t big = LOC_BUDGET << level;
+	CU_ASSERT_EQUAL(loc_level_for(big), level);
+	run_recorder(ids, n, big, level - 1, &got, &zf);
+	memset(&want, 0, sizeof want);
+	for (uint64_t w = 0; w * LOC_WINDOW < n; w++) {
+		if (!loc_window_selected(w, level))
+			continue;
+		size_t start = (size_t)(w * LOC_WINDOW), len = n - start < LOC_WINDOW ? n - start : (size_t)LOC_WINDOW;
+		loc_runs(f + start, len, start, LOC_WINDOW, first_of_id[0], &want);
+	}
+	CU_ASSERT_EQUAL(got.window, LOC_WINDOW);
+	CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
+	free(first_of_id);
+	free(f);
+	free(ids);
+}
+
+static void test_window_selection(void)
+{
+	/* nested: a window selected at level L+1 is selected at L; about 2^-L of them */
+	int at[5] = {0};
+	for (uint64_t w = 0; w < 100000; w++) {
+		for (unsigned l = 0; l < 5; l++) {
+			bool s = loc_window_selected(w, l);
+			at[l] += s;
+			if (l && s)
+				CU_ASSERT(loc_window_selected(w, l - 1));
+		}
+	}
+	CU_ASSERT_EQUAL(at[0], 100000);
+	for (unsigned l = 1; l < 5; l++) /* binomial: 5 sigma of 100000 * 2^-l */
+		CU_ASSERT(fabs(at[l] - 100000.0 / (1 << l)) < 5 * sqrt(100000.0 / (1 << l)));
+}
+
+/* ---- compressibility ---- */
+
+/* Blocks whose compressed sizes are known: random bytes (incompressible: capped at the block,
+ * bucket 31), half random half zeros (just over half: bucket 16), one repeated byte (bucket 0). */
+static void block_of(int kind, uint64_t id, uint8_t *b)
+{
+	struct rng r;
+	rng_split(&r, 99, id);
+	if (kind == 2) {
+		memset(b, (int)(1 + id % 250), BS);
+		return;
+	}
+	size_t n = kind == 0 ? BS : BS / 2;
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t v = rng_next(&r);
+		memcpy(b + i, &v, 8);
+	}
+	memset(b + n, 0, BS - n);
+}
+
+struct content {
+	int kind;
+	uint64_t id, copies;
+};
+
+static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	return comp_join_visit(arg, fp, count);
+}
+
+/* Contents of three kinds and copy counts, their occurrences in a shuffled stream, measured by
+ * two threads at rate p; returns the joined section. */
+static void sample_stream(const struct content *cs, size_t ncs, double p, double lower_to, struct dist_comp *out)
+{
+	char why[256];
+	uint8_t zero_fp[FL], fp[FL], block[BS];
+	fp_of(0, zero_fp);
+	struct comp_sampler *s = comp_sampler_new(FL, BS, p, zero_fp);
+	struct comp_codec *codec = comp_codec_new(BS);
+	struct comp_local t[2];
+	struct counter *c = counter_new(FL, 0, NULL);
+	CU_ASSERT_EQUAL(comp_local_init(&t[0], s), 0);
+	CU_ASSERT_EQUAL(comp_local_init(&t[1], s), 0);
+	uint64_t pos = 0;
+	for (size_t i = 0; i < ncs; i++) {
+		fp_of(cs[i].id, fp);
+		block_of(cs[i].kind, cs[i].id, block);
+		for (uint64_t k = 0; k < cs[i].copies; k++, pos++) {
+			uint64_t where = rng_mix64(pos) % 1000000007; /* a scrambled stream position */
+			uint64_t h;
+			CU_ASSERT_EQUAL(counter_add(c, fp, 1, where, why, sizeof why), 0);
+			if (comp_local_selected(&t[pos % 2], fp, where, &h))
+				CU_ASSERT_EQUAL(comp_local_measure(&t[pos % 2], codec, fp, block, h, why, sizeof why), 0);
+		}
+	}
+	CU_ASSERT_EQUAL(comp_local_flush(&t[0]), 0);
+	CU_ASSERT_EQUAL(comp_local_flush(&t[1]), 0);
+	if (lower_to < p)
+		comp_sampler_lower_rate(s, lower_to);
+	struct dist d;
+	CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_visit, s, &d, NULL, NULL, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(comp_join_finish(s, out), 0);
+	dist_free(&d);
+	counter_free(c);
+	comp_codec_free(codec);
+	comp_sampler_free(s);
+}
+
+static struct content *three_kinds(size_t *n)
+{
+	/* 3000 random blocks stored once, 1500 half-random stored 3 times (class 1), 200 one-byte
+	 * patterns stored 20 times (class 4), the zero block stored 50 times */
+	struct content *cs = malloc(4701 * sizeof *cs);
+	size_t k = 0;
+	for (uint64_t i = 0; i < 3000; i++)
+		cs[k++] = (struct content){0, 1000 + i, 1};
+	for (uint64_t i = 0; i < 1500; i++)
+		cs[k++] = (struct content){1, 10000 + i, 3};
+	for (uint64_t i = 0; i < 200; i++)
+		cs[k++] = (struct content){2, 20000 + i, 20};
+	cs[k++] = (struct content){2, 0, 50}; /* fp_of(0) is the zero fingerprint here */
+	*n = k;
+	return cs;
+}
+
+static uint64_t class_contents(const struct dist_comp *c, int cls, int *zb)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < c->ncells; i++) {
+		if (c->cells[i].cls == cls) {
+			n += c->cells[i].contents;
+			*zb = c->cells[i].zstd_bucket;
+		}
+	}
+	return n;
+}
+
+static void test_comp_all(void)
+{
+	size_t n;
+	struct content *cs = three_kinds(&n);
+	struct dist_comp c;
+	sample_stream(cs, n, 1, 1, &c);
+	CU_ASSERT(c.present);
+	CU_ASSERT_EQUAL(c.sample_rate, 1);
+	CU_ASSERT_EQUAL(c.measured, 4700); /* every content but the zero block */
+	CU_ASSERT_EQUAL(c.class_measured[0], 3000);
+	CU_ASSERT_EQUAL(c.class_measured[1], 1500);
+	CU_ASSERT_EQUAL(c.class_measured[4], 200);
+	CU_ASSERT_EQUAL(c.class_measured[5], 0); /* 50 copies: the zero block, left out */
+	/* one cell per class: the kinds compress alike */
+	CU_ASSERT_EQUAL_FATAL(c.ncells, 3);
+	CU_ASSERT(c.cells[0].cls == 0 && c.cells[0].zstd_bucket == 31 && c.cells[0].lz4_bucket == 31 &&
+		  c.cells[0].contents == 3000 && c.cells[0].zstd_mean == 1024 && c.cells[0].lz4_mean == 1024);
+	CU_ASSERT(c.cells[1].cls == 1 && c.cells[1].zstd_bucket == 16 && c.cells[1].lz4_bucket == 16 &&
+		  c.cells[1].contents == 1500);
+	CU_ASSERT(c.cells[1].zstd_mean >= 512 && c.cells[1].zstd_mean <= 530);
+	CU_ASSERT(c.cells[2].cls == 4 && c.cells[2].zstd_bucket == 0 && c.cells[2].lz4_bucket == 0 &&
+		  c.cells[2].contents == 200 && c.cells[2].zstd_mean < 10);
+	struct dist d = {.comp = c};
+	struct dist_error e;
+	CU_ASSERT_EQUAL(dist_sections_check(&d, &e), 0);
+	/* the figures: Σ contents / Σ contents * mean */
+	struct dist_comp_figures f;
+	dist_comp_figures(&c, &f);
+	double stored = 3000.0 * 1024 + 1500.0 * c.cells[1].zstd_mean + 200.0 * c.cells[2].zstd_mean;
+	CU_ASSERT_DOUBLE_EQUAL(f.zstd_ratio, 4700.0 * 1024 / stored, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(f.eighths[0][7], 3000.0 / 4700, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.eighths[0][4], 1500.0 / 4700, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.eighths[0][0], 200.0 / 4700, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.eighths[1][7], 1.0, 1e-12); /* once: all incompressible */
+	CU_ASSERT_DOUBLE_EQUAL(f.eighths[2][4], 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.eighths[4][0], 1.0, 1e-12); /* 16+: the patterns */
+	free(c.cells);
+	free(cs);
+}
+
+/* Sampled: the Horvitz-Thompson estimates per class are unbiased; with this fixed stream they
+ * fall within 4 standard deviations of the truth. A content stored c times is measured with
+ * probability 1 - (1 - p)^c, so frequent contents are nearly always measured. */
+static void test_comp_sampled(void)
+{
+	size_t n;
+	struct content *cs = three_kinds(&n);
+	struct dist_comp c, low;
+	int zb = -1;
+	double p = 1.0 / 8;
+	sample_stream(cs, n, p, p, &c);
+	CU_ASSERT(c.present);
+	CU_ASSERT_EQUAL(c.sample_rate, p);
+	double pi[3] = {p, 1 - pow(1 - p, 3), 1 - pow(1 - p, 20)}, truth[3] = {3000, 1500, 200};
+	int cls[3] = {0, 1, 4}, bucket[3] = {31, 16, 0};
+	for (int k = 0; k < 3; k++) {
+		double est = (double)class_contents(&c, cls[k], &zb);
+		double sd = sqrt(truth[k] * (1 - pi[k]) / pi[k]);
+		CU_ASSERT(fabs(est - truth[k]) <= 4 * sd + 1);
+		CU_ASSERT_EQUAL(zb, bucket[k]);
+		/* measured: binomial around truth * pi */
+		CU_ASSERT(fabs((double)c.class_measured[cls[k]] - truth[k] * pi[k]) <= 4 * sqrt(truth[k] * pi[k]) + 1);
+	}
+	/* lowering the rate afterwards (merge, -k) re-selects exactly: measuring at 1/8 then
+	 * lowering to 1/32 is measuring at 1/32 */
+	sample_stream(cs, n, p, p / 4, &low);
+	free(c.cells);
+	sample_stream(cs, n, p / 4, p / 4, &c);
+	CU_ASSERT_EQUAL(low.measured, c.measured);
+	CU_ASSERT_EQUAL(low.ncells, c.ncells);
+	for (size_t i = 0; i < c.ncells && i < low.ncells; i++) {
+		const struct dist_comp_cell *x = &low.cells[i], *y = &c.cells[i];
+		CU_ASSERT(x->cls == y->cls && x->zstd_bucket == y->zstd_bucket && x->lz4_bucket == y->lz4_bucket &&
+			  x->contents == y->contents && x->zstd_mean == y->zstd_mean && x->lz4_mean == y->lz4_mean);
+	}
+	CU_ASSERT_EQUAL(c.sample_rate, p / 4);
+	free(low.cells);
+	free(c.cells);
+	free(cs);
+}
+
+static void test_select_hash(void)
+{
+	uint8_t fp[FL];
+	uint64_t t = comp_threshold(1.0 / 16), hits = 0, n = 200000;
+	CU_ASSERT_EQUAL(comp_threshold(1), UINT64_MAX);
+	CU_ASSERT_EQUAL(comp_threshold(0.5), (UINT64_C(1) << 63) - 1);
+	fp_of(1, fp);
+	CU_ASSERT_EQUAL(comp_select_hash(fp, 5), comp_select_hash(fp, 5)); /* a pure function */
+	CU_ASSERT_NOT_EQUAL(comp_select_hash(fp, 5), comp_select_hash(fp, 6));
+	for (uint64_t i = 0; i < n; i++) {
+		fp_of(i % 1000, fp); /* one content at many positions is selected at about p too */
+		hits += comp_select_hash(fp, i) <= t;
+	}
+	CU_ASSERT(fabs((double)hits - n / 16.0) < 5 * sqrt(n / 16.0));
+	/* the automatic rate */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(1000), 1.0);
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(2) << 18), 1.0 / 16); /* 2 GiB of 4 KiB */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(2) << 20), 1.0 / 64); /* 8 GiB */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(1) << 40), 1.0 / 64); /* floor */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(0), 1.0 / 64);                 /* unknown */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(32768), 1.0);
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(32769), 0.5);
+}
+
+int suite_gen_measure(void)
+{
+	static const struct unit_test tests[] = {
+		{"locality: a known stream's runs", test_runs_known},
+		{"locality: zero-block sequential edge", test_runs_zero_sequential},
+		{"locality: recorder == direct, exact and windows", test_recorder_exact},
+		{"locality: window selection nested, about 2^-level", test_window_selection},
+		{"compressibility: every content measured", test_comp_all},
+		{"compressibility: sampled estimates, lowered rate", test_comp_sampled},
+		{"compressibility: selection hash and auto rate", test_select_hash},
+		{NULL, NULL},
+	};
+	return unit_add_suite("gen_measure", tests);
+}
