@@ -17,24 +17,27 @@ uint64_t comp_threshold(double p)
 	return (uint64_t)ldexp(p, 64) - 1; /* p < 1: p * 2^64 < 2^64 fits */
 }
 
-/* ---- the set: open addressing, linear probing, entries [fp | zstd | lz4 | hmin] ---- */
+/* ---- the set: open addressing, linear probing, load <= 1/2. Entries [fp | sample] and, apart,
+ * one 8-byte tag per slot (a hash of the fingerprint, never 0; 0: empty): the join probes with
+ * every index entry and most are absent, so probing reads the compact tags, not the entries. ---- */
 
 struct comp_set {
-	size_t fl, es;
+	size_t fl, vo, es;       /* fingerprint length, sample offset (8-aligned), entry size */
+	uint64_t *tags;
 	uint8_t *slots;
-	size_t cap, n;   /* cap a power of two (0: none yet) */
+	size_t cap, n;           /* cap a power of two (0: none yet) */
 };
 
-static inline uint64_t slot_hash(const uint8_t *fp, size_t fl)
+static inline uint64_t tag_of(const uint8_t *fp, size_t fl)
 {
 	uint64_t h;
 	memcpy(&h, fp + fl - 8, 8); /* a digest's last bytes: independent of the selection's first */
-	return h;
+	return h | 1;
 }
 
-static inline struct comp_sample *slot_val(uint8_t *slot, size_t fl)
+static inline struct comp_sample *slot_val(const struct comp_set *s, size_t i)
 {
-	return (struct comp_sample *)(void *)(slot + fl);
+	return (struct comp_sample *)(void *)(s->slots + i * s->es + s->vo);
 }
 
 struct comp_set *comp_set_new(size_t fp_len)
@@ -43,64 +46,71 @@ struct comp_set *comp_set_new(size_t fp_len)
 	if (!s)
 		return NULL;
 	s->fl = fp_len;
-	/* the sample follows the digest at an 8-byte aligned offset (20 -> 24, 32 -> 32) */
-	s->es = (fp_len + 7) / 8 * 8 + sizeof(struct comp_sample);
+	s->vo = (fp_len + 7) / 8 * 8;
+	s->es = s->vo + sizeof(struct comp_sample);
 	return s;
 }
 
-static uint8_t *find(const struct comp_set *s, const uint8_t *fp, bool *found)
+/* The slot holding fp, or the empty slot where it belongs (*found says which). */
+static size_t find(const struct comp_set *s, const uint8_t *fp, uint64_t tag, bool *found)
 {
-	size_t mask = s->cap - 1, i = slot_hash(fp, s->fl) & mask;
+	size_t mask = s->cap - 1, i = (size_t)(tag >> 1) & mask;
 	for (;; i = (i + 1) & mask) {
-		uint8_t *slot = s->slots + i * s->es;
-		const struct comp_sample *v = slot_val(slot, (s->fl + 7) / 8 * 8);
-		if (v->zstd == 0) { /* sizes are >= 1: 0 marks an empty slot */
+		if (s->tags[i] == 0) {
 			*found = false;
-			return slot;
+			return i;
 		}
-		if (!memcmp(slot, fp, s->fl)) {
+		if (s->tags[i] == tag && !memcmp(s->slots + i * s->es, fp, s->fl)) {
 			*found = true;
-			return slot;
+			return i;
 		}
 	}
 }
 
 static int grow(struct comp_set *s)
 {
-	size_t ncap = s->cap ? 2 * s->cap : 256;
-	uint8_t *old = s->slots;
-	size_t ocap = s->cap, vo = (s->fl + 7) / 8 * 8;
-	if (!(s->slots = calloc(ncap, s->es))) {
-		s->slots = old;
+	size_t ncap = s->cap ? 2 * s->cap : 256, ocap = s->cap;
+	uint64_t *otags = s->tags;
+	uint8_t *oslots = s->slots;
+	uint64_t *tags = calloc(ncap, sizeof *tags);
+	uint8_t *slots = malloc(ncap * s->es);
+	if (!tags || !slots) {
+		free(tags);
+		free(slots);
 		return -1;
 	}
+	s->tags = tags;
+	s->slots = slots;
 	s->cap = ncap;
 	for (size_t i = 0; i < ocap; i++) {
-		uint8_t *slot = old + i * s->es;
-		if (slot_val(slot, vo)->zstd) {
-			bool found;
-			memcpy(find(s, slot, &found), slot, s->es);
-		}
+		if (!otags[i])
+			continue;
+		bool found;
+		size_t j = find(s, oslots + i * s->es, otags[i], &found);
+		s->tags[j] = otags[i];
+		memcpy(s->slots + j * s->es, oslots + i * s->es, s->es);
 	}
-	free(old);
+	free(otags);
+	free(oslots);
 	return 0;
 }
 
 int comp_set_put(struct comp_set *s, const uint8_t *fp, const struct comp_sample *v)
 {
 	bool found = false;
-	size_t vo = (s->fl + 7) / 8 * 8;
-	if ((s->n + 1) * 4 > s->cap * 3 && grow(s))
+	if ((s->n + 1) * 2 > s->cap && grow(s))
 		return -1;
-	uint8_t *slot = find(s, fp, &found);
+	uint64_t tag = tag_of(fp, s->fl);
+	size_t i = find(s, fp, tag, &found);
 	if (found) {
-		struct comp_sample *old = slot_val(slot, vo);
+		struct comp_sample *old = slot_val(s, i);
 		if (v->hmin < old->hmin)
 			old->hmin = v->hmin;
 		return 0;
 	}
-	memcpy(slot, fp, s->fl);
-	*slot_val(slot, vo) = *v;
+	s->tags[i] = tag;
+	memcpy(s->slots + i * s->es, fp, s->fl);
+	*slot_val(s, i) = *v;
 	s->n++;
 	return 0;
 }
@@ -110,8 +120,8 @@ const struct comp_sample *comp_set_get(const struct comp_set *s, const uint8_t *
 	bool found = false;
 	if (!s->n)
 		return NULL;
-	uint8_t *slot = find(s, fp, &found);
-	return found ? slot_val(slot, (s->fl + 7) / 8 * 8) : NULL;
+	size_t i = find(s, fp, tag_of(fp, s->fl), &found);
+	return found ? slot_val(s, i) : NULL;
 }
 
 size_t comp_set_size(const struct comp_set *s)
@@ -121,11 +131,9 @@ size_t comp_set_size(const struct comp_set *s)
 
 int comp_set_each(const struct comp_set *s, comp_visit_fn fn, void *arg)
 {
-	size_t vo = (s->fl + 7) / 8 * 8;
 	for (size_t i = 0; i < s->cap; i++) {
-		uint8_t *slot = s->slots + i * s->es;
 		int rc;
-		if (slot_val(slot, vo)->zstd && (rc = fn(slot, slot_val(slot, vo), arg)) != 0)
+		if (s->tags[i] && (rc = fn(s->slots + i * s->es, slot_val(s, i), arg)) != 0)
 			return rc;
 	}
 	return 0;
@@ -135,6 +143,7 @@ void comp_set_free(struct comp_set *s)
 {
 	if (!s)
 		return;
+	free(s->tags);
 	free(s->slots);
 	free(s);
 }

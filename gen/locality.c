@@ -218,10 +218,37 @@ int loc_local_flush(struct loc_local *l)
 
 /* ---- resolution ---- */
 
-static int cmp_u64(const void *a, const void *b)
+/* Sorts n 64-bit keys (LSD radix, 16-bit digits: 4 passes; qsort took a third of the end phase). */
+static int sort_u64(uint64_t *a, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	uint64_t *tmp = malloc(n * sizeof *tmp);
+	size_t *count = calloc(65536, sizeof *count);
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -1;
+	}
+	uint64_t *src = a, *dst = tmp;
+	for (int shift = 0; shift < 64; shift += 16) {
+		memset(count, 0, 65536 * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xffff]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < 65536; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	/* four passes: the result is back in a */
+	free(tmp);
+	free(count);
+	return 0;
 }
 
 static int cmp_seg(const void *a, const void *b)
@@ -238,7 +265,10 @@ int loc_resolve_begin(struct loc_recorder *r)
 	if (!(r->keys = malloc(r->npfx * sizeof *r->keys)))
 		return -1;
 	memcpy(r->keys, r->pfx, r->npfx * sizeof *r->keys);
-	qsort(r->keys, r->npfx, sizeof *r->keys, cmp_u64);
+	if (sort_u64(r->keys, r->npfx)) {
+		free_resolution(r);
+		return -1;
+	}
 	size_t n = 0;
 	for (size_t i = 0; i < r->npfx; i++)
 		if (!n || r->keys[n - 1] != r->keys[i])
