@@ -1,14 +1,17 @@
 #!/bin/bash
 # dedisgen-vs-fio-dedupe.sh - analysis speed: dedisgen against fio-dedupe (Debian's fio package)
 # on one file held in the page cache, same block size and thread count, and the machine's
-# SHA-1 hashing limit (openssl speed, per core, times the threads).
+# SHA-1 hashing limit (openssl speed, per core, times the threads). dedisgen runs as a user runs
+# it, compressibility and locality analysis on (the default), and again with both off, to show
+# what the analysis costs.
 #
 # Run by hand, not by make check (about a minute):
 #   DEDISGEN=/path/to/dedisgen bench/perf/dedisgen-vs-fio-dedupe.sh
 # Knobs (environment): DEDISGEN, SIZE_GIB (file size, 2), BS (4096), THREADS (cores),
 # REPS (runs per tool, best kept, 3), DIR (where the file goes: /dev/shm, else /var/tmp).
-# Targets: dedisgen >= 2x fio-dedupe, and >= 80 % of the SHA-1 limit. Exits 0 whatever the
-# figures (SKIP when a tool is missing); prints PASS/BELOW per target.
+# Targets: dedisgen (analysis on) >= 2x fio-dedupe, and >= 80 % of the SHA-1 limit. Exits 0
+# whatever the figures (SKIP when a tool is missing); prints PASS/BELOW per target. The tools
+# run in turns (on, off, fio-dedupe; REPS times) so a busy machine slows them alike.
 #
 # Fairness: both read the same file from the page cache (it is written, then read once before
 # timing; on /dev/shm it is the page cache). fio-dedupe fingerprints each chunk with its own
@@ -47,7 +50,7 @@ if [[ -z ${DIR:-} ]]; then
 	if ((shm_kib > need_kib)); then DIR=/dev/shm; else DIR=/var/tmp; fi
 fi
 FILE=$(mktemp "$DIR/dedisgen-perf.XXXXXX")
-trap 'rm -f "$FILE" "$FILE.dist"' EXIT
+trap 'rm -f "$FILE" "$FILE.dist" "$FILE.off" "$FILE.time"' EXIT
 
 # A dataset with duplicates: 1 MiB random chunks, each written 1 to 3 times (about half the
 # blocks redundant), so both tools index a realistic mix rather than all-unique blocks.
@@ -70,16 +73,32 @@ cat "$FILE" >/dev/null # page cache (a no-op on /dev/shm)
 SIZE=$(stat -c %s "$FILE")
 
 best() { sort -g | tail -1; }
-time_run() { # prints MB/s of one run of "$@"
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; echo 0; return; }
-	t1=$(date +%s.%N)
-	awk -v s="$SIZE" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", s / (b - a) / 1e6 }'
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+# time_run CMD...: prints "WALL CPU": MB/s of wall time, and MB per CPU-second (user + system of
+# the tool and its threads). On a shared machine the wall figure swings with the others' load;
+# the CPU figure is the work each tool does per byte, which the load barely moves.
+time_run() {
+	/usr/bin/time -o "$FILE.time" -f '%e %U %S' "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; echo "0 0"; return; }
+	awk -v s="$SIZE" '{ printf "%.1f %.1f\n", s / $1 / 1e6, s / ($2 + $3) / 1e6 }' "$FILE.time"
 }
 
-gen_mbs=$(for _ in $(seq "$REPS"); do time_run "$GEN" -q -b "$BS" -t "$THREADS" -o "$FILE.dist" "$FILE"; done | best)
-fio_mbs=$(for _ in $(seq "$REPS"); do time_run "$FIO_DEDUPE" -b "$BS" -t "$THREADS" "$FILE"; done | best)
+[[ -x /usr/bin/time ]] || { echo "SKIP: /usr/bin/time not found (apt-get install time)"; exit 0; }
+on=() off=() fio=() on_cpu=() off_cpu=() fio_cpu=()
+for _ in $(seq "$REPS"); do
+	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" -o "$FILE.dist" "$FILE"); on+=("$w"); on_cpu+=("$c")
+	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" --compress-sample off --no-locality -o "$FILE.off" "$FILE")
+	off+=("$w"); off_cpu+=("$c")
+	read -r w c < <(time_run "$FIO_DEDUPE" -b "$BS" -t "$THREADS" "$FILE"); fio+=("$w"); fio_cpu+=("$c")
+done
+gen_mbs=$(printf '%s\n' "${on[@]}" | best)
+off_mbs=$(printf '%s\n' "${off[@]}" | best)
+fio_mbs=$(printf '%s\n' "${fio[@]}" | best)
+gen_cpu=$(printf '%s\n' "${on_cpu[@]}" | median)
+off_cpu=$(printf '%s\n' "${off_cpu[@]}" | median)
+fio_cpu=$(printf '%s\n' "${fio_cpu[@]}" | median)
+sample=$(awk '$1 == "sample" { print $2 " (" $3 " contents measured)" }' "$FILE.dist")
+analysed=$(awk '$1 == "analysed" { print $2 " blocks" ($3 ? ", windows of " $3 : ", whole stream") }' "$FILE.dist")
+rm -f "$FILE.off"
 # openssl speed prints "sha1  <k-bytes/s>" in units of 1000 bytes/s.
 sha_kbs=$(openssl speed -evp sha1 -bytes "$BS" -seconds 3 2>/dev/null | awk '$1 == "sha1" {print $2}' | tr -d k)
 hash_threads=$((THREADS < CORES ? THREADS : CORES))
@@ -91,8 +110,15 @@ pct=$(awk -v a="$gen_mbs" -v b="$limit_mbs" 'BEGIN { printf "%.1f", (b > 0 ? 100
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t ? "PASS" : "BELOW") }'; }
 
 echo "file:             $FILE ($SIZE bytes, $DIR), block size $BS, threads $THREADS, cores $CORES"
-echo "dedisgen:         $gen_mbs MB/s"
+overhead=$(awk -v a="$gen_mbs" -v b="$off_mbs" 'BEGIN { printf "%.1f", (b > 0 ? 100 * (b - a) / b : 0) }')
+cpu_overhead=$(awk -v a="$gen_cpu" -v b="$off_cpu" 'BEGIN { printf "%.1f", (b > 0 ? 100 * (b / a - 1) : 0) }')
+cpu_ratio=$(awk -v a="$gen_cpu" -v b="$fio_cpu" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+echo "dedisgen:         $gen_mbs MB/s (analysis on: compress sample $sample; locality $analysed)"
+echo "  analysis off:   $off_mbs MB/s (--compress-sample off --no-locality): the analysis costs $overhead % of wall time"
 echo "fio-dedupe:       $fio_mbs MB/s"
+echo "runs, wall MB/s:  on ${on[*]}; off ${off[*]}; fio-dedupe ${fio[*]}"
+echo "per CPU-second:   on $gen_cpu, off $off_cpu, fio-dedupe $fio_cpu MB (medians of ${on_cpu[*]}; ${off_cpu[*]}; ${fio_cpu[*]})"
+echo "                  the analysis costs $cpu_overhead % more CPU; dedisgen does ${cpu_ratio}x less CPU work per byte than fio-dedupe"
 echo "ratio:            ${ratio}x (target >= 2x): $(verdict "$ratio" 2)"
 echo "SHA-1 limit:      $limit_mbs MB/s ($per_core MB/s per core x $hash_threads, openssl speed -evp sha1 -bytes $BS)"
 echo "share of limit:   $pct % (target >= 80 %): $(verdict "$pct" 80)"
