@@ -95,6 +95,15 @@ static int grow(struct comp_set *s)
 	return 0;
 }
 
+/* Room for n entries without growing. */
+static int reserve_set(struct comp_set *s, size_t n)
+{
+	while (s->cap < 2 * n)
+		if (grow(s))
+			return -1;
+	return 0;
+}
+
 int comp_set_put(struct comp_set *s, const uint8_t *fp, const struct comp_sample *v)
 {
 	bool found = false;
@@ -166,7 +175,7 @@ struct comp_sampler {
 	struct comp_set *set;       /* what the threads handed in, and loaded samples */
 	struct cell_acc *acc;       /* DIST_CLASSES * 32 * 32, allocated by the join */
 	uint64_t class_measured[DIST_CLASSES];
-	bool join_failed;
+	uint64_t expect;            /* contents per thread, for sizing their sets */
 };
 
 struct comp_sampler *comp_sampler_new(size_t fp_len, uint64_t block_size, double p, const uint8_t *zero_fp)
@@ -190,6 +199,11 @@ struct comp_sampler *comp_sampler_new(size_t fp_len, uint64_t block_size, double
 double comp_sampler_rate(const struct comp_sampler *s)
 {
 	return s->p;
+}
+
+void comp_sampler_expect(struct comp_sampler *s, uint64_t per_thread)
+{
+	s->expect = per_thread < (1u << 16) ? per_thread : (1u << 16);
 }
 
 void comp_sampler_lower_rate(struct comp_sampler *s, double p)
@@ -267,8 +281,11 @@ void comp_codec_free(struct comp_codec *c)
 int comp_local_init(struct comp_local *l, struct comp_sampler *s)
 {
 	memset(l, 0, sizeof *l);
-	if (!(l->set = comp_set_new(s->fl)))
+	if (!(l->set = comp_set_new(s->fl)) || (s->expect && reserve_set(l->set, (size_t)s->expect))) {
+		comp_set_free(l->set);
+		l->set = NULL;
 		return -1;
+	}
 	l->s = s;
 	l->threshold = s->threshold;
 	l->block_size = s->block_size;

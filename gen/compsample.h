@@ -48,6 +48,9 @@ struct comp_sampler;
 /* rate p in (0, 1]; zero_fp: the all-zero block's fingerprint (never measured). */
 struct comp_sampler *comp_sampler_new(size_t fp_len, uint64_t block_size, double p, const uint8_t *zero_fp);
 double comp_sampler_rate(const struct comp_sampler *s);
+/* About how many contents each hashing thread will measure: their sets are sized up front (at
+ * most 2^16 entries' worth) rather than grown by copying in the middle of the scan. */
+void comp_sampler_expect(struct comp_sampler *s, uint64_t per_thread);
 /* Lowers the rate (the smaller of two analyses' rates: merge, -k); samples whose hmin is above
  * the new threshold no longer count. */
 void comp_sampler_lower_rate(struct comp_sampler *s, double p);

@@ -38,6 +38,12 @@ struct seg {
 	uint32_t n;
 };
 
+/* A prefix and its content's first position (prefix 0: an empty slot). */
+struct pslot {
+	uint64_t key, first;
+};
+#define RESOLVE_AHEAD 16 /* lookups in flight: each is a cache miss in a table of many MiB */
+
 /* A window's resolved records: first position per block, UINT64_MAX where none. */
 struct win {
 	uint64_t number;
@@ -48,16 +54,17 @@ struct loc_recorder {
 	pthread_mutex_t lock;
 	size_t fl;
 	unsigned level;          /* raised by the reader, read by the hashers (atomics) */
-	struct seg *segs;
-	size_t nseg, segcap;
-	uint64_t *pfx;
-	size_t npfx, pfxcap;
-	/* resolution: the distinct recorded prefixes, sorted, their first positions, and a
-	 * directory by their top bits */
-	uint64_t *keys, *kfirst;
-	size_t nkeys;
-	uint32_t *dir;
-	unsigned dbits;
+	struct loc_local **parts; /* the threads' records, handed over as they are (no copy) */
+	size_t nparts, partcap, npfx;
+	/* resolution: the distinct recorded prefixes -> their content's first position, an
+	 * open-addressing table (linear probing, at most 2/3 full; prefix 0 lives apart), and the
+	 * index entries waiting in a short pipeline for their probe's cache line */
+	struct pslot *table;
+	size_t cap, nkeys;
+	bool zero_key;
+	uint64_t zero_key_first;
+	struct pslot ring[RESOLVE_AHEAD]; /* a circular buffer: entry k at k % RESOLVE_AHEAD */
+	size_t ring_n;                    /* entries ever pushed since loc_resolve_begin */
 	struct win *wins;        /* sorted by number */
 	size_t nwin, wincap;
 };
@@ -83,20 +90,19 @@ struct loc_recorder *loc_recorder_new(size_t fp_len)
 
 static void free_resolution(struct loc_recorder *r)
 {
-	free(r->keys);
-	free(r->kfirst);
-	free(r->dir);
-	r->keys = r->kfirst = NULL;
-	r->dir = NULL;
-	r->nkeys = 0;
+	free(r->table);
+	r->table = NULL;
+	r->cap = r->nkeys = r->ring_n = 0;
+	r->zero_key = false;
 }
 
 void loc_recorder_free(struct loc_recorder *r)
 {
 	if (!r)
 		return;
-	free(r->segs);
-	free(r->pfx);
+	for (size_t i = 0; i < r->nparts; i++)
+		loc_local_free(r->parts[i]);
+	free(r->parts);
 	free_resolution(r);
 	for (size_t i = 0; i < r->nwin; i++)
 		free(r->wins[i].firsts);
@@ -198,18 +204,12 @@ int loc_local_flush(struct loc_local *l)
 	int rc = 0;
 	compact(l, __atomic_load_n(&r->level, __ATOMIC_RELAXED));
 	pthread_mutex_lock(&r->lock);
-	if (reserve((void **)&r->segs, &r->segcap, r->nseg + l->nseg, sizeof *r->segs) ||
-	    reserve((void **)&r->pfx, &r->pfxcap, r->npfx + l->npfx, sizeof *r->pfx)) {
+	if (reserve((void **)&r->parts, &r->partcap, r->nparts + 1, sizeof *r->parts)) {
 		rc = -1;
 	} else {
-		for (size_t i = 0; i < l->nseg; i++) {
-			struct seg s = l->segs[i];
-			s.off += r->npfx;
-			r->segs[r->nseg++] = s;
-		}
-		if (l->npfx) /* memcpy from a NULL source is undefined even for 0 bytes */
-			memcpy(r->pfx + r->npfx, l->pfx, l->npfx * sizeof *r->pfx);
+		r->parts[r->nparts++] = l;
 		r->npfx += l->npfx;
+		l = NULL;
 	}
 	pthread_mutex_unlock(&r->lock);
 	loc_local_free(l);
@@ -218,43 +218,28 @@ int loc_local_flush(struct loc_local *l)
 
 /* ---- resolution ---- */
 
-/* Sorts n 64-bit keys (LSD radix, 16-bit digits: 4 passes; qsort took a third of the end phase). */
-static int sort_u64(uint64_t *a, size_t n)
+/* The prefix's home slot: multiply-shift (any capacity; prefixes are uniform already). */
+static inline size_t home(const struct loc_recorder *r, uint64_t p)
 {
-	uint64_t *tmp = malloc(n * sizeof *tmp);
-	size_t *count = calloc(65536, sizeof *count);
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return -1;
-	}
-	uint64_t *src = a, *dst = tmp;
-	for (int shift = 0; shift < 64; shift += 16) {
-		memset(count, 0, 65536 * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xffff]++;
-		size_t sum = 0;
-		for (size_t d = 0; d < 65536; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	/* four passes: the result is back in a */
-	free(tmp);
-	free(count);
-	return 0;
+	return (size_t)(((unsigned __int128)p * r->cap) >> 64);
 }
 
-static int cmp_seg(const void *a, const void *b)
+/* The slot holding p, or the empty one where it goes; NULL for prefix 0 (kept apart). */
+static struct pslot *slot_of(struct loc_recorder *r, uint64_t p)
 {
-	const struct seg *x = a, *y = b;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	if (!p)
+		return NULL;
+	for (size_t i = home(r, p);; i = i + 1 == r->cap ? 0 : i + 1)
+		if (r->table[i].key == p || r->table[i].key == 0)
+			return &r->table[i];
+}
+
+static uint64_t *first_of(struct loc_recorder *r, uint64_t p)
+{
+	if (!p)
+		return r->zero_key ? &r->zero_key_first : NULL;
+	struct pslot *s = slot_of(r, p);
+	return s->key ? &s->first : NULL;
 }
 
 int loc_resolve_begin(struct loc_recorder *r)
@@ -262,57 +247,48 @@ int loc_resolve_begin(struct loc_recorder *r)
 	free_resolution(r);
 	if (!r->npfx)
 		return 0;
-	if (!(r->keys = malloc(r->npfx * sizeof *r->keys)))
+	r->cap = r->npfx + r->npfx / 2 + 1;
+	if (!(r->table = calloc(r->cap, sizeof *r->table)))
 		return -1;
-	memcpy(r->keys, r->pfx, r->npfx * sizeof *r->keys);
-	if (sort_u64(r->keys, r->npfx)) {
-		free_resolution(r);
-		return -1;
-	}
-	size_t n = 0;
-	for (size_t i = 0; i < r->npfx; i++)
-		if (!n || r->keys[n - 1] != r->keys[i])
-			r->keys[n++] = r->keys[i];
-	r->nkeys = n;
-	r->dbits = 1;
-	while (r->dbits < 24 && ((size_t)1 << r->dbits) < n)
-		r->dbits++;
-	size_t nd = ((size_t)1 << r->dbits) + 1;
-	if (!(r->kfirst = malloc(n * sizeof *r->kfirst)) || !(r->dir = malloc(nd * sizeof *r->dir))) {
-		free_resolution(r);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		r->kfirst[i] = UINT64_MAX;
-	size_t k = 0;
-	for (size_t b = 0; b < nd; b++) {
-		while (k < n && (r->keys[k] >> (64 - r->dbits)) < b)
-			k++;
-		r->dir[b] = (uint32_t)k;
+	for (size_t k = 0; k < r->nparts; k++) {
+		const uint64_t *pfx = r->parts[k]->pfx;
+		size_t n = r->parts[k]->npfx;
+		for (size_t i = 0; i < n; i++) {
+			if (i + RESOLVE_AHEAD < n)
+				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
+			struct pslot *s = slot_of(r, pfx[i]);
+			if (!s) {
+				r->zero_key = true;
+				r->zero_key_first = UINT64_MAX;
+			} else if (!s->key) {
+				*s = (struct pslot){pfx[i], UINT64_MAX};
+				r->nkeys++;
+			}
+		}
 	}
 	return 0;
 }
 
-static size_t key_slot(const struct loc_recorder *r, uint64_t p)
+/* Two contents sharing a 64-bit prefix: the earlier first wins, whatever the walk order. */
+static void resolve_one(struct loc_recorder *r, const struct pslot *e)
 {
-	uint64_t b = p >> (64 - r->dbits);
-	for (uint32_t i = r->dir[b]; i < r->dir[b + 1]; i++) {
-		if (r->keys[i] == p)
-			return i;
-		if (r->keys[i] > p)
-			break;
-	}
-	return SIZE_MAX;
+	uint64_t *f = first_of(r, e->key);
+	if (f && e->first < *f)
+		*f = e->first;
 }
 
 void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first)
 {
-	if (!r->nkeys)
+	if (!r->nkeys && !r->zero_key)
 		return;
-	size_t i = key_slot(r, prefix_of(fp));
-	/* Two contents sharing a 64-bit prefix: the earlier first wins, whatever the walk order. */
-	if (i != SIZE_MAX && first < r->kfirst[i])
-		r->kfirst[i] = first;
+	struct pslot e = {prefix_of(fp), first};
+	/* the entry's probe is RESOLVE_AHEAD visits away: its cache line is fetched meanwhile */
+	__builtin_prefetch(&r->table[home(r, e.key)], 1);
+	struct pslot *slot = &r->ring[r->ring_n % RESOLVE_AHEAD];
+	if (r->ring_n >= RESOLVE_AHEAD)
+		resolve_one(r, slot);
+	*slot = e;
+	r->ring_n++;
 }
 
 static struct win *window(struct loc_recorder *r, uint64_t number)
@@ -343,28 +319,36 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
-	if (r->nseg)
-		qsort(r->segs, r->nseg, sizeof *r->segs, cmp_seg);
+	for (size_t i = r->ring_n > RESOLVE_AHEAD ? r->ring_n - RESOLVE_AHEAD : 0; i < r->ring_n; i++)
+		resolve_one(r, &r->ring[i % RESOLVE_AHEAD]);
+	r->ring_n = 0;
+	/* every record's prefix becomes its first position, in place (lookups pipelined), then goes
+	 * to its window */
 	struct win *w = NULL;
-	for (size_t i = 0; i < r->nseg && !rc; i++) {
-		const struct seg *s = &r->segs[i];
-		uint64_t number = s->pos >> LOC_WINDOW_SHIFT;
-		if ((!w || w->number != number) && !(w = window(r, number))) {
-			rc = -1;
-			break;
-		}
-		for (uint32_t j = 0; j < s->n; j++) {
-			size_t k = key_slot(r, r->pfx[s->off + j]);
+	for (size_t k = 0; k < r->nparts && !rc; k++) {
+		struct loc_local *l = r->parts[k];
+		uint64_t *pfx = l->pfx;
+		for (size_t i = 0; i < l->npfx; i++) {
+			if (i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
+				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
+			const uint64_t *f = first_of(r, pfx[i]);
 			/* a block whose count was dropped (an unreadable range) resolves to nothing */
-			w->firsts[(s->pos + j) & (LOC_WINDOW - 1)] = k == SIZE_MAX ? UINT64_MAX : r->kfirst[k];
+			pfx[i] = f ? *f : UINT64_MAX;
+		}
+		for (size_t i = 0; i < l->nseg; i++) {
+			const struct seg *s = &l->segs[i];
+			uint64_t number = s->pos >> LOC_WINDOW_SHIFT;
+			if ((!w || w->number != number) && !(w = window(r, number))) {
+				rc = -1;
+				break;
+			}
+			memcpy(&w->firsts[s->pos & (LOC_WINDOW - 1)], &pfx[s->off], s->n * sizeof *pfx);
 		}
 	}
 	free_resolution(r);
-	free(r->segs);
-	free(r->pfx);
-	r->segs = NULL;
-	r->pfx = NULL;
-	r->nseg = r->segcap = r->npfx = r->pfxcap = 0;
+	for (size_t i = 0; i < r->nparts; i++)
+		loc_local_free(r->parts[i]);
+	r->nparts = r->npfx = 0;
 	return rc;
 }
 

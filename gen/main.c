@@ -457,7 +457,7 @@ static int check_kind(const struct gen_options *o)
 /* The samplers and recorders of a scan: the rate per block size (auto: from the blocks the walk
  * will read), and with -k the DB's state (its stream goes first, the smaller rate wins, a part
  * without a section leaves it out of the result). */
-static int setup_measuring(struct run *r, struct walk *w)
+static int setup_measuring(struct run *r, struct walk *w, int threads)
 {
 	const struct gen_options *o = r->o;
 	bool complete;
@@ -480,6 +480,8 @@ static int setup_measuring(struct run *r, struct walk *w)
 				return -1;
 			if (s->prior)
 				comp_sampler_lower_rate(s->comp, s->meta.sample_rate);
+			if (complete)
+				comp_sampler_expect(s->comp, (uint64_t)(p * (double)(total / s->block_size)) / threads + 1);
 		}
 		s->locality = !o->no_locality;
 		if (s->locality && s->prior && !s->meta.locality) {
@@ -533,8 +535,10 @@ static int cmd_scan(const struct gen_options *o)
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = o->threads ? (int)o->threads : (cores > 0 ? (int)cores : 1);
 	struct scan_size *sizes = calloc((size_t)r.n, sizeof *sizes);
-	if (!sizes || setup_measuring(&r, w)) {
+	if (!sizes || setup_measuring(&r, w, threads)) {
 		free(sizes);
 		say("out of memory");
 		rc = EXIT_FAILED;
@@ -545,14 +549,13 @@ static int cmd_scan(const struct gen_options *o)
 		sizes[i] = (struct scan_size){.block_size = s->block_size, .counter = s->counter, .comp = s->comp,
 					      .loc = s->loc, .first_pos = s->prior ? s->meta.stream_blocks : 0};
 	}
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	bool show_progress = !o->quiet && isatty(2);
 	struct scan_config cfg = {
 		.walk = w,
 		.hash = r.hash,
 		.sizes = sizes,
 		.nsizes = r.n,
-		.threads = o->threads ? (int)o->threads : (cores > 0 ? (int)cores : 1),
+		.threads = threads,
 		.skip_tails = o->skip_tails,
 		.strict = o->strict,
 		.stop = &stop_flag,
