@@ -76,7 +76,7 @@ awk -v g="$g" 'BEGIN { exit !(g < 1.05) }' || fail "--compress 1: zstd -1 still 
 [ "$(got plain dedup_ratio)" = "$(got real dedup_ratio)" ] || fail "the layouts hold different contents"
 
 # A read pass without the ledger recognises every block it finds from its bytes, recipes and all.
-expect_ok --dist "$DIST" --target "$E2E_TMP/real" --procs 1 --mode read --populate none --verify final \
+expect_ok --dist "$DIST" --target "$E2E_TMP/real" --procs 1 --mode read --populate none --verify final --seed 3 --file-size 64MiB \
 	--size 4KiB --quiet --json "$E2E_TMP/verify.json"
 valid=$(jget "$E2E_TMP/verify.json" .verify.found.valid) zero=$(jget "$E2E_TMP/verify.json" .verify.found.zero)
 note "read pass without a ledger: $valid valid blocks, $zero zero blocks"
