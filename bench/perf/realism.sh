@@ -18,6 +18,7 @@
 #                 LIB_MAX MiB), the second slightly edited (one file in 20 gets 4 KiB rewritten)
 #   kernel-image  an ext4 image of two trees of Debian's linux-source package (apt-get download;
 #                 needs the archive), one with 5 % of its .c files edited, and /usr/share/doc
+# KERNEL_IMAGE=PATH reuses a kernel image built before instead of downloading and building one.
 # Run by hand (minutes; needs root for nothing, ~4x the datasets' size in WORK):
 #   DEDISGEN=build/dedisgen DEDISBENCH=build/dedisbench bench/perf/realism.sh
 # Prints one table per dataset with PASS/BELOW per criterion; exits 0.
@@ -73,6 +74,11 @@ build_lib_image() {
 }
 
 build_kernel_image() {
+	# KERNEL_IMAGE=PATH reuses an image built before (hard-linked, or copied across file systems)
+	if [[ -n ${KERNEL_IMAGE:-} ]]; then
+		ln "$KERNEL_IMAGE" "$W/kernel-image" 2>/dev/null || cp "$KERNEL_IMAGE" "$W/kernel-image"
+		return
+	fi
 	command -v mkfs.ext4 >/dev/null || return 1
 	local pkg
 	pkg=$(apt-cache search --names-only '^linux-source-[0-9.]+$' 2>/dev/null | awk '{print $1}' | sort -V | tail -1)
