@@ -153,7 +153,7 @@ for ds in $DATASETS; do
 	"$DEDISGEN" "$data" -o "$W/d.dist" -q
 	t1=$(date +%s.%N)
 	mkdir -p "$W/rep"
-	"$DEDISBENCH" --dist "$W/d.dist" --target "$W/rep" --procs 1 --file-size "$((blocks * 4096))" \
+	"$DEDISBENCH" --dist "$W/d.dist" --target "$W/rep" --procs 1 --file-size "$((blocks * 4096))B" \
 		--access seq --seed "$SEED" --keep -q --json "$W/rep.json"
 	awk -v ds="$ds" -v b="$blocks" -v s="$size" -v t0="$t0" -v t1="$t1" -v smp="$(grep -m1 '^sample' "$W/d.dist" || true)" \
 		'BEGIN { printf "  %s: %d blocks (%.2f GiB); dedisgen %.1f s; compressibility %s\n", ds, b, s / 2^30, t1 - t0, smp }'
@@ -162,7 +162,7 @@ for ds in $DATASETS; do
 	bd=$(borg_dedup "$data")
 	br=$(borg_dedup "$W/rep/dedisbench.0")
 	# the generator alone, with this dataset's mixed classes and layout, one core
-	"$DEDISBENCH" --dist "$W/d.dist" --target null --procs 1 --file-size "$((blocks * 4096))" --size 8GiB -q \
+	"$DEDISBENCH" --dist "$W/d.dist" --target null --procs 1 --file-size "$((blocks * 4096))B" --size 8GiB -q \
 		--json "$W/null.json"
 	gbps=$(jq '.totals.mib_per_s * 1048576 / 1e9' "$W/null.json")
 	judge "$W/data.json" "$W/rep-stat.json" "$bd" "$br" "$gbps"
