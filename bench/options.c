@@ -397,20 +397,49 @@ static int ini_on_key(void *user, const char *section, const char *name, const c
 	return 1;
 }
 
-int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err)
+int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err)
 {
 	struct opt_error inner = {{0}};
 	struct ini_ctx c = {cli, &inner, false};
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return fail(err, "config file %s: %s", path, strerror(errno));
-	int line = ini_parse_file(f, ini_on_key, &c);
-	fclose(f);
+	int line = ini_parse_string(text, ini_on_key, &c);
 	if (line == 0)
 		return 0;
 	if (c.failed)
-		return fail(err, "config file %s:%d: %s", path, line, inner.msg);
-	return fail(err, "config file %s:%d: not an INI line (expected [section] or key = value)", path, line);
+		return fail(err, "config file %s:%d: %s", name, line, inner.msg);
+	return fail(err, "config file %s:%d: not an INI line (expected [section] or key = value)", name, line);
+}
+
+/* A job file is small; reading a bounded amount keeps -f /dev/zero (or a stuck pipe's
+ * endless output) from running forever. */
+#define CONFIG_MAX (1u << 20)
+
+int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return fail(err, "config file %s: %s", path, strerror(errno));
+	char *text = malloc(CONFIG_MAX + 1);
+	if (!text) {
+		fclose(f);
+		return fail(err, "config file %s: out of memory", path);
+	}
+	size_t n = fread(text, 1, CONFIG_MAX + 1, f);
+	int e = ferror(f) ? errno : 0;
+	fclose(f);
+	int rc;
+	const char *nul = memchr(text, 0, n);
+	if (e)
+		rc = fail(err, "config file %s: %s", path, strerror(e));
+	else if (n > CONFIG_MAX)
+		rc = fail(err, "config file %s is larger than %u KiB: not a job file", path, CONFIG_MAX >> 10);
+	else if (nul)
+		rc = fail(err, "config file %s: a NUL byte at offset %zu: not a text file", path, (size_t)(nul - text));
+	else {
+		text[n] = 0;
+		rc = options_parse_ini_text(cli, text, path, err);
+	}
+	free(text);
+	return rc;
 }
 
 /* getopt_long arrays from the table: long options return 256 + row. */

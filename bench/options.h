@@ -112,6 +112,8 @@ int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error
 int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
 		      struct opt_error *err);
 int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err);
+/* The same on a file's text (NUL-terminated); `name` stands for the file in messages. */
+int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err);
 /* Was the option with this long name given (command line or INI)? */
 bool options_given(const bool *given, const char *name);
 void options_defaults(struct bench_cli *cli);

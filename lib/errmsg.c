@@ -11,6 +11,11 @@ int errmsg_set(char *buf, size_t len, int rc, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(buf, len, fmt, ap);
 		va_end(ap);
+		/* A message quotes what it was given (a value, a path): a newline or another control
+		 * character in it must not break the message's one line, nor drive a terminal. */
+		for (char *c = buf; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 	}
 	return rc;
 }

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-/* Formats into buf (when buf and len are non-zero) and returns rc. */
+/* Formats into buf (when buf and len are non-zero), control characters (a newline quoted from
+ * the input) shown as '?', and returns rc. */
 __attribute__((format(printf, 4, 5))) int errmsg_set(char *buf, size_t len, int rc, const char *fmt, ...);
 
 #endif

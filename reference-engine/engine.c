@@ -33,7 +33,7 @@ uint64_t engine_logical_blocks(const struct engine *e) { return e->sb.logical_bl
 static struct index_params index_params(const char *dir, const struct superblock *sb, unsigned commit_every)
 {
 	uint64_t cap = sb->data_blocks * (sb->compress ? 4 : 1);
-	return (struct index_params){dir, sb->fp_len, cap, commit_every};
+	return (struct index_params){dir, sb->fp_len, cap, commit_every, 0};
 }
 
 static uint64_t default_journal(uint64_t logical)
@@ -314,6 +314,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		return fail(err, errlen, rc, "%s: cannot lock: %s", dir, strerror(-rc));
 	}
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
+	ip.alone = alone;
 	enum cache_state cs = alone ? probe_caches(dir, &e->sb) : CACHES_CLEAN;
 	if (alone)
 		rc = open_alone(e, &ip, cs);

@@ -164,17 +164,11 @@ static uint32_t cache_bytes(uint64_t capacity)
 	return want < BDB_CACHE_MIN ? BDB_CACHE_MIN : want > BDB_CACHE_MAX ? BDB_CACHE_MAX : (uint32_t)want;
 }
 
-static int env_open(const struct index_params *p, DB_ENV **out)
+/* The environment's sizes and behaviour (they apply when an opener creates its regions). */
+static int env_configure(DB_ENV *env, const struct index_params *p)
 {
-	char home[4096];
 	int ret;
-	if (meta_path(home, sizeof home, p->dir, BDB_SUBDIR))
-		return -ENAMETOOLONG;
-	DB_ENV *env;
-	if ((ret = db_env_create(&env, 0)) != 0)
-		return dberr(ret);
 	env->set_errpfx(env, "dedis index-bdb");
-	/* These size the environment only when this opener creates its regions. */
 	if ((ret = env->set_cachesize(env, 0, cache_bytes(p->capacity), 1)) != 0 ||
 	    (ret = env->set_lg_max(env, BDB_LOG_MAX)) != 0 ||
 	    (ret = env->set_lk_max_locks(env, 10000)) != 0 ||
@@ -186,6 +180,49 @@ static int env_open(const struct index_params *p, DB_ENV **out)
 	    (ret = env->set_timeout(env, 10 * 1000000, DB_SET_LOCK_TIMEOUT)) != 0 ||
 	    (ret = env->set_flags(env, DB_TXN_WRITE_NOSYNC, 1)) != 0 ||
 	    (ret = env->log_set_config(env, DB_LOG_AUTO_REMOVE, 1)) != 0)
+		return ret;
+	return 0;
+}
+
+/* The region files (__db.NNN: the environment's shared memory) and __db.register (who has it
+ * open) are not the index's data, and Berkeley DB trusts them when it attaches: damaged, they
+ * crash it. When no other process has the volume open they are removed, to be created afresh;
+ * after an unclean close, normal recovery (from the log into index.db, as after a crash) runs
+ * first - after a clean one the last closer's checkpoint left everything in index.db. */
+static int env_rebuild(const struct index_params *p, const char *home, int recover)
+{
+	DIR *d = opendir(home);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "__db.", 5))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	if (!recover)
+		return 0;
+	DB_ENV *env;
+	int ret = db_env_create(&env, 0);
+	if (ret)
+		return dberr(ret);
+	if (!(ret = env_configure(env, p)))
+		ret = env->open(env, home, DB_CREATE | DB_INIT_MPOOL | DB_INIT_LOCK | DB_INIT_LOG | DB_INIT_TXN | DB_RECOVER, 0);
+	int ret2 = env->close(env, 0);
+	return dberr(ret ? ret : ret2);
+}
+
+static int env_open(const struct index_params *p, int recover, DB_ENV **out)
+{
+	char home[4096];
+	int ret;
+	if (meta_path(home, sizeof home, p->dir, BDB_SUBDIR))
+		return -ENAMETOOLONG;
+	if (p->alone && (ret = env_rebuild(p, home, recover)))
+		return ret;
+	DB_ENV *env;
+	if ((ret = db_env_create(&env, 0)) != 0)
+		return dberr(ret);
+	if ((ret = env_configure(env, p)) != 0)
 		goto fail;
 	ret = env->open(env, home,
 			DB_CREATE | DB_INIT_MPOOL | DB_INIT_LOCK | DB_INIT_LOG | DB_INIT_TXN | DB_REGISTER | DB_RECOVER | DB_THREAD,
@@ -226,7 +263,7 @@ fail:
 }
 
 /* This process's handles on the environment in p->dir (opened, or created when `create`). */
-static int acquire(const struct index_params *p, int create, struct shared_env **out)
+static int acquire(const struct index_params *p, int create, int recover, struct shared_env **out)
 {
 	char home[4096];
 	struct stat st;
@@ -249,7 +286,7 @@ static int acquire(const struct index_params *p, int create, struct shared_env *
 	} else if (!(se = calloc(1, sizeof *se))) {
 		rc = -ENOMEM;
 	} else {
-		rc = env_open(p, &se->env);
+		rc = env_open(p, recover, &se->env);
 		for (unsigned k = 0; !rc && k < BDB_PARTS; k++)
 			rc = db_open(se->env, p, create, k, &se->db[k]);
 		if (rc && se->env) {
@@ -317,7 +354,7 @@ static int bdb_create(const struct index_params *p)
 
 	struct shared_env *se;
 	DB_TXN *txn = NULL;
-	int rc = acquire(p, 1, &se);
+	int rc = acquire(p, 1, 0, &se);
 	if (rc)
 		return rc;
 	DB_ENV *env = se->env;
@@ -355,7 +392,7 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 		rc = errno ? -errno : -EIO;
 	if (!rc && ix->c->magic != BDB_COUNTERS_MAGIC)
 		rc = -EINVAL;
-	if (!rc && !(rc = acquire(p, 0, &ix->se))) {
+	if (!rc && !(rc = acquire(p, 0, recover, &ix->se))) {
 		ix->env = ix->se->env;
 		ix->db = ix->se->db;
 	}

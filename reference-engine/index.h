@@ -12,6 +12,8 @@ struct index_params {
 	unsigned fp_len;        /* fingerprint bytes: 20 (sha1) or 32 (sha256) */
 	uint64_t capacity;      /* most entries the volume can need (its physical blocks) */
 	unsigned commit_every;  /* bdb: writes per group commit (log forced to disk), 0 = only on flush */
+	int alone;              /* open: no other process has the volume open (run-time state such as
+	                         * shared-memory files may be rebuilt rather than trusted) */
 };
 
 struct index_stats {

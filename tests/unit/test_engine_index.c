@@ -124,7 +124,7 @@ static void check_iterate(const struct index_ops *ops, struct index *ix)
 static void script(const struct index_ops *ops)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 16};
+	struct index_params p = {voldir, FL, CAP, 16, 0};
 	struct index *ix = NULL;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -178,7 +178,7 @@ static void script(const struct index_ops *ops)
 		ops->close(ix);
 	}
 	/* the wrong geometry is refused */
-	struct index_params wrong = {voldir, 32, CAP, 0};
+	struct index_params wrong = {voldir, 32, CAP, 0, 0};
 	CU_ASSERT(ops->open(&wrong, 0, &ix) < 0);
 	rmvol();
 }
@@ -200,7 +200,7 @@ static void test_bloom_rates(void)
 {
 	enum { CAPACITY = 10000, MISSES = 10000 };
 	mkvol();
-	struct index_params p = {voldir, FL, CAPACITY, 0};
+	struct index_params p = {voldir, FL, CAPACITY, 0, 0};
 	struct index *ix;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -250,7 +250,7 @@ static void test_bloom_rates(void)
 static void test_bloom_recover(void)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 0};
+	struct index_params p = {voldir, FL, CAP, 0, 0};
 	struct index *ix;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -313,7 +313,7 @@ static int child_work(const struct index_ops *ops, const struct index_params *p,
 static void shared(const struct index_ops *ops)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 8};
+	struct index_params p = {voldir, FL, CAP, 8, 0};
 	struct index *a, *b;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -364,7 +364,7 @@ static void test_bloom_shared(void) { shared(&index_bloom_ops); }
 static void test_bdb_killed(void)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 0};
+	struct index_params p = {voldir, FL, CAP, 0, 0};
 	struct index *ix;
 	uint8_t fp[FL];
 	uint64_t pbn;

@@ -1,0 +1,300 @@
+/* fuzz_engine.c - the engine opening a damaged volume, whatever its on-disk format: a small volume
+ * is formatted and filled with known content once; each input restores it, damages its files
+ * (which file, where, how: the input), then opens it, fscks it and reads every block.
+ *
+ * The volume's index is DEDIS_FUZZ_INDEX (mem, the default; bdb; bloom): one corpus each. An
+ * input is damage records: file (u8, an index into the volume's files in name order,
+ * subdirectories included), op (u8: 0 xor, 1 overwrite, 2 truncate, 3 zero), offset (u32
+ * little-endian, modulo the file's size), n (u8, modulo 33), then n bytes (the xor mask or the new
+ * bytes; zero: n * 8 bytes). Nothing in it names a file of today's format, so it stays valid
+ * when the format changes (the files it hits are then others).
+ *
+ * What must hold: describe, open, fsck and reads end in a clean error or a result; no crash, no
+ * hang (AFL's timeout; 20 s in the replay); and no silent wrong read - a read that succeeds with
+ * bytes other than what was written, while fsck calls the volume consistent. One exception,
+ * counted and printed instead of failing unless DEDIS_FUZZ_STRICT=1: damage at two or more
+ * places that turns one logical block into another block of the volume (the LBN map has no
+ * checksum; after an unclean-flag flip, recovery rebuilds the references from a retargeted map
+ * and fsck finds them consistent) - a gap of the format that only metadata checksums close. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "content.h"
+#include "engine.h"
+#include "harness.h"
+
+#define BS 512
+#define LBNS 64
+#define MAX_FILES 256
+
+struct vfile {
+	char *rel;      /* path inside the volume directory */
+	uint8_t *bytes;
+	size_t len;
+};
+
+struct volume {
+	char dir[4096];
+	struct vfile files[MAX_FILES];
+	size_t nfiles;
+};
+
+static char base[1024];
+static struct volume vol;
+static const char *index_name = "mem";
+static bool strict;
+static uint8_t expected[LBNS][BS] __attribute__((aligned(64)));
+static uint8_t overwritten[BS] __attribute__((aligned(64))); /* LBN 10's first content, stale since */
+static unsigned long misdirected; /* tolerated multi-point damage (see the top) */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)flag, (void)f;
+	return remove(path);
+}
+
+static void cleanup(void)
+{
+	if (misdirected)
+		fprintf(stderr, "fuzz_engine: %lu inputs read another block of the volume after damage at two or more "
+				"places that fsck could not see (no metadata checksums)\n", misdirected);
+	if (base[0])
+		nftw(base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The snapshot of a volume: every regular file under dir, sorted by path. */
+static struct volume *snapping;
+
+static int snap_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)f;
+	if (flag != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	struct volume *v = snapping;
+	if (v->nfiles == MAX_FILES)
+		return -1;
+	struct vfile *vf = &v->files[v->nfiles++];
+	vf->rel = strdup(path + strlen(v->dir) + 1);
+	vf->len = (size_t)st->st_size;
+	vf->bytes = malloc(vf->len ? vf->len : 1);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!vf->rel || !vf->bytes || fd < 0 || pread(fd, vf->bytes, vf->len, 0) != (ssize_t)vf->len)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int cmp_files(const void *a, const void *b)
+{
+	return strcmp(((const struct vfile *)a)->rel, ((const struct vfile *)b)->rel);
+}
+
+/* Known content: duplicates, a few zero blocks written, an overwritten block (a stale copy stays
+ * in the store until GC), and never-written blocks. */
+static int fill(const char *dir)
+{
+	struct engine_open_params op = {0};
+	struct engine *e;
+	char err[512];
+	struct content_gen g;
+	if (content_init(&g, 42, BS, 1) || engine_open(dir, &op, &e, err, sizeof err)) {
+		fprintf(stderr, "fuzz_engine: %s\n", err);
+		return -1;
+	}
+	int rc = 0;
+	content_fill(&g, 500, overwritten);
+	rc |= engine_write(e, 10, overwritten);
+	for (unsigned l = 0; l < LBNS; l++) {
+		if (l < 48)
+			content_fill(&g, l % 20 + 1, expected[l]);
+		else
+			memset(expected[l], 0, BS);
+		if (l < 52)
+			rc |= engine_write(e, l, expected[l]);
+	}
+	rc |= engine_close(e);
+	return rc ? -1 : 0;
+}
+
+int harness_setup(void)
+{
+	const char *t = getenv("TMPDIR");
+	struct stat st;
+	snprintf(base, sizeof base, "%s/dedis-fuzz-engine.XXXXXX",
+		 stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : t && *t ? t : "/tmp");
+	if (!mkdtemp(base)) {
+		perror("fuzz_engine: mkdtemp");
+		base[0] = 0;
+		return -1;
+	}
+	atexit(cleanup);
+	strict = getenv("DEDIS_FUZZ_STRICT") && !strcmp(getenv("DEDIS_FUZZ_STRICT"), "1");
+	const char *ix = getenv("DEDIS_FUZZ_INDEX");
+	if (ix && *ix)
+		index_name = ix;
+	struct volume *v = &vol;
+	snprintf(v->dir, sizeof v->dir, "%s/%s", base, index_name);
+	struct engine_format_params fp = {.logical_bytes = LBNS * BS, .block_size = BS, .index = index_name,
+					  .hash = "sha1"};
+	char err[512];
+	if (engine_format(v->dir, &fp, err, sizeof err)) {
+		fprintf(stderr, "fuzz_engine: format: %s\n", err);
+		return -1;
+	}
+	if (fill(v->dir))
+		return -1;
+	snapping = v;
+	if (nftw(v->dir, snap_entry, 16, FTW_PHYS)) {
+		fprintf(stderr, "fuzz_engine: cannot snapshot %s\n", v->dir);
+		return -1;
+	}
+	qsort(v->files, v->nfiles, sizeof v->files[0], cmp_files);
+	return 0;
+}
+
+/* Back to the snapshot: every file's bytes and size, and nothing else (an open may add files). */
+static const struct volume *restoring;
+
+static int drop_stranger(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)f;
+	if (flag != FTW_F)
+		return 0;
+	struct vfile key = {.rel = (char *)path + strlen(restoring->dir) + 1};
+	if (!bsearch(&key, restoring->files, restoring->nfiles, sizeof key, cmp_files))
+		unlink(path);
+	return 0;
+}
+
+static void restore(const struct volume *v)
+{
+	restoring = v;
+	nftw(v->dir, drop_stranger, 16, FTW_PHYS);
+	for (size_t i = 0; i < v->nfiles; i++) {
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", v->dir, v->files[i].rel);
+		int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 || pwrite(fd, v->files[i].bytes, v->files[i].len, 0) != (ssize_t)v->files[i].len ||
+		    ftruncate(fd, (off_t)v->files[i].len))
+			harness_fail("cannot restore %s: %s", path, strerror(errno));
+		close(fd);
+	}
+}
+
+/* Applies the damage records; returns how many places changed and whether they all lie in one
+ * aligned 8-byte word of one file. */
+static unsigned damage(const struct volume *v, const uint8_t *p, size_t len, bool *one_word)
+{
+	unsigned places = 0;
+	long word_file = -1;
+	uint64_t word = 0;
+	*one_word = true;
+	while (len >= 7) {
+		const struct vfile *vf = &v->files[p[0] % v->nfiles];
+		unsigned op = p[1] % 4;
+		uint32_t off32;
+		memcpy(&off32, p + 2, 4);
+		size_t n = p[6] % 33;
+		p += 7, len -= 7;
+		if (n > len)
+			n = len;
+		const uint8_t *bytes = p;
+		p += n, len -= n;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", v->dir, vf->rel);
+		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st))
+			harness_fail("cannot damage %s: %s", path, strerror(errno));
+		size_t size = (size_t)st.st_size, off = size ? off32 % size : 0, span = 0;
+		uint8_t buf[33 * 8];
+		if (op == 2) { /* truncate */
+			off = size ? off32 % (size + 1) : 0;
+			if (off < size && ftruncate(fd, (off_t)off) == 0)
+				places += 2, *one_word = false;
+		} else if (size) {
+			span = op == 3 ? n * 8 : n;
+			if (span > size - off)
+				span = size - off;
+			ssize_t got = pread(fd, buf, span, (off_t)off);
+			if (got != (ssize_t)span)
+				harness_fail("cannot read %s", path);
+			bool changed = false;
+			for (size_t i = 0; i < span; i++) {
+				uint8_t b = op == 0 ? buf[i] ^ bytes[i] : op == 1 ? bytes[i] : 0;
+				if (b == buf[i])
+					continue;
+				buf[i] = b;
+				changed = true;
+				long f = (long)(vf - v->files);
+				uint64_t w = (off + i) / 8;
+				if (places == 0 || (word_file == f && word == w)) {
+					word_file = f, word = w;
+					places = places ? places : 1;
+				} else {
+					places++, *one_word = false;
+				}
+			}
+			if (changed && pwrite(fd, buf, span, (off_t)off) != (ssize_t)span)
+				harness_fail("cannot write %s", path);
+		}
+		close(fd);
+	}
+	return places;
+}
+
+/* A block the volume was given at some time (misdirection reads one of these). */
+static bool known_block(const uint8_t *buf)
+{
+	if (!memcmp(buf, overwritten, BS))
+		return true;
+	for (unsigned l = 0; l < LBNS; l++)
+		if (!memcmp(buf, expected[l], BS))
+			return true;
+	return false;
+}
+
+void harness_one(const uint8_t *data, size_t len)
+{
+	const struct volume *v = &vol;
+	restore(v);
+	bool one_word;
+	unsigned places = damage(v, data, len, &one_word);
+
+	struct engine_stats g;
+	char err[512];
+	err[0] = 0;
+	if (engine_describe(v->dir, &g, err, sizeof err)) {
+		if (!err[0] && places)
+			harness_fail("describe failed without a reason");
+		return; /* a clean refusal */
+	}
+	struct engine_open_params op = {0};
+	struct engine *e;
+	if (engine_open(v->dir, &op, &e, err, sizeof err)) {
+		if (!err[0])
+			harness_fail("open failed without a reason");
+		return;
+	}
+	long problems = engine_fsck(e, NULL, NULL);
+	uint64_t n = engine_logical_blocks(e);
+	uint8_t buf[BS] __attribute__((aligned(64)));
+	/* Reads of a volume fsck reported may return anything but must not crash: read them all;
+	 * of one it calls consistent, every read must be right or a clean error. */
+	for (uint64_t l = 0; l < n && l < LBNS && engine_block_size(e) == BS; l++) {
+		if (engine_read(e, l, buf) || !memcmp(buf, expected[l], BS) || problems != 0)
+			continue;
+		if (strict || places < 2 || !known_block(buf))
+			harness_fail("silent wrong read: lbn %llu (%s volume, damage at %u place%s, fsck consistent)",
+				     (unsigned long long)l, index_name, places, places == 1 ? "" : "s");
+		misdirected++;
+		break;
+	}
+	engine_close(e);
+}
