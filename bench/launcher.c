@@ -241,7 +241,12 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	}
 	engine_stats(e, &r->observed);
 	r->fsck_problems = engine_fsck(e, NULL, NULL);
-	engine_close(e);
+	int crc = engine_close(e);
+	if ((r->fsck_problems < 0 || crc) && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0])
+		/* not a verdict on the data: the check itself failed */
+		snprintf(r->mismatch[r->nmismatch++], sizeof r->mismatch[0], "validating %.200s: %s %s",
+			 c->target.path, r->fsck_problems < 0 ? "fsck" : "closing the volume",
+			 strerror(r->fsck_problems < 0 ? (int)-r->fsck_problems : -crc));
 	bool physical_ok = physical_engine_bytes(c, c->ledger_map.words, c->ledger_map.procs * c->ledger_map.region_blocks,
 						 live, !strcmp(r->observed.compress, "lz4"), &r->expected_physical_bytes) == 0;
 	r->physical_deviation = r->expected_physical_bytes
@@ -249,7 +254,7 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 					: (r->observed.physical_bytes ? 1 : 0);
 	physical_ok = physical_ok && r->physical_deviation <= PHYSICAL_TOLERANCE && r->physical_deviation >= -PHYSICAL_TOLERANCE;
 	r->engine_match = r->observed.mapped_blocks == mapped && r->observed.referenced_blocks == distinct &&
-			  physical_ok && r->fsck_problems == 0 && r->read_mismatches == 0 && r->final_mismatches == 0;
+			  physical_ok && r->fsck_problems == 0 && !crc && r->read_mismatches == 0 && r->final_mismatches == 0;
 }
 
 static void collect(struct launch *l, struct run_result *r)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "config.h"
 #include "launcher.h"
 #include "report.h"
@@ -12,6 +13,32 @@
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
+
+/* A run that failed before its workers started still leaves its JSON: status "failed", the
+ * reason, and nothing done. (A report that cannot be written adds nothing to the one line
+ * already printed.) */
+static void failure_json(const struct bench_config *c, const char *why)
+{
+	if (!c->o.json)
+		return;
+	struct run_result r;
+	memset(&r, 0, sizeof r);
+	r.failed = true;
+	snprintf(r.failure, sizeof r.failure, "%s", why);
+	hist_init(&r.all);
+	hist_init(&r.total[0].lat);
+	hist_init(&r.total[1].lat);
+	json_t *doc = results_json(c, &r);
+	(void)report_write_atomic(doc, c->o.json);
+	json_decref(doc);
+}
+
+/* The --output-dir this run created, removed again when the run leaves nothing in it. */
+static void drop_output_dir(const struct bench_config *c, bool created)
+{
+	if (created)
+		rmdir(c->o.output_dir);
+}
 
 int main(int argc, char **argv)
 {
@@ -45,13 +72,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dedisbench: warning: %s repeats %zu records (original DEDISbench format); "
 				"they were added together, as DEDISbench did\n", cfg.dist_path, cfg.dist.merged_rows);
 	char msg[1024];
-	if (cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) && errno != EEXIST) {
+	bool made_output_dir = cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) == 0;
+	if (cfg.o.output_dir && !made_output_dir && errno != EEXIST) {
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(errno));
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;
 	}
 	if (config_open_ledger(&cfg, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
+		drop_output_dir(&cfg, made_output_dir);
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;
 	}
@@ -60,6 +89,8 @@ int main(int argc, char **argv)
 	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		target_cleanup(&cfg.target, false);
+		failure_json(&cfg, msg);
+		drop_output_dir(&cfg, made_output_dir);
 		config_free(&cfg);
 		return EXIT_RUN_FAILED;
 	}
@@ -79,6 +110,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	if (launcher_run(&cfg, &res, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
+		failure_json(&cfg, msg);
 		status = EXIT_RUN_FAILED;
 	} else {
 		if (!cfg.o.quiet)

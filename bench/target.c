@@ -1,6 +1,7 @@
 /* target.c - target validation and set-up: the refusal rules for block devices (mounted, or
  * holding a signature libblkid recognises), free-space checks, worker files and regions. */
 #include <blkid/blkid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -313,6 +314,17 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	char why[512];
 	int rc = engine_describe(t->path, &g, why, sizeof why);
 	if (rc == -ENOENT) {
+		/* No volume: a new or empty directory only (a volume's directory is all the volume's) */
+		DIR *d = opendir(t->path);
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d)) && (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")))
+				;
+			closedir(d);
+			if (de)
+				return fail(err, errlen, "target %s: %s holds no volume and is not empty; a volume is "
+							 "formatted into a new or empty directory", req->path, t->path);
+		}
 		char parent[PATH_MAX];
 		snprintf(parent, sizeof parent, "%s", t->path);
 		char *slash = strrchr(parent, '/');
@@ -433,15 +445,14 @@ static int prepare_engine(struct target *t, uint32_t block_size, char *err, size
 	if (t->engine_exists && t->keep_data)
 		return 0;
 	if (!t->engine_exists) {
+		t->engine_dir_made = mkdir(t->path, 0755) == 0;
 		struct engine_format_params fp = {
 			.logical_bytes = t->region_size * t->procs, .data_bytes = 0, /* the engine's default headroom */
 			.block_size = block_size, .index = t->engine_index, .hash = "sha1",
 			.compress = t->engine_compress, .journal_bytes = 0,
 		};
-		if (engine_format(t->path, &fp, err, errlen))
-			return -1;
-		t->engine_formatted = true;
-		return 0;
+		t->engine_formatted = true; /* from here on, whatever is in the directory is this run's */
+		return engine_format(t->path, &fp, err, errlen) ? -1 : 0;
 	}
 	struct engine_open_params op = {0};
 	struct engine *e;
@@ -515,6 +526,40 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 	return 0;
 }
 
+/* Everything under fd (a directory), without following links: what a volume directory holds. */
+static void remove_under(int fd)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
+			continue;
+		int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			remove_under(sub);
+			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		}
+	}
+	closedir(d);
+}
+
+/* A volume this run formatted: its files (whatever the engine made them), and its directory if
+ * this run created it. Only formatted into a new or empty directory, so all of it is the run's. */
+static void remove_volume(const struct target *t)
+{
+	int fd = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		remove_under(fd);
+	if (t->engine_dir_made)
+		rmdir(t->path);
+}
+
 bool target_all_created(const struct target *t)
 {
 	for (unsigned w = 0; w < t->procs; w++)
@@ -526,7 +571,7 @@ bool target_all_created(const struct target *t)
 void target_cleanup(struct target *t, bool keep)
 {
 	if (t->kind == TARGET_ENGINE && t->engine_formatted && !keep)
-		engine_remove(t->path);
+		remove_volume(t);
 	if (t->kind != TARGET_DIR || keep || !t->dir_fd_open)
 		return;
 	for (unsigned w = 0; w < t->procs; w++) {

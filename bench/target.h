@@ -34,6 +34,7 @@ struct target {
 	char engine_compress[8]; /* ENGINE: "none" or "lz4" */
 	bool engine_exists;     /* ENGINE: DIR already held a volume */
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
+	bool engine_dir_made;   /* ENGINE: this run created the volume directory (removed with it) */
 	bool keep_data;         /* an earlier run's data must stay (a kept ledger describes it) */
 };
 

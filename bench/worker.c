@@ -60,8 +60,12 @@ static void record_failure(struct wctx *w, int err, const char *what, uint64_t o
 	if (w->ws->error)
 		return;
 	w->ws->error = err;
-	snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %u: %s at offset %llu of %s: %s", w->index, what,
-		 (unsigned long long)offset, w->io.path ? w->io.path : "null", strerror(err));
+	if (offset == UINT64_MAX) /* not at an offset (a flush) */
+		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %u: %s of %s: %s", w->index, what,
+			 w->io.path ? w->io.path : "null", strerror(err));
+	else
+		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %u: %s at offset %llu of %s: %s", w->index, what,
+			 (unsigned long long)offset, w->io.path ? w->io.path : "null", strerror(err));
 	__atomic_store_n(&w->sh->stop, 1, __ATOMIC_RELAXED);
 }
 
@@ -277,7 +281,7 @@ static int populate(struct wctx *w)
 		rc = transfer_now(w, &u, IO_WRITE, w->base + b * bs, (uint32_t)(n * bs), "populate write");
 	}
 	if (!rc && w->io.fd >= 0 && fsync(w->io.fd) && errno != EINVAL)
-		record_failure(w, rc = errno, "populate fsync", w->base);
+		record_failure(w, rc = errno, "populate fsync", UINT64_MAX);
 	free(u.buf);
 	return rc;
 }
@@ -409,7 +413,7 @@ static void reap(struct wctx *w, unsigned min, uint64_t timeout)
 	int n = w->eng->getevents(&w->io, min, w->io.depth, timeout);
 	if (n < 0) {
 		if (n != -EINTR)
-			record_failure(w, -n, "getevents", 0);
+			record_failure(w, -n, "getevents", UINT64_MAX);
 		return;
 	}
 	uint64_t now = now_ns();
@@ -529,7 +533,7 @@ int worker_main(const struct worker_args *a)
 
 	int rc = setup(&w);
 	if (rc)
-		record_failure(&w, rc, "setup", w.base);
+		record_failure(&w, rc, "setup", UINT64_MAX);
 	else
 		rc = populate(&w);
 	__atomic_store_n(&w.ws->state, rc ? WORKER_FAILED : WORKER_READY, __ATOMIC_RELAXED);
@@ -557,11 +561,14 @@ int worker_main(const struct worker_args *a)
 			final_pass(&w);
 	}
 	if (w.latlog && fclose(w.latlog) && !w.ws->error)
-		record_failure(&w, errno, "latency log", 0);
+		record_failure(&w, errno, "latency log", UINT64_MAX);
 	if (w.ids.keys && w.access_counts && ship_tallies(&w, a->tally_fd) && !w.ws->error)
-		record_failure(&w, EIO, "tally", 0);
-	if (w.eng)
-		w.eng->close(&w.io);
+		record_failure(&w, EIO, "tally", UINT64_MAX);
+	if (w.eng) {
+		int crc = w.eng->close(&w.io);
+		if (crc && !w.ws->error)
+			record_failure(&w, -crc, "flush on close", UINT64_MAX);
+	}
 	int failed = w.ws->error != 0;
 	__atomic_store_n(&w.ws->state, failed ? WORKER_FAILED : WORKER_DONE, __ATOMIC_RELEASE);
 	return failed;

@@ -158,7 +158,8 @@ static int hash_range(const struct pipe *p, struct hstate *hs, const struct buf 
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
-				snprintf(why, whylen, "read error: %s", strerror(errno));
+				snprintf(why, whylen, "read error at offset %llu: %s",
+					 (unsigned long long)(b->off + done + got), strerror(errno));
 				return 1;
 			}
 			if (n == 0) {
@@ -464,6 +465,7 @@ static int read_entry(struct reader *r, const char *path)
 		}
 	}
 	bool eof = false;
+	uint64_t at = (uint64_t)start; /* the file offset, for an error message */
 	while (!eof) {
 		if (!r->cur && !(r->cur = get_free(p))) {
 			rc = -1;
@@ -480,7 +482,9 @@ static int read_entry(struct reader *r, const char *path)
 			}
 			if (n < 0) {
 				/* What was read of it so far stays counted: one record of the error. */
-				record_error(r->st, path, "read error", errno);
+				char what[64];
+				snprintf(what, sizeof what, "read error at offset %llu", (unsigned long long)(at + got));
+				record_error(r->st, path, what, errno);
 				rc = 1;
 				eof = true;
 				break;
@@ -502,6 +506,7 @@ static int read_entry(struct reader *r, const char *path)
 			memset(b->data + b->used + got, 0, padded - got);
 			b->used += padded;
 			r->st->bytes += got;
+			at += got;
 		}
 		if (b->used == p->cap) {
 			submit(p, b);

@@ -2,6 +2,7 @@
  * (fingerprint, index lookup under the fingerprint's stripe lock, LBN remap by one atomic
  * exchange), reads, discard, flush, GC and stats. Recovery, fsck, quiescing, packing and
  * transactions live in their own modules (engine-int.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,6 +43,19 @@ static uint64_t default_journal(uint64_t logical)
 	return j < (1u << 20) ? (1u << 20) : j > (64u << 20) ? (64u << 20) : (j + 4095) & ~4095ULL;
 }
 
+static bool dir_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	struct dirent *de;
+	bool empty = true;
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
 int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen)
 {
 	uint32_t bs = p->block_size ? p->block_size : 4096;
@@ -79,6 +93,11 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	if (meta_path(sbpath, sizeof sbpath, dir, VOL_SUPERBLOCK) || stat(sbpath, &sbst) == 0)
 		return fail(err, errlen, -EEXIST, "%s already holds a volume%s", dir,
 			    sb_read(dir, &sb, &why) == 0 ? "" : " (with a damaged superblock); refusing to format over it");
+	/* Everything in a volume directory is the volume's (whoever removes it removes it all), and
+	 * its files are created over nothing that is there: a new or empty directory only. */
+	if (!dir_empty(dir))
+		return fail(err, errlen, -EEXIST, "%s is not empty: a volume is formatted into a new or empty directory",
+			    dir);
 
 	memset(&sb, 0, sizeof sb);
 	memcpy(sb.magic, VOL_MAGIC, 8);

@@ -306,10 +306,15 @@ static int cmd_import(const struct engine_cli *c)
 	}
 	free(buf);
 	close(fd);
-	int rc2 = engine_close(e);
-	if (rc || rc2) {
-		fprintf(stderr, "dedisengine: import %s: block %llu: %s\n", c->args[1], (unsigned long long)lbn,
-			strerror(-(rc ? rc : rc2)));
+	int rc2 = engine_close(e); /* flushes: what was imported before a failure is kept */
+	if (rc) {
+		fprintf(stderr, "dedisengine: import %s into %s: block %llu (byte %llu): %s\n", c->args[1], c->args[0],
+			(unsigned long long)lbn, (unsigned long long)lbn * bs, strerror(-rc));
+		return EXIT_FAILED;
+	}
+	if (rc2) {
+		fprintf(stderr, "dedisengine: import %s into %s: flushing the volume: %s\n", c->args[1], c->args[0],
+			strerror(-rc2));
 		return EXIT_FAILED;
 	}
 	if (!c->quiet)

@@ -80,7 +80,12 @@ int sb_read(const char *dir, struct superblock *sb, const char **why)
 		return -errno;
 	}
 	ssize_t n = read(fd, sb, sizeof *sb);
+	int e = errno;
 	close(fd);
+	if (n < 0) { /* an I/O error is not damage */
+		*why = "cannot read the superblock";
+		return -e;
+	}
 	if (n != (ssize_t)sizeof *sb) {
 		*why = "superblock is truncated";
 		return -EINVAL;

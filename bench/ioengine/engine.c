@@ -38,11 +38,11 @@ static int eng_queue(struct io_ctx *c, struct io_unit *u)
 	return IO_Q_COMPLETED;
 }
 
-static void eng_close(struct io_ctx *c)
+static int eng_close(struct io_ctx *c)
 {
-	if (c->priv)
-		engine_close(c->priv);
+	int rc = c->priv ? engine_close(c->priv) : 0; /* flushes the volume */
 	c->priv = NULL;
+	return rc;
 }
 
 const struct ioengine_ops ioengine_engine = {

@@ -308,7 +308,7 @@ static struct io_unit *uring_event(struct io_ctx *c, unsigned i)
 	return s->done[i];
 }
 
-static void uring_close(struct io_ctx *c)
+static int uring_close(struct io_ctx *c)
 {
 	struct uring_state *s = c->priv;
 	if (s) {
@@ -321,9 +321,9 @@ static void uring_close(struct io_ctx *c)
 		free(s);
 	}
 	c->priv = NULL;
-	if (c->fd >= 0)
-		close(c->fd);
+	int rc = c->fd >= 0 && close(c->fd) ? -errno : 0;
 	c->fd = -1;
+	return rc;
 }
 
 /* The kernel's io_uring policy (kernel.io_uring_disabled, Linux 6.6+): -1 where absent. */

@@ -56,7 +56,9 @@ struct ioengine_ops {
 	 * Returns how many, or -errno (-EINTR when a signal interrupted the wait). */
 	int (*getevents)(struct io_ctx *c, unsigned min, unsigned max, uint64_t timeout_ns);
 	struct io_unit *(*event)(struct io_ctx *c, unsigned i);
-	void (*close)(struct io_ctx *c);
+	/* Release everything; 0, or -errno when flushing what was written on the way failed (the
+	 * engine target's volume is flushed here). */
+	int (*close)(struct io_ctx *c);
 };
 
 /* commit / getevents / event for engines whose queue() always completes (sync, null, engine). */

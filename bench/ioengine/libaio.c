@@ -96,7 +96,7 @@ static struct io_unit *aio_event(struct io_ctx *c, unsigned i)
 	return s->events[i].data;
 }
 
-static void aio_close(struct io_ctx *c)
+static int aio_close(struct io_ctx *c)
 {
 	struct aio_state *s = c->priv;
 	if (s) {
@@ -108,9 +108,9 @@ static void aio_close(struct io_ctx *c)
 		free(s);
 	}
 	c->priv = NULL;
-	if (c->fd >= 0)
-		close(c->fd);
+	int rc = c->fd >= 0 && close(c->fd) ? -errno : 0;
 	c->fd = -1;
+	return rc;
 }
 
 const struct ioengine_ops ioengine_libaio = {

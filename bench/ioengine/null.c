@@ -17,7 +17,11 @@ static int null_queue(struct io_ctx *c, struct io_unit *u)
 	return IO_Q_COMPLETED;
 }
 
-static void null_close(struct io_ctx *c) {}
+static int null_close(struct io_ctx *c)
+{
+	(void)c;
+	return 0;
+}
 
 const struct ioengine_ops ioengine_null = {
 	.name = "null",

@@ -39,11 +39,11 @@ static int sync_queue(struct io_ctx *c, struct io_unit *u)
 	return IO_Q_COMPLETED;
 }
 
-static void sync_close(struct io_ctx *c)
+static int sync_close(struct io_ctx *c)
 {
-	if (c->fd >= 0)
-		close(c->fd);
+	int rc = c->fd >= 0 && close(c->fd) ? -errno : 0;
 	c->fd = -1;
+	return rc;
 }
 
 const struct ioengine_ops ioengine_sync = {

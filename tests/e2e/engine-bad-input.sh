@@ -132,3 +132,21 @@ expect2 "dedisbench needing more than the volume" "volume|need" \
 "$DEDISENGINE" export "$vol" "$T/out" -q && cmp -s -n $((1 << 20)) "$T/data" "$T/out" ||
 	fail "the volume does not read back after the refused runs"
 note "bad options, argument counts and engine target specs: exit 2, one line, nothing created or changed"
+
+# 5. A directory that holds something else is never formatted (a volume's directory is all the
+# volume's: a run that formatted it removes it whole), by dedisengine or by a dedisbench run.
+mkdir "$T/busy" && printf 'notes\n' >"$T/busy/notes.txt" && ln -s "$T/data" "$T/busy/data.0"
+data_sum=$(md5sum <"$T/data")
+expect2 "format into a non-empty directory" "not empty" "$DEDISENGINE" format "$T/busy" --size 8MiB
+expect2 "dedisbench on a non-empty directory" "not empty" \
+	"$DEDISBENCH" --target "engine:$T/busy" --procs 1 --file-size 4MiB --size 1MiB -q
+[ "$(ls -A "$T/busy" | tr '\n' ' ')" = "data.0 notes.txt " ] && [ -L "$T/busy/data.0" ] ||
+	fail "a refused format touched the directory: $(ls -A "$T/busy")"
+[ "$(md5sum <"$T/data")" = "$data_sum" ] || fail "the file a link in the directory names was changed"
+# an empty directory is fine, and a run that formatted it leaves it as it found it
+mkdir "$T/empty"
+expect_ok --target "engine:$T/empty" --procs 1 --file-size 4MiB --size 1MiB -q
+[ -d "$T/empty" ] && [ -z "$(ls -A "$T/empty")" ] || fail "the run did not leave the empty directory empty"
+expect_ok --target "engine:$T/fresh" --procs 1 --file-size 4MiB --size 1MiB -q
+[ ! -e "$T/fresh" ] || fail "the run left the volume directory it created"
+note "non-empty directories never formatted; runs remove exactly what they formatted"
