@@ -8,6 +8,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results.h"
+#include "safefile.h"
 #include "units.h"
 
 static void snapshot_dir(struct dir_stats *dst, const struct dir_stats *src)
@@ -327,10 +328,28 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	return doc;
 }
 
-static FILE *open_in(const char *dir, const char *name, char *path, size_t len)
+/* DIR/NAME as a temp file renamed into place on close_in (safefile.h: no link followed, no
+ * existing file written through). */
+static FILE *open_in(const char *dir, const char *name, char *path, size_t len, struct safefile *sf)
 {
 	snprintf(path, len, "%s/%s", dir, name);
-	return fopen(path, "w");
+	if (safefile_open(sf, path))
+		return NULL;
+	FILE *f = safefile_stream(sf);
+	if (!f)
+		safefile_abort(sf);
+	return f;
+}
+
+static int close_in(FILE *f, struct safefile *sf)
+{
+	if (fclose(f)) {
+		int e = errno;
+		safefile_abort(sf);
+		errno = e;
+		return -1;
+	}
+	return safefile_commit(sf, false);
 }
 
 int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
@@ -338,36 +357,37 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 	const char *dir = c->o.output_dir;
 	char lat[4200], dist[4200], acc[4200];
 	FILE *f;
+	struct safefile sf;
 	if (!dir)
 		return 0;
 	/* latency percentiles on a "nines" ladder, per direction */
-	if (!(f = open_in(dir, "latency-percentiles.csv", lat, sizeof lat)))
+	if (!(f = open_in(dir, "latency-percentiles.csv", lat, sizeof lat, &sf)))
 		goto io;
 	static const double ladder[] = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 99.9999};
 	fputs("percentile,read_us,write_us\n", f);
 	for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++)
 		fprintf(f, "%g,%.3f,%.3f\n", ladder[i], (double)hist_percentile(&r->total[IO_READ].lat, ladder[i]) / 1e3,
 			(double)hist_percentile(&r->total[IO_WRITE].lat, ladder[i]) / 1e3);
-	if (fclose(f))
+	if (close_in(f, &sf))
 		goto io;
 	/* the distribution on the target (live) or written, against the one asked for */
 	struct dist_pow2 got, want;
 	dist_pow2_histogram(r->have_live ? &r->live : &r->written, &got);
 	dist_pow2_histogram(&c->dist, &want);
-	if (!(f = open_in(dir, "dist-buckets.csv", dist, sizeof dist)))
+	if (!(f = open_in(dir, "dist-buckets.csv", dist, sizeof dist, &sf)))
 		goto io;
 	fputs("copies_low,copies_high,written_share,target_share\n", f);
 	int top = got.top > want.top ? got.top : want.top;
 	for (int k = 0; k <= top; k++)
 		fprintf(f, "%llu,%llu,%.9g,%.9g\n", 1ULL << k, (2ULL << k) - 1, got.share[k], want.share[k]);
-	if (fclose(f))
+	if (close_in(f, &sf))
 		goto io;
-	if (!(f = open_in(dir, "access-frequency.csv", acc, sizeof acc)))
+	if (!(f = open_in(dir, "access-frequency.csv", acc, sizeof acc, &sf)))
 		goto io;
 	fputs("accesses,blocks\n", f);
 	for (size_t i = 0; i < r->access.n; i++)
 		fprintf(f, "%llu,%llu\n", (unsigned long long)r->access.count[i], (unsigned long long)r->access.blocks[i]);
-	if (fclose(f))
+	if (close_in(f, &sf))
 		goto io;
 	if (!c->o.plot)
 		return 0;
@@ -384,10 +404,25 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		{"dedisbench-access.gp", acc, "access.png"},
 	};
 	for (size_t i = 0; i < sizeof plots / sizeof plots[0]; i++) {
+		/* gnuplot writes the temp file this run created (never a planted one), renamed after */
 		snprintf(png, sizeof png, "%s/%s", dir, plots[i].png);
-		const char *args[] = {plots[i].data, png, title};
-		if (plot_render(plots[i].script, args, 3, why, whylen))
+		if (safefile_open(&sf, png) || !sf.tmp) {
+			if (!sf.tmp && sf.path)
+				safefile_abort(&sf);
+			snprintf(why, whylen, "cannot write %s: %s", png, sf.path ? "not a regular file" : strerror(errno));
 			return -1;
+		}
+		close(sf.fd);
+		sf.fd = -1;
+		const char *args[] = {plots[i].data, sf.tmp, title};
+		if (plot_render(plots[i].script, args, 3, why, whylen)) {
+			safefile_abort(&sf);
+			return -1;
+		}
+		if (safefile_commit(&sf, false)) {
+			snprintf(why, whylen, "cannot write %s: %s", png, strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
 io:
@@ -397,12 +432,15 @@ io:
 
 int results_write_reports(const struct bench_config *c, const struct run_result *r)
 {
+	struct safefile sf;
 	if (c->o.dist_report && r->have_live) {
-		char tmp[4200];
-		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", c->o.dist_report, (long)getpid());
-		FILE *f = fopen(tmp, "w");
-		if (!f)
+		FILE *f;
+		if (safefile_open(&sf, c->o.dist_report) || !(f = safefile_stream(&sf))) {
+			int e = errno;
+			safefile_abort(&sf);
+			errno = e;
 			return -1;
+		}
 		char l1[64], l2[4200], l3[64], l4[64];
 		snprintf(l1, sizeof l1, "dedisbench %s: the content the target holds after the run", PACKAGE_VERSION);
 		snprintf(l2, sizeof l2, "source: %s (dist %s, content %s, seed %llu)", c->o.target, c->o.dist,
@@ -411,22 +449,29 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 		snprintf(l4, sizeof l4, "zero-blocks: %llu", (unsigned long long)r->live.zero_blocks);
 		const char *const header[] = {l1, l2, l3, l4};
 		int rc = dist_write(f, &r->live, header, 4);
-		if (fclose(f) || rc || rename(tmp, c->o.dist_report)) {
-			unlink(tmp);
+		if (rc) {
+			fclose(f);
+			safefile_abort(&sf);
 			return -1;
 		}
+		if (close_in(f, &sf))
+			return -1;
 	}
 	if (c->o.access_report) {
-		FILE *f = fopen(c->o.access_report, "w");
-		if (!f)
+		FILE *f;
+		if (safefile_open(&sf, c->o.access_report) || !(f = safefile_stream(&sf))) {
+			int e = errno;
+			safefile_abort(&sf);
+			errno = e;
 			return -1;
+		}
 		fprintf(f, "# dedisbench %s: accesses per block (%s access, %llu blocks, %llu accessed)\n", PACKAGE_VERSION,
 			access_names[c->o.access], (unsigned long long)r->region_blocks,
 			(unsigned long long)r->accessed_blocks);
 		fprintf(f, "# hottest-10pct-share: %.6f\n# accesses blocks\n", r->hottest10);
 		for (size_t i = 0; i < r->access.n; i++)
 			fprintf(f, "%llu %llu\n", (unsigned long long)r->access.count[i], (unsigned long long)r->access.blocks[i]);
-		if (fclose(f))
+		if (close_in(f, &sf))
 			return -1;
 	}
 	return 0;
@@ -459,8 +504,11 @@ int ts_open(struct timeseries *ts, const char *dir, uint64_t t0)
 	snprintf(path, sizeof path, "%s/timeseries.csv", dir);
 	if (ts_init(ts, t0))
 		return -1;
-	ts->f = fopen(path, "w");
+	int fd = safefile_fresh(path); /* rows appear as they are sampled: under the final name */
+	ts->f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!ts->f) {
+		if (fd >= 0)
+			close(fd);
 		free(ts->prev);
 		ts->prev = NULL;
 		return -1;

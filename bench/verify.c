@@ -16,7 +16,7 @@
 int ledger_peek_seed(const char *path, uint64_t *seed)
 {
 	struct ledger_file_header h;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	ssize_t n = read(fd, &h, sizeof h);
@@ -24,6 +24,19 @@ int ledger_peek_seed(const char *path, uint64_t *seed)
 	if (n != (ssize_t)sizeof h || memcmp(h.magic, LEDGER_MAGIC, 8))
 		return -1;
 	*seed = h.seed;
+	return 0;
+}
+
+/* rename(2) that fails (EEXIST) rather than replace what took the name meanwhile. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS) /* supported, and it failed */
+		return -1;
+	if (link(from, to)) /* a filesystem without RENAME_NOREPLACE */
+		return -1;
+	unlink(from);
 	return 0;
 }
 
@@ -36,31 +49,35 @@ int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uin
 	size_t words = procs * region_blocks * sizeof(uint64_t);
 	int fd = -1;
 	if (path) {
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			snprintf(err, errlen, "--ledger %s: %s", path, strerror(errno));
-			return -1;
-		}
-		struct stat st;
-		fstat(fd, &st);
+		/* An existing ledger is reopened - a regular file, not through a link, with the header;
+		 * a new one is built as a temp file and renamed into place only if the name is still
+		 * free (never over a file, never through a link). */
 		m->persistent = true;
-		m->existed = st.st_size > 0;
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		struct ledger_file_header h;
-		if (m->existed) {
-			if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.magic, LEDGER_MAGIC, 8) ||
-			    h.version != 1) {
-				snprintf(err, errlen, "--ledger %s: not a dedisbench ledger", path);
-				close(fd);
-				return -1;
-			}
-			if (h.block_size != block_size || h.procs != procs || h.region_blocks != region_blocks) {
+		if (fd >= 0) {
+			struct stat st;
+			m->existed = true;
+			const char *bad = NULL;
+			if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+			    memcmp(h.magic, LEDGER_MAGIC, 8) || h.version != 1)
+				bad = "exists and is not a dedisbench ledger; refusing to overwrite it";
+			else if (h.block_size != block_size || h.procs != procs || h.region_blocks != region_blocks)
 				snprintf(err, errlen, "--ledger %s was written by a run with %llu workers x %llu blocks of %u bytes",
 					 path, (unsigned long long)h.procs, (unsigned long long)h.region_blocks, h.block_size);
+			else if ((uint64_t)st.st_size != HEADER_LEN + words)
+				bad = "is truncated (not the size its header says)";
+			if (bad || h.block_size != block_size || h.procs != procs || h.region_blocks != region_blocks) {
+				if (bad)
+					snprintf(err, errlen, "--ledger %s %s", path, bad);
 				close(fd);
 				return -1;
 			}
 			m->file_seed = h.seed;
-		} else {
+		} else if (errno == ENOENT) {
+			char tmp[4200];
+			snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+			fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 			memset(&h, 0, sizeof h);
 			memcpy(h.magic, LEDGER_MAGIC, 8);
 			h.version = 1;
@@ -68,12 +85,19 @@ int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uin
 			h.procs = procs;
 			h.region_blocks = region_blocks;
 			h.seed = seed;
-			if (ftruncate(fd, (off_t)(HEADER_LEN + words)) || pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+			if (fd < 0 || ftruncate(fd, (off_t)(HEADER_LEN + words)) ||
+			    pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || rename_noreplace(tmp, path)) {
 				snprintf(err, errlen, "--ledger %s: %s", path, strerror(errno));
-				close(fd);
-				unlink(path);
+				if (fd >= 0) {
+					close(fd);
+					unlink(tmp);
+				}
 				return -1;
 			}
+		} else {
+			snprintf(err, errlen, "--ledger %s: %s", path, errno == ELOOP ? "a symbolic link (not followed)"
+										  : strerror(errno));
+			return -1;
 		}
 	} else if (words > LEDGER_ANON_MAX) {
 		const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";

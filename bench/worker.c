@@ -13,6 +13,7 @@
 #include "content.h"
 #include "dupgen.h"
 #include "rate.h"
+#include "safefile.h"
 #include "tally.h"
 #include "verify.h"
 #include "worker.h"
@@ -141,9 +142,14 @@ static int setup(struct wctx *w)
 		return errno;
 	if (c->o.latency_log) {
 		snprintf(path, sizeof path, "%s/latency.%u.csv", c->o.output_dir, w->index);
-		w->latlog = fopen(path, "w");
-		if (!w->latlog)
-			return errno;
+		int fd = safefile_fresh(path); /* a fresh file: never a link or an old file written through */
+		w->latlog = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!w->latlog) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			return e;
+		}
 		setvbuf(w->latlog, NULL, _IOFBF, 1 << 20);
 		fputs("issue_us,dir,offset,latency_ns\n", w->latlog);
 	}

@@ -30,9 +30,17 @@ int pending_open(struct pending *p, const char *path)
 		errno = EISDIR;
 		return -1;
 	}
-	/* An existing non-regular file (/dev/null, a FIFO) is written in place: renaming a temp
-	 * file over it would replace the device node with a regular file. */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	/* A block device or a socket is never an output (an output is replaced, never written
+	 * through: a planted link to a disk must not become a write to it). */
+	if (stat(path, &st) == 0 && (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		pending_abort(p);
+		errno = EPERM;
+		return -1;
+	}
+	/* An existing character device or FIFO (/dev/null, /dev/stdout, a pipe) is written in place:
+	 * renaming a temp file over it would replace the node with a regular file. Anything else -
+	 * a file, a link to one - is replaced by the temp file, never written through. */
+	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
 		free(p->tmp);
 		p->tmp = NULL;
 		if ((p->f = fopen(path, "w")))

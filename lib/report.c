@@ -1,15 +1,13 @@
 /* report.c - Jansson building blocks of the JSON reports (latency in microseconds, distribution
  * rows) and the atomic write: temp file, fsync, rename, so readers never see a partial JSON. */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report.h"
+#include "safefile.h"
 
 /* Sets key to a new value; on any failure drops the object and returns -1. */
 static int put(json_t *obj, const char *key, json_t *value)
@@ -84,83 +82,31 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Best effort: makes the rename itself durable. */
-static void sync_parent_dir(const char *path)
-{
-	char *copy = strdup(path);
-	if (!copy)
-		return;
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	free(copy);
-}
-
 int report_write_atomic(json_t *doc, const char *path)
 {
-	char *text = NULL, *tmp = NULL;
-	int fd = -1, saved;
-	size_t tlen;
-
 	if (!doc || !path) {
 		errno = EINVAL;
 		return -1;
 	}
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	if (!text) {
 		errno = ENOMEM;
 		return -1;
 	}
-	/* An existing non-regular file (/dev/null, /dev/stdout, a FIFO) is written in place: renaming
-	 * a temp file over it would replace the device node with a regular file. */
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0) {
-			saved = errno;
-			if (fd >= 0)
-				close(fd);
-			free(text);
-			errno = saved;
-			return -1;
-		}
-		free(text);
-		return close(fd);
+	/* A temp file renamed over the name (fsynced first), or in place through to /dev/null, a
+	 * FIFO or a terminal: never through a link to a file, never into an existing file. */
+	struct safefile s;
+	int rc = safefile_open(&s, path);
+	if (!rc && (write_all(s.fd, text, strlen(text)) || write_all(s.fd, "\n", 1))) {
+		int e = errno;
+		safefile_abort(&s);
+		errno = e;
+		rc = -1;
+	} else if (!rc) {
+		rc = safefile_commit(&s, true);
 	}
-	tlen = strlen(path) + 32;
-	if (!(tmp = malloc(tlen)))
-		goto fail;
-	snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto fail;
-	if (write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0)
-		goto fail_unlink;
-	if (fsync(fd) != 0)
-		goto fail_unlink;
-	if (close(fd) != 0) {
-		fd = -1;
-		goto fail_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto fail_unlink;
-	sync_parent_dir(path);
-	free(tmp);
+	int e = errno;
 	free(text);
-	return 0;
-fail_unlink:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = saved;
-fail:
-	saved = errno;
-	free(tmp);
-	free(text);
-	errno = saved;
-	return -1;
+	errno = e;
+	return rc;
 }

@@ -14,8 +14,9 @@ json_t *report_latency(const struct histogram *h);
  * fractions in [0,1] (as struct dist_rows holds them), ratio = T/distinct. */
 json_t *report_dist_rows(const struct dist_rows *r);
 /* Writes `doc` (2-space indent, keys in insertion order, newline-terminated) to
- * path + ".tmp.<pid>", fsyncs it and renames it over path. Returns 0 or -1 (errno set; the
- * temp file is removed and path is left untouched). */
+ * path + ".tmp.<pid>" (created O_EXCL|O_NOFOLLOW), fsyncs it and renames it over path; through
+ * to a character device or FIFO (/dev/null, /dev/stdout) in place (safefile.h). Returns 0 or -1
+ * (errno set; the temp file is removed and path is left untouched). */
 int report_write_atomic(json_t *doc, const char *path);
 
 #endif

@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "plot.h"
 #include "runlock.h"
+#include "safefile.h"
 #include "units.h"
 
 #define EXIT_FAILED 1
@@ -112,7 +113,7 @@ static int cmd_format(const struct engine_cli *c)
  * temp name beside the PNG and renamed into place. */
 static int plot_stats(const struct engine_stats *s, const char *dir, const char *png)
 {
-	char data[] = "/tmp/dedisengine-stat.XXXXXX", tmp[4200], why[512];
+	char data[] = "/tmp/dedisengine-stat.XXXXXX", why[512];
 	int fd = mkstemp(data);
 	if (fd < 0) {
 		fprintf(stderr, "dedisengine: --plot: temp file: %s\n", strerror(errno));
@@ -128,16 +129,26 @@ static int plot_stats(const struct engine_stats *s, const char *dir, const char 
 		(unsigned long long)s->duplicate_writes, (unsigned long long)s->inplace_rewrites,
 		(unsigned long long)s->overwrites, s->dedup_ratio);
 	fclose(f);
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", png, (long)getpid());
-	const char *args[] = {data, tmp, dir};
+	/* gnuplot writes a temp file this process created (O_EXCL, no link followed), renamed after */
+	struct safefile sf;
+	if (safefile_open(&sf, png) || !sf.tmp) {
+		snprintf(why, sizeof why, "--plot %s: %s", png, sf.path ? "not a regular file" : strerror(errno));
+		safefile_abort(&sf);
+		unlink(data);
+		fprintf(stderr, "dedisengine: %s\n", why);
+		return EXIT_FAILED;
+	}
+	close(sf.fd);
+	sf.fd = -1;
+	const char *args[] = {data, sf.tmp, dir};
 	int rc = plot_render("dedisengine-stat.gp", args, 3, why, sizeof why);
 	unlink(data);
-	if (!rc && rename(tmp, png)) {
+	if (!rc && safefile_commit(&sf, false)) {
 		snprintf(why, sizeof why, "--plot %s: %s", png, strerror(errno));
 		rc = -1;
 	}
 	if (rc) {
-		unlink(tmp);
+		safefile_abort(&sf);
 		fprintf(stderr, "dedisengine: %s\n", why);
 		return EXIT_FAILED;
 	}
@@ -328,7 +339,15 @@ static int cmd_export(const struct engine_cli *c)
 	int rc = open_volume(c->args[0], c, false, &e);
 	if (rc)
 		return rc;
-	int fd = open(c->args[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A device is written in place (restoring an image onto a disk); a file is built as a temp
+	 * file and renamed over the name - never written through a link or into an existing file. */
+	struct safefile sf = {.fd = -1};
+	struct stat st;
+	int fd;
+	if (stat(c->args[1], &st) == 0 && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
+		fd = open(c->args[1], O_WRONLY | O_CLOEXEC);
+	else
+		fd = safefile_open(&sf, c->args[1]) ? -1 : sf.fd;
 	if (fd < 0) {
 		engine_close(e);
 		return bad("export: %s: %s", c->args[1], strerror(errno));
@@ -347,9 +366,15 @@ static int cmd_export(const struct engine_cli *c)
 			rc = errno ? -errno : -EIO;
 	}
 	free(buf);
-	if (!rc && fsync(fd))
+	if (!sf.path) { /* a device (/dev/null takes no fsync) */
+		if (!rc && fsync(fd) && errno != EINVAL)
+			rc = -errno;
+		close(fd);
+	} else if (rc) {
+		safefile_abort(&sf);
+	} else if (safefile_commit(&sf, true)) {
 		rc = -errno;
-	close(fd);
+	}
 	int rc2 = engine_close(e);
 	if (rc || rc2) {
 		fprintf(stderr, "dedisengine: export to %s: %s\n", c->args[1], strerror(-(rc ? rc : rc2)));

@@ -54,7 +54,7 @@ int sb_write(const char *dir, const struct superblock *sb)
 	char path[4096], tmp[4096];
 	if (meta_path(path, sizeof path, dir, VOL_SUPERBLOCK) || meta_path(tmp, sizeof tmp, dir, VOL_SUPERBLOCK ".tmp"))
 		return -ENAMETOOLONG;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	char page[4096] = {0};
@@ -99,7 +99,7 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 	char path[4096];
 	if (meta_path(path, sizeof path, dir, name))
 		return NULL;
-	int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
 	if (fd < 0)
 		return NULL;
 	struct stat st;

@@ -20,7 +20,7 @@ int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned
 		char path[4096];
 		if (stripe_path(path, sizeof path, dir, i))
 			return -ENAMETOOLONG;
-		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return -errno;
 		/* Sparse: the chunk store takes room only as blocks are written. */

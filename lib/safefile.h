@@ -1,0 +1,33 @@
+/* safefile.h - how the tools create the files they write: never through a link, never into an
+ * existing file. A temp file beside the final name (O_EXCL|O_NOFOLLOW) renamed over it on commit,
+ * or a fresh file under its final name; in place only through to a character device or a FIFO
+ * (/dev/null, /dev/stdout, a pipe), whose node a rename would replace. */
+#ifndef DEDIS_SAFEFILE_H
+#define DEDIS_SAFEFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct safefile {
+	char *path;     /* the final name */
+	char *tmp;      /* the temp file renamed over it; NULL when written in place */
+	int fd;
+};
+
+/* Opens path for writing. 0, or -1 with errno: EISDIR for a directory, EPERM for a block device
+ * or a socket (never a report's destination). */
+int safefile_open(struct safefile *s, const char *path);
+/* (fsync when `sync`,) close, rename over the final name. 0, or -1 with errno; the temp file is
+ * gone either way. */
+int safefile_commit(struct safefile *s, bool sync);
+/* Close and remove the temp file (safe on a failed or committed one). */
+void safefile_abort(struct safefile *s);
+/* A stream on s->fd (fclose it before safefile_commit; the descriptor is then closed). */
+FILE *safefile_stream(struct safefile *s);
+
+/* A file written as the run goes (a time series, a log others may tail): created under its final
+ * name, an existing one unlinked first (replaced, never written through; a link is removed, not
+ * followed). A descriptor, or -1 with errno. */
+int safefile_fresh(const char *path);
+
+#endif

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Every file the tools write is created, never written through (issue 12): a symbolic link or a
+# hard link planted under an output's name - the JSON, --output-dir's CSVs, time series,
+# latency logs and plots, --dist-report, --access-report, dedisgen's distribution, JSON and plot,
+# dedisengine export and stat --plot - is replaced by the new file and the file it pointed at
+# is left as it was; a --ledger name holding anything but a ledger is refused (exit 2); /dev/null
+# and a FIFO are still written through, and a block device is never a report.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+mktmp
+O=$E2E_TMP/o
+mkdir "$O" "$E2E_TMP/t"
+printf 'precious\n' >"$E2E_TMP/victim"
+cp "$E2E_TMP/victim" "$E2E_TMP/victim.orig"
+ln "$E2E_TMP/victim" "$E2E_TMP/hard" # a second name of the victim
+
+plant() { # plant NAME...: each a link to the victim (odd: symbolic, even: hard)
+	local i=0 f
+	for f in "$@"; do
+		rm -f "$f"
+		if ((i++ % 2)); then ln "$E2E_TMP/victim" "$f"; else ln -s "$E2E_TMP/victim" "$f"; fi
+	done
+}
+replaced() { # replaced LABEL NAME...: each a regular file of its own now; the victim intact
+	local label=$1 f
+	shift
+	cmp -s "$E2E_TMP/victim" "$E2E_TMP/victim.orig" || fail "$label: the victim was written through a link"
+	for f in "$@"; do
+		[ -f "$f" ] && [ ! -L "$f" ] || fail "$label: $f is not a regular file"
+		[ "$(stat -c %i "$f")" != "$(stat -c %i "$E2E_TMP/victim")" ] || fail "$label: $f is still the victim"
+	done
+}
+
+# dedisbench: JSON, reports, and everything --output-dir holds (plots when gnuplot is there)
+plot=()
+command -v gnuplot >/dev/null && plot=(--plot)
+files=("$O/r.json" "$O/live.dist" "$O/access.txt" "$O/d/timeseries.csv" "$O/d/latency-percentiles.csv"
+	"$O/d/dist-buckets.csv" "$O/d/access-frequency.csv" "$O/d/latency.0.csv" "$O/d/latency.1.csv")
+((${#plot[@]})) && files+=("$O/d/timeseries.png" "$O/d/latency.png" "$O/d/distribution.png" "$O/d/access.png")
+mkdir "$O/d"
+plant "${files[@]}"
+expect_ok --target "$E2E_TMP/t" --procs 2 --file-size 1MiB --rate 400 --time 2s -q --json "$O/r.json" \
+	--dist-report "$O/live.dist" --access-report "$O/access.txt" --output-dir "$O/d" --latency-log "${plot[@]}"
+replaced "dedisbench outputs" "${files[@]}"
+jq -e '.status == "ok"' "$O/r.json" >/dev/null || fail "the JSON written over a link is wrong"
+grep -q '^time_s,' "$O/d/timeseries.csv" || fail "the time series written over a link is wrong"
+
+# --ledger: a link or a file that is not a ledger is refused, untouched
+plant "$O/ledger"
+run_bench --target "$E2E_TMP/t" --procs 2 --file-size 1MiB -q --ledger "$O/ledger"
+[ "$RC" -eq 2 ] || fail "--ledger through a symbolic link: exit $RC, want 2"
+grep -q "symbolic link" "$E2E_TMP/err" || fail "stderr: $(cat "$E2E_TMP/err")"
+printf 'notes\n' >"$O/notes"
+run_bench --target "$E2E_TMP/t" --procs 2 --file-size 1MiB -q --ledger "$O/notes"
+[ "$RC" -eq 2 ] || fail "--ledger over a text file: exit $RC, want 2"
+grep -q "not a dedisbench ledger" "$E2E_TMP/err" || fail "stderr: $(cat "$E2E_TMP/err")"
+[ "$(cat "$O/notes")" = notes ] || fail "the refused ledger changed the file"
+replaced "--ledger"
+
+# dedisgen: distribution, JSON, plot
+mkdir "$E2E_TMP/data"
+head -c 200000 /dev/urandom >"$E2E_TMP/data/a"
+gfiles=("$O/g.dist" "$O/g.json")
+gplot=()
+((${#plot[@]})) && gfiles+=("$O/g.png") && gplot=(--plot "$O/g.png")
+plant "${gfiles[@]}"
+"$DEDISGEN" "$E2E_TMP/data" -o "$O/g.dist" --json "$O/g.json" "${gplot[@]}" -q || fail "dedisgen failed"
+replaced "dedisgen outputs" "${gfiles[@]}"
+
+# dedisengine: export, stat --plot
+"$DEDISENGINE" format "$E2E_TMP/vol" --size 1MiB -q
+"$DEDISENGINE" import "$E2E_TMP/vol" "$E2E_TMP/data/a" -q
+efiles=("$O/image")
+((${#plot[@]})) && efiles+=("$O/vol.png")
+plant "${efiles[@]}"
+"$DEDISENGINE" export "$E2E_TMP/vol" "$O/image" -q || fail "export failed"
+((${#plot[@]})) && { "$DEDISENGINE" stat "$E2E_TMP/vol" --plot "$O/vol.png" >/dev/null || fail "stat --plot failed"; }
+replaced "dedisengine outputs" "${efiles[@]}"
+cmp -s -n 200000 "$E2E_TMP/data/a" "$O/image" || fail "the exported image is wrong"
+
+# through to /dev/null and a FIFO, as before; a block device (if any) is never a report
+expect_ok --target null --procs 1 --file-size 1MiB -q --json /dev/null
+"$DEDISGEN" "$E2E_TMP/data" -o /dev/null -q || fail "dedisgen -o /dev/null"
+[ -c /dev/null ] || fail "/dev/null was replaced"
+mkfifo "$E2E_TMP/fifo"
+cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
+expect_ok --target null --procs 1 --file-size 1MiB -q --json "$E2E_TMP/fifo"
+wait
+jq -e '.totals.ops == 256' "$E2E_TMP/fifo.out" >/dev/null || fail "the JSON through the FIFO is wrong"
+blk=$(find /dev -maxdepth 1 -type b -name 'loop*' 2>/dev/null | head -1 || true)
+if [ -n "$blk" ]; then
+	run_bench --target null --procs 1 --file-size 1MiB -q --json "$blk"
+	[ "$RC" -eq 1 ] || fail "--json on a block device: exit $RC, want 1 (refused, not written)"
+fi
+[ -f "$E2E_TMP/hard" ] && cmp -s "$E2E_TMP/hard" "$E2E_TMP/victim.orig" || fail "the victim's other name changed"
+note "links and hard links under every output name replaced, never written through; devices and FIFOs as before"
