@@ -58,7 +58,9 @@ static bool stopping(const struct wctx *w)
 
 static void record_failure(struct wctx *w, int err, const char *what, uint64_t offset)
 {
-	if (w->ws->error)
+	/* A call the launcher's stop signal interrupted (SIGUSR1 has no SA_RESTART, to cut sleeps
+	 * short) is the run being stopped, not a failure. */
+	if (w->ws->error || (err == EINTR && stopping(w)))
 		return;
 	w->ws->error = err;
 	if (offset == UINT64_MAX) /* not at an offset (a flush) */
@@ -542,7 +544,7 @@ int worker_main(const struct worker_args *a)
 		record_failure(&w, rc, "setup", UINT64_MAX);
 	else
 		rc = populate(&w);
-	__atomic_store_n(&w.ws->state, rc ? WORKER_FAILED : WORKER_READY, __ATOMIC_RELAXED);
+	__atomic_store_n(&w.ws->state, w.ws->error ? WORKER_FAILED : WORKER_READY, __ATOMIC_RELAXED);
 	char one = 1;
 	if (write(a->ready_fd, &one, 1) != 1)
 		rc = EIO;

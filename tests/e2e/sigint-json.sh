@@ -1,10 +1,16 @@
 #!/bin/bash
-# SIGINT / SIGTERM mid-run: dedisbench stops all workers early, exits 0 and still writes a
-# complete, valid JSON with status "interrupted" and the operations done so far.
+# SIGINT / SIGTERM during populate, during the run and during the final verify: dedisbench stops
+# all workers early, exits 0 (as documented for an interrupted run) and still writes a complete,
+# valid JSON with status "interrupted" and what was done so far; no file of the run is left
+# (target files, an engine volume it formatted, temp files, the run lock). A phase is caught
+# without racing it: the test shim stops a worker at its N-th read or write of the target
+# (tests/fault/shim.c, DEDIS_FAULT_ACTION=stop), the signal is sent, the worker continued.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mktmp
+export DEDIS_LOCK_DIR=$E2E_TMP/locks
+mkdir "$DEDIS_LOCK_DIR"
 BOUND=30
 BG_PID=
 # A run left behind by a failed check is killed on exit (only while it is still our child).
@@ -73,3 +79,84 @@ interrupt() {
 
 interrupt INT
 interrupt TERM
+
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+
+# interrupt_at PHASE SIG OP N FILTER ARGS...: the worker that makes the N-th OP (read, write) on
+# FILTER is stopped there; then SIG goes to dedisbench and the worker is continued.
+interrupt_at() {
+	local phase=$1 sig=$2 op=$3 n=$4 filter=$5 d="$E2E_TMP/$1-$2" pid wpid rc=0 i
+	shift 5
+	mkdir -p "$d"
+	: >"$d/shim.log"
+	head -c 8 /dev/zero >"$d/shim.state"
+	env LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop DEDIS_FAULT_OP="$op" DEDIS_FAULT_NTH="$n" \
+		DEDIS_FAULT_PATH="$filter" DEDIS_FAULT_STATE="$d/shim.state" DEDIS_FAULT_LOG="$d/shim.log" \
+		"$DEDISBENCH" "$@" --json "$d/r.json" --output-dir "$d/o" --quiet >"$d/out" 2>"$d/err" &
+	pid=$!
+	BG_PID=$pid
+	for ((i = 0; i < 300; i++)); do # the shim logs, then stops the worker (at most 30 s)
+		[ -s "$d/shim.log" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -s "$d/shim.log" ] || fail "$phase $sig: the worker never reached its $op #$n: $(cat "$d/err")"
+	wpid=$(awk '{ print $5 }' "$d/shim.log")
+	for ((i = 0; i < 100; i++)); do
+		[ "$(awk '{ print $3 }' "/proc/$wpid/stat" 2>/dev/null)" = T ] && break
+		sleep 0.1
+	done
+	[ "$(awk '{ print $3 }' "/proc/$wpid/stat")" = T ] || fail "$phase $sig: worker $wpid is not stopped"
+	kill -"$sig" "$pid"
+	kill -CONT "$wpid"
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null || true
+		fail "$phase $sig: dedisbench still running 20 s after the signal"
+	fi
+	wait "$pid" || rc=$?
+	BG_PID=
+	[ "$rc" -eq 0 ] || fail "$phase $sig: exit status $rc, want 0; stderr: $(cat "$d/err")"
+	jq -e . "$d/r.json" >/dev/null 2>&1 || fail "$phase $sig: the JSON does not parse"
+	for k in .config .totals.ops .totals.latency_us.p99 .workers[1].ops .access.blocks; do
+		jq -e "$k | . != null" "$d/r.json" >/dev/null || fail "$phase $sig: JSON lacks $k"
+	done
+	jcheck "$d/r.json" '.status == "interrupted"' "$phase $sig: want status interrupted"
+	[ -z "$(find "$d" -name '*.tmp.*')" ] || fail "$phase $sig: temp files left: $(find "$d" -name '*.tmp.*')"
+	[ -z "$(ls -A "$DEDIS_LOCK_DIR")" ] || fail "$phase $sig: the run lock was left: $(ls -A "$DEDIS_LOCK_DIR")"
+	R=$d/r.json T=$d/t
+}
+
+# During populate (a mixed run fills its files first): nothing ran, nothing is left.
+for sig in INT TERM; do
+	mkdir -p "$E2E_TMP/populate-$sig/t"
+	interrupt_at populate $sig write 3 "$E2E_TMP/populate-$sig/t/" --target "$E2E_TMP/populate-$sig/t" \
+		--procs 2 --file-size 8MiB --mode mixed --rate 200 --time ${BOUND}s
+	jcheck "$R" '.totals.ops == 0' "populate $sig: no operation of the run may be counted"
+	[ ! -e "$(dirname "$R")/o/timeseries.csv" ] || fail "populate $sig: the run had started"
+	[ -z "$(ls -A "$T")" ] || fail "populate $sig: files left behind: $(ls -A "$T")"
+	note "$sig during populate: exit 0, status interrupted, 0 ops, nothing left"
+done
+# ... of an engine volume the run formats: the volume goes too.
+interrupt_at populate-engine INT write 3 "$E2E_TMP/vol/" --target "engine:$E2E_TMP/vol" --procs 2 \
+	--file-size 8MiB --mode mixed --rate 200 --time ${BOUND}s
+[ ! -e "$E2E_TMP/vol" ] || fail "populate-engine INT: the volume the run formatted was left"
+note "INT during an engine volume's populate: exit 0, status interrupted, the volume removed"
+
+# During the final verify (a write run: its only reads are the final pass): every write is
+# counted, the verification is incomplete - never "ok".
+for sig in INT TERM; do
+	mkdir -p "$E2E_TMP/verify-$sig/t"
+	interrupt_at verify $sig read 2 "$E2E_TMP/verify-$sig/t/" --target "$E2E_TMP/verify-$sig/t" \
+		--procs 2 --file-size 8MiB -w --verify final
+	jcheck "$R" '.writes.ops == 4096 and .verify.final_checks < 4096' "verify $sig: all writes, part of the checks" \
+		'{w: .writes.ops, v: .verify}'
+	jcheck "$R" '.verify.complete == false and .verify.ok == false' "verify $sig: an interrupted verify is not ok"
+	[ -z "$(ls -A "$T")" ] || fail "verify $sig: files left behind: $(ls -A "$T")"
+	note "$sig during the final verify: exit 0, status interrupted, $(jget "$R" .verify.final_checks) of 4096 blocks checked, not ok"
+done

@@ -10,12 +10,17 @@
  *   DEDIS_FAULT_PATH    only files whose path contains this (default: any regular file or device)
  *   DEDIS_FAULT_STATE   a file of at least 8 bytes the shim counts in (shared by forked workers)
  *   DEDIS_FAULT_LOG     where the injection is written: "OP PATH OFFSET ERRNO-NAME PID"
+ *   DEDIS_FAULT_ACTION  fail (default) | stop: instead of failing the call, log it and stop the
+ *                       process (SIGSTOP) there, then let the call through once it is continued -
+ *                       how a test catches a tool in a given phase (populate, final verify) to
+ *                       signal it, without racing it
  * One call fails, once; later calls go through (a transient fault: the tool must stop on it).
  * A write or read that transfers part of its bytes is failed whole. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +38,7 @@ enum fault_op { OP_NONE, OP_WRITE, OP_READ, OP_FSYNC };
 static enum fault_op armed_op;
 static uint64_t nth;
 static int fault_errno = EIO;
+static int stop_instead;
 static const char *path_filter;
 static const char *log_path;
 static uint64_t *counter; /* shared by every process that inherited or mapped the state file */
@@ -48,6 +54,7 @@ __attribute__((constructor)) static void shim_init(void)
 	if (e && !strcmp(e, "ENOSPC"))
 		fault_errno = ENOSPC;
 	path_filter = getenv("DEDIS_FAULT_PATH");
+	stop_instead = getenv("DEDIS_FAULT_ACTION") && !strcmp(getenv("DEDIS_FAULT_ACTION"), "stop");
 	log_path = getenv("DEDIS_FAULT_LOG");
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, state, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -78,7 +85,7 @@ static void log_injection(const char *op, const char *path, long long offset)
 		return;
 	char line[4400];
 	int n = snprintf(line, sizeof line, "%s %s %lld %s %ld\n", op, path, offset,
-			 fault_errno == ENOSPC ? "ENOSPC" : "EIO", (long)getpid());
+			 stop_instead ? "STOP" : fault_errno == ENOSPC ? "ENOSPC" : "EIO", (long)getpid());
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		syscall(SYS_write, fd, line, (size_t)n);
@@ -129,6 +136,10 @@ static int inject_at(enum fault_op op, const char *name, int fd, const void *add
 	if (offset < 0)
 		offset = (long long)syscall(SYS_lseek, fd, 0, SEEK_CUR);
 	log_injection(name, path, offset);
+	if (stop_instead) {
+		raise(SIGSTOP);
+		return 0;
+	}
 	errno = fault_errno;
 	return 1;
 }
