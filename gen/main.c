@@ -53,6 +53,7 @@ struct size_out {
 	struct index_meta meta;    /* the DB's figures before this run (-k), then after */
 	struct pending out;        /* -o (inactive when not given) */
 	char *plot;
+	struct pending plot_out;   /* the rendered plot, renamed with the other outputs */
 	struct dist dist;
 	uint64_t zero_blocks, blocks_read;
 	uint8_t zero_fp[FP_MAX_LEN];
@@ -107,6 +108,7 @@ static void run_free(struct run *r)
 			s->db->ops->close(s->db);
 		index_meta_free(&s->meta);
 		pending_abort(&s->out);
+		pending_abort(&s->plot_out);
 		free(s->plot);
 		dist_free(&s->dist);
 	}
@@ -384,34 +386,49 @@ static int finish(struct run *r, double seconds, uint64_t bytes, uint64_t files,
 		if (s->plot) {
 			char title[256];
 			snprintf(title, sizeof title, "copies per content, %" PRIu64 " B blocks", s->block_size);
-			if (plot_histogram(&s->dist, title, s->plot, why, sizeof why)) {
+			if (plot_histogram(&s->dist, title, s->plot, &s->plot_out, why, sizeof why)) {
 				say("%s", why);
 				rc = EXIT_FAILED;
 			}
 		}
 	}
-	for (int i = 0; i < r->n && !rc; i++) {
-		struct size_out *s = &r->s[i];
-		if (s->out.f && pending_commit(&s->out)) {
-			say("writing %s: %s", o->output, strerror(errno));
-			rc = EXIT_FAILED;
-		}
-		if (o->db && s->db && save_measured(s, why, sizeof why)) {
-			say("--db %s: %s", o->db, why);
-			rc = EXIT_FAILED;
-		}
-		if (o->db && s->db && !rc && index_bdb_set_meta(s->db, &s->meta)) {
-			say("--db %s: %s", o->db, s->db->err);
-			rc = EXIT_FAILED;
-		}
-	}
+	/* Every output is written and synced before any is renamed into place: they appear together
+	 * or (a write or sync fails) none does. */
 	if (!rc && o->json) {
 		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-		if (!text || fprintf(r->json.f, "%s\n", text) < 0 || pending_commit(&r->json)) {
+		if (!text || fprintf(r->json.f, "%s\n", text) < 0 || pending_sync(&r->json)) {
 			say("--json %s: %s", o->json, strerror(errno));
 			rc = EXIT_FAILED;
 		}
 		free(text);
+	}
+	for (int i = 0; i < r->n && !rc; i++) {
+		struct size_out *s = &r->s[i];
+		if (s->out.f && pending_sync(&s->out)) {
+			say("writing %s: %s", s->out.path ? s->out.path : o->output, strerror(errno));
+			rc = EXIT_FAILED;
+		}
+	}
+	for (int i = 0; i < r->n && !rc; i++) {
+		struct size_out *s = &r->s[i];
+		char name[4200];
+		snprintf(name, sizeof name, "%s", s->out.path ? s->out.path : s->plot ? s->plot : "");
+		if ((s->out.path && pending_publish(&s->out)) || (s->plot_out.path && pending_publish(&s->plot_out))) {
+			say("writing %s: %s", name, strerror(errno));
+			rc = EXIT_FAILED;
+		}
+		if (!rc && o->db && s->db && save_measured(s, why, sizeof why)) {
+			say("--db %s: %s", o->db, why);
+			rc = EXIT_FAILED;
+		}
+		if (!rc && o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
+			say("--db %s: %s", o->db, s->db->err);
+			rc = EXIT_FAILED;
+		}
+	}
+	if (!rc && o->json && pending_publish(&r->json)) {
+		say("--json %s: %s", o->json, strerror(errno));
+		rc = EXIT_FAILED;
 	}
 	json_decref(doc);
 	return rc;
@@ -746,7 +763,7 @@ static int cmd_show(const struct gen_options *o)
 		rc = print_json(show_json(o->paths[0], &d, o->top)) ? EXIT_FAILED : 0;
 	else
 		show_text(stdout, o->paths[0], &d, o->top);
-	if (!rc && o->plot && plot_histogram(&d, o->paths[0], o->plot, why, sizeof why)) {
+	if (!rc && o->plot && plot_histogram(&d, o->paths[0], o->plot, NULL, why, sizeof why)) {
 		say("%s", why);
 		rc = strstr(why, "--plot ") ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}

@@ -62,24 +62,43 @@ int pending_open(struct pending *p, const char *path)
 	return 0;
 }
 
-int pending_commit(struct pending *p)
+int pending_sync(struct pending *p)
 {
 	int rc = 0;
+	if (!p->f) /* already synced (or a rendered plot) */
+		return 0;
 	if (fflush(p->f) || ferror(p->f) || (p->tmp && fsync(fileno(p->f))))
 		rc = -1;
+	int e = errno;
 	if (fclose(p->f))
 		rc = -1;
+	else
+		errno = e;
 	p->f = NULL;
-	if (!rc && p->tmp && rename(p->tmp, p->path))
-		rc = -1;
+	if (rc) {
+		e = errno;
+		pending_abort(p);
+		errno = e;
+	}
+	return rc;
+}
+
+int pending_publish(struct pending *p)
+{
+	int rc = p->tmp && rename(p->tmp, p->path) ? -1 : 0;
 	int e = errno;
-	if (rc && p->tmp)
-		unlink(p->tmp);
-	free(p->tmp);
-	free(p->path);
-	p->tmp = p->path = NULL;
+	if (!rc) { /* renamed: nothing to remove */
+		free(p->tmp);
+		p->tmp = NULL;
+	}
+	pending_abort(p);
 	errno = e;
 	return rc;
+}
+
+int pending_commit(struct pending *p)
+{
+	return pending_sync(p) || pending_publish(p) ? -1 : 0;
 }
 
 void pending_abort(struct pending *p)
@@ -148,7 +167,7 @@ static int write_histogram(const struct dist *d, char *path, char *why, size_t w
 
 /* Render into a temp name next to png and rename it in place, so a failed plot leaves nothing. */
 static int render(const char *script, const char *const *data, size_t ndata, const char *const *titles,
-		  size_t ntitles, const char *png, char *why, size_t whylen)
+		  size_t ntitles, const char *png, struct pending *later, char *why, size_t whylen)
 {
 	struct pending out;
 	if (pending_open(&out, png)) {
@@ -170,6 +189,10 @@ static int render(const char *script, const char *const *data, size_t ndata, con
 	for (size_t i = 0; i < ntitles; i++)
 		args[n++] = titles[i];
 	int rc = plot_render(script, args, n, why, whylen);
+	if (!rc && later) { /* the caller renames it with its other outputs */
+		*later = out;
+		return 0;
+	}
 	if (!rc && rename(out.tmp, out.path)) {
 		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
 		rc = -1;
@@ -182,13 +205,14 @@ static int render(const char *script, const char *const *data, size_t ndata, con
 	return rc;
 }
 
-int plot_histogram(const struct dist *d, const char *title, const char *png, char *why, size_t whylen)
+int plot_histogram(const struct dist *d, const char *title, const char *png, struct pending *later, char *why,
+		   size_t whylen)
 {
 	char data[] = "/tmp/dedisgen-plot.XXXXXX";
 	if (write_histogram(d, data, why, whylen))
 		return -1;
 	const char *files[] = {data};
-	int rc = render("dedisgen-histogram.gp", files, 1, &title, 1, png, why, whylen);
+	int rc = render("dedisgen-histogram.gp", files, 1, &title, 1, png, later, why, whylen);
 	unlink(data);
 	return rc;
 }
@@ -204,7 +228,7 @@ int plot_compare(const struct dist *a, const struct dist *b, const char *title_a
 		return -1;
 	}
 	const char *files[] = {da, db}, *titles[] = {title_a, title_b, "dedisgen compare"};
-	int rc = render("dedisgen-compare.gp", files, 2, titles, 3, png, why, whylen);
+	int rc = render("dedisgen-compare.gp", files, 2, titles, 3, png, NULL, why, whylen);
 	unlink(da);
 	unlink(db);
 	return rc;

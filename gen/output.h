@@ -17,6 +17,11 @@ struct pending {
 int pending_open(struct pending *p, const char *path);
 /* Flushes, fsyncs and renames over the final path; removes the temp on failure. */
 int pending_commit(struct pending *p);
+/* The same in two steps, so several outputs appear together or not at all: pending_sync
+ * (flush, fsync, close; the temp file stays) for each, then pending_publish (rename) for each.
+ * Both remove the temp on failure. */
+int pending_sync(struct pending *p);
+int pending_publish(struct pending *p);
 /* Removes the temp file (safe to call twice, or on a never-opened pending). */
 void pending_abort(struct pending *p);
 
@@ -32,8 +37,10 @@ void dist_header_build(struct dist_header *h, const char *version, char *const *
 /* Is gnuplot runnable? (checked before a scan, so a missing gnuplot fails fast). */
 bool plot_available(void);
 /* Renders d's power-of-two histogram of copies into png (via a temp file + rename) with the
- * script plots/dedisgen-histogram.gp. Returns 0, or -1 with why filled. */
-int plot_histogram(const struct dist *d, const char *title, const char *png, char *why, size_t whylen);
+ * script plots/dedisgen-histogram.gp. Returns 0, or -1 with why filled. With `later` the temp
+ * file is left rendered in *later for the caller to pending_publish (or abort). */
+int plot_histogram(const struct dist *d, const char *title, const char *png, struct pending *later, char *why,
+		   size_t whylen);
 /* Two histograms overlaid (dedisgen compare --plot). */
 int plot_compare(const struct dist *a, const struct dist *b, const char *title_a, const char *title_b,
 		 const char *png, char *why, size_t whylen);
