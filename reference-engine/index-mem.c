@@ -143,7 +143,8 @@ static int mem_open(const struct index_params *p, int recover, struct index **ou
 		free(ix);
 		return e ? e : -EIO;
 	}
-	if (ix->h->magic != MEM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->part_slots != part_slots(p->capacity)) {
+	if (ix->h->magic != MEM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->part_slots != part_slots(p->capacity) ||
+	    ix->h->slot_size != slot_size(p->fp_len)) {
 		munmap(ix->h, len);
 		free(ix);
 		return -EINVAL;
