@@ -242,9 +242,10 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	engine_stats(e, &r->observed);
 	r->fsck_problems = engine_fsck(e, NULL, NULL);
 	int crc = engine_close(e);
-	if ((r->fsck_problems < 0 || crc) && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0])
+	r->engine_unchecked = r->fsck_problems < 0 || crc;
+	if (r->engine_unchecked && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0])
 		/* not a verdict on the data: the check itself failed */
-		snprintf(r->mismatch[r->nmismatch++], sizeof r->mismatch[0], "validating %.200s: %s %s",
+		snprintf(r->mismatch[r->nmismatch++], sizeof r->mismatch[0], "validating %.200s: %s: %s",
 			 c->target.path, r->fsck_problems < 0 ? "fsck" : "closing the volume",
 			 strerror(r->fsck_problems < 0 ? (int)-r->fsck_problems : -crc));
 	bool physical_ok = physical_engine_bytes(c, c->ledger_map.words, c->ledger_map.procs * c->ledger_map.region_blocks,

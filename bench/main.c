@@ -129,6 +129,9 @@ int main(int argc, char **argv)
 							      "nothing else is known about those blocks"
 							    : "");
 			status = EXIT_RUN_FAILED;
+		} else if (res.have_engine && res.engine_unchecked) {
+			fprintf(stderr, "dedisbench: the engine volume could not be validated: %s\n", res.mismatch[res.nmismatch - 1]);
+			status = EXIT_RUN_FAILED;
 		} else if (res.have_engine && !res.engine_match) {
 			fprintf(stderr, "dedisbench: the engine does not hold what the run wrote%s%s\n",
 				res.nmismatch ? ": " : "", res.nmismatch ? res.mismatch[0] : "");

@@ -35,6 +35,7 @@ struct run_result {
 	struct engine_stats observed;
 	long fsck_problems;
 	bool engine_match;
+	bool engine_unchecked; /* the validation itself failed (an I/O error in fsck or close) */
 	/* The content the target holds after the run (from the ledger). */
 	bool have_live;
 	struct dist live;

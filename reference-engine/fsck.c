@@ -15,6 +15,7 @@ struct fsck_walk {
 	void (*report)(void *, const char *);
 	void *arg;
 	uint64_t entries;
+	int io_error; /* the first read the device failed: the check itself failed */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -28,6 +29,22 @@ static void problem(struct fsck_walk *w, const char *fmt, ...)
 	w->problems++;
 	if (w->report && w->problems <= 100)
 		w->report(w->arg, line);
+}
+
+/* Reads a live content for the check: 0, 1 when it cannot be read (damage: a problem), or the
+ * device's error when a read of a block its file covers failed (the check cannot go on). */
+static int fsck_read(struct fsck_walk *w, uint64_t addr)
+{
+	struct engine *e = w->e;
+	bool packed = addr_packed(addr);
+	int rc = store_read(&e->store, addr_pbn(addr), packed ? e->scratch2 : e->scratch);
+	if (rc && (rc != -EIO || store_covers(&e->store, addr_pbn(addr)))) {
+		w->io_error = rc;
+		return rc;
+	}
+	if (!rc && packed)
+		rc = packer_extract(e->sb.block_size, e->scratch2, addr_slot(addr), addr_len(addr), e->scratch);
+	return rc ? 1 : 0;
 }
 
 static int fsck_entry(void *arg, const uint8_t *fp, uint64_t addr)
@@ -44,7 +61,10 @@ static int fsck_entry(void *arg, const uint8_t *fp, uint64_t addr)
 	if (w->expect[idx] & REF_INDEXED)
 		problem(w, "two index entries name pbn %llu slot %u", (unsigned long long)addr_pbn(addr), addr_slot(addr));
 	w->expect[idx] |= REF_INDEXED;
-	if (engine_read_addr(e, addr, e->scratch)) {
+	int r = fsck_read(w, addr);
+	if (r < 0)
+		return r;
+	if (r) {
 		problem(w, "pbn %llu slot %u (indexed) cannot be read", (unsigned long long)addr_pbn(addr), addr_slot(addr));
 		return 0;
 	}
@@ -87,7 +107,7 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 {
 	struct space *s = &e->space;
 	uint64_t words = s->blocks * s->frags;
-	struct fsck_walk w = {e, calloc(words, 4), 0, report, arg, 0};
+	struct fsck_walk w = {e, calloc(words, 4), 0, report, arg, 0, 0};
 	if (!w.expect)
 		return -ENOMEM;
 	int rc = world_enter(e);
@@ -111,11 +131,14 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 		referenced++;
 		bytes += space_bytes(s, a);
 		frags += addr_packed(a);
-		if (engine_read_addr(e, a, e->scratch))
+		int r = fsck_read(&w, a);
+		if (r < 0)
+			break;
+		if (r)
 			problem(&w, "lbn %llu: its content (pbn %llu slot %u) cannot be read", (unsigned long long)l,
 				(unsigned long long)addr_pbn(a), addr_slot(a));
 	}
-	rc = e->iops->iterate(e->ix, fsck_entry, &w);
+	rc = w.io_error ? w.io_error : e->iops->iterate(e->ix, fsck_entry, &w);
 	for (uint64_t i = 0; !rc && i < words; i++) {
 		uint32_t have = s->refs[i], want = w.expect[i];
 		if (REF_LBNS(have) != REF_LBNS(want) || (have & REF_INDEXED) != (want & REF_INDEXED))

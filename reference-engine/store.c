@@ -1,6 +1,7 @@
 /* store.c - data file I/O for the chunk store: whole blocks at PBNs, through dio (full transfers,
  * recorded for the power-loss harness); errors returned as -errno. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -68,6 +69,13 @@ int store_read(struct store *s, uint64_t pbn, void *buf)
 	if (pbn >= s->blocks)
 		return -EINVAL;
 	return dio_read(s->fd[pbn % s->stripes], buf, s->block_size, pbn / s->stripes * s->block_size);
+}
+
+bool store_covers(struct store *s, uint64_t pbn)
+{
+	struct stat st;
+	return pbn < s->blocks && !fstat(s->fd[pbn % s->stripes], &st) &&
+	       (uint64_t)st.st_size >= (pbn / s->stripes + 1) * s->block_size;
 }
 
 int store_sync(struct store *s)

@@ -23,6 +23,9 @@ int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t b
 	       const struct engine_recorder *rec);
 int store_write(struct store *s, uint64_t pbn, const void *buf);
 int store_read(struct store *s, uint64_t pbn, void *buf);
+/* Whether the block's stripe file extends over it: a failed read of a block it covers is the
+ * device's error, not a truncated file. */
+bool store_covers(struct store *s, uint64_t pbn);
 int store_sync(struct store *s);
 void store_close(struct store *s);
 
