@@ -40,6 +40,9 @@ static int check_output_parent(const char *what, const char *path, struct opt_er
 {
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
+	/* "results/" names the directory results: its parent is ".", not "results" */
+	for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
+		buf[n - 1] = 0;
 	char *slash = strrchr(buf, '/');
 	const char *dir = ".";
 	if (slash == buf)
