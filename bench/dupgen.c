@@ -119,6 +119,8 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 	 * keeps its share of the blocks instead, c' = c * n / T, rounded with error feedback so the
 	 * total is exact. The zero block (from "# zero-blocks:") is one such content. */
 	uint64_t dominant = n / 64 > 2 ? n / 64 : 2;
+	l->dominant_above = dominant;
+	l->dataset_blocks = dr.total_blocks;
 	long double carry = 0;
 	bool zero_taken = false;
 	uint64_t next_id = 1;
@@ -130,6 +132,11 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 			return -1;
 		remaining -= z;
 		l->zero_copies = z;
+		if (z && zero_blocks > dominant) {
+			l->dominant_contents++;
+			l->dominant_blocks += z;
+			l->dominant_max_copies = z;
+		}
 	}
 	for (size_t i = d->nrows; i-- > 0;) { /* rows are sorted by dups ascending: heaviest first */
 		uint64_t c = d->rows[i].dups + 1, b = d->rows[i].blocks;
@@ -150,6 +157,10 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 			if (push_row(l, &cap, (struct scaled_row){copies, 1, 0, next_id++, compmodel_class(c)}))
 				return -1;
 			remaining -= copies;
+			l->dominant_contents++;
+			l->dominant_blocks += copies;
+			if (copies > l->dominant_max_copies)
+				l->dominant_max_copies = copies;
 		}
 	}
 	/* The other duplicated rows keep their copies and scale their number of contents, heaviest
@@ -193,6 +204,39 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 	l->half_bits = (bits + 1) / 2;
 	for (int i = 0; i < 4; i++)
 		l->keys[i] = rng_next(&r);
+	return 0;
+}
+
+static int by_dups(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dist_row *)a)->dups, y = ((const struct dist_row *)b)->dups;
+	return x < y ? -1 : x > y;
+}
+
+int scaled_to_dist(const struct scaled_layout *l, struct dist *out)
+{
+	memset(out, 0, sizeof *out);
+	struct dist_row *rows = malloc((l->nrows ? l->nrows : 1) * sizeof *rows);
+	if (!rows)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < l->nrows; i++)
+		if (l->rows[i].contents)
+			rows[n++] = (struct dist_row){l->rows[i].copies - 1, l->rows[i].contents};
+	qsort(rows, n, sizeof *rows, by_dups);
+	size_t m = 0; /* dominant contents of equal copies share a row */
+	for (size_t i = 0; i < n; i++) {
+		if (m && rows[m - 1].dups == rows[i].dups)
+			rows[m - 1].blocks += rows[i].blocks;
+		else
+			rows[m++] = rows[i];
+	}
+	struct dist_error err;
+	int rc = dist_from_rows(rows, m, out, &err);
+	free(rows);
+	if (rc)
+		return -1;
+	out->zero_blocks = l->zero_copies;
 	return 0;
 }
 

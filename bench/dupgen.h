@@ -48,6 +48,13 @@ struct scaled_layout {
 	 * instead of the permutation. */
 	bool has_runs;
 	struct locality_layout runs;
+	/* What scaling did, for the summary and the plot's caption: the dominant contents (the zero
+	 * block among them) that keep their share of the blocks rather than their copy count. */
+	uint64_t dominant_above;     /* a content is dominant above this many copies (n/64) */
+	uint64_t dominant_contents;  /* of them, present in the run */
+	uint64_t dominant_blocks;    /* blocks they hold in the run */
+	uint64_t dominant_max_copies;/* the most copies one of them has in the run */
+	uint64_t dataset_blocks;     /* T of the distribution scaled */
 };
 
 /* zero_blocks: the distribution's "# zero-blocks: N" (0 if none). */
@@ -56,6 +63,8 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
  * scattering them: 0, or -1 out of memory. */
 int scaled_build_runs(struct scaled_layout *l, const struct dist_locality *loc, uint64_t seed);
 void scaled_free(struct scaled_layout *l);
+/* The scaled layout as a distribution (what the target should hold): 0, or -1 out of memory. */
+int scaled_to_dist(const struct scaled_layout *l, struct dist *out);
 /* The bijection slot -> instance on [0, n) (and its inverse, for tests). */
 uint64_t scaled_permute(const struct scaled_layout *l, uint64_t slot);
 /* The content id of instance x. Unique instances get ids no other instance or worker shares. */

@@ -45,6 +45,102 @@ void results_merge(struct run_result *r)
 static double mib_s(uint64_t bytes, double s) { return s > 0 ? (double)bytes / 1048576.0 / s : 0; }
 static double per_s(uint64_t n, double s) { return s > 0 ? (double)n / s : 0; }
 
+/* What the live data should follow: with --content scaled, the distribution scaled to this run
+ * (the layout the generator lays down); sampled, the distribution itself (each write draws from it). */
+struct run_target {
+	struct dist scaled;
+	const struct dist *d;
+	bool is_scaled;
+};
+
+static int target_of(const struct bench_config *c, struct run_target *t)
+{
+	memset(t, 0, sizeof *t);
+	t->d = &c->dist;
+	if (!c->scaled || !c->layout.n)
+		return 0;
+	if (scaled_to_dist(&c->layout, &t->scaled))
+		return -1;
+	t->d = &t->scaled;
+	t->is_scaled = true;
+	return 0;
+}
+
+static void target_free(struct run_target *t)
+{
+	if (t->is_scaled)
+		dist_free(&t->scaled);
+}
+
+/* What scaling did, in one sentence (the summary's `scaling:` line and the plot's caption). */
+static void scaling_caption(const struct bench_config *c, char *buf, size_t len)
+{
+	const struct scaled_layout *l = &c->layout;
+	if (!c->scaled || !l->n) {
+		snprintf(buf, len, "%s as it is: each write draws from it (--content sampled), no scaling", c->o.dist);
+		return;
+	}
+	int at = snprintf(buf, len, "%s scaled from %llu to %llu blocks: ", c->o.dist,
+			  (unsigned long long)l->dataset_blocks, (unsigned long long)l->n);
+	if (at < 0 || (size_t)at >= len)
+		return;
+	if (l->dominant_contents)
+		snprintf(buf + at, len - (size_t)at,
+			 "%llu dominant content%s (over %llu copies in the dataset, 1/64 of the run%s) keep%s %s share of the "
+			 "blocks (%.2f %%) with fewer copies (at most %llu); the other rows keep their copies, their counts "
+			 "rounded with the error carried to the next row",
+			 (unsigned long long)l->dominant_contents, l->dominant_contents == 1 ? "" : "s",
+			 (unsigned long long)l->dominant_above, l->zero_copies > l->dominant_above ? "; the zero block among them" : "",
+			 l->dominant_contents == 1 ? "s" : "", l->dominant_contents == 1 ? "its" : "their",
+			 100.0 * (double)l->dominant_blocks / (double)l->n, (unsigned long long)l->dominant_max_copies);
+	else
+		snprintf(buf + at, len - (size_t)at,
+			 "every row keeps its copies, its count rounded with the error carried to the next row");
+}
+
+/* The caption for a picture: lines broken at spaces to about `width` characters. */
+static void wrap(char *s, size_t width)
+{
+	size_t col = 0;
+	char *last_space = NULL;
+	for (char *p = s; *p; p++, col++) {
+		if (*p == ' ')
+			last_space = p;
+		if (col >= width && last_space) {
+			*last_space = '\n';
+			col = (size_t)(p - last_space);
+			last_space = NULL;
+		}
+	}
+}
+
+/* Live against target: the largest difference of a power-of-two bucket's share, in points. */
+static double max_bucket_pp(const struct dist *a, const struct dist *b)
+{
+	struct dist_pow2 ha, hb;
+	dist_pow2_histogram(a, &ha);
+	dist_pow2_histogram(b, &hb);
+	double m = 0;
+	for (int k = 0; k < DIST_POW2_BUCKETS; k++) {
+		double d = 100 * (ha.share[k] - hb.share[k]);
+		if (d < 0)
+			d = -d;
+		if (d > m)
+			m = d;
+	}
+	return m;
+}
+
+/* The run's tolerance for live against the scaled target, in points of share: each target block
+ * the run never wrote, and each copy the workers still owe back to overwritten contents (at most
+ * DUPGEN_QUEUE a worker), leaves about one block out of place. */
+static double live_tolerance_pp(const struct bench_config *c, const struct run_result *r, uint64_t *never_written)
+{
+	uint64_t n = c->layout.n;
+	*never_written = r->live_rows.total_blocks < n ? n - r->live_rows.total_blocks : 0;
+	return n ? 100.0 * (double)(*never_written + (uint64_t)r->procs * DUPGEN_QUEUE) / (double)n : 0;
+}
+
 static void print_line(FILE *f, const char *label, uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
 {
 	fprintf(f, "  %-8s %12llu ops %10.1f IOPS %9.2f MiB/s  lat us: mean %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
@@ -100,9 +196,32 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 				100 * lv->u1, 100 * lv->d, lv->ratio);
 		}
 		struct dist_rows want;
+		struct run_target tg;
+		if (target_of(c, &tg) == 0 && tg.is_scaled) {
+			struct dist_rows sc;
+			dist_compute_rows(tg.d, &sc);
+			fprintf(f, "scaled:  %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f"
+				   " (the target: the distribution scaled to this run)\n",
+				(unsigned long long)sc.total_blocks, (unsigned long long)sc.distinct, 100 * sc.u0, 100 * sc.u1,
+				100 * sc.d, sc.ratio);
+		}
 		dist_compute_rows(&c->dist, &want);
 		fprintf(f, "distribution %s: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n", o->dist, 100 * want.u0,
 			100 * want.u1, 100 * want.d, want.ratio);
+		if (r->have_live && tg.is_scaled) {
+			struct dist_diff dd;
+			dist_compare(tg.d, &r->live, &dd);
+			uint64_t never;
+			double tol = live_tolerance_pp(c, r, &never), worst = max_bucket_pp(tg.d, &r->live);
+			fprintf(f, "live vs scaled: largest bucket difference %.3f pp, row %.3f pp, histogram TV distance %.4f; "
+				   "%s the tolerance %.2f pp (%llu target blocks never written, up to %llu copies owed)\n",
+				worst, dd.max_pp, dd.tv, worst <= tol ? "within" : "BEYOND", tol, (unsigned long long)never,
+				(unsigned long long)r->procs * DUPGEN_QUEUE);
+		}
+		target_free(&tg);
+		char how[512];
+		scaling_caption(c, how, sizeof how);
+		fprintf(f, "scaling: %s\n", how);
 		fprintf(f, "content: %s", content_names[o->content]);
 		if (c->scaled)
 			fprintf(f, " to %llu blocks", (unsigned long long)c->scale_blocks);
@@ -272,6 +391,34 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 									 : json_integer((json_int_t)o->compress));
 	if (c->scaled)
 		json_object_set_new(content, "scale_blocks", json_integer((json_int_t)c->scale_blocks));
+	{
+		char how[512];
+		scaling_caption(c, how, sizeof how);
+		json_object_set_new(content, "scaling", json_string(how));
+		struct run_target tg;
+		if (target_of(c, &tg) == 0 && tg.is_scaled) {
+			struct dist_rows rows;
+			dist_compute_rows(tg.d, &rows);
+			json_t *sc = report_dist_rows(&rows);
+			json_object_set_new(sc, "dominant_above", json_integer((json_int_t)c->layout.dominant_above));
+			json_object_set_new(sc, "dominant_contents", json_integer((json_int_t)c->layout.dominant_contents));
+			json_object_set_new(sc, "dominant_blocks", json_integer((json_int_t)c->layout.dominant_blocks));
+			if (r->have_live) {
+				struct dist_diff dd;
+				dist_compare(tg.d, &r->live, &dd);
+				json_object_set_new(sc, "live_max_row_diff_pp", json_real(dd.max_pp));
+				json_object_set_new(sc, "live_max_bucket_diff_pp", json_real(max_bucket_pp(tg.d, &r->live)));
+				json_object_set_new(sc, "live_tv", json_real(dd.tv));
+				uint64_t never;
+				double tol = live_tolerance_pp(c, r, &never);
+				json_object_set_new(sc, "live_never_written", json_integer((json_int_t)never));
+				json_object_set_new(sc, "tolerance_pp", json_real(tol));
+				json_object_set_new(sc, "live_within_tolerance", json_boolean(max_bucket_pp(tg.d, &r->live) <= tol));
+			}
+			json_object_set_new(content, "scaled_target", sc);
+		}
+		target_free(&tg);
+	}
 	json_object_set_new(content, "changed_share",
 			    json_real(r->overwrites ? (double)r->overwrites_changed / (double)r->overwrites : 0.0));
 	json_object_set_new(doc, "content", content);
@@ -370,16 +517,43 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 			(double)hist_percentile(&r->total[IO_WRITE].lat, ladder[i]) / 1e3);
 	if (close_in(f, &sf))
 		goto io;
-	/* the distribution on the target (live) or written, against the one asked for */
-	struct dist_pow2 got, want;
-	dist_pow2_histogram(r->have_live ? &r->live : &r->written, &got);
-	dist_pow2_histogram(&c->dist, &want);
+	/* What the target holds at the end (live) against what it should hold (the distribution as
+	 * scaled to this run); the write stream (overwrites included) and the dataset at its own size
+	 * are separate columns. live_share is empty when no ledger was kept. */
+	struct dist_pow2 live, target, written, dataset;
+	struct run_target tg;
+	if (target_of(c, &tg)) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	dist_pow2_histogram(&r->live, &live);
+	dist_pow2_histogram(tg.d, &target);
+	dist_pow2_histogram(&r->written, &written);
+	dist_pow2_histogram(&c->dist, &dataset);
+	target_free(&tg);
+	if (!r->have_live)
+		live.top = -1;
+	if (!r->have_written)
+		written.top = -1;
 	if (!(f = open_in(dir, "dist-buckets.csv", dist, sizeof dist, &sf)))
 		goto io;
-	fputs("copies_low,copies_high,written_share,target_share\n", f);
-	int top = got.top > want.top ? got.top : want.top;
-	for (int k = 0; k <= top; k++)
-		fprintf(f, "%llu,%llu,%.9g,%.9g\n", 1ULL << k, (2ULL << k) - 1, got.share[k], want.share[k]);
+	fputs("copies_low,copies_high,live_share,scaled_share,written_share,dataset_share\n", f);
+	int top = live.top;
+	if (target.top > top)
+		top = target.top;
+	if (written.top > top)
+		top = written.top;
+	if (dataset.top > top)
+		top = dataset.top;
+	for (int k = 0; k <= top; k++) {
+		fprintf(f, "%llu,%llu,", 1ULL << k, (2ULL << k) - 1);
+		if (r->have_live)
+			fprintf(f, "%.9g", live.share[k]);
+		fprintf(f, ",%.9g,", target.share[k]);
+		if (r->have_written)
+			fprintf(f, "%.9g", written.share[k]);
+		fprintf(f, ",%.9g\n", dataset.share[k]);
+	}
 	if (close_in(f, &sf))
 		goto io;
 	if (!(f = open_in(dir, "access-frequency.csv", acc, sizeof acc, &sf)))
@@ -403,6 +577,9 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		{"dedisbench-distribution.gp", dist, "distribution.png"},
 		{"dedisbench-access.gp", acc, "access.png"},
 	};
+	char caption[600];
+	scaling_caption(c, caption, sizeof caption);
+	wrap(caption, 150);
 	for (size_t i = 0; i < sizeof plots / sizeof plots[0]; i++) {
 		/* gnuplot writes the temp file this run created (never a planted one), renamed after */
 		snprintf(png, sizeof png, "%s/%s", dir, plots[i].png);
@@ -414,8 +591,9 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		}
 		close(sf.fd);
 		sf.fd = -1;
-		const char *args[] = {plots[i].data, sf.tmp, title};
-		if (plot_render(plots[i].script, args, 3, why, whylen)) {
+		const char *args[] = {plots[i].data, sf.tmp, title, caption};
+		/* the distribution's picture carries the caption saying what scaling did */
+		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, why, whylen)) {
 			safefile_abort(&sf);
 			return -1;
 		}

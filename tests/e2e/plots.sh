@@ -31,7 +31,11 @@ render() {
 
 render timeseries "$E2E_TMP/timeseries.png" dedisbench-timeseries.gp "$D/timeseries.csv" "$E2E_TMP/timeseries.png" "a title"
 render latency "$E2E_TMP/latency.png" dedisbench-latency.gp "$D/latency-percentiles.csv" "$E2E_TMP/latency.png"
-render distribution "$E2E_TMP/distribution.png" dedisbench-distribution.gp "$D/dist-buckets.csv" "$E2E_TMP/distribution.png"
+render distribution "$E2E_TMP/distribution.png" dedisbench-distribution.gp "$D/dist-buckets.csv" "$E2E_TMP/distribution.png" \
+	"a title" "$(printf 'what scaling did,\non two lines')"
+# a run without a ledger: no live column
+cut -d, -f1-2,4- "$D/dist-buckets.csv" | sed '1!s/^\([^,]*,[^,]*\),/\1,,/; 1s/.*/copies_low,copies_high,live_share,scaled_share,written_share,dataset_share/' >"$E2E_TMP/db-nolive.csv"
+render distribution-no-live "$E2E_TMP/d2.png" dedisbench-distribution.gp "$E2E_TMP/db-nolive.csv" "$E2E_TMP/d2.png"
 render access "$E2E_TMP/access.png" dedisbench-access.gp "$D/access-frequency.csv" "$E2E_TMP/access.png"
 render engine-stat "$E2E_TMP/engine-stat.png" dedisengine-stat.gp "$D/engine-stat.dat" "$E2E_TMP/engine-stat.png" "vol"
 render histogram "$E2E_TMP/histogram.png" dedisgen-histogram.gp "$D/gen-histogram-a.dat" "$E2E_TMP/histogram.png" "personalfiles"
