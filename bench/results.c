@@ -556,6 +556,33 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 	}
 	if (close_in(f, &sf))
 		goto io;
+	/* scaled-target.dist: what the target should hold, for `dedisgen compare` against the live
+	 * distribution (--dist-report): the right pair, unlike the dataset at its own size */
+	if (c->scaled && c->layout.n) {
+		char path[4200], l1[128], l2[700], l3[64], l4[64];
+		struct run_target t;
+		if (target_of(c, &t)) {
+			snprintf(why, whylen, "out of memory");
+			return -1;
+		}
+		f = open_in(dir, "scaled-target.dist", path, sizeof path, &sf);
+		snprintf(l1, sizeof l1, "dedisbench %s: %s scaled to this run (its target)", PACKAGE_VERSION, c->o.dist);
+		scaling_caption(c, l2, sizeof l2);
+		snprintf(l3, sizeof l3, "block-size: %llu", (unsigned long long)c->o.block_size);
+		snprintf(l4, sizeof l4, "zero-blocks: %llu", (unsigned long long)t.d->zero_blocks);
+		const char *const header[] = {l1, l2, l3, l4};
+		int bad = !f;
+		if (f && dist_write(f, t.d, header, 4)) {
+			fclose(f);
+			safefile_abort(&sf);
+			bad = 1;
+		} else if (f && close_in(f, &sf)) {
+			bad = 1;
+		}
+		target_free(&t);
+		if (bad)
+			goto io;
+	}
 	if (!(f = open_in(dir, "access-frequency.csv", acc, sizeof acc, &sf)))
 		goto io;
 	fputs("accesses,blocks\n", f);

@@ -287,6 +287,37 @@ static void compare_sections_text(FILE *out, const struct dist_sect_diff *x)
 	}
 }
 
+void compare_dists(const struct dist *a, const struct dist *b, struct compare_result *out)
+{
+	memset(out, 0, sizeof *out);
+	dist_compare(a, b, &out->rows);
+	dist_compare_sections(a, b, &out->sect);
+	uint64_t ta = out->rows.a.total_blocks, tb = out->rows.b.total_blocks;
+	const struct dist *big = ta >= tb ? a : b;
+	uint64_t tbig = ta >= tb ? ta : tb, small = ta >= tb ? tb : ta;
+	if (!small || tbig == small)
+		return;
+	/* dedisbench's rule (bench/dupgen.c, scaled_build): dominant above n/64 copies, at least 2 */
+	out->dominant_above = small / 64 > 2 ? small / 64 : 2;
+	uint64_t blocks = 0;
+	for (size_t i = 0; i < big->nrows; i++)
+		if (big->rows[i].dups + 1 > out->dominant_above) {
+			out->dominant_contents += big->rows[i].blocks;
+			blocks += big->rows[i].blocks * (big->rows[i].dups + 1);
+		}
+	if (!out->dominant_contents)
+		return;
+	out->dominant_share = (double)blocks / (double)tbig;
+	snprintf(out->scale_note, sizeof out->scale_note,
+		 "%s holds %" PRIu64 " blocks, %s %" PRIu64 ": %s's %" PRIu64 " content%s with more than %" PRIu64
+		 " copies (1/64 of %s, %.2f %% of its blocks) cannot keep their copy count at %s's size; a run scaled "
+		 "from %s keeps their share with fewer copies, so their buckets move left. To judge a run, compare it "
+		 "with its scaled target (dedisbench --output-dir DIR: DIR/scaled-target.dist)",
+		 big == a ? "A" : "B", tbig, big == a ? "B" : "A", small, big == a ? "A" : "B", out->dominant_contents,
+		 out->dominant_contents == 1 ? "" : "s", out->dominant_above, big == a ? "B" : "A",
+		 100 * out->dominant_share, big == a ? "B" : "A", big == a ? "A" : "B");
+}
+
 void compare_text(FILE *out, const char *na, const char *nb, const struct compare_result *c,
 		  const struct compare_limits *lim)
 {
@@ -301,6 +332,8 @@ void compare_text(FILE *out, const char *na, const char *nb, const struct compar
 	fprintf(out, "%-22s %14.4f %14.4f %+10.3f %%\n", "dedup ratio", df->a.ratio, df->b.ratio, 100 * df->ratio_err);
 	fprintf(out, "\nlargest row difference: %.3f pp\n", df->max_pp);
 	fprintf(out, "total-variation distance (histograms of copies): %.4f\n", df->tv);
+	if (c->scale_note[0])
+		fprintf(out, "scale: %s\n", c->scale_note);
 	compare_sections_text(out, &c->sect);
 	bool any = lim->max_diff >= 0 || lim->max_ratio_diff >= 0 || lim->max_tv >= 0 || lim->max_loc_diff >= 0;
 	if (!any)
@@ -326,6 +359,11 @@ json_t *compare_json(const char *na, const char *nb, const struct compare_result
 	json_object_set_new(o, "b", json_pack("{s:s,s:o}", "file", nb, "rows", report_dist_rows(&df->b)));
 	json_object_set_new(o, "diff", json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "U0_pp", df->du0, "U1_pp", df->du1, "D_pp",
 						 df->dd, "max_pp", df->max_pp, "ratio_err", df->ratio_err, "tv", df->tv));
+	json_object_set_new(o, "scale",
+			    c->scale_note[0] ? json_pack("{s:I,s:I,s:f,s:s}", "dominant_above", (json_int_t)c->dominant_above,
+							 "dominant_contents", (json_int_t)c->dominant_contents,
+							 "dominant_share", c->dominant_share, "note", c->scale_note)
+					     : json_null());
 	if (x->comp) {
 		json_t *tv = json_object();
 		for (int g = 0; g < DIST_GROUPS; g++)

@@ -21,7 +21,16 @@ struct compare_limits {
 struct compare_result {
 	struct dist_diff rows;
 	struct dist_sect_diff sect;
+	/* Sizes apart: the larger side's contents with more copies than 1/64 of the smaller side's
+	 * blocks (dedisbench's dominant contents) cannot keep their copy count at the smaller size;
+	 * a run scaled from the larger keeps their share with fewer copies. scale_note says so
+	 * (empty when none). */
+	uint64_t dominant_above, dominant_contents;
+	double dominant_share;      /* of the larger side's blocks */
+	char scale_note[400];
 };
+/* Fills rows, sect and the scale note. */
+void compare_dists(const struct dist *a, const struct dist *b, struct compare_result *out);
 void compare_text(FILE *out, const char *na, const char *nb, const struct compare_result *c,
 		  const struct compare_limits *lim);
 json_t *compare_json(const char *na, const char *nb, const struct compare_result *c, const struct compare_limits *lim);

@@ -791,11 +791,10 @@ static int cmd_compare(const struct gen_options *o)
 	}
 	struct compare_result cr;
 	struct compare_limits lim = {o->max_diff, o->max_ratio_diff, o->max_tv, o->max_loc_diff};
-	dist_compare(&a, &b, &cr.rows);
-	dist_compare_sections(&a, &b, &cr.sect);
+	compare_dists(&a, &b, &cr);
 	int rc = 0;
 	char why[1024];
-	if (o->plot && plot_compare(&a, &b, o->paths[0], o->paths[1], o->plot, why, sizeof why)) {
+	if (o->plot && plot_compare(&a, &b, o->paths[0], o->paths[1], cr.scale_note, o->plot, why, sizeof why)) {
 		say("%s", why);
 		rc = strstr(why, "--plot ") ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}

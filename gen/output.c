@@ -218,7 +218,7 @@ int plot_histogram(const struct dist *d, const char *title, const char *png, str
 }
 
 int plot_compare(const struct dist *a, const struct dist *b, const char *title_a, const char *title_b,
-		 const char *png, char *why, size_t whylen)
+		 const char *caption, const char *png, char *why, size_t whylen)
 {
 	char da[] = "/tmp/dedisgen-plot.XXXXXX", db[] = "/tmp/dedisgen-plot.XXXXXX";
 	if (write_histogram(a, da, why, whylen))
@@ -227,8 +227,22 @@ int plot_compare(const struct dist *a, const struct dist *b, const char *title_a
 		unlink(da);
 		return -1;
 	}
-	const char *files[] = {da, db}, *titles[] = {title_a, title_b, "dedisgen compare"};
-	int rc = render("dedisgen-compare.gp", files, 2, titles, 3, png, NULL, why, whylen);
+	/* the caption in lines of about 135 characters, broken at spaces */
+	char wrapped[512];
+	snprintf(wrapped, sizeof wrapped, "%s", caption ? caption : "");
+	size_t col = 0;
+	char *space = NULL;
+	for (char *p = wrapped; *p; p++, col++) {
+		if (*p == ' ')
+			space = p;
+		if (col >= 135 && space) {
+			*space = '\n';
+			col = (size_t)(p - space);
+			space = NULL;
+		}
+	}
+	const char *files[] = {da, db}, *titles[] = {title_a, title_b, "dedisgen compare", wrapped};
+	int rc = render("dedisgen-compare.gp", files, 2, titles, 4, png, NULL, why, whylen);
 	unlink(da);
 	unlink(db);
 	return rc;

@@ -41,8 +41,8 @@ bool plot_available(void);
  * file is left rendered in *later for the caller to pending_publish (or abort). */
 int plot_histogram(const struct dist *d, const char *title, const char *png, struct pending *later, char *why,
 		   size_t whylen);
-/* Two histograms overlaid (dedisgen compare --plot). */
+/* Two histograms overlaid (dedisgen compare --plot); caption (may be empty) under the picture. */
 int plot_compare(const struct dist *a, const struct dist *b, const char *title_a, const char *title_b,
-		 const char *png, char *why, size_t whylen);
+		 const char *caption, const char *png, char *why, size_t whylen);
 
 #endif

@@ -1,6 +1,7 @@
 # dedisgen-compare.gp - two histograms of copies overlaid (dedisgen compare --plot): for each
 # power-of-two bucket of copies, the share of all blocks in A (left half) and in B (right half).
-# Usage: gnuplot -c dedisgen-compare.gp A.data B.data OUT.png [TITLE-A [TITLE-B [TITLE]]]
+# Usage: gnuplot -c dedisgen-compare.gp A.data B.data OUT.png [TITLE-A [TITLE-B [TITLE [CAPTION]]]]
+# CAPTION (may hold newlines): under the picture, e.g. what differing sizes do to the buckets.
 # DATA: two files in dedisgen-histogram.gp's format: whitespace-separated, '#' comments;
 # columns copies_low copies_high share_of_blocks contents (shares 0 to 1).
 if (ARGC < 3) { print "usage: gnuplot -c dedisgen-compare.gp A.data B.data OUT.png [TITLE-A [TITLE-B [TITLE]]]"; exit status 2 }
@@ -35,6 +36,10 @@ set ylabel "share of all blocks (%)"
 set grid ytics
 set key top right
 set style fill solid 0.7 border -1
+if (ARGC >= 7 && strlen(ARG7) > 0) {
+	set bmargin 8
+	set label 2 ARG7 at screen 0.02, 0.075 left font ",9"
+}
 if (nrec == 0) {
 	set label 1 "no data" at graph 0.5, 0.5 center
 	unset logscale

@@ -44,8 +44,8 @@ fcmp "$live" "<=" "$tol" || fail "timed: a live bucket is $live pp from the scal
 within "$live" "$(jget timed.json .content.scaled_target.live_max_bucket_diff_pp)" 0.01 ||
 	fail "timed: CSV's $live pp vs JSON's $(jq .content.scaled_target.live_max_bucket_diff_pp timed.json)"
 jcheck timed.json '.content.scaled_target.live_within_tolerance == true'
-# the write stream is its own series: far from the target where live is close
-fcmp "$stream" ">" "$tol" || fail "timed: the write stream is within $tol pp of the target ($stream): not the overwrite stream?"
+# the write stream is its own series (asserted strictly in 3, where the tolerance is small)
+fcmp "$stream" ">" "$live" || fail "timed: the write stream ($stream pp) is closer to the target than live ($live pp)"
 for c in 4 5 6; do
 	within "$(colsum timed $c)" 1 0.001 || fail "timed: column $c sums to $(colsum timed $c), not 1"
 done
@@ -72,12 +72,28 @@ jcheck timed.json "(.content.scaling | test(\"$dom dominant contents\"))"
 
 # 3. Populated first (every target block written before the clock starts): only the copies owed
 #    by overwrites remain, and live must be within that much (procs x 64 blocks) of the target.
-run populated --time 3s --populate content
+run populated --time 3s --populate content --dist-report populated.live.dist
 tol=$(jget populated.json .content.scaled_target.tolerance_pp)
 within "$tol" "$(awk -v n="$n" 'BEGIN { print 100 * 2 * 64 / n }')" 0.01 || fail "populated: tolerance $tol pp"
 live=$(worst populated 3 4)
-note "populated: live vs scaled target $live pp (tolerance $tol pp)"
+stream=$(worst populated 5 4)
+note "populated: live vs scaled target $live pp (tolerance $tol pp), write stream vs scaled target $stream pp"
 fcmp "$live" "<=" "$tol" || fail "populated: a live bucket is $live pp from the scaled target, beyond $tol pp"
+# overwrites pile copies on the hot blocks: the write stream is far from the target, live is not
+fcmp "$stream" ">" "$tol" || fail "populated: the write stream is within $tol pp of the target ($stream pp): not the overwrite stream?"
+
+# 4. dedisgen compare: the dataset at its own size against the run's live data says that sizes
+#    apart move the dominant contents (and points at the scaled target); the scaled target that
+#    --output-dir leaves against the live data is the comparison that holds.
+[ -s populated.out/scaled-target.dist ] || fail "no scaled-target.dist in --output-dir"
+"$DEDISGEN" compare "$top_srcdir/distributions/personalfiles.dist" populated.live.dist --json >cmp-dataset.json ||
+	fail "dedisgen compare (dataset vs live) exited $?"
+jcheck cmp-dataset.json '.scale.dominant_contents > 0 and .scale.dominant_above == '"$above"' and (.scale.note | test("scaled-target.dist"))'
+"$DEDISGEN" compare populated.out/scaled-target.dist populated.live.dist --json --max-diff "$tol" >cmp-scaled.json ||
+	fail "dedisgen compare: live beyond $tol pp of scaled-target.dist: $(jq -c .diff cmp-scaled.json)"
+jcheck cmp-scaled.json '.scale == null' "the scaled target and live are the same size: no scale note expected"
+"$DEDISGEN" compare "$top_srcdir/distributions/personalfiles.dist" populated.live.dist | grep -q '^scale: A holds ' ||
+	fail "dedisgen compare's text has no scale line"
 
 if ((${#plot[@]})); then
 	for r in timed populated; do
