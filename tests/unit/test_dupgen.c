@@ -363,6 +363,55 @@ static void ledger_persists(void)
 	unlink(path);
 }
 
+static void scaled_as_distribution(void)
+{
+	/* scaled_to_dist is the layout itself: every bundled distribution at several sizes gives a
+	 * distribution of exactly n blocks whose rows are the layout's (equal copies merged), and the
+	 * dominant bookkeeping counts exactly the rows of more than n/64 copies in the dataset. */
+	static const char *const names[] = {"archival", "personalfiles", "highperf", "kernels", "ubuntuamd"};
+	static const uint64_t sizes[] = {1000, 32768, 262139};
+	for (size_t k = 0; k < 5; k++) {
+		char path[512];
+		snprintf(path, sizeof path, DEDIS_SRCDIR "/distributions/%s.dist", names[k]);
+		struct dist d;
+		struct dist_error e;
+		CU_ASSERT_FATAL(dist_load(path, &d, &e) == 0);
+		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+			struct scaled_layout l;
+			CU_ASSERT_FATAL(scaled_build(&l, &d, 0, sizes[i], 5 + i) == 0);
+			struct dist s;
+			CU_ASSERT_FATAL(scaled_to_dist(&l, &s) == 0);
+			struct dist_rows r;
+			dist_compute_rows(&s, &r);
+			CU_ASSERT_EQUAL(r.total_blocks, sizes[i]);
+			uint64_t distinct = 0, dominant_blocks = 0, dominant_contents = 0, max_copies = 0;
+			for (size_t j = 0; j < l.nrows; j++)
+				distinct += l.rows[j].contents;
+			CU_ASSERT_EQUAL(r.distinct, distinct);
+			/* the dataset's contents above n/64 copies, as the summary counts them */
+			for (size_t j = 0; j < d.nrows; j++)
+				if (d.rows[j].dups + 1 > l.dominant_above)
+					dominant_contents += d.rows[j].blocks;
+			/* some may scale below 2 copies and leave their share to the next */
+			CU_ASSERT(l.dominant_contents <= dominant_contents);
+			CU_ASSERT_EQUAL(l.dominant_above, sizes[i] / 64);
+			/* the first rows (the dominant ones) hold dominant_blocks */
+			for (size_t j = 0; j < l.dominant_contents && j < l.nrows; j++) {
+				dominant_blocks += l.rows[j].copies * l.rows[j].contents;
+				if (l.rows[j].copies > max_copies)
+					max_copies = l.rows[j].copies;
+			}
+			CU_ASSERT_EQUAL(dominant_blocks, l.dominant_blocks);
+			CU_ASSERT_EQUAL(max_copies, l.dominant_max_copies);
+			dist_compute_rows(&d, &r);
+			CU_ASSERT_EQUAL(l.dataset_blocks, r.total_blocks);
+			dist_free(&s);
+			scaled_free(&l);
+		}
+		dist_free(&d);
+	}
+}
+
 int suite_dupgen(void)
 {
 	static const struct unit_test tests[] = {
@@ -375,6 +424,7 @@ int suite_dupgen(void)
 		{"scaled: the slot permutation is a bijection", permutation_is_a_bijection},
 		{"scaled: zero blocks keep their share, copies spread", copies_spread_and_zero_blocks},
 		{"scaled: overwrites keep the live histogram", overwrites_keep_the_histogram},
+		{"scaled: as a distribution, with what scaling did", scaled_as_distribution},
 		{"ledger: persists across opens, geometry checked", ledger_persists},
 		{NULL, NULL},
 	};
