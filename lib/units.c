@@ -313,6 +313,9 @@ int units_parse_rate(const char *s, double *out, const char **why)
 	v = strtod(num, NULL) * mult;
 	if (!isfinite(v) || errno == ERANGE)
 		return fail(why, errno == ERANGE && v < 1.0 ? "value out of range" : "value too large");
+	/* no storage does 10^12 operations a second; beyond, the schedule's arithmetic loses meaning */
+	if (v > UNITS_RATE_MAX)
+		return fail(why, "value too large (at most 1e12 a second)");
 	*out = v;
 	return 0;
 }

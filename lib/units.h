@@ -23,8 +23,10 @@ int units_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns,
  * suffix; "1.5k" is accepted as it is whole. */
 int units_parse_count(const char *s, uint64_t *out, const char **why);
 
+/* The largest rate accepted, operations a second. */
+#define UNITS_RATE_MAX 1e12
 /* Non-negative finite double (decimal, optional exponent; no inf/nan/hex) with optional
- * k/K/M decimal suffix ("2.5k" = 2500). */
+ * k/K/M decimal suffix ("2.5k" = 2500), at most UNITS_RATE_MAX. */
 int units_parse_rate(const char *s, double *out, const char **why);
 
 /* "4 KiB", "1.50 GiB": exact binary units when whole, else two decimals. */

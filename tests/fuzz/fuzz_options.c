@@ -72,7 +72,7 @@ static void check_units(const char *s)
 		harness_fail("count '%s' refused without a reason", s);
 	double r;
 	if (units_parse_rate(s, &r, &why) == 0) {
-		if (!(r >= 0) || r > DBL_MAX)
+		if (!(r >= 0) || r > UNITS_RATE_MAX)
 			harness_fail("rate '%s' parsed as %g", s, r);
 	} else if (!why || !*why) {
 		harness_fail("rate '%s' refused without a reason", s);

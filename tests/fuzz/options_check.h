@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "lib/units.h"
 #include "harness.h"
 #include "options.h"
 
@@ -38,7 +39,7 @@ static inline void options_check_values(struct bench_cli *cli)
 				harness_fail("--%s holds choice %d of %d", d->name, v, n);
 		} else if (d->type == OT_RATE || d->type == OT_NOMINAL) {
 			double v = *(const double *)p;
-			if (!(v >= 0) || v > 1e300)
+			if (!(v >= 0) || v > UNITS_RATE_MAX)
 				harness_fail("--%s holds rate %g", d->name ? d->name : "?", v);
 		} else if (d->type == OT_STRING) {
 			const char *s = *(char *const *)p;

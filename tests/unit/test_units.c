@@ -204,6 +204,9 @@ static void test_rate(void)
 	CU_ASSERT(units_parse_rate("2.5k", &v, &why) == 0 && v == 2500.0);
 	CU_ASSERT(units_parse_rate("1.5M", &v, &why) == 0 && v == 1500000.0);
 	CU_ASSERT(units_parse_rate("0.5", &v, &why) == 0 && v == 0.5);
+	CU_ASSERT(units_parse_rate("1e12", &v, &why) == 0 && v == 1e12);
+	CU_ASSERT(units_parse_rate("1e308", &v, &why) == -1 && strstr(why, "too large"));
+	CU_ASSERT(units_parse_rate("1000001M", &v, &why) == -1);
 	CU_ASSERT(units_parse_rate(".5", &v, &why) == 0 && v == 0.5);
 	CU_ASSERT(units_parse_rate("1e3", &v, &why) == 0 && v == 1000.0);
 	CU_ASSERT(units_parse_rate("0", &v, &why) == 0 && v == 0.0);
