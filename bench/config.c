@@ -146,7 +146,7 @@ static int load_dist(struct bench_config *c, struct opt_error *err)
 	return 0;
 }
 
-int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
+int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
 {
 	memset(c, 0, sizeof *c);
 	c->o = cli->o;
@@ -212,19 +212,45 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 			    (unsigned long long)c->nurand_a, (unsigned long long)c->region_blocks);
 	c->nurand_c = access_draw_c(c->seed, c->nurand_a);
 	o->nurand_a = c->nurand_a;
-
-	/* Neither bound: one pass over the target, as fio does. */
-	if (!o->time_ns && !o->size)
-		o->size = c->target.region_size * o->procs;
-	c->total_ops = o->size / o->block_size;
-	if (o->size && !c->total_ops)
+	if (o->size && o->size < o->block_size)
 		return fail(err, "--size %llu is less than one block", (unsigned long long)o->size);
+	return 0;
+}
+
+uint64_t config_share_ops(uint64_t ops, uint64_t workers, uint64_t first, uint64_t n)
+{
+	uint64_t q = ops / workers, r = ops % workers;
+	uint64_t extra = first >= r ? 0 : (r - first < n ? r - first : n);
+	return n * q + extra;
+}
+
+void config_part_alone(const struct bench_config *c, struct bench_part *part)
+{
+	uint64_t capacity = c->region_blocks * c->o.procs;
+	memset(part, 0, sizeof *part);
+	part->workers = c->o.procs;
+	part->blocks = capacity;
+	/* Neither bound: one pass over the target, as fio does. */
+	part->run_ops = c->o.size ? c->o.size / c->o.block_size : c->o.time_ns ? 0 : capacity;
+	part->space_ops = part->run_ops;
+}
+
+int config_place(struct bench_config *c, const struct bench_part *part, struct opt_error *err)
+{
+	struct bench_options *o = &c->o;
+	c->part = *part;
+	if (!o->time_ns && !o->size)
+		o->size = part->run_ops * o->block_size;
+	c->total_ops = config_share_ops(part->run_ops, part->workers, part->worker_base, o->procs);
+	if (o->size && !c->total_ops)
+		return fail(err, "--size %llu leaves no block to this part's %llu workers (of %llu)",
+			    (unsigned long long)o->size, (unsigned long long)o->procs, (unsigned long long)part->workers);
 
 	/* Scale to what the run leaves on the target: the amount it writes, or the capacity when it
 	 * is time-bounded, populates, or writes more than the target holds. */
-	uint64_t capacity = c->region_blocks * o->procs;
-	c->scale_by_block = !(o->size && !o->time_ns && c->populate == POPULATE_NONE && c->total_ops < capacity);
-	c->scale_blocks = c->scale_by_block ? capacity : c->total_ops;
+	uint64_t capacity = part->blocks;
+	c->scale_by_block = !(o->size && !o->time_ns && c->populate == POPULATE_NONE && part->space_ops < capacity);
+	c->scale_blocks = c->scale_by_block ? capacity : part->space_ops;
 	if (c->scaled && scaled_build(&c->layout, &c->dist, c->dist.zero_blocks, c->scale_blocks, c->seed))
 		return fail(err, "out of memory scaling the distribution");
 	if (c->scaled && o->layout == LAYOUT_RUNS && c->dist.locality.present &&
@@ -232,7 +258,7 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		return fail(err, "out of memory laying the distribution out in copied runs");
 	/* Verifying an earlier run's data without its ledger, its seed given: what each block's first
 	 * write put there follows from the layout that run had (scaled to the whole target). */
-	if (o->verify != VERIFY_NONE && c->scaled && seed_given && !o->ledger) {
+	if (o->verify != VERIFY_NONE && c->scaled && c->seed_given && !o->ledger) {
 		if (scaled_build(&c->verify_layout, &c->dist, c->dist.zero_blocks, capacity, c->seed))
 			return fail(err, "out of memory scaling the distribution");
 		c->have_verify_layout = true;
@@ -240,11 +266,24 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		    scaled_build_runs(&c->verify_layout, &c->dist.locality, c->seed))
 			return fail(err, "out of memory laying the distribution out in copied runs");
 	}
+	c->placed = true;
 	c->content_compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress;
 	if (o->compress == COMPRESS_DIST && c->dist.comp.present &&
 	    compmodel_build(&c->model, &c->dist.comp, (uint32_t)o->block_size, err->msg, sizeof err->msg))
 		return -1;
 	return 0;
+}
+
+int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
+{
+	if (config_probe(cli, c, err))
+		return -1;
+	if (options_given(c->given, "rank-content") || options_given(c->given, "peer-timeout"))
+		return fail(err, "--%s applies to dedisbench-mpi (one part of the run per MPI rank)",
+			    options_given(c->given, "rank-content") ? "rank-content" : "peer-timeout");
+	struct bench_part part;
+	config_part_alone(c, &part);
+	return config_place(c, &part, err);
 }
 
 void config_fill_content(const struct bench_config *c, const struct content_gen *gen, const struct dupgen *g,

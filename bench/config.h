@@ -11,6 +11,21 @@
 #include "target.h"
 #include "verify.h"
 
+/* Where a run sits in a larger one: dedisbench-mpi runs one part per MPI rank, and the parts'
+ * workers, blocks and size bound are numbered in the whole run. A stand-alone run is its own
+ * whole (config_part_alone). */
+struct bench_part {
+	uint64_t worker_base;       /* the whole run's number of this part's worker 0 */
+	uint64_t workers;           /* workers in the whole run (the nominal schedule's W) */
+	uint64_t run_ops;           /* the whole run's size bound in operations (0: time-bound) */
+	/* The content space the distribution is scaled to: the whole run, or (a replica) the part
+	 * alone. First writes take its slots: by block number, or in write order. */
+	uint64_t block_base;        /* slot of this part's first block */
+	uint64_t blocks;            /* blocks of the whole content space (its capacity) */
+	uint64_t ops_base;          /* write order: operations of the space's parts before this one */
+	uint64_t space_ops;         /* ... and of the whole space (0: time-bound) */
+};
+
 struct bench_config {
 	struct bench_options o;     /* owned */
 	bool given[64];
@@ -43,6 +58,8 @@ struct bench_config {
 	 * recipe (NULL: the plain layout at --compress R, or incompressible) */
 	struct compmodel *model;
 	uint32_t content_compress;  /* content_init's R: --compress R, or 1 */
+	struct bench_part part;     /* this run in the whole (a stand-alone run: all of it) */
+	bool placed;                /* config_place done: the layout exists */
 };
 
 /* The bytes of content `id` as this run writes them (its recipe from the model, if any); g is
@@ -52,6 +69,16 @@ void config_fill_content(const struct bench_config *c, const struct content_gen 
 
 /* Validate everything a run needs, without writing anything. Takes ownership of cli->o. */
 int config_build(struct bench_cli *cli, struct bench_config *cfg, struct opt_error *err);
+/* config_build in two steps, for a run that is part of a larger one: config_probe checks the
+ * options and sizes the target (what the whole run needs to know of this part), config_place
+ * puts the part in the whole (sizes, quotas, the scaled layout). Both leave cfg to config_free. */
+int config_probe(struct bench_cli *cli, struct bench_config *cfg, struct opt_error *err);
+int config_place(struct bench_config *cfg, const struct bench_part *part, struct opt_error *err);
+/* The part that is a whole run: this config's workers and capacity. */
+void config_part_alone(const struct bench_config *cfg, struct bench_part *part);
+/* The operations of a size bound of `ops` that workers [first, first + n) of `workers` do
+ * (equal quotas, the remainder spread over the first workers). */
+uint64_t config_share_ops(uint64_t ops, uint64_t workers, uint64_t first, uint64_t n);
 /* Where a bundled distribution NAME lives (installed or source tree); 0 if found. */
 int config_find_dist(const char *name, char *path, size_t len);
 void config_free(struct bench_config *cfg);
@@ -66,11 +93,25 @@ static inline uint64_t config_worker_ops(const struct bench_config *c, unsigned 
 	return c->total_ops / p + (w < c->total_ops % p);
 }
 
-/* The first slot of worker w when first writes are numbered in write order. */
+/* The first slot of worker w when first writes are numbered in write order: the part's own
+ * quotas composed with the parts before it give the whole run's equal quotas. */
 static inline uint64_t config_worker_slot0(const struct bench_config *c, unsigned w)
 {
 	uint64_t p = c->o.procs, q = c->total_ops / p, r = c->total_ops % p;
-	return w * q + (w < r ? w : r);
+	return c->part.ops_base + w * q + (w < r ? w : r);
+}
+
+/* Worker w's number in the whole run: its RNG streams, its unique ids, its place in the
+ * nominal schedule. */
+static inline uint64_t config_worker_number(const struct bench_config *c, unsigned w)
+{
+	return c->part.worker_base + w;
+}
+
+/* The slot of block `block` of worker w in the layout, when first writes are numbered by block. */
+static inline uint64_t config_block_slot(const struct bench_config *c, unsigned w, uint64_t block)
+{
+	return c->part.block_base + (uint64_t)w * c->region_blocks + block;
 }
 
 #endif

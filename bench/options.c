@@ -23,6 +23,7 @@ const char *const content_names[] = {"scaled", "sampled", NULL};
 const char *const verify_names[] = {"none", "online", "final", "both", NULL};
 const char *const compress_names[] = {"dist", NULL};
 const char *const layout_names[] = {"runs", "scattered", NULL};
+const char *const rank_content_names[] = {"global", "replica", NULL};
 
 #define OFF(f) offsetof(struct bench_options, f)
 #define MIB (1024ULL * 1024ULL)
@@ -121,6 +122,14 @@ const struct opt_def bench_option_table[] = {
 	 "percentiles, distribution written vs target, accesses per block"},
 	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "print only errors (no summary, no progress line)"},
+	/* dedisbench-mpi */
+	{"rank-content", 0, "HOW", OT_ENUM, OFF(rank_content), "global", rank_content_names, 0, 0, 0, 0, "MPI",
+	 "dedisbench-mpi: global: one content space over all ranks, the distribution scaled to the whole "
+	 "run (duplicates cross ranks, as they cross the clients of a shared store); replica: each rank "
+	 "holds the distribution scaled to its own blocks, with contents of its own (a dedup domain per "
+	 "client)"},
+	{"peer-timeout", 0, "DUR", OT_DURATION, OFF(peer_timeout_ns), "1s", NULL, NS_PER_SEC, 0, 0, 0, "MPI",
+	 "dedisbench-mpi: a rank not heard from for DUR is lost, and the run stops (bare number: seconds)"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
 	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},

@@ -17,6 +17,7 @@ enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO, IOENGINE_IO_URING };
 enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
 enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
 enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
+enum rank_content { RANK_CONTENT_GLOBAL, RANK_CONTENT_REPLICA };
 #define COMPRESS_DIST 0 /* --compress dist: each content's compressibility from the distribution */
 
 /* The raw values of every option, as the table fills them. */
@@ -59,6 +60,8 @@ struct bench_options {
 	bool latency_log;
 	bool plot;
 	bool quiet;
+	int rank_content;     /* enum rank_content (dedisbench-mpi) */
+	uint64_t peer_timeout_ns; /* dedisbench-mpi: a rank silent this long is lost */
 };
 
 enum opt_type {
@@ -134,5 +137,6 @@ extern const char *const content_names[];
 extern const char *const verify_names[];
 extern const char *const compress_names[];
 extern const char *const layout_names[];
+extern const char *const rank_content_names[];
 
 #endif

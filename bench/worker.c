@@ -64,10 +64,12 @@ static void record_failure(struct wctx *w, int err, const char *what, uint64_t o
 		return;
 	w->ws->error = err;
 	if (offset == UINT64_MAX) /* not at an offset (a flush) */
-		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %u: %s of %s: %s", w->index, what,
+		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %llu: %s of %s: %s",
+			 (unsigned long long)config_worker_number(w->cfg, w->index), what,
 			 w->io.path ? w->io.path : "null", strerror(err));
 	else
-		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %u: %s at offset %llu of %s: %s", w->index, what,
+		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %llu: %s at offset %llu of %s: %s",
+			 (unsigned long long)config_worker_number(w->cfg, w->index), what,
 			 (unsigned long long)offset, w->io.path ? w->io.path : "null", strerror(err));
 	__atomic_store_n(&w->sh->stop, 1, __ATOMIC_RELAXED);
 }
@@ -81,15 +83,15 @@ static void *alloc_aligned(size_t len)
 static int setup(struct wctx *w)
 {
 	const struct bench_config *c = w->cfg;
-	uint64_t seed = c->seed;
-	rng_split(&w->r_access, seed, (uint64_t)w->index * STREAMS + STREAM_ACCESS);
-	rng_split(&w->r_content, seed, (uint64_t)w->index * STREAMS + STREAM_CONTENT);
-	rng_split(&w->r_mix, seed, (uint64_t)w->index * STREAMS + STREAM_MIX);
+	uint64_t seed = c->seed, number = config_worker_number(c, w->index);
+	rng_split(&w->r_access, seed, number * STREAMS + STREAM_ACCESS);
+	rng_split(&w->r_content, seed, number * STREAMS + STREAM_CONTENT);
+	rng_split(&w->r_mix, seed, number * STREAMS + STREAM_MIX);
 	access_init(&w->access, (enum access_kind)c->o.access, c->region_blocks, c->nurand_a, c->nurand_c);
 	if (c->scaled)
-		dupgen_init_scaled(&w->dup, &c->layout, w->index);
+		dupgen_init_scaled(&w->dup, &c->layout, number);
 	else
-		dupgen_init(&w->dup, &c->dup, w->index);
+		dupgen_init(&w->dup, &c->dup, number);
 	w->slot_next = c->scale_by_block ? 0 : config_worker_slot0(c, w->index);
 	if (content_init(&w->content, seed, (uint32_t)c->o.block_size, c->content_compress))
 		return EINVAL;
@@ -122,7 +124,7 @@ static int setup(struct wctx *w)
 	if (c->ledger)
 		ledger_slice(&c->ledger_map, w->index, &w->ledger);
 	if (c->have_verify_layout)
-		dupgen_init_scaled(&w->verify_dup, &c->verify_layout, w->index);
+		dupgen_init_scaled(&w->verify_dup, &c->verify_layout, number);
 
 	char path[4096];
 	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
@@ -143,7 +145,8 @@ static int setup(struct wctx *w)
 	if (w->io.fd >= 0 && target_check_opened(&c->target, w->index, w->io.fd))
 		return errno;
 	if (c->o.latency_log) {
-		snprintf(path, sizeof path, "%s/latency.%u.csv", c->o.output_dir, w->index);
+		snprintf(path, sizeof path, "%s/latency.%llu.csv", c->o.output_dir,
+			 (unsigned long long)config_worker_number(c, w->index));
 		int fd = safefile_fresh(path); /* a fresh file: never a link or an old file written through */
 		w->latlog = fd < 0 ? NULL : fdopen(fd, "w");
 		if (!w->latlog) {
@@ -164,8 +167,9 @@ static void note_mismatch(struct wctx *w, const char *what, uint64_t offset, con
 		return;
 	char found[128];
 	verify_describe(r, found, sizeof found);
-	snprintf(w->ws->mismatch[w->ws->nmismatch++], sizeof w->ws->mismatch[0], "worker %u: %s at offset %llu of %s: %s",
-		 w->index, what, (unsigned long long)offset, w->io.path ? w->io.path : "null", found);
+	snprintf(w->ws->mismatch[w->ws->nmismatch++], sizeof w->ws->mismatch[0], "worker %llu: %s at offset %llu of %s: %s",
+		 (unsigned long long)config_worker_number(w->cfg, w->index), what, (unsigned long long)offset,
+		 w->io.path ? w->io.path : "null", found);
 }
 
 /* One transfer outside the timed loop (populate, final check), waited for; 0 or an errno,
@@ -204,7 +208,7 @@ static bool expect_block(struct wctx *w, uint64_t block, uint64_t word, struct v
 	if (!verify_expectation(word, c->unknown, c->seed_given, e))
 		return false;
 	if (e->method == VM_LAYOUT)
-		e->id = dupgen_first(&w->verify_dup, (uint64_t)w->index * c->region_blocks + block);
+		e->id = dupgen_first(&w->verify_dup, config_block_slot(c, w->index, block));
 	return true;
 }
 
@@ -271,10 +275,11 @@ static int populate(struct wctx *w)
 		return ENOMEM;
 	struct rng r;
 	struct dupgen dg;
-	rng_split(&r, c->seed, (uint64_t)w->index * STREAMS + STREAM_POPULATE);
+	uint64_t number = config_worker_number(c, w->index);
+	rng_split(&r, c->seed, number * STREAMS + STREAM_POPULATE);
 	/* Populate ids come from a separate unique-id space so they never equal the run's. */
-	dupgen_init(&dg, &c->dup, w->index + CONTENT_MAX_WORKERS / 2);
-	uint64_t first_block = (uint64_t)w->index * c->region_blocks;
+	dupgen_init(&dg, &c->dup, number + CONTENT_MAX_WORKERS / 2);
+	uint64_t first_block = config_block_slot(c, w->index, 0);
 	int rc = 0;
 	for (uint64_t b = 0; b < c->region_blocks && !rc && !stopping(w); b += chunk_blocks) {
 		uint64_t n = c->region_blocks - b < chunk_blocks ? c->region_blocks - b : chunk_blocks;
@@ -332,8 +337,7 @@ static uint64_t next_content(struct wctx *w, uint64_t block)
 	else if (had)
 		id = dupgen_overwrite(&w->dup, prev);
 	else
-		id = dupgen_first(&w->dup, c->scale_by_block ? (uint64_t)w->index * c->region_blocks + block
-							     : w->slot_next++);
+		id = dupgen_first(&w->dup, c->scale_by_block ? config_block_slot(c, w->index, block) : w->slot_next++);
 	if (had) {
 		w->ws->overwrites++;
 		w->ws->overwrites_changed += id != prev;
@@ -555,12 +559,14 @@ int worker_main(const struct worker_args *a)
 		const struct bench_config *c = w.cfg;
 		uint64_t t0 = __atomic_load_n(&w.sh->t0_ns, __ATOMIC_ACQUIRE);
 		w.deadline = c->o.time_ns ? t0 + c->o.time_ns : UINT64_MAX;
+		/* The whole run's schedule (every part's workers together issue RATE ops/s). */
+		uint64_t number = config_worker_number(c, w.index), workers = c->part.workers;
 		if (c->o.read_rate > 0) {
 			w.split_rates = true;
-			schedule_init(&w.sched[0], t0, c->o.read_rate, c->o.procs, w.index);
-			schedule_init(&w.sched[1], t0, c->o.write_rate, c->o.procs, w.index);
+			schedule_init(&w.sched[0], t0, c->o.read_rate, workers, number);
+			schedule_init(&w.sched[1], t0, c->o.write_rate, workers, number);
 		} else {
-			schedule_init(&w.sched[0], t0, c->o.rate, c->o.procs, w.index);
+			schedule_init(&w.sched[0], t0, c->o.rate, workers, number);
 		}
 		__atomic_store_n(&w.ws->state, WORKER_RUNNING, __ATOMIC_RELAXED);
 		run_loop(&w);
