@@ -20,6 +20,7 @@
 
 struct launch {
 	const struct bench_config *c;
+	const struct launcher_peers *peers; /* NULL: a whole run */
 	unsigned procs;
 	struct run_shared *sh;
 	size_t sh_len;
@@ -160,17 +161,44 @@ static void progress_line(const struct launch *l, const struct ts_interval *iv)
 }
 
 /* Phase 2: until every worker has exited; a time-series row (and a progress line) each second. */
+/* The other parts: tell them this one stops early, hear whether one of them did. */
+static void check_peers(struct launch *l, bool done)
+{
+	if (!l->peers)
+		return;
+	char why[512];
+	if (l->peers->check(l->peers->ctx, l->sh, done, l->failed ? l->failure : NULL, l->interrupted, why, sizeof why) &&
+	    !l->failed && !l->interrupted) {
+		set_failure(l, "%s", why);
+		stop_all(l);
+	}
+}
+
+/* What the time series and the progress line sample: the whole run where the peers say it. */
+static const struct run_shared *sampled(const struct launch *l, unsigned *procs)
+{
+	const struct run_shared *v = l->peers && l->peers->view ? l->peers->view(l->peers->ctx, procs) : NULL;
+	if (!v) {
+		*procs = l->procs;
+		v = l->sh;
+	}
+	return v;
+}
+
 static void watch(struct launch *l, struct timeseries *ts, bool progress)
 {
 	uint64_t t0 = l->sh->t0_ns, next_tick = t0 + 1000000000ULL;
 	bool ticking = ts->prev != NULL;
 	while (l->live) {
+		check_peers(l, false);
 		uint64_t now = now_ns();
 		int timeout_ms = -1;
 		if (ticking) {
 			if (now >= next_tick) {
 				struct ts_interval iv;
-				ts_sample(ts, l->sh, l->procs, now, &iv);
+				unsigned procs;
+				const struct run_shared *v = sampled(l, &procs);
+				ts_sample(ts, v, procs, now, &iv);
 				if (progress)
 					progress_line(l, &iv);
 				next_tick += 1000000000ULL;
@@ -178,22 +206,23 @@ static void watch(struct launch *l, struct timeseries *ts, bool progress)
 			}
 			timeout_ms = (int)((next_tick - now + 999999) / 1000000);
 		}
+		if (l->peers && (timeout_ms < 0 || timeout_ms > PEERS_CHECK_MS))
+			timeout_ms = PEERS_CHECK_MS;
 		struct pollfd p = {l->sfd, POLLIN, 0};
 		if (poll(&p, 1, timeout_ms) > 0)
 			handle_signals(l);
 		reap(l); /* a SIGCHLD that arrived before the signalfd existed is still reaped */
 	}
+	check_peers(l, true);
 }
 
 /* What the target holds now, from the shared ledger: every written block's content. `live` gets
  * the live ids (the caller frees it). */
-static int collect_live(const struct bench_config *c, struct run_result *r, struct id_counts *live, uint64_t *blocks,
-			uint64_t *distinct)
+static int collect_live(const struct bench_config *c, struct id_counts *live, uint64_t *blocks, uint64_t *distinct,
+			uint64_t *zero)
 {
-	if (idc_init(live, 4096))
-		return -1;
 	const uint64_t *words = c->ledger_map.words;
-	uint64_t n = c->ledger_map.procs * c->ledger_map.region_blocks, zero = 0;
+	uint64_t n = c->ledger_map.procs * c->ledger_map.region_blocks;
 	for (uint64_t b = 0; b < n; b++) {
 		uint64_t v = words[b];
 		if (!v)
@@ -203,13 +232,17 @@ static int collect_live(const struct bench_config *c, struct run_result *r, stru
 			live->unique++; /* a unique id is live on one block at most */
 		else if (idc_add(live, v - 1, 1))
 			return -1;
-		zero += v - 1 == CONTENT_ZERO;
+		*zero += v - 1 == CONTENT_ZERO;
 	}
 	*distinct = live->used + live->unique;
+	return 0;
+}
+
+/* The live distribution from the live ids (this part's, or the whole run's). */
+static int live_dist(const struct bench_config *c, struct run_result *r, const struct id_counts *live, uint64_t zero)
+{
 	if (idc_to_dist(live, &r->live))
 		return -1;
-	if (c->target.kind != TARGET_NULL)
-		r->have_physical = physical_estimate(c, words, n, live, &r->physical) == 0;
 	r->live.zero_blocks = zero;
 	r->live.block_size = c->o.block_size;
 	dist_compute_rows(&r->live, &r->live_rows);
@@ -278,20 +311,30 @@ static void collect(struct launch *l, struct run_result *r)
 	/* A nominal time-bounded run lasts its scheduled span even if the last op finished early. */
 	if (c->nominal && c->o.time_ns && !l->interrupted && !l->failed)
 		r->seconds = (double)c->o.time_ns / 1e9 > r->seconds ? (double)c->o.time_ns / 1e9 : r->seconds;
-	results_merge(r);
 	r->interrupted = l->interrupted;
 	r->failed = l->failed;
 	snprintf(r->failure, sizeof r->failure, "%s", l->failure);
 
-	struct id_counts ids;
+	struct id_counts ids = {0}, live = {0};
 	struct access_freq af = {0};
-	if (idc_init(&ids, 4096))
-		return;
-	bool ok = true;
-	for (unsigned i = 0; i < l->procs; i++) {
-		const struct worker_shared *w = &r->w[i];
+	bool ok = idc_init(&ids, 4096) == 0 && idc_init(&live, 4096) == 0;
+	for (unsigned i = 0; ok && i < l->procs; i++)
 		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 || tally_read_merge(l->tally_fds[i], &ids, &af))
 			ok = false;
+	uint64_t live_blocks = 0, live_distinct = 0, live_zero = 0;
+	if (ok && c->ledger && collect_live(c, &live, &live_blocks, &live_distinct, &live_zero))
+		ok = false;
+	/* The other parts' workers and tallies join this part's (at the part that reports); every
+	 * part takes part, whatever it could collect (the others wait for it). */
+	if (!ok && l->peers && !r->failed) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "cannot collect the workers' tallies");
+	}
+	if (l->peers && l->peers->reduce(l->peers->ctx, r, &ids, &live, &live_zero, &af))
+		ok = false;
+	results_merge(r);
+	for (unsigned i = 0; i < r->procs; i++) {
+		const struct worker_shared *w = &r->w[i];
 		r->read_checks += w->read_checks;
 		r->read_mismatches += w->read_mismatches;
 		r->final_checks += w->final_checks;
@@ -308,11 +351,13 @@ static void collect(struct launch *l, struct run_result *r)
 		for (unsigned k = 0; k < w->nmismatch && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0]; k++)
 			memcpy(r->mismatch[r->nmismatch++], w->mismatch[k], sizeof r->mismatch[0]);
 	}
-	uint64_t live_blocks = 0, live_distinct = 0;
-	struct id_counts live = {0};
-	if (c->ledger && collect_live(c, r, &live, &live_blocks, &live_distinct))
+	if (ok && c->ledger && live_dist(c, r, &live, live_zero))
 		ok = false;
-	if (ok && c->target.kind == TARGET_ENGINE)
+	/* What the target holds, byte for byte, is only known here for a target of this part alone. */
+	if (ok && c->ledger && !l->peers && c->target.kind != TARGET_NULL)
+		r->have_physical = physical_estimate(c, c->ledger_map.words, c->ledger_map.procs * c->ledger_map.region_blocks,
+						     &live, &r->physical) == 0;
+	if (ok && !l->peers && c->target.kind == TARGET_ENGINE)
 		validate_engine(c, r, &live, live_blocks, live_distinct);
 	idc_free(&live);
 	if (ok && (ids.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
@@ -334,8 +379,15 @@ static void collect(struct launch *l, struct run_result *r)
 
 int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen)
 {
+	return launcher_run_part(c, NULL, r, err, errlen);
+}
+
+int launcher_run_part(const struct bench_config *c, const struct launcher_peers *peers, struct run_result *r,
+		      char *err, size_t errlen)
+{
 	struct launch l = {0};
 	l.c = c;
+	l.peers = peers;
 	l.procs = (unsigned)c->o.procs;
 	l.sfd = l.ready_r = l.go_w = -1;
 	memset(r, 0, sizeof *r);
@@ -387,25 +439,36 @@ int launcher_run(const struct bench_config *c, struct run_result *r, char *err, 
 	ready[1] = go[0] = -1;
 
 	bool go_on = wait_ready(&l);
+	/* Every part starts together, or none does. */
+	if (peers && !peers->start(peers->ctx, go_on) && go_on) {
+		go_on = false;
+		set_failure(&l, "another rank could not start");
+		stop_all(&l);
+	}
 	__atomic_store_n(&l.sh->t0_ns, now_ns(), __ATOMIC_RELEASE);
 	bool progress = !c->o.quiet && isatty(STDERR_FILENO);
-	if (go_on && !c->o.output_dir && progress && ts_init(&ts, l.sh->t0_ns))
+	/* Of a larger run, the part that reports writes the one time series (of every part). */
+	bool series = c->o.output_dir && (!peers || peers->view);
+	if (go_on && !series && progress && ts_init(&ts, l.sh->t0_ns))
 		progress = false;
-	if (go_on && c->o.output_dir && ts_open(&ts, c->o.output_dir, l.sh->t0_ns)) {
+	if (go_on && series && ts_open(&ts, c->o.output_dir, l.sh->t0_ns)) {
 		set_failure(&l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
 		stop_all(&l);
 	}
 	close(l.go_w); /* the barrier opens: every worker's read() returns 0 */
 	l.go_w = -1;
 	watch(&l, &ts, progress);
-	/* The last, partial interval: kept when it is long enough to say something (>= 0.1 s). */
 	uint64_t end = now_ns();
-	if (ts.f && (double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1)
-		ts_sample(&ts, l.sh, l.procs, end, NULL);
 	if (progress)
 		fputs("\r\033[K", stderr); /* the summary replaces the progress line */
+	collect(&l, r); /* (where peers report, they now hold every part's final stats) */
+	/* The last, partial interval: kept when it is long enough to say something (>= 0.1 s). */
+	if (ts.f && (double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1) {
+		unsigned procs;
+		const struct run_shared *v = sampled(&l, &procs);
+		ts_sample(&ts, v, procs, end, NULL);
+	}
 	ts_close(&ts);
-	collect(&l, r);
 	rc = 0;
 out:
 	for (unsigned i = 0; i < l.procs; i++)

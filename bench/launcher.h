@@ -5,9 +5,37 @@
 
 #include "config.h"
 #include "results.h"
+#include "tally.h"
 
 /* Returns 0 when the run happened (r filled; r->failed / r->interrupted tell how it ended),
  * -1 when it could not start (err says why). The target must have been prepared. */
 int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen);
+
+/* The other parts of a run that spans several launchers (dedisbench-mpi: one per MPI rank),
+ * called from the launcher's thread only. */
+struct launcher_peers {
+	void *ctx;
+	/* Every local worker is populated and open (ready), or not: blocks until every part has
+	 * said so; true when all are ready and the timed phase starts now. */
+	bool (*start)(void *ctx, bool ready);
+	/* At least every PEERS_CHECK_MS while the workers run, and once after they exited (done):
+	 * this part's live stats and whether it stops early (failure: why, or interrupted). Returns
+	 * true, with why, when another part stopped the run. */
+	bool (*check)(void *ctx, const struct run_shared *sh, bool done, const char *failure, bool interrupted,
+		      char *why, size_t whylen);
+	/* The whole run's live stats for the time series and the progress line (all parts' workers,
+	 * this one's current, the others' as last heard), or NULL where this part does not report. */
+	const struct run_shared *(*view)(void *ctx, unsigned *procs);
+	/* This part's result and its tallies (what it wrote, what its target holds, accesses); at
+	 * the reporting part they become the whole run's (r->w grows to every part's workers). 0, or
+	 * -1 when the whole could not be reduced (r->failed says why). */
+	int (*reduce)(void *ctx, struct run_result *r, struct id_counts *written, struct id_counts *live,
+		      uint64_t *live_zero, struct access_freq *af);
+};
+#define PEERS_CHECK_MS 100
+
+/* launcher_run for one part of a larger run (peers NULL: launcher_run). */
+int launcher_run_part(const struct bench_config *c, const struct launcher_peers *peers, struct run_result *r,
+		      char *err, size_t errlen);
 
 #endif

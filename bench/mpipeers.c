@@ -1,0 +1,487 @@
+/* mpipeers.c - the launcher's peers over MPI: a start barrier, stop messages to every rank, live
+ * snapshots to rank 0 (its time series, and what it reports of a rank lost), the final reduction. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "mpipeers.h"
+#include "worker.h"
+
+enum { TAG_STOP = 1, TAG_SNAP, TAG_FINAL, TAG_BEAT };
+#define SNAP_EVERY_NS 250000000ULL /* a rank's live stats reach rank 0 this often */
+#define INTERRUPTED_WAIT_NS 300000000ULL
+/* Liveness rides on its own small messages (sent at once, whatever a snapshot's progress). */
+#define BEAT_EVERY_NS 100000000ULL
+enum beat { BEAT_RUNNING, BEAT_COLLECTING };
+/* A rank whose workers are done collects its tallies (seconds for a big run) before it answers. */
+#define COLLECT_TIMEOUT_NS (60 * 1000000000ULL)
+
+/* What a rank sends rank 0 at the end, ahead of its workers' stats and its tallies. */
+struct final_head {
+	double seconds;
+	uint64_t live_zero;
+	uint64_t tally_len;
+	int32_t interrupted, failed;
+	char failure[512];
+};
+
+static void nap(void)
+{
+	struct timespec ts = {0, 1000000}; /* polling MPI while nothing else is due */
+	nanosleep(&ts, NULL);
+}
+
+int mpi_peers_init(struct mpi_peers *p, unsigned procs, uint64_t peer_timeout_ns)
+{
+	memset(p, 0, sizeof *p);
+	MPI_Comm_rank(MPI_COMM_WORLD, &p->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &p->size);
+	p->peer_timeout_ns = peer_timeout_ns;
+	p->rows = calloc((size_t)p->size, sizeof *p->rows);
+	p->snap_req = malloc(sizeof(MPI_Request));
+	p->stop_req = malloc(sizeof(MPI_Request));
+	if (!p->rows || !p->snap_req || !p->stop_req)
+		return -1;
+	struct rank_row mine = {0};
+	int len = 0;
+	char name[MPI_MAX_PROCESSOR_NAME];
+	MPI_Get_processor_name(name, &len);
+	snprintf(mine.host, sizeof mine.host, "%.*s", len, name);
+	mine.workers = procs;
+	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, p->rows, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+	for (int k = 0; k < p->size; k++) {
+		p->rows[k].first_worker = p->total_procs;
+		p->total_procs += p->rows[k].workers;
+	}
+	if (p->rank == 0) {
+		p->whole_len = sizeof *p->whole + p->total_procs * sizeof p->whole->w[0];
+		p->whole = mmap(NULL, p->whole_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		p->heard_ns = calloc((size_t)p->size, sizeof *p->heard_ns);
+		p->finished = calloc((size_t)p->size, sizeof *p->finished);
+		p->collecting = calloc((size_t)p->size, sizeof *p->collecting);
+		p->inbox = calloc(p->total_procs, sizeof *p->inbox);
+		p->snap_in = calloc((size_t)p->size, sizeof(MPI_Request));
+		if (p->whole == MAP_FAILED || !p->heard_ns || !p->finished || !p->collecting || !p->inbox || !p->snap_in) {
+			if (p->whole == MAP_FAILED)
+				p->whole = NULL;
+			return -1;
+		}
+		for (int k = 0; k < p->size; k++)
+			((MPI_Request *)p->snap_in)[k] = MPI_REQUEST_NULL;
+		for (unsigned i = 0; i < p->total_procs; i++) {
+			hist_init(&p->whole->w[i].dir[0].lat);
+			hist_init(&p->whole->w[i].dir[1].lat);
+		}
+	} else {
+		p->snap_buf = malloc(procs * sizeof p->whole->w[0]);
+		if (!p->snap_buf)
+			return -1;
+	}
+	return 0;
+}
+
+void mpi_peers_free(struct mpi_peers *p)
+{
+	if (p->whole)
+		munmap(p->whole, p->whole_len);
+	free(p->rows);
+	free(p->heard_ns);
+	free(p->inbox);
+	free(p->snap_in);
+	free(p->finished);
+	free(p->collecting);
+	free(p->snap_buf);
+	free(p->snap_req);
+	free(p->stop_req);
+	memset(p, 0, sizeof *p);
+}
+
+/* rank 0: the receive of rank k's next snapshot, always posted while k runs (a rank killed in
+ * the middle of sending leaves it pending; nothing blocks on it). */
+static void post_snapshot(struct mpi_peers *p, int k)
+{
+	const struct rank_row *row = &p->rows[k];
+	MPI_Irecv(&p->inbox[row->first_worker], (int)(row->workers * sizeof *p->inbox), MPI_BYTE, k, TAG_SNAP,
+		  MPI_COMM_WORLD, &((MPI_Request *)p->snap_in)[k]);
+}
+
+static void lose(struct mpi_peers *p, int k, const char *why)
+{
+	p->finished[k] = true;
+	p->rows[k].lost = true;
+	if (!p->lost++)
+		snprintf(p->lost_why, sizeof p->lost_why, "rank %d on %s lost: %s", k, p->rows[k].host, why);
+}
+
+static bool peers_start(void *ctx, bool ready)
+{
+	struct mpi_peers *p = ctx;
+	int mine = ready, all = 0;
+	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	MPI_Irecv(p->stop_buf, sizeof p->stop_buf, MPI_CHAR, MPI_ANY_SOURCE, TAG_STOP, MPI_COMM_WORLD,
+		  (MPI_Request *)p->stop_req);
+	p->stop_posted = true;
+	uint64_t now = now_ns();
+	p->next_snap_ns = p->next_beat_ns = now;
+	if (p->rank == 0)
+		for (int k = 0; k < p->size; k++) {
+			p->heard_ns[k] = now;
+			if (k)
+				post_snapshot(p, k);
+		}
+	return all != 0;
+}
+
+/* Tell every other rank to stop (once). */
+static void send_stop(struct mpi_peers *p, const char *why)
+{
+	if (p->stop_sent)
+		return;
+	p->stop_sent = true;
+	char msg[512];
+	snprintf(msg, sizeof msg, "%s", why);
+	for (int k = 0; k < p->size; k++) {
+		if (k == p->rank)
+			continue;
+		/* Small enough to go eagerly: it completes without the receiver, even a dead one. */
+		MPI_Request req;
+		MPI_Isend(msg, (int)strlen(msg) + 1, MPI_CHAR, k, TAG_STOP, MPI_COMM_WORLD, &req);
+		MPI_Request_free(&req);
+	}
+}
+
+/* rank 0: take every snapshot that arrived (a final result is left for the reduction). */
+static void take_snapshots(struct mpi_peers *p)
+{
+	MPI_Request *req = p->snap_in;
+	for (int k = 1; k < p->size; k++) {
+		if (p->finished[k] || req[k] == MPI_REQUEST_NULL)
+			continue;
+		int flag = 0;
+		if (MPI_Test(&req[k], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+			lose(p, k, "its snapshot could not be received");
+			continue;
+		}
+		if (!flag)
+			continue;
+		const struct rank_row *row = &p->rows[k];
+		memcpy(&p->whole->w[row->first_worker], &p->inbox[row->first_worker], row->workers * sizeof *p->inbox);
+		p->heard_ns[k] = now_ns();
+		post_snapshot(p, k);
+	}
+	int flag = 1;
+	MPI_Status st;
+	while (MPI_Iprobe(MPI_ANY_SOURCE, TAG_BEAT, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag) {
+		int32_t beat = 0; /* small: it has arrived whole */
+		MPI_Recv(&beat, 1, MPI_INT32_T, st.MPI_SOURCE, TAG_BEAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		p->heard_ns[st.MPI_SOURCE] = now_ns();
+		p->collecting[st.MPI_SOURCE] |= beat == BEAT_COLLECTING;
+	}
+	if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_FINAL, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag)
+		p->heard_ns[st.MPI_SOURCE] = now_ns();
+}
+
+/* rank 0: a rank silent for the timeout (killed, its host gone) is lost. */
+static bool find_lost(struct mpi_peers *p, uint64_t now, uint64_t timeout)
+{
+	unsigned before = p->lost;
+	for (int k = 1; k < p->size; k++) {
+		uint64_t limit = p->collecting[k] && timeout < COLLECT_TIMEOUT_NS ? COLLECT_TIMEOUT_NS : timeout;
+		if (p->finished[k] || now < p->heard_ns[k] + limit)
+			continue;
+		char why[64];
+		snprintf(why, sizeof why, "not heard from for %.1f s", (double)timeout / 1e9);
+		lose(p, k, why);
+	}
+	return p->lost > before;
+}
+
+static bool peers_check(void *ctx, const struct run_shared *sh, bool done, const char *failure, bool interrupted,
+			char *why, size_t whylen)
+{
+	struct mpi_peers *p = ctx;
+	bool stopped = false;
+	if (failure || interrupted) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "rank %d on %s: %s", p->rank, p->rows[p->rank].host,
+			 failure ? failure : "interrupted");
+		send_stop(p, msg);
+	}
+	if (p->stop_posted) {
+		int flag = 0;
+		MPI_Test((MPI_Request *)p->stop_req, &flag, MPI_STATUS_IGNORE);
+		if (flag) {
+			p->stop_posted = false;
+			snprintf(why, whylen, "%s", p->stop_buf);
+			stopped = true;
+		}
+	}
+	uint64_t now = now_ns();
+	if (p->rank == 0) {
+		memcpy(p->whole->w, sh->w, p->rows[0].workers * sizeof sh->w[0]);
+		take_snapshots(p);
+		if (find_lost(p, now, p->peer_timeout_ns)) {
+			send_stop(p, p->lost_why);
+			snprintf(why, whylen, "%s", p->lost_why);
+			stopped = true;
+		}
+	} else {
+		if (done || now >= p->next_beat_ns) {
+			static const int32_t beats[] = {BEAT_RUNNING, BEAT_COLLECTING};
+			MPI_Request req;
+			MPI_Isend(&beats[done], 1, MPI_INT32_T, 0, TAG_BEAT, MPI_COMM_WORLD, &req);
+			MPI_Request_free(&req);
+			p->next_beat_ns = now + BEAT_EVERY_NS;
+		}
+	}
+	if (p->rank != 0 && !done && now >= p->next_snap_ns) {
+		int flag = 1;
+		if (p->snap_pending)
+			MPI_Test((MPI_Request *)p->snap_req, &flag, MPI_STATUS_IGNORE);
+		if (flag) { /* the previous snapshot left: send a fresh one */
+			size_t len = p->rows[p->rank].workers * sizeof sh->w[0];
+			memcpy(p->snap_buf, sh->w, len);
+			MPI_Isend(p->snap_buf, (int)len, MPI_BYTE, 0, TAG_SNAP, MPI_COMM_WORLD, (MPI_Request *)p->snap_req);
+			p->snap_pending = true;
+		}
+		p->next_snap_ns = now + SNAP_EVERY_NS;
+	}
+	return stopped;
+}
+
+static const struct run_shared *peers_view(void *ctx, unsigned *procs)
+{
+	struct mpi_peers *p = ctx;
+	*procs = p->total_procs;
+	return p->whole;
+}
+
+/* This rank's tallies as bytes: what it wrote (and its accesses), then what it holds. */
+static void *pack_tallies(const struct id_counts *written, const struct id_counts *live,
+			  const struct access_freq *af, uint64_t *len)
+{
+	int fd = memfd_create("dedisbench-rank-tally", MFD_CLOEXEC);
+	struct access_freq none = {0};
+	struct stat st;
+	void *buf = NULL;
+	if (fd >= 0 && !tally_write(fd, written, af) && !tally_write(fd, live, &none) && !fstat(fd, &st) &&
+	    (buf = malloc((size_t)st.st_size + 1)) && pread(fd, buf, (size_t)st.st_size, 0) == st.st_size) {
+		*len = (uint64_t)st.st_size;
+	} else {
+		free(buf);
+		buf = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+static int unpack_tallies(const void *buf, uint64_t len, struct id_counts *written, struct id_counts *live,
+			  struct access_freq *af)
+{
+	int fd = memfd_create("dedisbench-rank-tally", MFD_CLOEXEC);
+	struct access_freq none = {0};
+	int rc = fd >= 0 && pwrite(fd, buf, len, 0) == (ssize_t)len && !tally_read_merge(fd, written, af) &&
+			 !tally_read_merge(fd, live, &none)
+		     ? 0
+		     : -1;
+	afreq_free(&none);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int reduce_send(struct mpi_peers *p, struct run_result *r, struct id_counts *written, struct id_counts *live,
+		       uint64_t live_zero, struct access_freq *af)
+{
+	uint64_t tlen = 0;
+	void *tallies = pack_tallies(written, live, af, &tlen);
+	size_t wlen = r->procs * sizeof r->w[0];
+	struct final_head h = {.seconds = r->seconds, .live_zero = live_zero, .tally_len = tallies ? tlen : 0,
+			       .interrupted = r->interrupted, .failed = r->failed || !tallies};
+	snprintf(h.failure, sizeof h.failure, "%s", r->failed ? r->failure : !tallies ? "out of memory for the tallies" : "");
+	size_t len = sizeof h + wlen + h.tally_len;
+	char *msg = malloc(len);
+	if (!msg) {
+		free(tallies);
+		return -1;
+	}
+	memcpy(msg, &h, sizeof h);
+	memcpy(msg + sizeof h, r->w, wlen);
+	if (tallies)
+		memcpy(msg + sizeof h + wlen, tallies, h.tally_len);
+	free(tallies);
+	if (p->snap_pending)
+		MPI_Wait((MPI_Request *)p->snap_req, MPI_STATUS_IGNORE);
+	p->snap_pending = false;
+	MPI_Send(msg, (int)len, MPI_BYTE, 0, TAG_FINAL, MPI_COMM_WORLD);
+	free(msg);
+	return 0;
+}
+
+/* rank 0: one rank's final results into the whole. */
+static void merge_final(struct mpi_peers *p, int k, const char *msg, size_t len, struct run_result *r,
+			struct id_counts *written, struct id_counts *live, uint64_t *live_zero, struct access_freq *af)
+{
+	struct rank_row *row = &p->rows[k];
+	struct final_head h;
+	size_t wlen = row->workers * sizeof r->w[0];
+	if (len < sizeof h + wlen) {
+		row->lost = true;
+		return;
+	}
+	memcpy(&h, msg, sizeof h);
+	memcpy(&r->w[row->first_worker], msg + sizeof h, wlen);
+	row->seconds = h.seconds;
+	row->failed = h.failed;
+	row->interrupted = h.interrupted;
+	if (h.seconds > r->seconds)
+		r->seconds = h.seconds;
+	if (h.interrupted && !r->interrupted && !r->failed)
+		r->interrupted = true;
+	/* The first rank that failed on its own says why (the others stopped because it told them). */
+	if (h.failed && !strstr(h.failure, "rank ") && (!r->failed || strstr(r->failure, "rank "))) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "rank %d on %s: %.400s", k, row->host, h.failure);
+	} else if (h.failed && !r->failed) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "%s", h.failure);
+	}
+	if (sizeof h + wlen + h.tally_len > len ||
+	    unpack_tallies(msg + sizeof h + wlen, h.tally_len, written, live, af)) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "rank %d's tallies could not be merged", k);
+	}
+	*live_zero += h.live_zero;
+}
+
+static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_counts *written, struct id_counts *live,
+		       uint64_t *live_zero, struct access_freq *af)
+{
+	struct worker_shared *w = calloc(p->total_procs, sizeof *w);
+	if (!w) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "out of memory for every rank's results");
+		return -1;
+	}
+	memcpy(w, r->w, r->procs * sizeof *w);
+	free(r->w);
+	r->w = w;
+	r->procs = p->total_procs;
+	p->rows[0].seconds = r->seconds;
+	p->rows[0].failed = r->failed;
+	p->rows[0].interrupted = r->interrupted;
+	p->finished[0] = true;
+	if (r->failed && !strstr(r->failure, "rank ")) {
+		char mine[512];
+		snprintf(mine, sizeof mine, "rank 0 on %s: %.400s", p->rows[0].host, r->failure);
+		snprintf(r->failure, sizeof r->failure, "%s", mine);
+	}
+	/* Interrupted (mpirun's SIGTERM after a rank died: its SIGKILL follows), the ranks still alive
+	 * answer at once: one not heard from lately is not waited for. */
+	uint64_t timeout = p->peer_timeout_ns;
+	if (r->interrupted && timeout > INTERRUPTED_WAIT_NS)
+		timeout = INTERRUPTED_WAIT_NS;
+	MPI_Request fin = MPI_REQUEST_NULL;
+	int fin_from = -1, fin_len = 0;
+	char *fin_msg = NULL;
+	for (;;) {
+		int left = 0;
+		for (int k = 1; k < p->size; k++)
+			left += !p->finished[k];
+		if (!left)
+			break;
+		bool busy = false;
+		if (fin_from < 0) {
+			int flag = 0;
+			MPI_Status st;
+			if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_FINAL, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag &&
+			    !p->finished[st.MPI_SOURCE]) {
+				MPI_Get_count(&st, MPI_BYTE, &fin_len);
+				fin_msg = malloc(fin_len > 0 ? (size_t)fin_len : 1);
+				if (!fin_msg) {
+					r->failed = true;
+					snprintf(r->failure, sizeof r->failure, "out of memory for rank %d's results", st.MPI_SOURCE);
+					return -1;
+				}
+				fin_from = st.MPI_SOURCE;
+				MPI_Irecv(fin_msg, fin_len, MPI_BYTE, fin_from, TAG_FINAL, MPI_COMM_WORLD, &fin);
+				busy = true;
+			}
+		}
+		if (fin_from >= 0) {
+			int flag = 0;
+			if (MPI_Test(&fin, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+				lose(p, fin_from, "its results could not be received");
+				flag = 0;
+				fin_from = -1; /* its buffer stays with the request: the job ends (MPI_Abort) */
+				fin_msg = NULL;
+			} else if (flag) {
+				p->finished[fin_from] = true;
+				merge_final(p, fin_from, fin_msg, (size_t)fin_len, r, written, live, live_zero, af);
+				free(fin_msg);
+				fin_msg = NULL;
+				fin_from = -1;
+				busy = true;
+			} else if (p->finished[fin_from]) { /* lost while sending */
+				fin_from = -1;
+				fin_msg = NULL;
+			}
+		}
+		take_snapshots(p);
+		if (find_lost(p, now_ns(), timeout))
+			send_stop(p, p->lost_why);
+		else if (!busy)
+			nap();
+	}
+	/* No more snapshots: withdraw the receives of the ranks that finished. */
+	for (int k = 1; k < p->size; k++) {
+		MPI_Request *req = &((MPI_Request *)p->snap_in)[k];
+		if (p->rows[k].lost || *req == MPI_REQUEST_NULL)
+			continue;
+		MPI_Cancel(req);
+		MPI_Wait(req, MPI_STATUS_IGNORE);
+	}
+	/* What a lost rank did, as last heard: its workers' stats, none of its tallies; its span is
+	 * taken as rank 0's (its clock may be another host's). */
+	for (int k = 1; k < p->size; k++)
+		if (p->rows[k].lost) {
+			memcpy(&r->w[p->rows[k].first_worker], &p->whole->w[p->rows[k].first_worker],
+			       p->rows[k].workers * sizeof *w);
+			p->rows[k].seconds = r->seconds;
+		}
+	memcpy(p->whole->w, r->w, p->total_procs * sizeof *w); /* the time series' last row */
+	if (p->lost) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "%s", p->lost_why);
+	}
+	return 0;
+}
+
+static int peers_reduce(void *ctx, struct run_result *r, struct id_counts *written, struct id_counts *live,
+			uint64_t *live_zero, struct access_freq *af)
+{
+	struct mpi_peers *p = ctx;
+	if (p->stop_posted) { /* no stop came: withdraw the receive */
+		MPI_Cancel((MPI_Request *)p->stop_req);
+		MPI_Wait((MPI_Request *)p->stop_req, MPI_STATUS_IGNORE);
+		p->stop_posted = false;
+	}
+	if (p->rank == 0)
+		return reduce_root(p, r, written, live, live_zero, af);
+	return reduce_send(p, r, written, live, *live_zero, af);
+}
+
+void mpi_peers_hooks(struct mpi_peers *p, struct launcher_peers *hooks)
+{
+	memset(hooks, 0, sizeof *hooks);
+	hooks->ctx = p;
+	hooks->start = peers_start;
+	hooks->check = peers_check;
+	hooks->view = p->rank == 0 ? peers_view : NULL;
+	hooks->reduce = peers_reduce;
+}

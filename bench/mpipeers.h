@@ -1,0 +1,49 @@
+/* mpipeers.h - the launcher's peers over MPI (dedisbench-mpi): one part of the run per rank, a
+ * common start, stops that reach every rank, liveness, and the reduction of results at rank 0. */
+#ifndef DEDIS_BENCH_MPIPEERS_H
+#define DEDIS_BENCH_MPIPEERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "launcher.h"
+
+/* What rank 0 knows of each rank after the reduction. */
+struct rank_row {
+	char host[64];
+	unsigned first_worker, workers;
+	double seconds;
+	bool lost;        /* never sent its final results: its workers' stats are as last heard */
+	bool failed, interrupted;
+};
+
+struct mpi_peers {
+	int rank, size;
+	unsigned total_procs;
+	uint64_t peer_timeout_ns;
+	struct rank_row *rows;    /* every rank's (hosts and workers known everywhere) */
+	/* rank 0: every worker's stats, as last heard from its rank */
+	struct run_shared *whole;
+	size_t whole_len;
+	struct worker_shared *inbox; /* rank 0: where each rank's next snapshot arrives */
+	void *snap_in;            /* rank 0: MPI_Request per rank, its posted snapshot receive */
+	uint64_t *heard_ns;       /* rank 0: when each rank was last heard from (this host's clock) */
+	bool *finished;           /* rank 0: each rank's final results arrived (or it is lost) */
+	bool *collecting;         /* rank 0: each rank's workers are done, it prepares its results */
+	uint64_t next_beat_ns;    /* other ranks: when to tell rank 0 again that this one lives */
+	uint64_t next_snap_ns;    /* other ranks: when to send the next live snapshot */
+	void *snap_buf;
+	bool snap_pending;
+	void *snap_req;           /* MPI_Request */
+	void *stop_req;           /* MPI_Request of the posted receive of a stop */
+	char stop_buf[512];
+	bool stop_posted, stop_sent;
+	unsigned lost;            /* ranks lost (rank 0) */
+	char lost_why[256];
+};
+
+/* Call after MPI_Init: learns every rank's host and worker count (procs here). 0 or -1. */
+int mpi_peers_init(struct mpi_peers *p, unsigned procs, uint64_t peer_timeout_ns);
+void mpi_peers_hooks(struct mpi_peers *p, struct launcher_peers *hooks);
+void mpi_peers_free(struct mpi_peers *p);
+
+#endif

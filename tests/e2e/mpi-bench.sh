@@ -1,0 +1,98 @@
+#!/bin/bash
+# dedisbench-mpi, 4 ranks x 1 worker on one machine: one global content space (the union of the
+# ranks' files follows the distribution within 1 point, duplicates cross ranks), replicas that
+# share nothing, totals that are the ranks' sums, a p99 merged from every sample, equal size
+# quotas, the rate split, one time series, and bad input on one rank refused everywhere.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mpi-lib.sh"
+mktmp /var/tmp
+T=$E2E_TMP/t
+DISTS="$top_srcdir/distributions"
+targets() { rm -rf "$T" && mkdir -p "$T"/c0 "$T"/c1 "$T"/c2 "$T"/c3; }
+
+# 1. Global content space: a sequential fill, 4 x 64 MiB, analysed as one dataset.
+targets
+mpi_ok -T "$T/c%r" -P 1 -w --access seq --file-size 64MiB --dist personalfiles --seed 21 --keep --quiet \
+	--json "$E2E_TMP/fill.json" --output-dir "$E2E_TMP/lat" --latency-log
+J=$E2E_TMP/fill.json
+"$DEDISGEN" "$T" -b 4096 -q -o "$E2E_TMP/union.dist" || fail "dedisgen on the ranks' files exited $?"
+rc=0
+"$DEDISGEN" compare "$DISTS/personalfiles.dist" "$E2E_TMP/union.dist" --max-diff 1 --json >"$E2E_TMP/cmp.json" || rc=$?
+[ "$rc" -eq 0 ] || fail "global: the union of the ranks' files is more than 1 point off: $(jq -c .diff "$E2E_TMP/cmp.json")"
+note "global: union of 4 ranks within $(jget "$E2E_TMP/cmp.json" .diff.max_pp) pp of personalfiles"
+union=$(jget "$E2E_TMP/cmp.json" .b.rows.distinct)
+sum=0
+for k in 0 1 2 3; do sum=$((sum + $(distinct "$T/c$k"))); done
+[ "$sum" -gt $((union + union / 50)) ] ||
+	fail "global: ranks share no content (distinct per rank summed $sum, union $union): duplicates must cross ranks"
+note "global: distinct contents $union in the union, $sum counted rank by rank (duplicates cross ranks)"
+
+jcheck "$J" '.mpi.ranks == 4 and (.mpi.per_rank | length) == 4 and ([.mpi.per_rank[].status] | unique) == ["ok"]'
+for f in ops bytes write_ops read_ops; do
+	jcheck "$J" "([.mpi.per_rank[].$f] | add) == (if \"$f\" == \"ops\" or \"$f\" == \"bytes\" then .totals.$f elif \"$f\" == \"write_ops\" then .writes.ops else .reads.ops end)" \
+		"totals.$f is not the sum of the rank rows" '{totals, per_rank: [.mpi.per_rank[] | {ops, bytes, write_ops}]}'
+done
+jcheck "$J" '.totals.ops == 65536 and ([.mpi.per_rank[].ops] | unique) == [16384]' "one pass over every rank's target"
+jcheck "$J" '(.workers | length) == 4' "the JSON lists every rank's workers"
+
+# The merged p99 is the p99 of every operation of every rank: merge the four latency logs by hand
+# (the histogram's bucket holding it is at most 1/64 wide: 1.6 %).
+ls "$E2E_TMP"/lat/latency.{0,1,2,3}.csv >/dev/null || fail "a rank's latency log is missing: $(ls "$E2E_TMP/lat")"
+exact=$(tail -q -n +2 "$E2E_TMP"/lat/latency.{0,1,2,3}.csv | cut -d, -f4 | sort -n |
+	awk '{v[NR] = $1} END {k = int(NR * 0.99); if (k < NR * 0.99) k++; print v[k], NR}')
+n=${exact#* }
+exact=${exact% *}
+[ "$n" -eq 65536 ] || fail "the latency logs hold $n samples, the run made 65536 operations"
+p99=$(jget "$J" .totals.latency_us.p99)
+awk -v j="$p99" -v e="$exact" 'BEGIN { j *= 1000; exit !(j >= e - 0.5 && j <= e * (1 + 1 / 64) + 1) }' ||
+	fail "merged p99 $p99 us, the p99 of all 65536 samples is $exact ns"
+note "merged p99 $p99 us = p99 of the 65536 samples merged by hand ($exact ns)"
+
+# 2. Replicas: each rank its own contents, nothing shared between ranks.
+targets
+mpi_ok -T "$T/c%r" -P 1 -w --access seq --file-size 32MiB --dist personalfiles --seed 21 --keep --quiet \
+	--rank-content replica --json "$E2E_TMP/replica.json"
+sum=0
+for k in 0 1 2 3; do
+	d=$(distinct "$T/c$k")
+	sum=$((sum + d))
+	"$DEDISGEN" compare "$DISTS/personalfiles.dist" "$E2E_TMP/distinct.dist" --max-diff 2 >/dev/null ||
+		fail "replica: rank $k's own files are more than 2 points off personalfiles"
+done
+union=$(distinct "$T")
+[ "$union" -eq "$sum" ] || fail "replica: the ranks share contents (union $union distinct, ranks summed $sum)"
+jcheck "$E2E_TMP/replica.json" '.mpi.rank_content == "replica"'
+note "replica: each rank within 2 pp on its own, $union distinct contents, none shared"
+
+# 3. A size bound is the whole run's, in equal quotas; a rate is the whole run's.
+targets
+mpi_ok -T "$T/c%r" -P 1 -w --file-size 8MiB --size 10MiB --quiet --json "$E2E_TMP/size.json"
+jcheck "$E2E_TMP/size.json" '.totals.ops == 2560 and ([.mpi.per_rank[].ops] | unique) == [640]' "equal quotas of --size"
+targets
+mpi_ok -T "$T/c%r" -P 1 -w --file-size 8MiB --time 3s --rate 400 --quiet --json "$E2E_TMP/rate.json" \
+	--output-dir "$E2E_TMP/series"
+ops=$(jget "$E2E_TMP/rate.json" .totals.ops)
+within "$ops" 1200 5 || fail "--rate 400 for 3 s over 4 ranks made $ops operations (want 1200 +- 5 %)"
+jcheck "$E2E_TMP/rate.json" '[.mpi.per_rank[].ops] | all(. >= 285 and . <= 315)' "each rank takes a quarter of the rate"
+# one time series of the whole run at rank 0: its rows add up to (nearly) every rank's operations
+rows=$(awk -F, 'NR > 1 {s += $2 + $6} END {print s + 0}' "$E2E_TMP/series/timeseries.csv")
+fcmp "$rows" ">=" "$(awk -v o="$ops" 'BEGIN {print o * 0.9}')" ||
+	fail "the time series counts $rows of the run's $ops operations: $(cat "$E2E_TMP/series/timeseries.csv")"
+note "rate 400 x 3 s over 4 ranks: $ops ops, the time series counts $rows"
+
+# 4. Bad input: said once, by the rank that found it, exit 2, nothing written on any rank.
+targets
+rmdir "$T/c2"
+run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet
+[ "$RC" -eq 2 ] || fail "a target missing on rank 2: exit $RC, want 2"
+[ "$(grep -c '^dedisbench-mpi:' "$E2E_TMP/err")" -eq 1 ] || fail "want one line: $(cat "$E2E_TMP/err")"
+grep -q "^dedisbench-mpi: rank 2: .*$T/c2" "$E2E_TMP/err" || fail "the line must name rank 2 and its target: $(cat "$E2E_TMP/err")"
+[ -z "$(find "$T" -type f)" ] || fail "bad input on rank 2, yet the other ranks wrote: $(find "$T" -type f)"
+run_mpi -T "$T/c%q" -P 1 -w --quiet
+[ "$RC" -eq 2 ] && grep -q "'%q' is not a substitution" "$E2E_TMP/err" || fail "%q: exit $RC: $(cat "$E2E_TMP/err")"
+run_mpi -T "$T/c%r" --rank-content nope --quiet
+[ "$RC" -eq 2 ] && [ "$(grep -c '^dedisbench-mpi:' "$E2E_TMP/err")" -eq 1 ] || fail "a bad value: exit $RC: $(cat "$E2E_TMP/err")"
+run_bench --target null --rank-content replica
+[ "$RC" -eq 2 ] && grep -q "applies to dedisbench-mpi" "$E2E_TMP/err" || fail "dedisbench took --rank-content: $RC"
+note "bad input: one line naming the rank, exit 2, nothing written"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# dedisbench-mpi, 4 ranks: a failing rank stops every rank (exit 1, rank 0 reports why and what
+# completed), and a rank killed outright is found lost: every rank is gone within 2 s, exit 1,
+# rank 0's JSON has the partial results.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mpi-lib.sh"
+mktmp
+command -v pgrep >/dev/null || skip "no pgrep (procps)"
+
+# started DIR: wait (up to 30 s) until rank 0's time series has a data row: the run is going.
+started() {
+	for _ in $(seq 1 300); do
+		[ -f "$1/timeseries.csv" ] && [ "$(wc -l <"$1/timeseries.csv")" -ge 2 ] && return 0
+		sleep 0.1
+	done
+	fail "the run never started: $(cat "$E2E_TMP/err")"
+}
+
+# rank_pid K: the process of rank K (its workers are its children, of the same name).
+rank_pid() {
+	local p
+	for p in $(pgrep -x dedisbench-mpi); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" || continue
+		[ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" = dedisbench-mpi ] && continue
+		echo "$p"
+		return 0
+	done
+	return 1
+}
+
+# 1. A worker of rank 2 dies: rank 2 fails, the others stop; exit 1 and rank 0 says why.
+"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
+	--output-dir "$E2E_TMP/o1" --json "$E2E_TMP/fail.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+job=$!
+on_exit "kill -9 $job 2>/dev/null"
+started "$E2E_TMP/o1"
+r2=$(rank_pid 2) || fail "no process for rank 2"
+victim=$(pgrep -P "$r2" | head -1)
+[ -n "$victim" ] || fail "rank 2 ($r2) has no worker"
+kill -9 "$victim"
+rc=0
+wait "$job" || rc=$?
+[ "$rc" -eq 1 ] || fail "a failing rank must end the job with exit 1, got $rc: $(cat "$E2E_TMP/err")"
+jcheck "$E2E_TMP/fail.json" '.status == "failed" and (.error | test("^rank 2 .*killed by signal 9"))' "rank 0 names the failing rank" '{error, mpi}'
+jcheck "$E2E_TMP/fail.json" '.totals.seconds < 20 and .totals.ops > 0' "every rank stopped early, what completed is reported"
+jcheck "$E2E_TMP/fail.json" '[.mpi.per_rank[].status] == ["failed", "failed", "failed", "failed"]' \
+	"every rank stopped on the failure" '.mpi.per_rank'
+jcheck "$E2E_TMP/fail.json" '([.mpi.per_rank[].ops] | add) == .totals.ops'
+note "a worker of rank 2 killed: exit 1, $(jget "$E2E_TMP/fail.json" .error)"
+
+# 2. Rank 1 itself killed: rank 0 finds it lost, stops the others and ends the job.
+"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
+	--output-dir "$E2E_TMP/o2" --json "$E2E_TMP/lost.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+job=$!
+on_exit "kill -9 $job 2>/dev/null"
+started "$E2E_TMP/o2"
+r1=$(rank_pid 1) || fail "no process for rank 1"
+kill -9 "$r1"
+t_kill=$(date +%s%N)
+rc=0
+wait "$job" || rc=$?
+# every rank, and every worker of every rank, has exited (a zombie left to init has exited)
+running() { ps -o stat=,pid= -C dedisbench-mpi | awk '$1 !~ /^Z/ {print $2}'; }
+for _ in $(seq 1 100); do
+	[ -z "$(running)" ] && break
+	sleep 0.02
+done
+t_end=$(date +%s%N)
+left=$(running)
+[ -z "$left" ] || fail "dedisbench-mpi processes outlived the job: $(ps -o pid,ppid,stat,comm -p "$(echo $left | tr ' ' ,)")"
+ms=$(((t_end - t_kill) / 1000000))
+[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank 1 was killed (want <= 2000)"
+# mpirun's status is the killed rank's signal (137); rank 0 ended the job with MPI_Abort (1)
+[ "$rc" -ne 0 ] || fail "a killed rank must fail the job"
+jcheck "$E2E_TMP/lost.json" '.status == "failed" and (.error | test("^rank 1 on .* lost"))'
+jcheck "$E2E_TMP/lost.json" '.mpi.lost_ranks == 1 and .mpi.per_rank[1].status == "lost"'
+jcheck "$E2E_TMP/lost.json" '.mpi.per_rank[1].ops > 0 and .totals.ops > 0 and .totals.seconds < 20' \
+	"partial results, the lost rank as last heard"
+note "rank 1 killed: every rank gone in $ms ms, mpirun exit $rc, $(jget "$E2E_TMP/lost.json" .error)"

@@ -1,0 +1,30 @@
+# mpi-lib.sh - shared by the dedisbench-mpi end-to-end scripts: skip without Open MPI, run 4 ranks
+# on this machine. Source it after lib.sh; do not run it.
+
+# shellcheck shell=bash
+
+DEDISBENCH_MPI="$top_builddir/dedisbench-mpi"
+[ -x "$DEDISBENCH_MPI" ] ||
+	skip "dedisbench-mpi is not built (configure found no Open MPI: apt-get install libopenmpi-dev openmpi-bin)"
+command -v mpirun >/dev/null 2>&1 || skip "no mpirun (apt-get install openmpi-bin)"
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -n 4)
+# Open MPI keeps what MPI_Init allocates until exit: not ours to free (sanitizer builds).
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$E2E_DIR/data/openmpi.lsan"
+
+# run_mpi ARGS...: 4 ranks of dedisbench-mpi, output in $E2E_TMP/out and .err; sets RC.
+run_mpi() {
+	RC=0
+	"${MPIRUN[@]}" "$DEDISBENCH_MPI" "$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || RC=$?
+}
+
+# mpi_ok ARGS...: run_mpi and fail unless it exits 0.
+mpi_ok() {
+	run_mpi "$@"
+	[ "$RC" -eq 0 ] || fail "dedisbench-mpi $* exited $RC: $(head -c 800 "$E2E_TMP/err")"
+}
+
+# distinct DIR: the distinct contents dedisgen finds in DIR (4 KiB blocks).
+distinct() {
+	"$DEDISGEN" "$1" -b 4096 -q -o "$E2E_TMP/distinct.dist" || fail "dedisgen on $1 exited $?"
+	"$DEDISGEN" show "$E2E_TMP/distinct.dist" --json | jq -er .rows.distinct
+}
