@@ -10,6 +10,11 @@ command -v groff >/dev/null 2>&1 || skip "groff is not installed (apt-get instal
 mktmp
 
 pages=(dedisbench.1 dedisgen.1 dedisengine.1 dedis-dist.5)
+tools=(dedisbench dedisgen dedisengine)
+if [ -x "$top_builddir/dedisbench-mpi" ]; then # built where Open MPI is (configure --with-mpi)
+	pages+=(dedisbench-mpi.1)
+	tools+=(dedisbench-mpi)
+fi
 for page in "${pages[@]}"; do
 	src=$top_builddir/man/$page
 	[ -f "$src" ] || make -C "$top_builddir" -s "man/$page" >/dev/null ||
@@ -36,7 +41,7 @@ for page in "${pages[@]}"; do
 done
 
 # Every long option of --help appears in the page, as roff writes it (\-\-name).
-for tool in dedisbench dedisgen dedisengine; do
+for tool in "${tools[@]}"; do
 	bin=$top_builddir/$tool
 	[ -x "$bin" ] || fail "no $tool binary at $bin"
 	"$bin" --help | grep -oE -- '(^|[ ,[])--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u >"$E2E_TMP/$tool.opts"

@@ -55,6 +55,14 @@ for f in "$src"/plots/*.gp; do
 done
 dpkg-deb -f "$deb" Depends | grep -q libjansson || fail "Depends lacks the shared libraries: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -f "$deb" Recommends | grep -q gnuplot || fail "gnuplot is not recommended"
+# dedisbench-mpi ships alone in dedis-mpi: the base package does not pull in Open MPI
+dpkg-deb -f "$deb" Depends | grep -qi mpi && fail "dedis depends on MPI: $(dpkg-deb -f "$deb" Depends)"
+grep -q mpi "$E2E_TMP/contents" && fail "dedis installs MPI files: $(grep mpi "$E2E_TMP/contents")"
+mpi_debs=("$E2E_TMP"/dedis-mpi_*.deb)
+[ -f "${mpi_debs[0]}" ] || fail "dpkg-buildpackage left no dedis-mpi_*.deb"
+dpkg-deb -c "${mpi_debs[0]}" | grep -q '/usr/bin/dedisbench-mpi$' || fail "dedis-mpi does not install dedisbench-mpi"
+dpkg-deb -c "${mpi_debs[0]}" | grep -q 'man1/dedisbench-mpi.1.gz$' || fail "dedis-mpi has no man page"
+dpkg-deb -f "${mpi_debs[0]}" Depends | grep -q libmpi || fail "dedis-mpi lacks libmpi: $(dpkg-deb -f "${mpi_debs[0]}" Depends)"
 
 # 4. Unpacked in a temporary root, every tool runs from there.
 root=$E2E_TMP/root
@@ -106,7 +114,7 @@ note "installed tools run from $root"
 
 # 5. lintian: no errors (warnings are explained in debian/README.source).
 if command -v lintian >/dev/null 2>&1; then
-	lintian --fail-on error "$deb" >"$E2E_TMP/lintian" 2>&1 || fail "lintian: $(grep '^E:' "$E2E_TMP/lintian" | head -10)"
+	lintian --fail-on error "$deb" "${mpi_debs[0]}" >"$E2E_TMP/lintian" 2>&1 || fail "lintian: $(grep '^E:' "$E2E_TMP/lintian" | head -10)"
 	note "lintian: $(grep -c '^[EW]:' "$E2E_TMP/lintian" || true) errors and warnings"
 	sed 's/^/# /' "$E2E_TMP/lintian"
 fi
