@@ -8,8 +8,11 @@ DEDISBENCH_MPI="$top_builddir/dedisbench-mpi"
 	skip "dedisbench-mpi is not built (configure found no Open MPI: apt-get install libopenmpi-dev openmpi-bin)"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun (apt-get install openmpi-bin)"
 MPIRUN=(mpirun --oversubscribe --allow-run-as-root -n 4)
-# Open MPI keeps what MPI_Init allocates until exit: not ours to free (sanitizer builds).
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$E2E_DIR/data/openmpi.lsan"
+# Sanitizer builds: Open MPI keeps what MPI_Init allocates until exit, in components it unloads
+# at MPI_Finalize (their frames can no longer be named, so no suppression matches them): leak
+# checking is off for the ranks; ASan and UBSan still check every access. dedisbench's own tests
+# check the code the ranks share for leaks.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 # run_mpi ARGS...: 4 ranks of dedisbench-mpi, output in $E2E_TMP/out and .err; sets RC.
 run_mpi() {
