@@ -152,8 +152,10 @@ static void progress_line(const struct launch *l, const struct ts_interval *iv)
 	double done = 0;
 	if (c->o.time_ns)
 		done = iv->seconds * 1e9 / (double)c->o.time_ns;
-	if (c->total_ops) {
-		double by_size = (double)iv->ops / (double)c->total_ops;
+	/* iv counts the whole run where the peers give its view: so does the bound then. */
+	uint64_t bound = l->peers && l->peers->view ? c->part.run_ops : c->total_ops;
+	if (bound) {
+		double by_size = (double)iv->ops / (double)bound;
 		done = by_size > done ? by_size : done;
 	}
 	fprintf(stderr, "\r%7.0fs  %5.1f %%  %9.1f MiB/s  %10.0f IOPS  p99 %9.1f us ", iv->seconds,

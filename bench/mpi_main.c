@@ -326,7 +326,7 @@ static int run(int rank, struct bench_cli *cli)
 	}
 	if (rank == 0)
 		status = report(&cfg, &peers, &res);
-	else if (res.failed || res.interrupted || res.read_mismatches + res.final_mismatches)
+	else if (res.failed || res.read_mismatches + res.final_mismatches) /* as rank 0 (and dedisbench) */
 		status = EXIT_RUN_FAILED;
 	bool lost = peers.lost > 0;
 	results_free(&res);
@@ -361,6 +361,16 @@ int main(int argc, char **argv)
 	/* mpirun may be gone (it ends a job whose rank died) while rank 0 still reports: a message
 	 * to the closed stderr must not end rank 0 before its JSON is written. */
 	signal(SIGPIPE, SIG_IGN);
+	/* The launcher takes SIGINT, SIGTERM (mpirun's, when it ends a job) and SIGCHLD from a
+	 * signalfd: blocked before MPI_Init, so that the threads Open MPI starts block them too
+	 * (one of those would otherwise take SIGTERM's default action and end the rank at once). */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigset_t unblocked;
+	sigprocmask(SIG_BLOCK, &mask, &unblocked);
 	MPI_Init(&argc, &argv);
 	/* A rank lost is this program's to handle (rank 0 reports it), not a reason to abort. */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -375,6 +385,9 @@ int main(int argc, char **argv)
 	} else {
 		status = run(rank, &cli);
 	}
+	/* Reported: a SIGTERM from mpirun ending the job now ends this rank (in MPI_Finalize, waiting
+	 * for a rank that died, it would wait for mpirun's SIGKILL). */
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	MPI_Finalize();
 	return status;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # dedisbench-mpi, 4 ranks: a failing rank stops every rank (exit 1, rank 0 reports why and what
 # completed), and a rank killed outright is found lost: every rank is gone within 2 s, exit 1,
-# rank 0's JSON has the partial results.
+# rank 0's JSON has the partial results; mpirun interrupted (Ctrl-C): rank 0 still reports.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
@@ -78,3 +78,16 @@ jcheck "$E2E_TMP/lost.json" '.mpi.lost_ranks == 1 and .mpi.per_rank[1].status ==
 jcheck "$E2E_TMP/lost.json" '.mpi.per_rank[1].ops > 0 and .totals.ops > 0 and .totals.seconds < 20' \
 	"partial results, the lost rank as last heard"
 note "rank 1 killed: every rank gone in $ms ms, mpirun exit $rc, $(jget "$E2E_TMP/lost.json" .error)"
+
+# 3. Ctrl-C of mpirun (it sends SIGTERM to every rank): every rank stops, rank 0 writes the JSON.
+"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
+	--output-dir "$E2E_TMP/o3" --json "$E2E_TMP/int.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+job=$!
+on_exit "kill -9 $job 2>/dev/null"
+started "$E2E_TMP/o3"
+kill -INT "$job"
+wait "$job" || true
+jcheck "$E2E_TMP/int.json" '.status == "interrupted" and ([.mpi.per_rank[].status] | unique) == ["interrupted"]' \
+	"every rank stopped on mpirun's signal and reported" '{status, error, mpi}'
+jcheck "$E2E_TMP/int.json" '([.mpi.per_rank[].ops] | add) == .totals.ops and .totals.ops > 0 and .totals.seconds < 20'
+note "mpirun interrupted: rank 0 reported $(jget "$E2E_TMP/int.json" .totals.ops) ops of 4 ranks, status interrupted"
