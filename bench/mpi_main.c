@@ -21,6 +21,7 @@
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
 #define PROG "dedisbench-mpi"
+#define PEER_TIMEOUT_MIN_NS 200000000ULL
 
 /* The lowest rank with a problem says it (one line, not one per rank); every rank learns the
  * verdict. Returns true when some rank had one. */
@@ -244,6 +245,8 @@ static int run(int rank, struct bench_cli *cli)
 			problem = err.msg;
 		else if (cfg.target.kind == TARGET_ENGINE)
 			problem = "an engine target is one process's volume: dedisbench-mpi drives targets of their own per rank";
+		else if (cfg.o.peer_timeout_ns < PEER_TIMEOUT_MIN_NS)
+			problem = "--peer-timeout: below 0.2 s a live rank would be taken for lost (ranks beat every 0.1 s)";
 	}
 	char where[1200];
 	if (problem && rank) {

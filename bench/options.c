@@ -129,7 +129,7 @@ const struct opt_def bench_option_table[] = {
 	 "holds the distribution scaled to its own blocks, with contents of its own (a dedup domain per "
 	 "client)"},
 	{"peer-timeout", 0, "DUR", OT_DURATION, OFF(peer_timeout_ns), "500ms", NULL, NS_PER_SEC, 0, 0, 0, "MPI",
-	 "dedisbench-mpi: a rank not heard from for DUR is lost, and the run stops (bare number: seconds)"},
+	 "dedisbench-mpi: a rank not heard from for DUR (at least 0.2 s) is lost, and the run stops (bare number: seconds)"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
 	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},

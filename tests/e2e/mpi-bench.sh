@@ -93,6 +93,8 @@ run_mpi -T "$T/c%q" -P 1 -w --quiet
 [ "$RC" -eq 2 ] && grep -q "'%q' is not a substitution" "$E2E_TMP/err" || fail "%q: exit $RC: $(cat "$E2E_TMP/err")"
 run_mpi -T "$T/c%r" --rank-content nope --quiet
 [ "$RC" -eq 2 ] && [ "$(grep -c '^dedisbench-mpi:' "$E2E_TMP/err")" -eq 1 ] || fail "a bad value: exit $RC: $(cat "$E2E_TMP/err")"
+run_mpi -T null --peer-timeout 10ms --quiet
+[ "$RC" -eq 2 ] && grep -q "^dedisbench-mpi: --peer-timeout" "$E2E_TMP/err" || fail "--peer-timeout 10ms: exit $RC: $(cat "$E2E_TMP/err")"
 run_bench --target null --rank-content replica
 [ "$RC" -eq 2 ] && grep -q "applies to dedisbench-mpi" "$E2E_TMP/err" || fail "dedisbench took --rank-content: $RC"
 note "bad input: one line naming the rank, exit 2, nothing written"

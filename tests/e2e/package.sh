@@ -60,8 +60,9 @@ dpkg-deb -f "$deb" Depends | grep -qi mpi && fail "dedis depends on MPI: $(dpkg-
 grep -q mpi "$E2E_TMP/contents" && fail "dedis installs MPI files: $(grep mpi "$E2E_TMP/contents")"
 mpi_debs=("$E2E_TMP"/dedis-mpi_*.deb)
 [ -f "${mpi_debs[0]}" ] || fail "dpkg-buildpackage left no dedis-mpi_*.deb"
-dpkg-deb -c "${mpi_debs[0]}" | grep -q '/usr/bin/dedisbench-mpi$' || fail "dedis-mpi does not install dedisbench-mpi"
-dpkg-deb -c "${mpi_debs[0]}" | grep -q 'man1/dedisbench-mpi.1.gz$' || fail "dedis-mpi has no man page"
+dpkg-deb -c "${mpi_debs[0]}" >"$E2E_TMP/mpi-contents"
+grep -q '/usr/bin/dedisbench-mpi$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi does not install dedisbench-mpi"
+grep -q 'man1/dedisbench-mpi.1.gz$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi has no man page"
 dpkg-deb -f "${mpi_debs[0]}" Depends | grep -q libmpi || fail "dedis-mpi lacks libmpi: $(dpkg-deb -f "${mpi_debs[0]}" Depends)"
 
 # 4. Unpacked in a temporary root, every tool runs from there.
