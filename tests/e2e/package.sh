@@ -63,7 +63,7 @@ mpi_debs=("$E2E_TMP"/dedis-mpi_*.deb)
 dpkg-deb -c "${mpi_debs[0]}" >"$E2E_TMP/mpi-contents"
 grep -q '/usr/bin/dedisbench-mpi$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi does not install dedisbench-mpi"
 grep -q 'man1/dedisbench-mpi.1.gz$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi has no man page"
-dpkg-deb -f "${mpi_debs[0]}" Depends | grep -q libmpi || fail "dedis-mpi lacks libmpi: $(dpkg-deb -f "${mpi_debs[0]}" Depends)"
+dpkg-deb -f "${mpi_debs[0]}" Depends | grep -q libopenmpi || fail "dedis-mpi lacks Open MPI: $(dpkg-deb -f "${mpi_debs[0]}" Depends)"
 
 # 4. Unpacked in a temporary root, every tool runs from there.
 root=$E2E_TMP/root
