@@ -389,7 +389,8 @@ int launcher_run(const struct bench_config *c, struct run_result *r, char *err, 
 	bool go_on = wait_ready(&l);
 	__atomic_store_n(&l.sh->t0_ns, now_ns(), __ATOMIC_RELEASE);
 	bool progress = !c->o.quiet && isatty(STDERR_FILENO);
-	if (go_on && !c->o.output_dir && progress && ts_init(&ts, l.sh->t0_ns))
+	/* Ticks every second even without --output-dir: the host's CPU and memory are sampled. */
+	if (go_on && !c->o.output_dir && ts_init(&ts, l.sh->t0_ns))
 		progress = false;
 	if (go_on && c->o.output_dir && ts_open(&ts, c->o.output_dir, l.sh->t0_ns)) {
 		set_failure(&l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
@@ -404,6 +405,10 @@ int launcher_run(const struct bench_config *c, struct run_result *r, char *err, 
 		ts_sample(&ts, l.sh, l.procs, end, NULL);
 	if (progress)
 		fputs("\r\033[K", stderr); /* the summary replaces the progress line */
+	if (ts.prev) {
+		hostload_end(&ts.host, "/proc");
+		r->host = ts.host;
+	}
 	ts_close(&ts);
 	collect(&l, r);
 	rc = 0;

@@ -10,6 +10,7 @@
 #include "launcher.h"
 #include "report.h"
 #include "results.h"
+#include "space.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
@@ -72,6 +73,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dedisbench: warning: %s repeats %zu records (original DEDISbench format); "
 				"they were added together, as DEDISbench did\n", cfg.dist_path, cfg.dist.merged_rows);
 	char msg[1024];
+	/* The target's used space before anything is written (issue 14: observed savings). */
+	struct space_probe space;
+	if (space_begin(&cfg, &space, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		config_free(&cfg);
+		return EXIT_BAD_INPUT;
+	}
 	bool made_output_dir = cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) == 0;
 	if (cfg.o.output_dir && !made_output_dir && errno != EEXIST) {
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(errno));
@@ -113,6 +121,10 @@ int main(int argc, char **argv)
 		failure_json(&cfg, msg);
 		status = EXIT_RUN_FAILED;
 	} else {
+		if (space_end(&cfg, &space, &res, msg, sizeof msg)) {
+			fprintf(stderr, "dedisbench: space after the run: %s\n", msg);
+			status = EXIT_RUN_FAILED;
+		}
 		if (!cfg.o.quiet)
 			results_print(stdout, &cfg, &res);
 		if (res.failed) {

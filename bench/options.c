@@ -121,6 +121,11 @@ const struct opt_def bench_option_table[] = {
 	 "percentiles, distribution written vs target, accesses per block"},
 	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "print only errors (no summary, no progress line)"},
+	/* issue 14: observed space savings */
+	{"space-cmd", 0, "CMD", OT_STRING, OFF(space_cmd), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "measure the target's used space with CMD, run by sh before and after the run: it prints the "
+	 "used bytes first on its first line (vdostats, zpool list -Hp, dmsetup status through awk); "
+	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
 	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},

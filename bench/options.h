@@ -59,6 +59,7 @@ struct bench_options {
 	bool latency_log;
 	bool plot;
 	bool quiet;
+	char *space_cmd;      /* issue 14: the target's used bytes from a command (space.h) */
 };
 
 enum opt_type {
