@@ -1,14 +1,18 @@
 /* main.c - dedisbench's entry point: parse and validate (bad input: one line, exit 2, nothing
  * written), prepare the target, run, report; the only place that decides the exit status. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "launcher.h"
 #include "report.h"
+#include "replay.h"
 #include "results.h"
 #include "space.h"
 
@@ -41,10 +45,113 @@ static void drop_output_dir(const struct bench_config *c, bool created)
 		rmdir(c->o.output_dir);
 }
 
+/* ---- dedisbench replay TRACE (issue 14) ---- */
+
+static volatile sig_atomic_t replay_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	replay_stop = 1;
+}
+
+/* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
+ * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
+static int replay_argv(int argc, char **argv)
+{
+	static char trace_opt[] = "--trace";
+	if (argc < 2 || strcmp(argv[1], "replay"))
+		return 0;
+	if (argc < 3 || argv[2][0] == '-')
+		return -1;
+	argv[1] = trace_opt;
+	return 0;
+}
+
+static int cmd_replay(struct bench_cli *cli)
+{
+	struct bench_options *o = &cli->o;
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (!cli->given[i] || (d->name && replay_option_applies(d->name)))
+			continue;
+		if (d->name)
+			fprintf(stderr, "dedisbench: --%s does not apply to replay (the trace says what to write where)\n", d->name);
+		else
+			fprintf(stderr, "dedisbench: -%c does not apply to replay (the trace says what to write where)\n", d->short_opt);
+		return EXIT_BAD_INPUT;
+	}
+	if (o->block_size != TRACE_BLOCK) {
+		fprintf(stderr, "dedisbench: --block-size %llu: a replay writes 4 KiB blocks (the trace has one MD5 per 4 KiB)\n",
+			(unsigned long long)o->block_size);
+		return EXIT_BAD_INPUT;
+	}
+	static struct trace trace; /* large: not on the stack */
+	char msg[1024];
+	if (trace_load(o->trace, &trace, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		trace_free(&trace);
+		return EXIT_BAD_INPUT;
+	}
+	uint64_t seed = o->seed;
+	if (!options_given(cli->given, "seed") && getrandom(&seed, sizeof seed, 0) != sizeof seed)
+		seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	o->seed = seed &= (1ULL << 53) - 1;
+	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
+	static struct target target;
+	struct target_request req = {.path = o->target, .procs = 1, .file_size = trace.end_bytes, .file_size_given = true,
+				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct};
+	int status = EXIT_BAD_INPUT;
+	if (target_probe(&req, &target, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	struct replay_job job = {.trace = &trace, .trace_path = o->trace, .target = &target, .seed = seed, .speed = o->speed,
+				 .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
+				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &replay_stop};
+	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : target.kind == TARGET_NULL ? "null" : "sync");
+	status = EXIT_RUN_FAILED;
+	if (target_prepare(&target, TRACE_BLOCK, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		target_cleanup(&target, false);
+		goto out;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct replay_result res;
+	if (replay_run(&job, &res, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+	} else {
+		status = res.failed ? EXIT_RUN_FAILED : 0;
+		if (!o->quiet)
+			replay_print(stdout, &job, o, &res);
+		if (res.failed)
+			fprintf(stderr, "dedisbench: %s\n", res.failure);
+		if (o->json) {
+			json_t *doc = replay_json(&job, o, &res);
+			if (report_write_atomic(doc, o->json)) {
+				fprintf(stderr, "dedisbench: cannot write %s: %s\n", o->json, strerror(errno));
+				status = EXIT_RUN_FAILED;
+			}
+			json_decref(doc);
+		}
+	}
+	target_cleanup(&target, o->keep);
+out:
+	target_release(&target);
+	trace_free(&trace);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_cli cli;
 	struct opt_error err;
+	if (replay_argv(argc, argv)) {
+		fprintf(stderr, "dedisbench: replay: give the trace first: dedisbench replay TRACE --target PATH [OPTION]...\n");
+		return EXIT_BAD_INPUT;
+	}
 	if (options_parse(argc, argv, &cli, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		options_free(&cli.o);
@@ -62,6 +169,11 @@ int main(int argc, char **argv)
 		options_print_man(stdout);
 		options_free(&cli.o);
 		return 0;
+	}
+	if (cli.o.trace) {
+		int rc = cmd_replay(&cli);
+		options_free(&cli.o);
+		return rc;
 	}
 	struct bench_config cfg;
 	if (config_build(&cli, &cfg, &err)) {

@@ -126,6 +126,12 @@ const struct opt_def bench_option_table[] = {
 	 "measure the target's used space with CMD, run by sh before and after the run: it prints the "
 	 "used bytes first on its first line (vdostats, zpool list -Hp, dmsetup status through awk); "
 	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:"},
+	/* issue 14: trace replay (dedisbench replay TRACE is --trace TRACE) */
+	{"trace", 0, "FILE", OT_STRING, OFF(trace), NULL, NULL, 0, 0, 0, 0, "Replay",
+	 "replay an FIU IODedup block trace onto --target instead of generating a workload: each MD5 "
+	 "is written as the same bytes (dedisbench replay FILE)"},
+	{"speed", 0, "X", OT_RATE, OFF(speed), "0", NULL, 0, 0, 0, 0, "Replay",
+	 "replay at the trace's recorded timing sped up X times (1: as recorded); 0: as fast as possible"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
 	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},

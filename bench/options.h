@@ -60,6 +60,8 @@ struct bench_options {
 	bool plot;
 	bool quiet;
 	char *space_cmd;      /* issue 14: the target's used bytes from a command (space.h) */
+	char *trace;          /* issue 14: replay this block trace (dedisbench replay TRACE) */
+	double speed;         /* replay: recorded gaps / speed; 0 = as fast as possible */
 };
 
 enum opt_type {
