@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "backup.h"
 #include "config.h"
 #include "launcher.h"
 #include "report.h"
@@ -68,19 +69,27 @@ static int replay_argv(int argc, char **argv)
 	return 0;
 }
 
+/* An option given that the sub-workload does not use is refused: one line, -1. */
+static int refuse_options(const struct bench_cli *cli, bool (*applies)(const char *), const char *what, const char *why)
+{
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (!cli->given[i] || (d->name && applies(d->name)))
+			continue;
+		if (d->name)
+			fprintf(stderr, "dedisbench: --%s does not apply to %s (%s)\n", d->name, what, why);
+		else
+			fprintf(stderr, "dedisbench: -%c does not apply to %s (%s)\n", d->short_opt, what, why);
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_replay(struct bench_cli *cli)
 {
 	struct bench_options *o = &cli->o;
-	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
-		if (!cli->given[i] || (d->name && replay_option_applies(d->name)))
-			continue;
-		if (d->name)
-			fprintf(stderr, "dedisbench: --%s does not apply to replay (the trace says what to write where)\n", d->name);
-		else
-			fprintf(stderr, "dedisbench: -%c does not apply to replay (the trace says what to write where)\n", d->short_opt);
+	if (refuse_options(cli, replay_option_applies, "replay", "the trace says what to write where"))
 		return EXIT_BAD_INPUT;
-	}
 	if (o->block_size != TRACE_BLOCK) {
 		fprintf(stderr, "dedisbench: --block-size %llu: a replay writes 4 KiB blocks (the trace has one MD5 per 4 KiB)\n",
 			(unsigned long long)o->block_size);
@@ -144,6 +153,86 @@ out:
 	return status;
 }
 
+/* ---- --workload backup (issue 14) ---- */
+
+static int cmd_backup(struct bench_cli *cli)
+{
+	struct bench_options *o = &cli->o;
+	if (refuse_options(cli, backup_option_applies, "--workload backup", "the generations say what to write"))
+		return EXIT_BAD_INPUT;
+	struct backup_rates rates;
+	if (backup_parse_rates(o->backup_rates, &rates)) {
+		fprintf(stderr, "dedisbench: --backup-rates '%s': give ADD:DEL:MOVE, three percentages from 0 to 100\n",
+			o->backup_rates);
+		return EXIT_BAD_INPUT;
+	}
+	if (o->procs * o->generations > 1024) {
+		fprintf(stderr, "dedisbench: --procs %llu x --generations %llu: at most 1024 files or regions\n",
+			(unsigned long long)o->procs, (unsigned long long)o->generations);
+		return EXIT_BAD_INPUT;
+	}
+	if (o->compress == COMPRESS_DIST && !options_given(cli->given, "compress"))
+		o->compress = 2; /* Data Domain's example: about 2:1 local compression per generation */
+	uint64_t seed = o->seed;
+	if (!options_given(cli->given, "seed") && getrandom(&seed, sizeof seed, 0) != sizeof seed)
+		seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	o->seed = seed &= (1ULL << 53) - 1;
+	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
+	static struct target target;
+	struct target_request req = {.path = o->target, .procs = (unsigned)(o->procs * o->generations),
+				     .file_size = o->file_size, .file_size_given = options_given(cli->given, "file-size"),
+				     .block_size = (uint32_t)o->block_size, .force = o->force, .direct = direct};
+	char msg[1024];
+	int status = EXIT_BAD_INPUT;
+	if (target_probe(&req, &target, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	if (target.kind == TARGET_NULL || target.kind == TARGET_BLOCKDEV) {
+		fprintf(stderr, "dedisbench: --workload backup writes a directory (a file per generation), a file or "
+				"engine:DIR (a region each), not %s\n", o->target);
+		goto out;
+	}
+	struct backup_job job = {.target = &target, .streams = (unsigned)o->procs, .generations = (unsigned)o->generations,
+				 .blocks = target.region_size / o->block_size, .block_size = (uint32_t)o->block_size,
+				 .compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress, .rates = rates,
+				 .seed = seed, .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
+				 .stop = &replay_stop};
+	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : "sync");
+	status = EXIT_RUN_FAILED;
+	if (target_prepare(&target, (uint32_t)o->block_size, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		target_cleanup(&target, false);
+		goto out;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct backup_result res;
+	if (backup_run(&job, &res, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+	} else {
+		status = res.failed ? EXIT_RUN_FAILED : 0;
+		if (!o->quiet)
+			backup_print(stdout, &job, o, &res);
+		if (res.failed)
+			fprintf(stderr, "dedisbench: %s\n", res.failure);
+		if (o->json) {
+			json_t *doc = backup_json(&job, o, &res);
+			if (report_write_atomic(doc, o->json)) {
+				fprintf(stderr, "dedisbench: cannot write %s: %s\n", o->json, strerror(errno));
+				status = EXIT_RUN_FAILED;
+			}
+			json_decref(doc);
+		}
+	}
+	backup_free(&res);
+	target_cleanup(&target, o->keep);
+out:
+	target_release(&target);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_cli cli;
@@ -170,8 +259,21 @@ int main(int argc, char **argv)
 		options_free(&cli.o);
 		return 0;
 	}
-	if (cli.o.trace) {
-		int rc = cmd_replay(&cli);
+	static const char *const backup_only[] = {"generations", "backup-rates", NULL}, *const replay_only[] = {"speed", NULL};
+	for (int i = 0; !cli.o.trace && replay_only[i]; i++)
+		if (options_given(cli.given, replay_only[i])) {
+			fprintf(stderr, "dedisbench: --%s applies to replay (dedisbench replay TRACE)\n", replay_only[i]);
+			options_free(&cli.o);
+			return EXIT_BAD_INPUT;
+		}
+	for (int i = 0; !cli.o.trace && cli.o.workload != WORKLOAD_BACKUP && backup_only[i]; i++)
+		if (options_given(cli.given, backup_only[i])) {
+			fprintf(stderr, "dedisbench: --%s applies to --workload backup\n", backup_only[i]);
+			options_free(&cli.o);
+			return EXIT_BAD_INPUT;
+		}
+	if (cli.o.trace || cli.o.workload == WORKLOAD_BACKUP) {
+		int rc = cli.o.trace ? cmd_replay(&cli) : cmd_backup(&cli);
 		options_free(&cli.o);
 		return rc;
 	}

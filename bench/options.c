@@ -23,6 +23,7 @@ const char *const content_names[] = {"scaled", "sampled", NULL};
 const char *const verify_names[] = {"none", "online", "final", "both", NULL};
 const char *const compress_names[] = {"dist", NULL};
 const char *const layout_names[] = {"runs", "scattered", NULL};
+const char *const workload_names[] = {"dist", "backup", NULL};
 
 #define OFF(f) offsetof(struct bench_options, f)
 #define MIB (1024ULL * 1024ULL)
@@ -132,6 +133,15 @@ const struct opt_def bench_option_table[] = {
 	 "is written as the same bytes (dedisbench replay FILE)"},
 	{"speed", 0, "X", OT_RATE, OFF(speed), "0", NULL, 0, 0, 0, 0, "Replay",
 	 "replay at the trace's recorded timing sped up X times (1: as recorded); 0: as fast as possible"},
+	/* issue 14: backup generations */
+	{"workload", 0, "KIND", OT_ENUM, OFF(workload), "dist", workload_names, 0, 0, 0, 0, "Workload",
+	 "dist: the options above; backup: Data Domain's synthetic backups, each worker a stream writing "
+	 "--generations modified copies, one file or region each"},
+	{"generations", 0, "G", OT_UINT, OFF(generations), "10", NULL, 0, 1, 1000, 0, "Workload",
+	 "backup: generations per stream (--file-size each)"},
+	{"backup-rates", 0, "A:D:M", OT_STRING, OFF(backup_rates), "2:2:5", NULL, 0, 0, 0, 0, "Workload",
+	 "backup: percent of the previous generation's 32 KiB segments followed by new data (A), "
+	 "deleted (D), moved (M); 2:2:5 approaches 30:1 cumulative after about 80 generations"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
 	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},

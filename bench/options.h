@@ -17,6 +17,7 @@ enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO, IOENGINE_IO_URING };
 enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
 enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
 enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
+enum workload_kind { WORKLOAD_DIST, WORKLOAD_BACKUP };
 #define COMPRESS_DIST 0 /* --compress dist: each content's compressibility from the distribution */
 
 /* The raw values of every option, as the table fills them. */
@@ -62,6 +63,9 @@ struct bench_options {
 	char *space_cmd;      /* issue 14: the target's used bytes from a command (space.h) */
 	char *trace;          /* issue 14: replay this block trace (dedisbench replay TRACE) */
 	double speed;         /* replay: recorded gaps / speed; 0 = as fast as possible */
+	int workload;         /* issue 14: enum workload_kind */
+	uint64_t generations; /* backup: generations per stream */
+	char *backup_rates;   /* backup: "ADD:DEL:MOVE" percent of segments per generation */
 };
 
 enum opt_type {
@@ -137,5 +141,6 @@ extern const char *const content_names[];
 extern const char *const verify_names[];
 extern const char *const compress_names[];
 extern const char *const layout_names[];
+extern const char *const workload_names[];
 
 #endif

@@ -29,6 +29,7 @@ int suite_locality(void);
 int suite_rate(void);
 int suite_options(void);
 int suite_space(void);
+int suite_workloads(void);
 int suite_engine_index(void);
 int suite_engine_paths(void);
 /* dedisgen (tests/unit/test_gen) */
