@@ -15,7 +15,9 @@
 #include "report.h"
 #include "replay.h"
 #include "results.h"
+#include "runcmp.h"
 #include "space.h"
+#include "suite.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
@@ -46,14 +48,15 @@ static void drop_output_dir(const struct bench_config *c, bool created)
 		rmdir(c->o.output_dir);
 }
 
-/* ---- dedisbench replay TRACE (issue 14) ---- */
+/* SIGINT / SIGTERM during replay, backup and suite (issue 14) */
+static volatile sig_atomic_t stop_requested;
 
-static volatile sig_atomic_t replay_stop;
+/* ---- dedisbench replay TRACE (issue 14) ---- */
 
 static void on_stop_signal(int sig)
 {
 	(void)sig;
-	replay_stop = 1;
+	stop_requested = 1;
 }
 
 /* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
@@ -117,7 +120,7 @@ static int cmd_replay(struct bench_cli *cli)
 	}
 	struct replay_job job = {.trace = &trace, .trace_path = o->trace, .target = &target, .seed = seed, .speed = o->speed,
 				 .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
-				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &replay_stop};
+				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &stop_requested};
 	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : target.kind == TARGET_NULL ? "null" : "sync");
 	status = EXIT_RUN_FAILED;
 	if (target_prepare(&target, TRACE_BLOCK, msg, sizeof msg)) {
@@ -197,7 +200,7 @@ static int cmd_backup(struct bench_cli *cli)
 				 .blocks = target.region_size / o->block_size, .block_size = (uint32_t)o->block_size,
 				 .compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress, .rates = rates,
 				 .seed = seed, .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
-				 .stop = &replay_stop};
+				 .stop = &stop_requested};
 	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : "sync");
 	status = EXIT_RUN_FAILED;
 	if (target_prepare(&target, (uint32_t)o->block_size, msg, sizeof msg)) {
@@ -233,6 +236,94 @@ out:
 	return status;
 }
 
+/* ---- dedisbench suite, dedisbench compare A B ... (issue 14) ---- */
+
+static bool compare_option_applies(const char *name)
+{
+	return !strcmp(name, "output-dir") || !strcmp(name, "plot") || !strcmp(name, "quiet");
+}
+
+/* The table (and with --output-dir the CSV, with --plot the pictures) of inputs already loaded. */
+static int show_comparison(struct runcmp_input *in, unsigned n, const struct bench_options *o)
+{
+	int status = 0;
+	char msg[1024];
+	if (!o->quiet)
+		runcmp_print(stdout, in, n);
+	if (o->output_dir && runcmp_write(o->output_dir, in, n, o->plot, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		status = EXIT_RUN_FAILED;
+	}
+	for (unsigned i = 0; i < n; i++)
+		runcmp_free(&in[i]);
+	return status;
+}
+
+static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
+{
+	struct bench_options *o = &cli->o;
+	if (refuse_options(cli, compare_option_applies, "compare", "it reads results"))
+		return EXIT_BAD_INPUT;
+	if (o->plot && !o->output_dir) {
+		fprintf(stderr, "dedisbench: compare: --plot needs --output-dir\n");
+		return EXIT_BAD_INPUT;
+	}
+	static struct runcmp_input in[RUNCMP_MAX_INPUTS];
+	char msg[1024];
+	for (unsigned i = 0; i < n; i++)
+		if (runcmp_load(paths[i], &in[i], msg, sizeof msg)) {
+			fprintf(stderr, "dedisbench: compare: %s\n", msg);
+			for (unsigned k = 0; k <= i; k++)
+				runcmp_free(&in[k]);
+			return EXIT_BAD_INPUT;
+		}
+	if (o->output_dir && mkdir(o->output_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
+		for (unsigned k = 0; k < n; k++)
+			runcmp_free(&in[k]);
+		return EXIT_BAD_INPUT;
+	}
+	return show_comparison(in, n, o);
+}
+
+static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
+{
+	struct bench_options *o = &cli->o;
+	if (refuse_options(cli, suite_option_applies, "suite", "each phase sets it"))
+		return EXIT_BAD_INPUT;
+	if (!o->output_dir) {
+		fprintf(stderr, "dedisbench: suite: give --output-dir DIR (each phase's results go there)\n");
+		return EXIT_BAD_INPUT;
+	}
+	char probe[4200];
+	snprintf(probe, sizeof probe, "%s/01-seq-fill.json", o->output_dir);
+	if (access(probe, F_OK) == 0) {
+		fprintf(stderr, "dedisbench: suite: --output-dir %s holds an earlier suite's results; give a new directory\n",
+			o->output_dir);
+		return EXIT_BAD_INPUT;
+	}
+	if (mkdir(o->output_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
+				.quiet = o->quiet, .stop = &stop_requested};
+	char msg[1024];
+	if (suite_run(&job, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+		return EXIT_RUN_FAILED;
+	}
+	static struct runcmp_input in;
+	if (runcmp_load(o->output_dir, &in, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+		return EXIT_RUN_FAILED;
+	}
+	return show_comparison(&in, 1, o);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_cli cli;
@@ -240,6 +331,32 @@ int main(int argc, char **argv)
 	if (replay_argv(argc, argv)) {
 		fprintf(stderr, "dedisbench: replay: give the trace first: dedisbench replay TRACE --target PATH [OPTION]...\n");
 		return EXIT_BAD_INPUT;
+	}
+	/* suite: its options pass to every phase; compare: its inputs come before the options */
+	bool suite = argc > 1 && !strcmp(argv[1], "suite"), compare = argc > 1 && !strcmp(argv[1], "compare");
+	char **passthrough = NULL, *inputs[RUNCMP_MAX_INPUTS];
+	int npass = 0;
+	unsigned ninputs = 0;
+	if (suite) {
+		npass = argc - 2;
+		memmove(argv + 1, argv + 2, (size_t)(argc - 1) * sizeof *argv); /* argv[argc] (NULL) too */
+		argc--;
+		passthrough = argv + 1;
+	} else if (compare) {
+		int k = 2;
+		while (k < argc && argv[k][0] != '-') {
+			if (ninputs == RUNCMP_MAX_INPUTS) {
+				fprintf(stderr, "dedisbench: compare: at most %d inputs\n", RUNCMP_MAX_INPUTS);
+				return EXIT_BAD_INPUT;
+			}
+			inputs[ninputs++] = argv[k++];
+		}
+		if (ninputs < 1) {
+			fprintf(stderr, "dedisbench: compare: give the results: dedisbench compare A.json|SUITE-DIR [B ...] [--output-dir DIR --plot]\n");
+			return EXIT_BAD_INPUT;
+		}
+		memmove(argv + 1, argv + k, (size_t)(argc - k + 1) * sizeof *argv);
+		argc -= k - 1;
 	}
 	if (options_parse(argc, argv, &cli, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
@@ -272,6 +389,11 @@ int main(int argc, char **argv)
 			options_free(&cli.o);
 			return EXIT_BAD_INPUT;
 		}
+	if (suite || compare) {
+		int rc = suite ? cmd_suite(&cli, passthrough, npass) : cmd_compare(&cli, inputs, ninputs);
+		options_free(&cli.o);
+		return rc;
+	}
 	if (cli.o.trace || cli.o.workload == WORKLOAD_BACKUP) {
 		int rc = cli.o.trace ? cmd_replay(&cli) : cmd_backup(&cli);
 		options_free(&cli.o);

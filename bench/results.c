@@ -294,13 +294,16 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 	}
 	if (r->space.have) {
 		const struct space_report *s = &r->space;
-		fprintf(f, "space (%s, %s): logical %.1f MiB, expected %.1f MiB (ideal %s, %.2f:1), observed %.1f MiB "
-			   "(%.2f:1): efficiency %.2f\n",
+		fprintf(f, "space (%s, %s): logical %.1f MiB, expected %.1f MiB (ideal %s, %.2f:1), ",
 			space_source_names[s->source], s->detail, (double)s->logical_bytes / 1048576,
 			(double)s->expected_bytes / 1048576, s->basis,
-			s->expected_bytes ? (double)s->logical_bytes / (double)s->expected_bytes : 0,
-			(double)s->observed_bytes / 1048576,
-			s->observed_bytes ? (double)s->logical_bytes / (double)s->observed_bytes : 0, s->efficiency);
+			s->expected_bytes ? (double)s->logical_bytes / (double)s->expected_bytes : 0);
+		if (s->observed_bytes)
+			fprintf(f, "observed %.1f MiB (%.2f:1): efficiency %.2f\n", (double)s->observed_bytes / 1048576,
+				(double)s->logical_bytes / (double)s->observed_bytes, s->efficiency);
+		else
+			fprintf(f, "observed nothing (used space did not grow: other writers freed more meanwhile?): "
+				   "efficiency unknown\n");
 	}
 	if (r->host.have)
 		fprintf(f, "host: CPU %.1f %% busy (busiest second %.1f %%, iowait %.1f %%), memory used %.1f MiB at start, "
@@ -486,11 +489,12 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	}
 	if (r->space.have) {
 		const struct space_report *s = &r->space;
-		json_t *sj = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f, s:I, s:I}", "source",
+		json_t *sj = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:I, s:I}", "source",
 				       space_source_names[s->source], "detail", s->detail, "basis", s->basis, "logical_bytes",
 				       (json_int_t)s->logical_bytes, "expected_bytes", (json_int_t)s->expected_bytes,
-				       "observed_bytes", (json_int_t)s->observed_bytes, "efficiency", s->efficiency,
-				       "before_bytes", (json_int_t)s->before.used, "after_bytes", (json_int_t)s->after.used);
+				       "observed_bytes", (json_int_t)s->observed_bytes, "efficiency",
+				       s->observed_bytes ? json_real(s->efficiency) : json_null(), "before_bytes",
+				       (json_int_t)s->before.used, "after_bytes", (json_int_t)s->after.used);
 		if (s->source == SPACE_STATFS) {
 			json_object_set_new(sj, "allocated_bytes_before", json_integer((json_int_t)s->before.allocated));
 			json_object_set_new(sj, "allocated_bytes_after", json_integer((json_int_t)s->after.allocated));
