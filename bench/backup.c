@@ -20,7 +20,7 @@ bool backup_option_applies(const char *name)
 {
 	static const char *const ok[] = {"target", "procs", "file-size", "block-size", "seed", "workload", "generations",
 					 "backup-rates", "compress", "sync", "keep", "force", "json", "quiet", "config",
-					 NULL};
+					 "space-cmd", NULL};
 	for (int i = 0; ok[i]; i++)
 		if (!strcmp(ok[i], name))
 			return true;
@@ -241,8 +241,19 @@ int backup_run(const struct backup_job *j, struct backup_result *r, char *err, s
 		for (unsigned s = 0; s < S; s++)
 			bg->cum_distinct += next[s] - 1 - ((uint64_t)s << CONTENT_WORKER_SHIFT);
 		bg->expected_ratio = (double)bg->cum_logical_blocks / (double)bg->cum_distinct;
-		if (j->target->kind == TARGET_ENGINE)
+		if (j->target->kind == TARGET_ENGINE && (!j->space || j->space->source == SPACE_ENGINE)) {
 			observe_engine(j, bg);
+		} else if (j->space && j->space->source != SPACE_NONE) {
+			struct space_reading now;
+			if (space_probe_read(j->space, j->target, &now, r->failure, sizeof r->failure)) {
+				r->failed = true;
+				break;
+			}
+			uint64_t used = now.used > j->space->before.used ? now.used - j->space->before.used : 0;
+			bg->have_observed = used > 0;
+			bg->observed_physical_bytes = used;
+			bg->observed_ratio = used ? (double)(cum_logical * j->block_size) / (double)used : 0;
+		}
 		r->done = g + 1;
 	}
 	r->seconds = (double)(now_ns() - t0) / 1e9;

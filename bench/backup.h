@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include "ioengine/ioengine.h"
 #include "options.h"
+#include "space.h"
 #include "target.h"
 
 #define BACKUP_SEGMENT 8  /* blocks a change moves together (32 KiB of 4 KiB blocks: a file's piece) */
@@ -38,6 +39,7 @@ struct backup_job {
 	struct backup_rates rates;
 	uint64_t seed;
 	int open_flags;
+	const struct space_probe *space; /* the target's used space, read after each generation (NULL: none) */
 	volatile sig_atomic_t *stop;
 };
 
@@ -46,8 +48,8 @@ struct backup_gen {
 	uint64_t cum_logical_blocks, cum_distinct;
 	double expected_ratio;           /* cumulative: logical blocks / distinct contents */
 	bool have_observed;
-	double observed_ratio;           /* engine: mapped / referenced; else none */
-	uint64_t observed_physical_bytes;
+	double observed_ratio;           /* engine: mapped / referenced; else cumulative logical / used */
+	uint64_t observed_physical_bytes; /* engine: physical_bytes; else used space since the start */
 	double shared_with_previous;     /* blocks whose content the previous generation had, share */
 	double seconds, mib_per_s;
 };

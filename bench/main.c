@@ -191,16 +191,23 @@ static int cmd_backup(struct bench_cli *cli)
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		goto out;
 	}
-	if (target.kind == TARGET_NULL || target.kind == TARGET_BLOCKDEV) {
-		fprintf(stderr, "dedisbench: --workload backup writes a directory (a file per generation), a file or "
-				"engine:DIR (a region each), not %s\n", o->target);
+	if (target.kind == TARGET_NULL) {
+		fprintf(stderr, "dedisbench: --workload backup writes a directory (a file per generation), or a file, a "
+				"device or engine:DIR (a region each), not null\n");
 		goto out;
 	}
+	/* Before anything is written: the space each generation takes is read after it (files sparse) */
+	static struct space_probe space;
+	if (space_probe_init(&space, &target, o->space_cmd, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	target.sparse = true;
 	struct backup_job job = {.target = &target, .streams = (unsigned)o->procs, .generations = (unsigned)o->generations,
 				 .blocks = target.region_size / o->block_size, .block_size = (uint32_t)o->block_size,
 				 .compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress, .rates = rates,
 				 .seed = seed, .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
-				 .stop = &stop_requested};
+				 .space = &space, .stop = &stop_requested};
 	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : "sync");
 	status = EXIT_RUN_FAILED;
 	if (target_prepare(&target, (uint32_t)o->block_size, msg, sizeof msg)) {

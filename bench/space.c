@@ -150,13 +150,13 @@ static int read_statfs(const struct target *t, const char *path, struct space_re
 	return 0;
 }
 
-static int read_source(const struct bench_config *c, const struct space_probe *p, struct space_reading *out, char *err,
+static int read_source(const struct target *t, const struct space_probe *p, struct space_reading *out, char *err,
 		       size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	switch (p->source) {
 	case SPACE_STATFS:
-		return read_statfs(&c->target, p->path, out, err, errlen);
+		return read_statfs(t, p->path, out, err, errlen);
 	case SPACE_ZRAM:
 		return read_zram(p->path, out, err, errlen);
 	case SPACE_COMMAND:
@@ -166,22 +166,29 @@ static int read_source(const struct bench_config *c, const struct space_probe *p
 	}
 }
 
-int space_begin(const struct bench_config *c, struct space_probe *p, char *err, size_t errlen)
+int space_probe_init(struct space_probe *p, const struct target *t, const char *cmd, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
-	p->cmd = c->o.space_cmd;
-	p->source = space_source_of(&c->target, p->cmd);
+	p->cmd = cmd;
+	p->source = space_source_of(t, cmd);
 	if (p->source == SPACE_ZRAM)
-		zram_mm_stat_path(c->target.path, p->path, sizeof p->path);
+		zram_mm_stat_path(t->path, p->path, sizeof p->path);
 	else
-		snprintf(p->path, sizeof p->path, "%s", c->target.path);
-	return read_source(c, p, &p->before, err, errlen);
+		snprintf(p->path, sizeof p->path, "%s", t->path);
+	return read_source(t, p, &p->before, err, errlen);
+}
+
+int space_begin(const struct bench_config *c, struct space_probe *p, char *err, size_t errlen)
+{
+	return space_probe_init(p, &c->target, c->o.space_cmd, err, errlen);
 }
 
 /* Written data reaches the device before the second reading: the file system's (its transaction
  * committed, compression done: btrfs compresses at writeback), or the block device's cache. */
 static void flush_target(const struct target *t)
 {
+	if (t->kind == TARGET_ENGINE || t->kind == TARGET_NULL)
+		return;
 	int fd = open(t->path, O_RDONLY | O_CLOEXEC | (t->kind == TARGET_DIR ? O_DIRECTORY : 0));
 	if (fd < 0)
 		return;
@@ -190,6 +197,13 @@ static void flush_target(const struct target *t)
 	else
 		syncfs(fd);
 	close(fd);
+}
+
+int space_probe_read(const struct space_probe *p, const struct target *t, struct space_reading *out, char *err,
+		     size_t errlen)
+{
+	flush_target(t);
+	return read_source(t, p, out, err, errlen);
 }
 
 int space_end(const struct bench_config *c, struct space_probe *p, struct run_result *r, char *err, size_t errlen)
@@ -207,11 +221,7 @@ int space_end(const struct bench_config *c, struct space_probe *p, struct run_re
 	if (p->source != SPACE_ENGINE &&
 	    (c->ledger_map.existed || (c->target.kind == TARGET_DIR && !target_all_created(&c->target))))
 		return 0;
-	if (p->source != SPACE_ENGINE && p->source != SPACE_COMMAND)
-		flush_target(&c->target);
-	if (p->source == SPACE_COMMAND && c->target.kind != TARGET_NULL && c->target.kind != TARGET_ENGINE)
-		flush_target(&c->target);
-	if (read_source(c, p, &s->after, err, errlen))
+	if (space_probe_read(p, &c->target, &s->after, err, errlen))
 		return -1;
 	s->before = p->before;
 	s->source = p->source;

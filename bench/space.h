@@ -55,6 +55,12 @@ enum space_source space_source_of(const struct target *t, const char *cmd);
 /* Before anything is written: pick the source and take the first reading. 0, or -1 with a
  * one-line reason (a --space-cmd that fails or prints no byte count: bad input). */
 int space_begin(const struct bench_config *c, struct space_probe *p, char *err, size_t errlen);
+/* The same for any prepared target (cmd: --space-cmd or NULL): the source and the first reading
+ * in p->before. 0, or -1 with a reason. */
+int space_probe_init(struct space_probe *p, const struct target *t, const char *cmd, char *err, size_t errlen);
+/* A reading now, the target's written data flushed first. 0, or -1 with a reason. */
+int space_probe_read(const struct space_probe *p, const struct target *t, struct space_reading *out, char *err,
+		     size_t errlen);
 /* After the run (its data flushed first): the second reading and the report in r->space, from
  * r's live contents and physical estimate. 0, or -1 with a reason (r->space.have stays false). */
 int space_end(const struct bench_config *c, struct space_probe *p, struct run_result *r, char *err, size_t errlen);

@@ -479,10 +479,10 @@ static bool preallocation_defeats_savings(int fd)
 }
 
 /* Reserve len bytes (a full file system fails here, not mid-run), or just size the file where
- * reserving would defeat the system's savings. 0 or an errno. */
-static int size_file(int fd, uint64_t len)
+ * reserving would defeat the system's savings or the caller asks. 0 or an errno. */
+static int size_file(int fd, uint64_t len, bool sparse)
 {
-	int rc = preallocation_defeats_savings(fd) ? EOPNOTSUPP : posix_fallocate(fd, 0, (off_t)len);
+	int rc = sparse || preallocation_defeats_savings(fd) ? EOPNOTSUPP : posix_fallocate(fd, 0, (off_t)len);
 	if (rc == EOPNOTSUPP || rc == EINVAL)
 		rc = ftruncate(fd, (off_t)len) ? errno : 0;
 	return rc;
@@ -522,7 +522,7 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 			t->files[w] = file_id_of(&st);
 			claim_mark(fd);
 			/* Reserve the space now so a full filesystem fails here, not mid-run. */
-			int rc = size_file(fd, t->region_size);
+			int rc = size_file(fd, t->region_size, t->sparse);
 			close(fd);
 			if (rc)
 				return fail(err, errlen, "cannot size %s/%s to %llu bytes: %s", t->path, name,
@@ -538,7 +538,7 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 		}
 		claim_mark(fd);
 		uint64_t need = t->region_size * t->procs;
-		int rc = need > t->device_size ? size_file(fd, need) : 0;
+		int rc = need > t->device_size ? size_file(fd, need, t->sparse) : 0;
 		close(fd);
 		if (rc)
 			return fail(err, errlen, "cannot extend %s to %llu bytes: %s", t->path, (unsigned long long)need,
