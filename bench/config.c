@@ -11,6 +11,7 @@
 #include "errmsg.h"
 #include "access.h"
 #include "config.h"
+#include "space.h"
 #include "plot.h"
 
 #define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
@@ -199,13 +200,15 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		return -1;
 	if (c->target.kind == TARGET_NULL && (o->verify != VERIFY_NONE || o->ledger))
 		return fail(err, "--verify and --ledger need a real target (null stores nothing)");
+	if (c->target.kind == TARGET_NULL && o->space_cmd)
+		return fail(err, "--space-cmd needs a real target (null stores nothing)");
 	c->scaled = o->content == CONTENT_SCALED;
 	c->check_reads = o->verify == VERIFY_ONLINE || o->verify == VERIFY_BOTH || c->target.kind == TARGET_ENGINE;
 	c->final_pass = o->verify == VERIFY_FINAL || o->verify == VERIFY_BOTH;
 	if (o->verify == VERIFY_ONLINE && o->mode == MODE_WRITE)
 		return fail(err, "--verify online checks reads, and a write run has none (use --verify final)");
 	c->ledger = c->scaled || c->target.kind == TARGET_ENGINE || o->verify != VERIFY_NONE || o->dist_report ||
-		    o->ledger;
+		    o->ledger || space_source_of(&c->target, o->space_cmd) != SPACE_NONE; /* space: the live data */
 	c->nurand_a = o->nurand_a ? o->nurand_a : access_default_a(c->region_blocks);
 	if (c->nurand_a >= c->region_blocks && c->region_blocks > 1)
 		return fail(err, "--nurand-a %llu must be below the blocks per worker (%llu)",

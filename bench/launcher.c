@@ -451,7 +451,8 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	bool progress = !c->o.quiet && isatty(STDERR_FILENO);
 	/* Of a larger run, the part that reports writes the one time series (of every part). */
 	bool series = c->o.output_dir && (!peers || peers->view);
-	if (go_on && !series && progress && ts_init(&ts, l.sh->t0_ns))
+	/* Ticks every second even without a time series: the host's CPU and memory are sampled. */
+	if (go_on && !series && ts_init(&ts, l.sh->t0_ns))
 		progress = false;
 	if (go_on && series && ts_open(&ts, c->o.output_dir, l.sh->t0_ns)) {
 		set_failure(&l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
@@ -469,6 +470,10 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 		unsigned procs;
 		const struct run_shared *v = sampled(&l, &procs);
 		ts_sample(&ts, v, procs, end, NULL);
+	}
+	if (ts.prev) {
+		hostload_end(&ts.host, "/proc");
+		r->host = ts.host;
 	}
 	ts_close(&ts);
 	rc = 0;

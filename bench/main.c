@@ -1,15 +1,23 @@
 /* main.c - dedisbench's entry point: parse and validate (bad input: one line, exit 2, nothing
  * written), prepare the target, run, report; the only place that decides the exit status. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "backup.h"
 #include "config.h"
 #include "launcher.h"
 #include "report.h"
+#include "replay.h"
 #include "results.h"
+#include "runcmp.h"
+#include "space.h"
+#include "suite.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
@@ -40,10 +48,323 @@ static void drop_output_dir(const struct bench_config *c, bool created)
 		rmdir(c->o.output_dir);
 }
 
+/* SIGINT / SIGTERM during replay, backup and suite (issue 14) */
+static volatile sig_atomic_t stop_requested;
+
+/* ---- dedisbench replay TRACE (issue 14) ---- */
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
+ * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
+static int replay_argv(int argc, char **argv)
+{
+	static char trace_opt[] = "--trace";
+	if (argc < 2 || strcmp(argv[1], "replay"))
+		return 0;
+	if (argc < 3 || argv[2][0] == '-')
+		return -1;
+	argv[1] = trace_opt;
+	return 0;
+}
+
+/* An option given that the sub-workload does not use is refused: one line, -1. */
+static int refuse_options(const struct bench_cli *cli, bool (*applies)(const char *), const char *what, const char *why)
+{
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (!cli->given[i] || (d->name && applies(d->name)))
+			continue;
+		if (d->name)
+			fprintf(stderr, "dedisbench: --%s does not apply to %s (%s)\n", d->name, what, why);
+		else
+			fprintf(stderr, "dedisbench: -%c does not apply to %s (%s)\n", d->short_opt, what, why);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_replay(struct bench_cli *cli)
+{
+	struct bench_options *o = &cli->o;
+	if (refuse_options(cli, replay_option_applies, "replay", "the trace says what to write where"))
+		return EXIT_BAD_INPUT;
+	if (o->block_size != TRACE_BLOCK) {
+		fprintf(stderr, "dedisbench: --block-size %llu: a replay writes 4 KiB blocks (the trace has one MD5 per 4 KiB)\n",
+			(unsigned long long)o->block_size);
+		return EXIT_BAD_INPUT;
+	}
+	static struct trace trace; /* large: not on the stack */
+	char msg[1024];
+	if (trace_load(o->trace, &trace, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		trace_free(&trace);
+		return EXIT_BAD_INPUT;
+	}
+	uint64_t seed = o->seed;
+	if (!options_given(cli->given, "seed") && getrandom(&seed, sizeof seed, 0) != sizeof seed)
+		seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	o->seed = seed &= (1ULL << 53) - 1;
+	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
+	static struct target target;
+	struct target_request req = {.path = o->target, .procs = 1, .file_size = trace.end_bytes, .file_size_given = true,
+				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct};
+	int status = EXIT_BAD_INPUT;
+	if (target_probe(&req, &target, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	struct replay_job job = {.trace = &trace, .trace_path = o->trace, .target = &target, .seed = seed, .speed = o->speed,
+				 .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
+				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &stop_requested};
+	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : target.kind == TARGET_NULL ? "null" : "sync");
+	status = EXIT_RUN_FAILED;
+	if (target_prepare(&target, TRACE_BLOCK, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		target_cleanup(&target, false);
+		goto out;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct replay_result res;
+	if (replay_run(&job, &res, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+	} else {
+		status = res.failed ? EXIT_RUN_FAILED : 0;
+		if (!o->quiet)
+			replay_print(stdout, &job, o, &res);
+		if (res.failed)
+			fprintf(stderr, "dedisbench: %s\n", res.failure);
+		if (o->json) {
+			json_t *doc = replay_json(&job, o, &res);
+			if (report_write_atomic(doc, o->json)) {
+				fprintf(stderr, "dedisbench: cannot write %s: %s\n", o->json, strerror(errno));
+				status = EXIT_RUN_FAILED;
+			}
+			json_decref(doc);
+		}
+	}
+	target_cleanup(&target, o->keep);
+out:
+	target_release(&target);
+	trace_free(&trace);
+	return status;
+}
+
+/* ---- --workload backup (issue 14) ---- */
+
+static int cmd_backup(struct bench_cli *cli)
+{
+	struct bench_options *o = &cli->o;
+	if (refuse_options(cli, backup_option_applies, "--workload backup", "the generations say what to write"))
+		return EXIT_BAD_INPUT;
+	struct backup_rates rates;
+	if (backup_parse_rates(o->backup_rates, &rates)) {
+		fprintf(stderr, "dedisbench: --backup-rates '%s': give ADD:DEL:MOVE, three percentages from 0 to 100\n",
+			o->backup_rates);
+		return EXIT_BAD_INPUT;
+	}
+	if (o->procs * o->generations > 1024) {
+		fprintf(stderr, "dedisbench: --procs %llu x --generations %llu: at most 1024 files or regions\n",
+			(unsigned long long)o->procs, (unsigned long long)o->generations);
+		return EXIT_BAD_INPUT;
+	}
+	if (o->compress == COMPRESS_DIST && !options_given(cli->given, "compress"))
+		o->compress = 2; /* Data Domain's example: about 2:1 local compression per generation */
+	uint64_t seed = o->seed;
+	if (!options_given(cli->given, "seed") && getrandom(&seed, sizeof seed, 0) != sizeof seed)
+		seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	o->seed = seed &= (1ULL << 53) - 1;
+	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
+	static struct target target;
+	struct target_request req = {.path = o->target, .procs = (unsigned)(o->procs * o->generations),
+				     .file_size = o->file_size, .file_size_given = options_given(cli->given, "file-size"),
+				     .block_size = (uint32_t)o->block_size, .force = o->force, .direct = direct};
+	char msg[1024];
+	int status = EXIT_BAD_INPUT;
+	if (target_probe(&req, &target, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	if (target.kind == TARGET_NULL) {
+		fprintf(stderr, "dedisbench: --workload backup writes a directory (a file per generation), or a file, a "
+				"device or engine:DIR (a region each), not null\n");
+		goto out;
+	}
+	/* Before anything is written: the space each generation takes is read after it (files sparse) */
+	static struct space_probe space;
+	if (space_probe_init(&space, &target, o->space_cmd, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	target.sparse = true;
+	struct backup_job job = {.target = &target, .streams = (unsigned)o->procs, .generations = (unsigned)o->generations,
+				 .blocks = target.region_size / o->block_size, .block_size = (uint32_t)o->block_size,
+				 .compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress, .rates = rates,
+				 .seed = seed, .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
+				 .space = &space, .stop = &stop_requested};
+	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : "sync");
+	status = EXIT_RUN_FAILED;
+	if (target_prepare(&target, (uint32_t)o->block_size, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		target_cleanup(&target, false);
+		goto out;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct backup_result res;
+	if (backup_run(&job, &res, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+	} else {
+		status = res.failed ? EXIT_RUN_FAILED : 0;
+		if (!o->quiet)
+			backup_print(stdout, &job, o, &res);
+		if (res.failed)
+			fprintf(stderr, "dedisbench: %s\n", res.failure);
+		if (o->json) {
+			json_t *doc = backup_json(&job, o, &res);
+			if (report_write_atomic(doc, o->json)) {
+				fprintf(stderr, "dedisbench: cannot write %s: %s\n", o->json, strerror(errno));
+				status = EXIT_RUN_FAILED;
+			}
+			json_decref(doc);
+		}
+	}
+	backup_free(&res);
+	target_cleanup(&target, o->keep);
+out:
+	target_release(&target);
+	return status;
+}
+
+/* ---- dedisbench suite, dedisbench compare A B ... (issue 14) ---- */
+
+static bool compare_option_applies(const char *name)
+{
+	return !strcmp(name, "output-dir") || !strcmp(name, "plot") || !strcmp(name, "quiet");
+}
+
+/* The table (and with --output-dir the CSV, with --plot the pictures) of inputs already loaded. */
+static int show_comparison(struct runcmp_input *in, unsigned n, const struct bench_options *o)
+{
+	int status = 0;
+	char msg[1024];
+	if (!o->quiet)
+		runcmp_print(stdout, in, n);
+	if (o->output_dir && runcmp_write(o->output_dir, in, n, o->plot, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		status = EXIT_RUN_FAILED;
+	}
+	for (unsigned i = 0; i < n; i++)
+		runcmp_free(&in[i]);
+	return status;
+}
+
+static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
+{
+	struct bench_options *o = &cli->o;
+	if (refuse_options(cli, compare_option_applies, "compare", "it reads results"))
+		return EXIT_BAD_INPUT;
+	if (o->plot && !o->output_dir) {
+		fprintf(stderr, "dedisbench: compare: --plot needs --output-dir\n");
+		return EXIT_BAD_INPUT;
+	}
+	static struct runcmp_input in[RUNCMP_MAX_INPUTS];
+	char msg[1024];
+	for (unsigned i = 0; i < n; i++)
+		if (runcmp_load(paths[i], &in[i], msg, sizeof msg)) {
+			fprintf(stderr, "dedisbench: compare: %s\n", msg);
+			for (unsigned k = 0; k <= i; k++)
+				runcmp_free(&in[k]);
+			return EXIT_BAD_INPUT;
+		}
+	if (o->output_dir && mkdir(o->output_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
+		for (unsigned k = 0; k < n; k++)
+			runcmp_free(&in[k]);
+		return EXIT_BAD_INPUT;
+	}
+	return show_comparison(in, n, o);
+}
+
+static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
+{
+	struct bench_options *o = &cli->o;
+	if (refuse_options(cli, suite_option_applies, "suite", "each phase sets it"))
+		return EXIT_BAD_INPUT;
+	if (!o->output_dir) {
+		fprintf(stderr, "dedisbench: suite: give --output-dir DIR (each phase's results go there)\n");
+		return EXIT_BAD_INPUT;
+	}
+	char probe[4200];
+	snprintf(probe, sizeof probe, "%s/01-seq-fill.json", o->output_dir);
+	if (access(probe, F_OK) == 0) {
+		fprintf(stderr, "dedisbench: suite: --output-dir %s holds an earlier suite's results; give a new directory\n",
+			o->output_dir);
+		return EXIT_BAD_INPUT;
+	}
+	if (mkdir(o->output_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
+				.quiet = o->quiet, .stop = &stop_requested};
+	char msg[1024];
+	if (suite_run(&job, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+		return EXIT_RUN_FAILED;
+	}
+	static struct runcmp_input in;
+	if (runcmp_load(o->output_dir, &in, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+		return EXIT_RUN_FAILED;
+	}
+	return show_comparison(&in, 1, o);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_cli cli;
 	struct opt_error err;
+	if (replay_argv(argc, argv)) {
+		fprintf(stderr, "dedisbench: replay: give the trace first: dedisbench replay TRACE --target PATH [OPTION]...\n");
+		return EXIT_BAD_INPUT;
+	}
+	/* suite: its options pass to every phase; compare: its inputs come before the options */
+	bool suite = argc > 1 && !strcmp(argv[1], "suite"), compare = argc > 1 && !strcmp(argv[1], "compare");
+	char **passthrough = NULL, *inputs[RUNCMP_MAX_INPUTS];
+	int npass = 0;
+	unsigned ninputs = 0;
+	if (suite) {
+		npass = argc - 2;
+		memmove(argv + 1, argv + 2, (size_t)(argc - 1) * sizeof *argv); /* argv[argc] (NULL) too */
+		argc--;
+		passthrough = argv + 1;
+	} else if (compare) {
+		int k = 2;
+		while (k < argc && argv[k][0] != '-') {
+			if (ninputs == RUNCMP_MAX_INPUTS) {
+				fprintf(stderr, "dedisbench: compare: at most %d inputs\n", RUNCMP_MAX_INPUTS);
+				return EXIT_BAD_INPUT;
+			}
+			inputs[ninputs++] = argv[k++];
+		}
+		if (ninputs < 1) {
+			fprintf(stderr, "dedisbench: compare: give the results: dedisbench compare A.json|SUITE-DIR [B ...] [--output-dir DIR --plot]\n");
+			return EXIT_BAD_INPUT;
+		}
+		memmove(argv + 1, argv + k, (size_t)(argc - k + 1) * sizeof *argv);
+		argc -= k - 1;
+	}
 	if (options_parse(argc, argv, &cli, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		options_free(&cli.o);
@@ -62,6 +383,29 @@ int main(int argc, char **argv)
 		options_free(&cli.o);
 		return 0;
 	}
+	static const char *const backup_only[] = {"generations", "backup-rates", NULL}, *const replay_only[] = {"speed", NULL};
+	for (int i = 0; !cli.o.trace && replay_only[i]; i++)
+		if (options_given(cli.given, replay_only[i])) {
+			fprintf(stderr, "dedisbench: --%s applies to replay (dedisbench replay TRACE)\n", replay_only[i]);
+			options_free(&cli.o);
+			return EXIT_BAD_INPUT;
+		}
+	for (int i = 0; !cli.o.trace && cli.o.workload != WORKLOAD_BACKUP && backup_only[i]; i++)
+		if (options_given(cli.given, backup_only[i])) {
+			fprintf(stderr, "dedisbench: --%s applies to --workload backup\n", backup_only[i]);
+			options_free(&cli.o);
+			return EXIT_BAD_INPUT;
+		}
+	if (suite || compare) {
+		int rc = suite ? cmd_suite(&cli, passthrough, npass) : cmd_compare(&cli, inputs, ninputs);
+		options_free(&cli.o);
+		return rc;
+	}
+	if (cli.o.trace || cli.o.workload == WORKLOAD_BACKUP) {
+		int rc = cli.o.trace ? cmd_replay(&cli) : cmd_backup(&cli);
+		options_free(&cli.o);
+		return rc;
+	}
 	struct bench_config cfg;
 	if (config_build(&cli, &cfg, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
@@ -72,6 +416,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dedisbench: warning: %s repeats %zu records (original DEDISbench format); "
 				"they were added together, as DEDISbench did\n", cfg.dist_path, cfg.dist.merged_rows);
 	char msg[1024];
+	/* The target's used space before anything is written (issue 14: observed savings). */
+	struct space_probe space;
+	if (space_begin(&cfg, &space, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		config_free(&cfg);
+		return EXIT_BAD_INPUT;
+	}
 	bool made_output_dir = cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) == 0;
 	if (cfg.o.output_dir && !made_output_dir && errno != EEXIST) {
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(errno));
@@ -113,6 +464,10 @@ int main(int argc, char **argv)
 		failure_json(&cfg, msg);
 		status = EXIT_RUN_FAILED;
 	} else {
+		if (space_end(&cfg, &space, &res, msg, sizeof msg)) {
+			fprintf(stderr, "dedisbench: space after the run: %s\n", msg);
+			status = EXIT_RUN_FAILED;
+		}
 		if (!cfg.o.quiet)
 			results_print(stdout, &cfg, &res);
 		if (res.failed) {

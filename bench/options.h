@@ -18,6 +18,7 @@ enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
 enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
 enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
 enum rank_content { RANK_CONTENT_GLOBAL, RANK_CONTENT_REPLICA };
+enum workload_kind { WORKLOAD_DIST, WORKLOAD_BACKUP };
 #define COMPRESS_DIST 0 /* --compress dist: each content's compressibility from the distribution */
 
 /* The raw values of every option, as the table fills them. */
@@ -62,6 +63,12 @@ struct bench_options {
 	bool quiet;
 	int rank_content;     /* enum rank_content (dedisbench-mpi) */
 	uint64_t peer_timeout_ns; /* dedisbench-mpi: a rank silent this long is lost */
+	char *space_cmd;      /* issue 14: the target's used bytes from a command (space.h) */
+	char *trace;          /* issue 14: replay this block trace (dedisbench replay TRACE) */
+	double speed;         /* replay: recorded gaps / speed; 0 = as fast as possible */
+	int workload;         /* issue 14: enum workload_kind */
+	uint64_t generations; /* backup: generations per stream */
+	char *backup_rates;   /* backup: "ADD:DEL:MOVE" percent of segments per generation */
 };
 
 enum opt_type {
@@ -138,5 +145,6 @@ extern const char *const verify_names[];
 extern const char *const compress_names[];
 extern const char *const layout_names[];
 extern const char *const rank_content_names[];
+extern const char *const workload_names[];
 
 #endif

@@ -292,6 +292,25 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		for (unsigned i = 0; i < r->nmismatch; i++)
 			fprintf(f, "  %s\n", r->mismatch[i]);
 	}
+	if (r->space.have) {
+		const struct space_report *s = &r->space;
+		fprintf(f, "space (%s, %s): logical %.1f MiB, expected %.1f MiB (ideal %s, %.2f:1), ",
+			space_source_names[s->source], s->detail, (double)s->logical_bytes / 1048576,
+			(double)s->expected_bytes / 1048576, s->basis,
+			s->expected_bytes ? (double)s->logical_bytes / (double)s->expected_bytes : 0);
+		if (s->observed_bytes)
+			fprintf(f, "observed %.1f MiB (%.2f:1): efficiency %.2f\n", (double)s->observed_bytes / 1048576,
+				(double)s->logical_bytes / (double)s->observed_bytes, s->efficiency);
+		else
+			fprintf(f, "observed nothing (used space did not grow: other writers freed more meanwhile?): "
+				   "efficiency unknown\n");
+	}
+	if (r->host.have)
+		fprintf(f, "host: CPU %.1f %% busy (busiest second %.1f %%, iowait %.1f %%), memory used %.1f MiB at start, "
+			   "%.1f MiB at most, of %.1f MiB\n",
+			hostload_busy_pct(&r->host.cpu_start, &r->host.cpu_end), r->host.busy_pct_max,
+			hostload_iowait_pct(&r->host.cpu_start, &r->host.cpu_end), (double)r->host.mem_start.used / 1048576,
+			(double)r->host.mem_used_max / 1048576, (double)r->host.mem_start.total / 1048576);
 	fprintf(f, "access: hottest 10 %% of blocks took %.1f %% of operations (%llu of %llu blocks accessed)\n",
 		100 * r->hottest10, (unsigned long long)r->accessed_blocks, (unsigned long long)r->region_blocks);
 }
@@ -468,6 +487,36 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 			json_object_set_new(v, "layout_seed", json_integer((json_int_t)c->seed));
 		json_object_set_new(doc, "verify", v);
 	}
+	if (r->space.have) {
+		const struct space_report *s = &r->space;
+		json_t *sj = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:I, s:I}", "source",
+				       space_source_names[s->source], "detail", s->detail, "basis", s->basis, "logical_bytes",
+				       (json_int_t)s->logical_bytes, "expected_bytes", (json_int_t)s->expected_bytes,
+				       "observed_bytes", (json_int_t)s->observed_bytes, "efficiency",
+				       s->observed_bytes ? json_real(s->efficiency) : json_null(), "before_bytes",
+				       (json_int_t)s->before.used, "after_bytes", (json_int_t)s->after.used);
+		if (s->source == SPACE_STATFS) {
+			json_object_set_new(sj, "allocated_bytes_before", json_integer((json_int_t)s->before.allocated));
+			json_object_set_new(sj, "allocated_bytes_after", json_integer((json_int_t)s->after.allocated));
+		}
+		if (s->source == SPACE_ZRAM)
+			json_object_set_new(sj, "mm_stat",
+					    json_pack("{s:I, s:I, s:I, s:I}", "orig_data_size",
+						      (json_int_t)s->after.zram.orig_data_size, "compr_data_size",
+						      (json_int_t)s->after.zram.compr_data_size, "mem_used_total",
+						      (json_int_t)s->after.zram.mem_used_total, "same_pages",
+						      (json_int_t)s->after.zram.same_pages));
+		json_object_set_new(doc, "space", sj);
+	}
+	if (r->host.have)
+		json_object_set_new(doc, "host",
+				    json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:i}", "cpu_busy_pct",
+					      hostload_busy_pct(&r->host.cpu_start, &r->host.cpu_end), "cpu_busy_pct_max",
+					      r->host.busy_pct_max, "cpu_iowait_pct",
+					      hostload_iowait_pct(&r->host.cpu_start, &r->host.cpu_end), "mem_total_bytes",
+					      (json_int_t)r->host.mem_start.total, "mem_used_bytes_start",
+					      (json_int_t)r->host.mem_start.used, "mem_used_bytes_max",
+					      (json_int_t)r->host.mem_used_max, "samples", (int)r->host.samples));
 	json_object_set_new(doc, "access", json_pack("{s:s, s:f, s:I, s:I}", "pattern", access_names[o->access],
 						     "hottest_10pct_share", r->hottest10, "blocks",
 						     (json_int_t)r->region_blocks, "blocks_accessed",
@@ -700,6 +749,8 @@ int ts_init(struct timeseries *ts, uint64_t t0)
 	zero_dir(&ts->prev[0]);
 	zero_dir(&ts->prev[1]);
 	ts->t0 = t0;
+	hostload_begin(&ts->host, "/proc");
+	ts->cpu_prev = ts->host.cpu_start;
 	return 0;
 }
 
@@ -719,7 +770,8 @@ int ts_open(struct timeseries *ts, const char *dir, uint64_t t0)
 		return -1;
 	}
 	fputs("time_s,read_ops,read_mib_s,read_lat_mean_us,read_lat_p99_us,"
-	      "write_ops,write_mib_s,write_lat_mean_us,write_lat_p99_us\n", ts->f);
+	      "write_ops,write_mib_s,write_lat_mean_us,write_lat_p99_us,"
+	      "host_cpu_busy_pct,host_cpu_iowait_pct,host_mem_used_mib\n", ts->f);
 	return 0;
 }
 
@@ -755,6 +807,13 @@ int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs
 				mib_s(cur[d].bytes - ts->prev[d].bytes, span), hist_mean(&h) / 1e3,
 				(double)hist_percentile(&h, 99) / 1e3);
 	}
+	struct host_cpu cpu;
+	struct host_mem mem;
+	hostload_sample(&ts->host, "/proc", &ts->cpu_prev, &cpu, &mem);
+	if (ts->f)
+		fprintf(ts->f, ",%.1f,%.1f,%.1f", hostload_busy_pct(&ts->cpu_prev, &cpu),
+			hostload_iowait_pct(&ts->cpu_prev, &cpu), (double)mem.used / 1048576.0);
+	ts->cpu_prev = cpu;
 	if (ts->f) {
 		fputc('\n', ts->f);
 		fflush(ts->f); /* each row visible as it is sampled (tail -f, tests polling for progress) */

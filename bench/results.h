@@ -7,7 +7,9 @@
 #include <jansson.h>
 #include "config.h"
 #include "engine.h"
+#include "hostload.h"
 #include "physical.h"
+#include "space.h"
 #include "tally.h"
 #include "worker.h"
 
@@ -55,6 +57,8 @@ struct run_result {
 	struct access_freq access;    /* how many blocks got each access count (sorted by count) */
 	uint64_t region_blocks;       /* blocks in all workers' regions */
 	uint64_t accessed_blocks;     /* of which accessed at least once */
+	struct space_report space;    /* observed space against the ideal (main fills it) */
+	struct host_usage host;       /* the host's CPU and memory over the run */
 };
 
 /* Verification's verdict: something was checked, nothing mismatched, and it was not cut short. */
@@ -78,6 +82,8 @@ struct timeseries {
 	uint64_t t0;
 	double prev_t; /* seconds since t0 of the previous row */
 	unsigned rows;
+	struct host_usage host;  /* the host's CPU and memory, summed over the samples */
+	struct host_cpu cpu_prev;
 };
 /* Interval bookkeeping only (the progress line without --output-dir). */
 int ts_init(struct timeseries *ts, uint64_t t0);

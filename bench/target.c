@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -465,6 +466,28 @@ static int prepare_engine(struct target *t, uint32_t block_size, char *err, size
 	return 0;
 }
 
+/* issue 14: on a copy-on-write file system a preallocated extent is written in place, neither
+ * compressed nor deduplicated (btrfs writes into prealloc extents NOCOW), so there the files are
+ * sized sparse: the savings a run measures are the file system's, not defeated by the benchmark. */
+static bool preallocation_defeats_savings(int fd)
+{
+	struct statfs sf;
+	if (fstatfs(fd, &sf))
+		return false;
+	unsigned long type = (unsigned long)sf.f_type;
+	return type == 0x9123683EUL /* btrfs */ || type == 0x2FC12FC1UL /* zfs */ || type == 0xCA451A4EUL /* bcachefs */;
+}
+
+/* Reserve len bytes (a full file system fails here, not mid-run), or just size the file where
+ * reserving would defeat the system's savings or the caller asks. 0 or an errno. */
+static int size_file(int fd, uint64_t len, bool sparse)
+{
+	int rc = sparse || preallocation_defeats_savings(fd) ? EOPNOTSUPP : posix_fallocate(fd, 0, (off_t)len);
+	if (rc == EOPNOTSUPP || rc == EINVAL)
+		rc = ftruncate(fd, (off_t)len) ? errno : 0;
+	return rc;
+}
+
 int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errlen)
 {
 	if (t->kind == TARGET_ENGINE)
@@ -499,9 +522,7 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 			t->files[w] = file_id_of(&st);
 			claim_mark(fd);
 			/* Reserve the space now so a full filesystem fails here, not mid-run. */
-			int rc = posix_fallocate(fd, 0, (off_t)t->region_size);
-			if (rc == EOPNOTSUPP || rc == EINVAL)
-				rc = ftruncate(fd, (off_t)t->region_size) ? errno : 0;
+			int rc = size_file(fd, t->region_size, t->sparse);
 			close(fd);
 			if (rc)
 				return fail(err, errlen, "cannot size %s/%s to %llu bytes: %s", t->path, name,
@@ -517,7 +538,7 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 		}
 		claim_mark(fd);
 		uint64_t need = t->region_size * t->procs;
-		int rc = need > t->device_size ? posix_fallocate(fd, 0, (off_t)need) : 0;
+		int rc = need > t->device_size ? size_file(fd, need, t->sparse) : 0;
 		close(fd);
 		if (rc)
 			return fail(err, errlen, "cannot extend %s to %llu bytes: %s", t->path, (unsigned long long)need,

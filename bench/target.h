@@ -36,6 +36,8 @@ struct target {
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
 	bool engine_dir_made;   /* ENGINE: this run created the volume directory (removed with it) */
 	bool keep_data;         /* an earlier run's data must stay (a kept ledger describes it) */
+	bool sparse;            /* size files without reserving their space (issue 14: backup measures
+	                         * each generation's space as it is written) */
 };
 
 struct target_request {

@@ -2,9 +2,10 @@
 # 1 s time series dedisbench writes to --output-dir (timeseries.csv).
 # Usage: gnuplot -c dedisbench-timeseries.gp TIMESERIES.csv OUT.png [TITLE]
 # DATA: CSV with a header line; columns time_s, read_ops, read_mib_s, read_lat_mean_us,
-# read_lat_p99_us, write_ops, write_mib_s, write_lat_mean_us, write_lat_p99_us. A direction
-# without any operation in the whole run is left out; a second without operations in a
-# direction has no latency point.
+# read_lat_p99_us, write_ops, write_mib_s, write_lat_mean_us, write_lat_p99_us, and (from
+# dedisbench 0.2 on) host_cpu_busy_pct, host_cpu_iowait_pct, host_mem_used_mib: a third panel
+# then shows the host's CPU and memory. A direction without any operation in the whole run is
+# left out; a second without operations in a direction has no latency point.
 if (ARGC < 2) { print "usage: gnuplot -c dedisbench-timeseries.gp TIMESERIES.csv OUT.png [TITLE]"; exit status 2 }
 set datafile separator ","
 set terminal pngcairo size 1000,700 noenhanced font ",10"
@@ -20,7 +21,9 @@ do for [d in "read write"] {
 col(d, k) = (d eq "read" ? k : k + 4)      # k: the read column; write's is 4 further
 colour(d) = (d eq "read" ? 0x3070b0 : 0xc04020)
 
-set multiplot layout 2,1 title (ARGC >= 3 ? ARG3 : "dedisbench: throughput and p99 latency, per second")
+# The host columns, when the header names them (older time series have none).
+host = strstrt(system(sprintf("head -1 '%s'", ARG1)), "host_cpu_busy_pct") > 0
+set multiplot layout (host ? 3 : 2),1 title (ARGC >= 3 ? ARG3 : "dedisbench: throughput and p99 latency, per second")
 set grid
 set key top right
 set xlabel "time (s)"
@@ -50,5 +53,20 @@ if (strlen(dirs) == 0) {
 	if (hi == 0) { set yrange [0.1:10] } else { if (lo == hi) { set yrange [lo / 2 : hi * 2] } }
 	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 2)) > 0 && column(col(d, 5)) > 0 ? column(col(d, 5)) : NaN) \
 		with linespoints lw 2 pt 7 ps 0.5 lc rgb colour(d) title d." p99"
+}
+if (host) {
+	unset logscale y
+	unset label 1
+	set autoscale x
+	set yrange [0:100]
+	set ylabel "host CPU (%)"
+	set y2label "host memory used (MiB)"
+	set y2tics
+	set y2range [0:*]
+	set ytics nomirror
+	set key bottom right
+	plot ARG1 skip 1 using 1:10 with lines lw 2 lc rgb 0x208020 title "CPU busy", \
+	     ARG1 skip 1 using 1:11 with lines lw 1 lc rgb 0xa0a020 title "CPU iowait", \
+	     ARG1 skip 1 using 1:12 axes x1y2 with lines lw 2 lc rgb 0x804080 title "memory used"
 }
 unset multiplot

@@ -53,6 +53,8 @@ DEDIS_DISTDIR=$top_srcdir/distributions expect_only personalfiles _dedisbench de
 expect_only "uniform" _dedisbench dedisbench --access u
 expect "--target --procs --time --json --output-dir" _dedisbench dedisbench --
 expect_only "null" _dedisbench dedisbench -T nu
+expect_only "suite" _dedisbench dedisbench su
+expect_only "backup" _dedisbench dedisbench --workload b
 
 # Every long option of --help is offered.
 want=$("$top_builddir/dedisbench" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+' | tr '\n' ' ')

@@ -43,6 +43,13 @@ render compare "$E2E_TMP/compare.png" dedisgen-compare.gp "$D/gen-histogram-a.da
 	personalfiles kernels "two datasets"
 render compare-caption "$E2E_TMP/compare2.png" dedisgen-compare.gp "$D/gen-histogram-a.dat" "$D/gen-histogram-b.dat" \
 	"$E2E_TMP/compare2.png" personalfiles kernels "two datasets" "$(printf 'sizes apart:\nbuckets move')"
+# dedisbench compare --plot: three phases, a plain directory against the engine (a label with a ';')
+printf '%s\n' 'phase,/mnt/plain iops,/mnt/plain p99_us,/mnt/plain saved,engine:/v;index=bloom iops,engine:/v;index=bloom p99_us,engine:/v;index=bloom saved' \
+	'seq-fill,52000.5,31.2,1.0000,15000.0,100.4,1.2000' 'uniform-write,74000.0,26.4,0.0000,13000.0,372.7,1.2100' \
+	'uniform-write-50,37000.0,19136.5,1.0100,6500.0,150.0,1.2000' >"$E2E_TMP/compare.csv"
+for w in iops latency saved; do
+	render "compare-$w" "$E2E_TMP/compare-$w.png" dedisbench-compare.gp "$E2E_TMP/compare.csv" "$E2E_TMP/compare-$w.png" 2 "$w"
+done
 
 # Every script in plots/ was exercised above.
 for s in "$P"/*.gp; do

@@ -1,0 +1,30 @@
+/* runcmp.h - `dedisbench compare A B ...`: the results of runs (--json files, or directories of
+ * a suite's phases) side by side per phase: throughput, latency, observed savings, CPU, memory. */
+#ifndef DEDIS_BENCH_RUNCMP_H
+#define DEDIS_BENCH_RUNCMP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#define RUNCMP_MAX_PHASES 32
+#define RUNCMP_MAX_INPUTS 16
+
+/* One input: a JSON file (one phase, named by its workload) or a suite directory (its phases,
+ * NN-name.json in name order). */
+struct runcmp_input {
+	char label[80];
+	unsigned nphases;
+	char name[RUNCMP_MAX_PHASES][48];
+	json_t *doc[RUNCMP_MAX_PHASES];
+};
+
+/* 0, or -1 with "PATH: why" (not a dedisbench result, unreadable, no phase). */
+int runcmp_load(const char *path, struct runcmp_input *in, char *err, size_t errlen);
+void runcmp_free(struct runcmp_input *in);
+/* The table: per phase (the first input's order, then others' own), a row per input. */
+void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n);
+/* DIR/compare.csv, and with plot compare-iops.png and compare-latency.png. 0, or -1 with why. */
+int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, bool plot, char *why, size_t whylen);
+
+#endif

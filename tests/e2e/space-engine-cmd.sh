@@ -1,0 +1,51 @@
+#!/bin/bash
+# space-engine-cmd.sh - observed space from the engine's counters (equal to what dedisengine stat
+# reads from the volume) and from --space-cmd (its byte count before and after the run); the
+# host's CPU and memory in the JSON and the time series; a --space-cmd that fails is bad input.
+source "$(dirname "$0")/lib.sh"
+mktmp /var/tmp
+
+# engine: the counters, exactly
+J=$E2E_TMP/eng.json
+expect_ok -T "engine:$E2E_TMP/vol" -P 2 -F 16 --seed 3 --keep -j "$J" -o "$E2E_TMP/o"
+grep -q '^space (engine, engine volume .*): logical 32.0 MiB, .*: efficiency 1.00$' "$E2E_TMP/out" ||
+	fail "no space line for the engine: $(grep -i space "$E2E_TMP/out")"
+"$DEDISENGINE" stat "$E2E_TMP/vol" --json >"$E2E_TMP/stat.json" || fail "dedisengine stat failed"
+physical=$(jget "$E2E_TMP/stat.json" .physical_bytes)
+jcheck "$J" ".space.source == \"engine\" and .space.observed_bytes == $physical and .space.expected_bytes == .engine.expected.physical_bytes"
+jcheck "$J" ".space.logical_bytes == $(jget "$E2E_TMP/stat.json" .mapped_blocks) * 4096"
+jcheck "$J" '.space.efficiency == 1'
+# the host, sampled each second: the JSON summary and three columns of the time series
+jcheck "$J" '.host.mem_total_bytes > 0 and .host.mem_used_bytes_max >= .host.mem_used_bytes_start and .host.cpu_busy_pct >= 0 and .host.cpu_busy_pct <= 100'
+head -1 "$E2E_TMP/o/timeseries.csv" | grep -q ',host_cpu_busy_pct,host_cpu_iowait_pct,host_mem_used_mib$' ||
+	fail "time series header: $(head -1 "$E2E_TMP/o/timeseries.csv")"
+grep -q '^host: CPU [0-9.]* % busy' "$E2E_TMP/out" || fail "no host line in the summary"
+
+# --space-cmd: the difference of the command's two readings; here du of the target directory,
+# whose files take exactly their preallocated size on this file system
+mkdir "$E2E_TMP/d"
+before=$(du -sB1 "$E2E_TMP/d" | cut -f1)
+J=$E2E_TMP/cmd.json
+expect_ok -T "$E2E_TMP/d" -P 2 -F 4 --seed 3 --keep -j "$J" --space-cmd "du -sB1 '$E2E_TMP/d'"
+after=$(du -sB1 "$E2E_TMP/d" | cut -f1)
+jcheck "$J" ".space.source == \"command\" and .space.before_bytes == $before and .space.after_bytes == $after and .space.observed_bytes == $after - $before"
+jcheck "$J" '.space.basis == "dedup" and .space.expected_bytes == .physical.distinct_blocks * 4096'
+
+# bad input: one line, exit 2, nothing written
+bad() { # bad WHAT-STDERR-MUST-SAY ARGS...
+	local want=$1
+	shift
+	rm -rf "$E2E_TMP/b"
+	mkdir "$E2E_TMP/b"
+	run_bench -T "$E2E_TMP/b" -P 1 -F 1 -j "$E2E_TMP/b.json" "$@"
+	[ "$RC" -eq 2 ] || fail "dedisbench $* exited $RC, want 2"
+	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] || fail "dedisbench $*: stderr is not one line: $(cat "$E2E_TMP/err")"
+	grep -q -- "$want" "$E2E_TMP/err" || fail "dedisbench $*: stderr does not say '$want': $(cat "$E2E_TMP/err")"
+	[ -z "$(ls -A "$E2E_TMP/b")" ] || fail "dedisbench $* wrote $(ls -A "$E2E_TMP/b")"
+	[ ! -e "$E2E_TMP/b.json" ] || fail "dedisbench $* wrote its JSON"
+}
+bad "--space-cmd 'false': exited with status 1" --space-cmd false
+bad "printed 'twelve', not a byte count" --space-cmd "echo twelve"
+run_bench -T null -P 1 -F 1 --space-cmd "echo 1"
+[ "$RC" -eq 2 ] && grep -q -- '--space-cmd needs a real target' "$E2E_TMP/err" || fail "--space-cmd on null: $RC $(cat "$E2E_TMP/err")"
+exit 0

@@ -1,0 +1,69 @@
+#!/bin/bash
+# suite-compare.sh - dedisbench suite on a plain directory and on the engine: the paper's 14
+# phases, the nominal ones at 50 % and 80 % of their peak; dedisbench compare of the two prints
+# the side-by-side table from the phases' JSON and renders the plots; bad input exits 2.
+source "$(dirname "$0")/lib.sh"
+mktmp /var/tmp
+command -v gnuplot >/dev/null 2>&1 || skip "gnuplot is missing (apt-get install gnuplot-nox)"
+phases="seq-fill seq-read uniform-write uniform-read nurand-write nurand-read uniform-write-50 uniform-write-80
+uniform-read-50 uniform-read-80 nurand-write-50 nurand-write-80 nurand-read-50 nurand-read-80"
+mkdir "$E2E_TMP/d"
+for sys in dir engine; do
+	target=$E2E_TMP/d
+	[ $sys = engine ] && target=engine:$E2E_TMP/vol
+	expect_ok suite --target "$target" --procs 2 --file-size 4MiB --time 1s --seed 1 --output-dir "$E2E_TMP/$sys"
+	i=0
+	for p in $phases; do
+		i=$((i + 1))
+		J=$(printf '%s/%02d-%s.json' "$E2E_TMP/$sys" $i "$p")
+		[ -f "$J" ] || fail "$sys: no $J"
+		jcheck "$J" '.status == "ok"'
+		# the table shows the phase's own figures
+		grep -qE "^$p .* $(printf '%.1f' "$(jget "$J" .totals.iops)") " "$E2E_TMP/out" ||
+			fail "$sys: the table has no row '$p' with $(jget "$J" .totals.iops) IOPS: $(grep "^$p " "$E2E_TMP/out")"
+		case $p in
+		*-50 | *-80)
+			peak=$(printf '%s/%02d-%s.json' "$E2E_TMP/$sys" $(( $(echo "$phases" | tr ' \n' '\n\n' | grep -nx "${p%-*}" | cut -d: -f1) )) "${p%-*}")
+			share=0.${p##*-}
+			want=$(awk -v i="$(jget "$peak" .totals.iops)" -v s="$share" 'BEGIN { printf "%.0f", i * s }')
+			jcheck "$J" ".rate.requested == $want" "$sys $p: requested rate is not $share of $peak's IOPS ($want)" .rate
+			;;
+		*) jcheck "$J" '.rate == null' ;;
+		esac
+		# each phase on its own empty target: its space is measured (a directory's from statfs, which
+		# other writers on this shared file system move either way: no figure asserted)
+		jcheck "$J" ".space.logical_bytes > 0 and .space.source == \"$([ $sys = dir ] && echo statfs || echo engine)\""
+	done
+done
+[ -z "$(ls -A "$E2E_TMP/d")" ] || fail "the suite left files in the target: $(ls "$E2E_TMP/d")"
+# the engine dedups: every phase's efficiency is 1 (its counters are the ideal)
+for J in "$E2E_TMP"/engine/*.json; do jcheck "$J" '.space.efficiency == 1'; done
+
+expect_ok compare "$E2E_TMP/dir" "$E2E_TMP/engine" --output-dir "$E2E_TMP/cmp" --plot
+for p in $phases; do
+	grep -qE "^$p +$E2E_TMP/d " "$E2E_TMP/out" || fail "compare: no '$p' row for the directory"
+done
+[ "$(grep -c " engine:$E2E_TMP/vol " "$E2E_TMP/out")" -eq 14 ] || fail "compare: want 14 engine rows: $(cat "$E2E_TMP/out")"
+[ "$(wc -l <"$E2E_TMP/cmp/compare.csv")" -eq 15 ] || fail "compare.csv: want a header and 14 rows"
+head -1 "$E2E_TMP/cmp/compare.csv" | grep -q "^phase,$E2E_TMP/d iops,$E2E_TMP/d p99_us,$E2E_TMP/d saved,engine:" ||
+	fail "compare.csv header: $(head -1 "$E2E_TMP/cmp/compare.csv")"
+for w in iops latency saved; do
+	[ "$(head -c 4 "$E2E_TMP/cmp/compare-$w.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "compare-$w.png is not a PNG"
+done
+
+# bad input: one line, exit 2
+bad() { # WHAT-STDERR-SAYS ARGS...
+	local want=$1
+	shift
+	run_bench "$@"
+	[ "$RC" -eq 2 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -qF -- "$want" "$E2E_TMP/err" ||
+		fail "dedisbench $*: exit $RC, stderr: $(cat "$E2E_TMP/err")"
+}
+bad "give --output-dir DIR" suite --target "$E2E_TMP/d"
+bad "--mode does not apply to suite" suite --target "$E2E_TMP/d" --mode read --output-dir "$E2E_TMP/x"
+bad "holds an earlier suite's results" suite --target "$E2E_TMP/d" --output-dir "$E2E_TMP/dir"
+bad "compare: $E2E_TMP/none: No such file" compare "$E2E_TMP/none"
+echo '{"tool": "fio"}' >"$E2E_TMP/fio.json"
+bad "not a dedisbench --json result" compare "$E2E_TMP/fio.json"
+bad "give the results" compare --plot
+exit 0
