@@ -2,6 +2,7 @@
 # op major minor md5...): n requests over `blocks` 4 KiB blocks, 20 % reads, 10 % of them 8 KiB,
 # about 40 % of the written blocks repeating an earlier content and 2 % zero blocks.
 # Usage: awk -v n=100000 -v blocks=20000 -v seed=3 -f fiu-synth.awk >synth.trace
+# recipe-run: awk -v n=2000 -v blocks=500 -v seed=1 -f {file} >synth.trace && dedisbench replay synth.trace --target /mnt/example-awk -q
 # (dedisbench replay synth.trace --target DIR; the real traces: see dedisbench(1), REPLAY.)
 BEGIN {
 	if (!n) n = 1000

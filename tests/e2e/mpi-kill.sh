@@ -61,7 +61,7 @@ t_kill=$(date +%s%N)
 rc=0
 wait "$job" || rc=$?
 # every rank, and every worker of every rank, has exited (a zombie left to init has exited)
-running() { ps -o stat=,pid= -C dedisbench-mpi | awk '$1 !~ /^Z/ {print $2}'; }
+running() { { ps -o stat=,pid= -C dedisbench-mpi || true; } | awk '$1 !~ /^Z/ {print $2}'; } # ps exits 1 when none is left
 for _ in $(seq 1 100); do
 	[ -z "$(running)" ] && break
 	sleep 0.02
