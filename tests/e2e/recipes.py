@@ -229,7 +229,11 @@ class Scaler:
         if tool == "dedisbench" and not re.search(r"\s(--file-size|-F)\b", seg) and \
                 not re.search(r"--target[= ]null\b|-T ?null\b", seg) and \
                 not (self.loop and self.loop in seg):
-            seg = re.sub(r"(\S*dedisbench)(?=\s|$)", rf"\1 --file-size {self.file_size}", seg, count=1)
+            # after the suite sub-command (it comes first), else after the tool; a replay sizes
+            # its target from the trace, a compare reads results
+            if not re.search(r"dedisbench\s+(replay|compare)\b", seg):
+                seg = re.sub(r"(\S*dedisbench(?:\s+suite\b)?)(?=\s|$)",
+                             rf"\1 --file-size {self.file_size}", seg, count=1)
         return seg
 
     def shell(self, text):
