@@ -593,7 +593,7 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 	bool nodedup = hints & ENGINE_NODEDUP;
 	if (!nodedup && fp_hash(e->fp, buf, e->sb.block_size, fp))
 		return -EIO;
-	bool collected = false;
+	unsigned collections = 0;
 	for (;;) {
 		int rc = op_enter(e);
 		if (rc)
@@ -605,13 +605,16 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 				return rc;
 			continue;
 		}
-		if (rc == -ENOSPC && !collected) {
-			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect. */
+		if (rc == -ENOSPC && collections < 16) {
+			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect.
+			 * Other writers may take what a pass freed before this one retries, so collect
+			 * again while passes still free something (a pass that frees nothing: full). */
 			uint64_t freed = 0;
-			collected = true;
 			if ((rc = gc(e, &freed)))
 				return rc;
-			continue;
+			if (collections++ == 0 || freed)
+				continue;
+			return -ENOSPC;
 		}
 		if (!rc && e->p.commit_every && ++e->since_commit >= e->p.commit_every) {
 			e->since_commit = 0;
