@@ -61,6 +61,38 @@ static void on_stop_signal(int sig)
 
 /* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
  * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
+/* A replay or backup run's start: the target prepared (one line and cleanup when it cannot be),
+ * SIGINT/SIGTERM asking the run to stop. 0, or -1 after saying why. */
+static int prepare_job_target(struct target *t, uint32_t block_size)
+{
+	char msg[512];
+	if (target_prepare(t, block_size, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		target_cleanup(t, false);
+		return -1;
+	}
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return 0;
+}
+
+/* A replay or backup run's end: its failure said, its JSON written (and freed). The exit status. */
+static int finish_job(bool failed, const char *failure, json_t *doc, const char *json_path)
+{
+	int status = failed ? EXIT_RUN_FAILED : 0;
+	if (failed)
+		fprintf(stderr, "dedisbench: %s\n", failure);
+	if (doc) {
+		if (report_write_atomic(doc, json_path)) {
+			fprintf(stderr, "dedisbench: cannot write %s: %s\n", json_path, strerror(errno));
+			status = EXIT_RUN_FAILED;
+		}
+		json_decref(doc);
+	}
+	return status;
+}
+
 static int replay_argv(int argc, char **argv)
 {
 	static char trace_opt[] = "--trace";
@@ -123,31 +155,15 @@ static int cmd_replay(struct bench_cli *cli)
 				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &stop_requested};
 	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : target.kind == TARGET_NULL ? "null" : "sync");
 	status = EXIT_RUN_FAILED;
-	if (target_prepare(&target, TRACE_BLOCK, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
-		target_cleanup(&target, false);
+	if (prepare_job_target(&target, TRACE_BLOCK))
 		goto out;
-	}
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	struct replay_result res;
 	if (replay_run(&job, &res, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 	} else {
-		status = res.failed ? EXIT_RUN_FAILED : 0;
 		if (!o->quiet)
 			replay_print(stdout, &job, o, &res);
-		if (res.failed)
-			fprintf(stderr, "dedisbench: %s\n", res.failure);
-		if (o->json) {
-			json_t *doc = replay_json(&job, o, &res);
-			if (report_write_atomic(doc, o->json)) {
-				fprintf(stderr, "dedisbench: cannot write %s: %s\n", o->json, strerror(errno));
-				status = EXIT_RUN_FAILED;
-			}
-			json_decref(doc);
-		}
+		status = finish_job(res.failed, res.failure, o->json ? replay_json(&job, o, &res) : NULL, o->json);
 	}
 	target_cleanup(&target, o->keep);
 out:
@@ -210,31 +226,15 @@ static int cmd_backup(struct bench_cli *cli)
 				 .space = &space, .stop = &stop_requested};
 	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : "sync");
 	status = EXIT_RUN_FAILED;
-	if (target_prepare(&target, (uint32_t)o->block_size, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
-		target_cleanup(&target, false);
+	if (prepare_job_target(&target, (uint32_t)o->block_size))
 		goto out;
-	}
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	struct backup_result res;
 	if (backup_run(&job, &res, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 	} else {
-		status = res.failed ? EXIT_RUN_FAILED : 0;
 		if (!o->quiet)
 			backup_print(stdout, &job, o, &res);
-		if (res.failed)
-			fprintf(stderr, "dedisbench: %s\n", res.failure);
-		if (o->json) {
-			json_t *doc = backup_json(&job, o, &res);
-			if (report_write_atomic(doc, o->json)) {
-				fprintf(stderr, "dedisbench: cannot write %s: %s\n", o->json, strerror(errno));
-				status = EXIT_RUN_FAILED;
-			}
-			json_decref(doc);
-		}
+		status = finish_job(res.failed, res.failure, o->json ? backup_json(&job, o, &res) : NULL, o->json);
 	}
 	backup_free(&res);
 	target_cleanup(&target, o->keep);
