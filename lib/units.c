@@ -340,7 +340,8 @@ static void format_fixed(char *buf, size_t len, uint64_t num, uint64_t den, cons
 
 void units_format_size(uint64_t bytes, char *buf, size_t len)
 {
-	static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	/* up to PiB, the largest unit the parser takes: every size printed reads back the same */
+	static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	unsigned i = 0;
 
 	if (!buf || len == 0)

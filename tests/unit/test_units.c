@@ -230,14 +230,14 @@ static void test_format(void)
 		const char *s;
 	} sizes[] = {
 		{0, "0 B"}, {512, "512 B"}, {1023, "1023 B"}, {4096, "4 KiB"}, {1536, "1.50 KiB"},
-		{2ULL << 30, "2 GiB"}, {3ULL << 29, "1.50 GiB"}, {5ULL << 40, "5 TiB"}, {1ULL << 50, "1 PiB"},
+		{2ULL << 30, "2 GiB"}, {3ULL << 29, "1.50 GiB"}, {5ULL << 40, "5 TiB"}, {1ULL << 50, "1 PiB"}, {5ULL << 60, "5120 PiB"},
 	};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		units_format_size(sizes[i].v, buf, sizeof buf);
 		CU_ASSERT_STRING_EQUAL(buf, sizes[i].s);
 	}
 	units_format_size(UINT64_MAX, buf, sizeof buf);
-	CU_ASSERT_STRING_EQUAL(buf, "16.00 EiB");
+	CU_ASSERT_STRING_EQUAL(buf, "16384.00 PiB");
 
 	static const struct {
 		uint64_t v;
