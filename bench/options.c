@@ -473,7 +473,7 @@ int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *
 }
 
 /* getopt_long arrays from the table: long options return 256 + row. */
-static void build_getopt(struct option *longs, char *shorts)
+void options_build_getopt(struct option *longs, char *shorts)
 {
 	size_t nl = 0, ns = 0;
 	shorts[ns++] = ':';
@@ -503,7 +503,7 @@ static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct opt_e
 {
 	struct option longs[64 + 1];
 	char shorts[3 * 64 + 2];
-	build_getopt(longs, shorts);
+	options_build_getopt(longs, shorts);
 	optind = 0; /* glibc: full re-initialisation, so the two passes each see all of argv */
 	opterr = 0;
 	int c;

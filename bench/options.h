@@ -101,6 +101,10 @@ struct opt_def {
 
 extern const struct opt_def bench_option_table[];
 extern const size_t bench_option_count;
+struct option;
+/* getopt_long's arrays built from the table (long options return 256 + row): longs holds at
+ * least 64 + 1 entries, shorts 3 * 64 + 2 characters. */
+void options_build_getopt(struct option *longs, char *shorts);
 
 /* Parse state: the options and which rows were given explicitly (by INI or command line). */
 struct bench_cli {

@@ -24,20 +24,7 @@ static bool reads_a_file(int argc, char **argv)
 {
 	struct option longs[64 + 1];
 	char shorts[3 * 64 + 2];
-	size_t nl = 0, ns = 0;
-	shorts[ns++] = ':';
-	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
-		if (d->name)
-			longs[nl++] = (struct option){d->name, d->arg ? required_argument : no_argument, NULL, 256 + (int)i};
-		if (d->short_opt) {
-			shorts[ns++] = (char)d->short_opt;
-			if (d->arg)
-				shorts[ns++] = ':';
-		}
-	}
-	longs[nl] = (struct option){NULL, 0, NULL, 0};
-	shorts[ns] = 0;
+	options_build_getopt(longs, shorts);
 	char *copy[MAX_ARGS + 2];
 	memcpy(copy, argv, (size_t)(argc + 1) * sizeof *argv);
 	optind = 0;
