@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "errmsg.h"
 #include "rng.h"
+#include "results.h"
 #include "worker.h"
 
 bool backup_option_applies(const char *name)
@@ -299,15 +300,7 @@ void backup_print(FILE *f, const struct backup_job *j, const struct bench_option
 
 json_t *backup_json(const struct backup_job *j, const struct bench_options *o, const struct backup_result *r)
 {
-	json_t *doc = json_object();
-	json_object_set_new(doc, "tool", json_string("dedisbench " PACKAGE_VERSION));
-	json_object_set_new(doc, "command", json_string("backup"));
-	json_t *cfg = options_to_json(o);
-	json_object_set_new(cfg, "ioengine", json_string(j->engine->name));
-	json_object_set_new(doc, "config", cfg);
-	json_object_set_new(doc, "status", json_string(r->failed ? "failed" : r->interrupted ? "interrupted" : "ok"));
-	if (r->failed)
-		json_object_set_new(doc, "error", json_string(r->failure));
+	json_t *doc = results_json_header(o, "backup", j->engine->name, r->failed, r->interrupted, r->failure);
 	json_t *gens = json_array();
 	for (unsigned g = 0; g < r->done; g++) {
 		const struct backup_gen *bg = &r->gen[g];

@@ -10,6 +10,7 @@
 #include "errmsg.h"
 #include "replay.h"
 #include "report.h"
+#include "results.h"
 #include "worker.h"
 
 bool replay_option_applies(const char *name)
@@ -164,15 +165,7 @@ static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h,
 json_t *replay_json(const struct replay_job *j, const struct bench_options *o, const struct replay_result *r)
 {
 	const struct trace *t = j->trace;
-	json_t *doc = json_object();
-	json_object_set_new(doc, "tool", json_string("dedisbench " PACKAGE_VERSION));
-	json_object_set_new(doc, "command", json_string("replay"));
-	json_t *cfg = options_to_json(o);
-	json_object_set_new(cfg, "ioengine", json_string(j->engine->name));
-	json_object_set_new(doc, "config", cfg);
-	json_object_set_new(doc, "status", json_string(r->failed ? "failed" : r->interrupted ? "interrupted" : "ok"));
-	if (r->failed)
-		json_object_set_new(doc, "error", json_string(r->failure));
+	json_t *doc = results_json_header(o, "replay", j->engine->name, r->failed, r->interrupted, r->failure);
 	json_object_set_new(doc, "trace",
 			    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I}", "path", j->trace_path, "requests",
 				      (json_int_t)t->n, "reads", (json_int_t)t->reads, "writes", (json_int_t)t->writes,

@@ -321,6 +321,21 @@ static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h,
 			 "seconds", s, "iops", per_s(ops, s), "mib_per_s", mib_s(bytes, s), "latency_us", report_latency(h));
 }
 
+json_t *results_json_header(const struct bench_options *o, const char *command, const char *ioengine, bool failed,
+			    bool interrupted, const char *failure)
+{
+	json_t *doc = json_object();
+	json_object_set_new(doc, "tool", json_string("dedisbench " PACKAGE_VERSION));
+	json_object_set_new(doc, "command", json_string(command));
+	json_t *cfg = options_to_json(o);
+	json_object_set_new(cfg, "ioengine", json_string(ioengine));
+	json_object_set_new(doc, "config", cfg);
+	json_object_set_new(doc, "status", json_string(failed ? "failed" : interrupted ? "interrupted" : "ok"));
+	if (failed)
+		json_object_set_new(doc, "error", json_string(failure));
+	return doc;
+}
+
 json_t *results_json(const struct bench_config *c, const struct run_result *r)
 {
 	const struct bench_options *o = &c->o;

@@ -68,6 +68,10 @@ bool results_verify_ok(const struct run_result *r);
 void results_merge(struct run_result *r);
 void results_print(FILE *f, const struct bench_config *c, const struct run_result *r);
 json_t *results_json(const struct bench_config *c, const struct run_result *r);
+/* The start every sub-command's JSON shares (replay, backup): tool, command, config with the
+ * I/O engine used, status and error. */
+json_t *results_json_header(const struct bench_options *o, const char *command, const char *ioengine, bool failed,
+			    bool interrupted, const char *failure);
 /* In --output-dir: latency-percentiles.csv, dist-buckets.csv, access-frequency.csv (the plots'
  * data), and with --plot the PNGs. 0, or -1 with why. */
 int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen);
