@@ -61,7 +61,7 @@ const struct gen_opt_def gen_option_table[] = {
 	 "exit 1 when a row (U0, U1, D) differs by more than PP percentage points"},
 	{"compress-sample", 0, "RATE", GT_SAMPLE, OFF(compress_sample), "auto", NULL, 0, 0, SCAN,
 	 "compressibility: the share of block occurrences compressed (zstd -1 and LZ4, each block "
-	 "alone): auto (dense for small data, 1/64 from 8 GiB at 4 KiB blocks), all, 1/N (N a power "
+	 "alone): auto (dense for small data, 1/256 from 8 GiB at 4 KiB blocks), all, 1/N (N a power "
 	 "of two) or off"},
 	{"no-locality", 0, NULL, GT_FLAG, OFF(no_locality), NULL, NULL, 0, 0, SCAN,
 	 "do not analyse the order of duplicates (the locality section)"},
@@ -372,7 +372,7 @@ double gen_auto_sample_rate(uint64_t blocks)
 	double p = 1;
 	if (!blocks)
 		return 1.0 / 64;
-	while (p > 1.0 / 64 && p * (double)blocks > 32768)
+	while (p > 1.0 / 256 && p * (double)blocks > 8192)
 		p /= 2;
 	return p;
 }

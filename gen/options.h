@@ -85,7 +85,7 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_o
 void gen_options_free(struct gen_options *o);
 /* Parses "4096,8192" / "4KiB,1MiB" into sorted distinct sizes. Returns 0 or -1 (why set). */
 /* The automatic compressibility sampling rate for a scan of `blocks` blocks (0: unknown): the
- * largest power of two <= 1 with p * blocks <= 2^15, never below 1/64 (1/64 when unknown). */
+ * largest power of two <= 1 with p * blocks <= 2^13, never below 1/256 (1/64 when unknown). */
 double gen_auto_sample_rate(uint64_t blocks);
 int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why);
 

@@ -68,7 +68,7 @@ jcheck "$J" '.results[0].locality | .runs_ge8_share > 0.5 and .sequential_share 
 jcheck "$J" '.results[0].compressibility | .zstd_ratio > 1.2 and .zstd_eighths.all[7] < 0.9'
 grep -q '^zero ' "$E2E_TMP/all.dist" || fail "no zero run in an image with free space"
 
-# 2. The default: a dataset this small (< 2^15 blocks) is measured whole; a shown sample rate.
+# 2. The default: a dataset this small (< 2^13 blocks) is measured whole; a shown sample rate.
 "$DEDISGEN" "$IMG" -o "$E2E_TMP/auto.dist" -q || fail "default scan exited $?"
 grep -qx 'sample 1 [0-9]*' "$E2E_TMP/auto.dist" || fail "auto rate: $(grep '^sample' "$E2E_TMP/auto.dist")"
 cmp -s "$E2E_TMP/auto.dist" "$E2E_TMP/all.dist" || fail "auto differs from all on a small image"

@@ -456,12 +456,12 @@ static void test_select_hash(void)
 	CU_ASSERT(fabs((double)hits - n / 16.0) < 5 * sqrt(n / 16.0));
 	/* the automatic rate */
 	CU_ASSERT_EQUAL(gen_auto_sample_rate(1000), 1.0);
-	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(2) << 18), 1.0 / 16); /* 2 GiB of 4 KiB */
-	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(2) << 20), 1.0 / 64); /* 8 GiB */
-	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(1) << 40), 1.0 / 64); /* floor */
-	CU_ASSERT_EQUAL(gen_auto_sample_rate(0), 1.0 / 64);                 /* unknown */
-	CU_ASSERT_EQUAL(gen_auto_sample_rate(32768), 1.0);
-	CU_ASSERT_EQUAL(gen_auto_sample_rate(32769), 0.5);
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(1) << 19), 1.0 / 64);  /* 2 GiB of 4 KiB */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(1) << 21), 1.0 / 256); /* 8 GiB */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(UINT64_C(1) << 40), 1.0 / 256); /* floor */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(0), 1.0 / 64);                  /* unknown */
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(8192), 1.0);
+	CU_ASSERT_EQUAL(gen_auto_sample_rate(8193), 0.5);
 }
 
 int suite_gen_measure(void)
