@@ -1,5 +1,7 @@
-/* counter.c - one block size's counts: a mutex, the memory index in front and an optional
- * Berkeley DB index behind, spilled to in fingerprint order (B-tree friendly) at --mem-limit. */
+/* counter.c - one block size's counts: each hashing thread (writer) counts into its own memory
+ * indexes, one per fingerprint range, with no lock; at the end the writers' parts of each range
+ * are merged by parallel threads, or spilled (in fingerprint order) to an optional Berkeley DB
+ * index behind, which also takes a part whenever memory reaches --mem-limit. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,48 +9,106 @@
 #include "counter.h"
 #include "counts.h"
 
+/* Ranges of the first fingerprint byte: range r holds fingerprints whose first byte >> 4 is r,
+ * so the ranges in order are fingerprint order (a sorted walk is one range after another), and
+ * the merge has 16 independent pieces of work. */
+#define RANGES 16
+#define RANGE_OF(fp) ((fp)[0] >> 4)
+
 struct counter {
-	pthread_mutex_t lock;
-	struct gindex *mem, *back;
+	size_t fp_len;
+	uint64_t mem_limit;
+	struct gindex *back;
+	pthread_mutex_t back_lock; /* the back is shared by the writers' spills */
+	int writers;
+	struct gindex **part;      /* part[w * RANGES + r]: writer w's counts of range r */
+	bool merged;               /* writer 0's parts hold everything (no back) */
 	uint64_t spills;
 	uint64_t peak_entries, peak_bytes;
 };
+
+static struct gindex *part_of(const struct counter *c, int w, int r)
+{
+	return c->part[w * RANGES + r];
+}
+
+/* Each part may hold 1/(writers x ranges) of the memory limit. */
+static uint64_t part_limit(const struct counter *c)
+{
+	if (!c->back || !c->mem_limit)
+		return 0;
+	uint64_t l = c->mem_limit / ((uint64_t)c->writers * RANGES);
+	return l ? l : 1;
+}
+
+static int open_parts(struct counter *c, int from, int to)
+{
+	uint64_t limit = part_limit(c);
+	for (int i = from * RANGES; i < to * RANGES; i++)
+		if (!(c->part[i] = index_mem_open(c->fp_len, limit)))
+			return -1;
+	return 0;
+}
 
 struct counter *counter_new(size_t fp_len, uint64_t mem_limit, struct gindex *back)
 {
 	struct counter *c = calloc(1, sizeof *c);
 	if (!c)
 		return NULL;
-	if (!(c->mem = index_mem_open(fp_len, back ? mem_limit : 0))) {
-		free(c);
+	c->fp_len = fp_len;
+	c->mem_limit = mem_limit;
+	c->back = back;
+	c->writers = 1;
+	pthread_mutex_init(&c->back_lock, NULL);
+	if (!(c->part = calloc(RANGES, sizeof *c->part)) || open_parts(c, 0, 1)) {
+		counter_free(c);
 		return NULL;
 	}
-	c->back = back;
-	pthread_mutex_init(&c->lock, NULL);
 	return c;
 }
 
+int counter_set_writers(struct counter *c, int writers)
+{
+	if (writers <= c->writers)
+		return 0;
+	struct gindex **np = realloc(c->part, (size_t)writers * RANGES * sizeof *np);
+	if (!np)
+		return -1;
+	memset(np + (size_t)c->writers * RANGES, 0, (size_t)(writers - c->writers) * RANGES * sizeof *np);
+	c->part = np;
+	int old = c->writers;
+	c->writers = writers;
+	/* parts opened before keep their (larger) limit share: they spill a little later, that is all */
+	return open_parts(c, old, writers);
+}
+
+/* Sums over every part: what memory holds now (entries counted once per part). Called when no
+ * writer runs (settle, merge): the parts are not read while their writers change them. */
 static void note_peak(struct counter *c)
 {
-	uint64_t n = c->mem->ops->distinct(c->mem);
-	if (n > c->peak_entries) {
+	uint64_t n = 0, b = 0;
+	for (int i = 0; i < c->writers * RANGES; i++) {
+		n += c->part[i]->ops->distinct(c->part[i]);
+		b += c->part[i]->ops->bytes(c->part[i]);
+	}
+	if (b > c->peak_bytes) {
 		c->peak_entries = n;
-		c->peak_bytes = c->mem->ops->bytes(c->mem);
+		c->peak_bytes = b;
 	}
 }
 
-static int to_back(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+static int to_index(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 {
-	struct gindex *back = arg;
-	return back->ops->add(back, fp, count, first) ? -1 : 0;
+	struct gindex *ix = arg;
+	return ix->ops->add(ix, fp, count, first) ? -1 : 0;
 }
 
-static int spill(struct counter *c, char *why, size_t whylen)
+/* Moves one part to the back, in fingerprint order (B-tree friendly). Caller holds back_lock. */
+static int spill_part(struct counter *c, struct gindex *p, char *why, size_t whylen)
 {
-	note_peak(c);
-	if (!c->back || c->mem->ops->distinct(c->mem) == 0)
+	if (p->ops->distinct(p) == 0)
 		return 0;
-	if (c->mem->ops->iterate(c->mem, true, true, to_back, c->back)) {
+	if (p->ops->iterate(p, true, true, to_index, c->back)) {
 		snprintf(why, whylen, "spilling the index: %s", c->back->err);
 		return -1;
 	}
@@ -58,70 +118,121 @@ static int spill(struct counter *c, char *why, size_t whylen)
 
 /* each == 0: a batch (count 1 each, positions first, first + 1, ...); else one fingerprint
  * (n == 1) counted `each` times at position first. */
-static int add_locked(struct counter *c, const uint8_t *fps, size_t n, uint64_t each, uint64_t first, char *why,
-		      size_t whylen)
+static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64_t each, uint64_t first, char *why,
+		  size_t whylen)
 {
-	size_t fl = c->mem->fp_len;
-	while (n > 0) {
-		size_t done = 0;
-		int rc = each == 0 ? c->mem->ops->add_batch(c->mem, fps, n, first, &done)
-				   : c->mem->ops->add(c->mem, fps, each, first);
-		if (each != 0 && rc == 0)
-			done = 1;
-		fps += done * fl;
-		n -= done;
-		if (each == 0)
-			first += done;
+	size_t fl = c->fp_len;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *fp = fps + i * fl;
+		uint64_t pos = each ? first : first + i, times = each ? each : 1;
+		struct gindex *p = part_of(c, w, RANGE_OF(fp));
+		int rc = p->ops->add(p, fp, times, pos);
 		if (rc == 0)
 			continue;
 		if (rc != INDEX_FULL) {
-			snprintf(why, whylen, "%s", c->mem->err);
+			snprintf(why, whylen, "%s", p->err);
 			return -1;
 		}
-		if (c->mem->ops->distinct(c->mem) == 0) {
+		pthread_mutex_lock(&c->back_lock);
+		if (p->ops->distinct(p) == 0) {
 			/* A limit below one table: straight to the back. */
-			if (c->back->ops->add(c->back, fps, each ? each : 1, first)) {
+			rc = c->back->ops->add(c->back, fp, times, pos);
+			if (rc)
 				snprintf(why, whylen, "%s", c->back->err);
-				return -1;
-			}
-			fps += fl;
-			n--;
-			first += each == 0;
-			continue;
+		} else {
+			rc = spill_part(c, p, why, whylen);
+			if (!rc && (rc = p->ops->add(p, fp, times, pos)) != 0)
+				snprintf(why, whylen, "%s", rc == INDEX_FULL ? "memory index: full after a spill" : p->err);
 		}
-		if (spill(c, why, whylen))
+		pthread_mutex_unlock(&c->back_lock);
+		if (rc)
 			return -1;
 	}
 	return 0;
 }
 
-int counter_add_batch(struct counter *c, const uint8_t *fps, size_t n, uint64_t first, char *why, size_t whylen)
+int counter_add_batch(struct counter *c, int writer, const uint8_t *fps, size_t n, uint64_t first, char *why,
+		      size_t whylen)
 {
-	pthread_mutex_lock(&c->lock);
-	int rc = add_locked(c, fps, n, 0, first, why, whylen);
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+	return add_to(c, writer, fps, n, 0, first, why, whylen);
 }
 
 int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first, char *why, size_t whylen)
 {
 	if (n == 0)
 		return 0;
-	pthread_mutex_lock(&c->lock);
-	int rc = add_locked(c, fp, 1, n, first, why, whylen);
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+	return add_to(c, 0, fp, 1, n, first, why, whylen);
+}
+
+/* ---- the end: merge the writers' parts (no back) or spill them all (back) ---- */
+
+struct merge_job {
+	struct counter *c;
+	int next;          /* the next range to merge (atomic) */
+	int failed;        /* atomic */
+	char why[600];
+};
+
+static void *merge_ranges(void *arg)
+{
+	struct merge_job *j = arg;
+	struct counter *c = j->c;
+	int r;
+	while ((r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < RANGES) {
+		struct gindex *dst = part_of(c, 0, r);
+		for (int w = 1; w < c->writers; w++) {
+			struct gindex *src = part_of(c, w, r);
+			if (src->ops->iterate(src, false, true, to_index, dst)) {
+				if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
+					snprintf(j->why, sizeof j->why, "merging the threads' counts: %s", dst->err);
+				return NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Writer 0's parts take the other writers' counts, ranges in parallel (one thread per writer,
+ * up to the number of ranges). */
+static int merge_writers(struct counter *c, char *why, size_t whylen)
+{
+	if (c->merged || c->writers == 1) {
+		c->merged = true;
+		return 0;
+	}
+	note_peak(c);
+	struct merge_job j = {.c = c};
+	int n = c->writers < RANGES ? c->writers : RANGES, started = 0;
+	pthread_t tids[RANGES];
+	for (; started < n - 1; started++)
+		if (pthread_create(&tids[started], NULL, merge_ranges, &j))
+			break;
+	merge_ranges(&j);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (j.failed) {
+		snprintf(why, whylen, "%s", j.why);
+		return -1;
+	}
+	c->merged = true;
+	return 0;
 }
 
 int counter_settle(struct counter *c, char *why, size_t whylen)
 {
-	pthread_mutex_lock(&c->lock);
-	int rc = spill(c, why, whylen);
-	if (!rc && c->back && c->back->ops->flush(c->back)) {
+	if (!c->back)
+		return merge_writers(c, why, whylen);
+	int rc = 0;
+	pthread_mutex_lock(&c->back_lock);
+	note_peak(c);
+	for (int r = 0; r < RANGES && !rc; r++)
+		for (int w = 0; w < c->writers && !rc; w++)
+			rc = spill_part(c, part_of(c, w, r), why, whylen);
+	if (!rc && c->back->ops->flush(c->back)) {
 		snprintf(why, whylen, "%s", c->back->err);
 		rc = -1;
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->back_lock);
 	return rc;
 }
 
@@ -142,7 +253,6 @@ static int to_hist(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_fn also, void *also_arg,
 			 struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen)
 {
-	struct gindex *src = c->back ? c->back : c->mem;
 	struct walk_arg w = {.also = also, .also_arg = also_arg};
 	struct count_hist *h = &w.h;
 	struct dist_error e;
@@ -150,15 +260,24 @@ int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	pthread_mutex_lock(&c->lock);
+	if (!c->back && merge_writers(c, why, whylen))
+		return -1;
 	note_peak(c);
-	if (src->ops->iterate(src, false, false, to_hist, &w)) {
-		snprintf(why, whylen, "%s", src->err[0] ? src->err : "out of memory building the histogram");
-		goto out;
+	/* with a back, the parts are empty after settle: everything is in the back */
+	int nsrc = c->back ? 1 : RANGES;
+	for (int r = 0; r < nsrc; r++) {
+		struct gindex *src = c->back ? c->back : part_of(c, 0, r);
+		if (src->ops->iterate(src, false, false, to_hist, &w)) {
+			snprintf(why, whylen, "%s", src->err[0] ? src->err : "out of memory building the histogram");
+			goto out;
+		}
 	}
-	if (zero_fp && src->ops->lookup(src, zero_fp, &zc, &zf) < 0) {
-		snprintf(why, whylen, "%s", src->err);
-		goto out;
+	if (zero_fp) {
+		struct gindex *src = c->back ? c->back : part_of(c, 0, RANGE_OF(zero_fp));
+		if (src->ops->lookup(src, zero_fp, &zc, &zf) < 0) {
+			snprintf(why, whylen, "%s", src->err);
+			goto out;
+		}
 	}
 	if (count_hist_to_dist(h, out, &e)) {
 		snprintf(why, whylen, "%s", h->n ? e.msg : "no data: nothing to analyse");
@@ -171,7 +290,6 @@ int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_
 	out->zero_blocks = zc;
 	rc = 0;
 out:
-	pthread_mutex_unlock(&c->lock);
 	count_hist_free(h);
 	return rc;
 }
@@ -190,7 +308,10 @@ void counter_free(struct counter *c)
 {
 	if (!c)
 		return;
-	c->mem->ops->close(c->mem);
-	pthread_mutex_destroy(&c->lock);
+	for (int i = 0; c->part && i < c->writers * RANGES; i++)
+		if (c->part[i])
+			c->part[i]->ops->close(c->part[i]);
+	free(c->part);
+	pthread_mutex_destroy(&c->back_lock);
 	free(c);
 }

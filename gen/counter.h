@@ -1,5 +1,5 @@
-/* counter.h - one block size's fingerprint counts: the memory index in front, optionally a
- * Berkeley DB index behind it that takes the counts whenever memory reaches --mem-limit. */
+/* counter.h - one block size's fingerprint counts: per-writer memory indexes in front (merged at
+ * the end), optionally a Berkeley DB index behind that takes them whenever memory reaches --mem-limit. */
 #ifndef DEDIS_GEN_COUNTER_H
 #define DEDIS_GEN_COUNTER_H
 
@@ -14,12 +14,18 @@ struct counter;
  * no spill: memory grows with the dataset). With a back and no limit, the counts go to the
  * back once, at counter_settle. */
 struct counter *counter_new(size_t fp_len, uint64_t mem_limit, struct gindex *back);
+/* Writers 0 .. writers-1 may add at the same time, each from one thread, without a lock: each
+ * counts into its own memory indexes (one per 1/16 of the fingerprint space; with a back, each
+ * holds 1/(16 writers) of mem_limit and spills alone). Call before the writers start. 0 or -1. */
+int counter_set_writers(struct counter *c, int writers);
 /* count += 1 for each of n fingerprints packed fp_len apart, the i-th at stream position
- * first + i. Thread-safe. Returns 0, or -1 with why filled. */
-int counter_add_batch(struct counter *c, const uint8_t *fps, size_t n, uint64_t first, char *why, size_t whylen);
-/* count(fp) += n, first(fp) = min(first(fp), first). Thread-safe. */
+ * first + i, as `writer`. Returns 0, or -1 with why filled. */
+int counter_add_batch(struct counter *c, int writer, const uint8_t *fps, size_t n, uint64_t first, char *why,
+		      size_t whylen);
+/* count(fp) += n, first(fp) = min(first(fp), first), as writer 0 (not beside the writers). */
 int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first, char *why, size_t whylen);
-/* Moves what memory holds to the back (no-op without a back). */
+/* After the writers have stopped: without a back, merges the writers' counts (fingerprint ranges
+ * in parallel threads); with one, moves what memory holds to the back, in fingerprint order. */
 int counter_settle(struct counter *c, char *why, size_t whylen);
 /* After settle: the distribution of the counts and the count and first position of zero_fp (the
  * all-zero block's fingerprint; may be NULL; first is UINT64_MAX when absent). `also` (may be

@@ -250,9 +250,16 @@ static bool hstate_init(const struct scan_config *cfg, struct hstate *hs, uint64
 	return true;
 }
 
+/* A hashing thread's start: the pipe, and its writer number in the counters. */
+struct hasher_arg {
+	struct pipe *p;
+	int writer;
+};
+
 static void *hasher(void *arg)
 {
-	struct pipe *p = arg;
+	struct pipe *p = ((struct hasher_arg *)arg)->p;
+	int writer = ((struct hasher_arg *)arg)->writer;
 	const struct scan_config *cfg = p->cfg;
 	struct hstate hs;
 	uint8_t *fps[GEN_SCAN_MAX_SIZES] = {0}, *chunk = aligned_alloc(4096, p->chunk + p->maxbs);
@@ -288,7 +295,7 @@ static void *hasher(void *arg)
 		if (h < 0)
 			pipe_fail(p, "%s", why);
 		for (int i = 0; i < cfg->nsizes && h == 0 && !pipe_failed(p); i++) {
-			if (counter_add_batch(cfg->sizes[i].counter, fps[i], counts[i], b->pos[i], why, sizeof why)) {
+			if (counter_add_batch(cfg->sizes[i].counter, writer, fps[i], counts[i], b->pos[i], why, sizeof why)) {
 				pipe_fail(p, "%s", why);
 				break;
 			}
@@ -592,6 +599,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		nbufs = 64;
 	struct buf *all[64] = {0};
 	pthread_t tids[1024];
+	struct hasher_arg args[1024];
 	int nthreads = cfg->threads < 1024 ? cfg->threads : 1024;
 	bool complete;
 
@@ -619,8 +627,15 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		rc = -1;
 		goto out;
 	}
+	for (int i = 0; i < cfg->nsizes; i++)
+		if (counter_set_writers(cfg->sizes[i].counter, nthreads)) {
+			snprintf(st->failure, sizeof st->failure, "out of memory for the hashing threads' indexes");
+			rc = -1;
+			goto out;
+		}
 	for (; started < nthreads; started++) {
-		if (pthread_create(&tids[started], NULL, hasher, &p)) {
+		args[started] = (struct hasher_arg){&p, started};
+		if (pthread_create(&tids[started], NULL, hasher, &args[started])) {
 			pipe_fail(&p, "cannot start hashing threads: %s", strerror(errno));
 			break;
 		}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # gen-db-merge-spill.sh - the Berkeley DB paths give what memory gives: --db (byte-identical
-# file), --mem-limit forcing spills, -k extending an analysis (sections included: one stream), and
+# file), --mem-limit forcing spills, 1 thread or 4 (merged or spilled), -k extending an analysis (sections included: one stream), and
 # merge of two halves == whole (records; sections: samples pooled, locality summed per part).
 source "$(dirname "$0")/lib.sh"
 mktmp /var/tmp
@@ -42,6 +42,17 @@ done
 jcheck "$E2E_TMP/spill.json" '.results[0].spills >= 2' "--mem-limit 64KiB did not spill"
 ls -d /var/tmp/dedisgen-spill.* 2>/dev/null | while read -r d; do
 	[ -O "$d" ] && find "$d" -newer "$E2E_TMP/spill.json" | grep -q . && fail "spill dir $d left behind"
+done
+# threads: each counts into its own indexes, merged at the end (memory) or spilled (--mem-limit):
+# 1 thread and 4 give the same bytes, sections included (sampling and locality do not depend on
+# which thread hashed what)
+"$DEDISGEN" "$W" -b 4096,16384 -t 1 -o "$E2E_TMP/t1.dist" -q || fail "-t 1 exited $?"
+"$DEDISGEN" "$W" -b 4096,16384 -t 4 -o "$E2E_TMP/t4.dist" -q || fail "-t 4 exited $?"
+"$DEDISGEN" "$W" -b 4096,16384 -t 4 --mem-limit 64KiB -o "$E2E_TMP/t4s.dist" -q || fail "-t 4 --mem-limit exited $?"
+for bs in 4096 16384; do
+	cmp "$E2E_TMP/mem.dist.$bs" "$E2E_TMP/t1.dist.$bs" || fail "-t 1 differs at $bs"
+	cmp "$E2E_TMP/mem.dist.$bs" "$E2E_TMP/t4.dist.$bs" || fail "-t 4 differs at $bs"
+	cmp "$E2E_TMP/mem.dist.$bs" "$E2E_TMP/t4s.dist.$bs" || fail "-t 4 --mem-limit differs at $bs"
 done
 # --mem-limit with --db: spills into it
 "$DEDISGEN" "$W" -b 4096 --mem-limit 64KiB --db "$E2E_TMP/dbl" -o "$E2E_TMP/dbl.dist" -q || fail "--db --mem-limit exited $?"

@@ -2,6 +2,7 @@
  * iterate for the memory and Berkeley DB backends, 32-bit count overflow, DB metadata and side
  * records, the refusal of old-format DBs, and the spill. */
 #include <db.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -405,8 +406,8 @@ static void test_counter_spill(void)
 	uint64_t fa[2] = {0}, fb[2] = {0}, zfa, zfb;
 	struct counter *mem = counter_new(FL, 0, NULL);
 	/* two halves, the second first: first positions are minimums, not arrival order */
-	CU_ASSERT_EQUAL(counter_add_batch(mem, fps + 10000 * FL, 10000, 10000, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(counter_add_batch(mem, fps, 10000, 0, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_add_batch(mem, 0, fps + 10000 * FL, 10000, 10000, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_add_batch(mem, 0, fps, 10000, 0, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(counter_settle(mem, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(counter_distribution(mem, zero, sum_firsts, fa, &a, &za, &zfa, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(counter_spills(mem), 0);
@@ -417,7 +418,7 @@ static void test_counter_spill(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	struct counter *sp = counter_new(FL, 100 * 1024, db);
 	for (int k = 19; k >= 0; k--)
-		CU_ASSERT_EQUAL(counter_add_batch(sp, fps + k * 1000 * FL, 1000, (uint64_t)k * 1000, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_add_batch(sp, 0, fps + k * 1000 * FL, 1000, (uint64_t)k * 1000, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(counter_settle(sp, why, sizeof why), 0);
 	CU_ASSERT(counter_spills(sp) >= 2);
 	CU_ASSERT_EQUAL(counter_distribution(sp, zero, sum_firsts, fb, &b, &zb, &zfb, why, sizeof why), 0);
@@ -443,6 +444,78 @@ static void test_counter_spill(void)
 	rmdb();
 }
 
+/* Writers on threads: each adds every 4th slice of 500 fingerprints, concurrently, into its own
+ * parts; the merged (or spilled) result is the single writer's. */
+struct writer_job {
+	struct counter *c;
+	const uint8_t *fps;
+	int writer, rc;
+};
+
+static void *write_slices(void *arg)
+{
+	struct writer_job *j = arg;
+	char why[512];
+	for (uint64_t k = (uint64_t)j->writer; k < 40 && !j->rc; k += 4)
+		j->rc = counter_add_batch(j->c, j->writer, j->fps + k * 500 * FL, 500, k * 500, why, sizeof why);
+	return NULL;
+}
+
+static void test_counter_writers(void)
+{
+	struct index_meta m = {0};
+	char why[512];
+	uint8_t *fps = malloc(20000 * FL), zero[FL];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fps);
+	for (uint64_t i = 0; i < 20000; i++)
+		make_fp(i % 4000 + (i % 3 ? 0 : i), fps + i * FL);
+	make_fp(7, zero);
+
+	struct counter *one = counter_new(FL, 0, NULL);
+	CU_ASSERT_EQUAL(counter_add_batch(one, 0, fps, 20000, 0, why, sizeof why), 0);
+	struct dist a;
+	uint64_t fa[2] = {0}, za, zfa;
+	CU_ASSERT_EQUAL(counter_settle(one, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_distribution(one, zero, sum_firsts, fa, &a, &za, &zfa, why, sizeof why), 0);
+
+	mkdb();
+	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	for (int spill = 0; spill < 2; spill++) {
+		struct counter *c = counter_new(FL, spill ? 400 * 1024 : 0, spill ? db : NULL);
+		CU_ASSERT_EQUAL_FATAL(counter_set_writers(c, 4), 0);
+		struct writer_job jobs[4];
+		pthread_t t[4];
+		for (int w = 0; w < 4; w++) {
+			jobs[w] = (struct writer_job){c, fps, w, 0};
+			CU_ASSERT_EQUAL_FATAL(pthread_create(&t[w], NULL, write_slices, &jobs[w]), 0);
+		}
+		for (int w = 0; w < 4; w++) {
+			pthread_join(t[w], NULL);
+			CU_ASSERT_EQUAL(jobs[w].rc, 0);
+		}
+		struct dist b;
+		uint64_t fb[2] = {0}, zb, zfb;
+		CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_distribution(c, zero, sum_firsts, fb, &b, &zb, &zfb, why, sizeof why), 0);
+		CU_ASSERT(spill ? counter_spills(c) >= 2 : counter_spills(c) == 0);
+		CU_ASSERT_EQUAL(fa[0], fb[0]); /* the same first positions */
+		CU_ASSERT_EQUAL(fa[1], fb[1]); /* the same distinct contents */
+		CU_ASSERT_EQUAL(za, zb);
+		CU_ASSERT_EQUAL(zfa, zfb);
+		CU_ASSERT_EQUAL_FATAL(a.nrows, b.nrows);
+		CU_ASSERT_EQUAL(memcmp(a.rows, b.rows, a.nrows * sizeof *a.rows), 0);
+		dist_free(&b);
+		counter_free(c);
+	}
+	dist_free(&a);
+	counter_free(one);
+	db->ops->close(db);
+	index_meta_free(&m);
+	free(fps);
+	rmdb();
+}
+
 int suite_gen_index(void)
 {
 	static const struct unit_test tests[] = {
@@ -453,6 +526,7 @@ int suite_gen_index(void)
 		{"bdb insert/lookup/meta/keep/side records", test_bdb_basic},
 		{"bdb old format refused by -k and merge", test_bdb_old_format},
 		{"counter spill == memory", test_counter_spill},
+		{"counter: 4 writer threads == 1 writer (merged, spilled)", test_counter_writers},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_index", tests);

@@ -146,7 +146,7 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 	size_t items = (n + 999) / 1000;
 	for (size_t j = items; j-- > 0;) {
 		size_t start = j * 1000, len = n - start < 1000 ? n - start : 1000;
-		CU_ASSERT_EQUAL(counter_add_batch(c, fps + start * FL, len, start, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_add_batch(c, 0, fps + start * FL, len, start, why, sizeof why), 0);
 		CU_ASSERT_EQUAL(loc_local_record(t[j % 3], fps + start * FL, len, start), 0);
 	}
 	for (int k = 0; k < 3; k++)
