@@ -19,12 +19,10 @@
 #include "options.h"
 #include "output.h"
 #include "report.h"
+#include "run.h"
 #include "scan.h"
 #include "sidedata.h"
 #include "units.h"
-
-#define EXIT_FAILED 1
-#define EXIT_BAD_INPUT 2
 
 static volatile sig_atomic_t stop_flag;
 
@@ -45,494 +43,24 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* What one block size produced, scan or merge alike. */
-struct size_out {
-	uint64_t block_size;
-	struct gindex *db;         /* --db or the temporary spill DB; NULL: memory only */
-	struct counter *counter;
-	struct index_meta meta;    /* the DB's figures before this run (-k), then after */
-	struct pending out;        /* -o (inactive when not given) */
-	char *plot;
-	struct pending plot_out;   /* the rendered plot, renamed with the other outputs */
-	struct dist dist;
-	uint64_t zero_blocks, blocks_read;
-	uint8_t zero_fp[FP_MAX_LEN];
-	/* compressibility and locality */
-	bool prior;                    /* -k onto a DB that holds an analysis */
-	struct comp_sampler *comp;     /* NULL: the result has no compressibility section */
-	struct loc_recorder *loc;      /* this scan's records (NULL: none made) */
-	bool locality;                 /* the result has a locality section */
-	bool keep_windows;             /* merge: the DB's own locality windows stay as they are */
-	struct dist_locality loc_own;  /* of this analysis' own stream */
-	struct dist_locality loc_base; /* of analyses merged in */
-	uint64_t stream_end;           /* stream positions used, -k included */
-};
-
-struct run {
-	const struct gen_options *o;
-	const char *hash;
-	size_t fl;                 /* fingerprint length */
-	struct size_out *s;
-	int n;
-	char spill_dir[PATH_MAX];  /* temporary DB directory for --mem-limit without --db */
-	struct pending json;
-	char **sources;            /* absolute paths, this run's */
-	int nsources;
-};
-
-static void remove_spill_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[PATH_MAX + 256];
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
-static void run_free(struct run *r)
-{
-	for (int i = 0; i < r->n; i++) {
-		struct size_out *s = &r->s[i];
-		counter_free(s->counter);
-		comp_sampler_free(s->comp);
-		loc_recorder_free(s->loc);
-		if (s->db)
-			s->db->ops->close(s->db);
-		index_meta_free(&s->meta);
-		pending_abort(&s->out);
-		pending_abort(&s->plot_out);
-		free(s->plot);
-		dist_free(&s->dist);
-	}
-	free(r->s);
-	pending_abort(&r->json);
-	if (r->spill_dir[0])
-		remove_spill_dir(r->spill_dir);
-	for (int i = 0; i < r->nsources; i++)
-		free(r->sources[i]);
-	free(r->sources);
-}
-
-/* OUT with one size, OUT.<size> with several; for a .png plot, the size goes before ".png". */
-static char *sized_name(const char *base, uint64_t bs, bool several)
-{
-	size_t len = strlen(base) + 32;
-	char *p = malloc(len);
-	if (!p)
-		return NULL;
-	const char *dot = strrchr(base, '.');
-	if (!several)
-		snprintf(p, len, "%s", base);
-	else if (dot && !strcmp(dot, ".png"))
-		snprintf(p, len, "%.*s.%" PRIu64 ".png", (int)(dot - base), base, bs);
-	else
-		snprintf(p, len, "%s.%" PRIu64, base, bs);
-	return p;
-}
-
-/* Everything that can be refused is checked here, before reading a byte. */
-static int prepare(struct run *r, const uint64_t *sizes, int n)
-{
-	const struct gen_options *o = r->o;
-	char why[1024];
-	struct fp_ctx *fc = fp_new(r->hash);
-	if (!fc) {
-		say("OpenSSL does not provide %s", r->hash);
-		return EXIT_BAD_INPUT;
-	}
-	size_t fl = fp_len(fc);
-	r->fl = fl;
-	if (!(r->s = calloc((size_t)n, sizeof *r->s))) {
-		fp_free(fc);
-		say("out of memory");
-		return EXIT_FAILED;
-	}
-	r->n = n;
-	if (o->plot && !plot_available()) {
-		fp_free(fc);
-		say("--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
-		return EXIT_BAD_INPUT;
-	}
-	if (o->json && pending_open(&r->json, o->json)) {
-		fp_free(fc);
-		say("--json %s: %s", o->json, strerror(errno));
-		return EXIT_BAD_INPUT;
-	}
-	if (o->mem_limit && !o->db) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(r->spill_dir, sizeof r->spill_dir, "%s/dedisgen-spill.XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
-		if (!mkdtemp(r->spill_dir)) {
-			say("--mem-limit: cannot create a spill directory %s: %s", r->spill_dir, strerror(errno));
-			r->spill_dir[0] = 0;
-			fp_free(fc);
-			return EXIT_BAD_INPUT;
-		}
-	}
-	for (int i = 0; i < n; i++) {
-		struct size_out *s = &r->s[i];
-		s->block_size = sizes[i];
-		uint8_t *zero = calloc(1, sizes[i]);
-		if (!zero || fp_hash(fc, zero, sizes[i], s->zero_fp)) {
-			free(zero);
-			fp_free(fc);
-			say("cannot hash the zero block");
-			return EXIT_FAILED;
-		}
-		free(zero);
-		if (o->output) {
-			char *p = sized_name(o->output, sizes[i], n > 1);
-			int bad = !p || pending_open(&s->out, p);
-			if (bad)
-				say("-o %s: %s", p ? p : o->output, strerror(errno));
-			free(p);
-			if (bad) {
-				fp_free(fc);
-				return EXIT_BAD_INPUT;
-			}
-		}
-		if (o->plot) {
-			struct pending probe;
-			s->plot = sized_name(o->plot, sizes[i], n > 1);
-			if (!s->plot || pending_open(&probe, s->plot)) {
-				say("--plot %s: %s", s->plot ? s->plot : o->plot, strerror(errno));
-				fp_free(fc);
-				return EXIT_BAD_INPUT;
-			}
-			pending_abort(&probe);
-		}
-		const char *dbdir = o->db ? o->db : r->spill_dir[0] ? r->spill_dir : NULL;
-		if (dbdir) {
-			s->db = index_bdb_open(dbdir, sizes[i], r->hash, true, o->db && o->keep, o->db_cache, &s->meta, why,
-					       sizeof why);
-			if (!s->db) {
-				fp_free(fc);
-				say("%s", why);
-				return EXIT_BAD_INPUT;
-			}
-		}
-		if (!(s->counter = counter_new(fl, o->mem_limit, s->db))) {
-			fp_free(fc);
-			say("out of memory");
-			return EXIT_FAILED;
-		}
-	}
-	fp_free(fc);
-	return 0;
-}
-
-static void progress_line(const struct scan_progress *p, void *arg)
-{
-	char done[32], eta[32] = "";
-	double rate = p->seconds > 0 ? (double)p->bytes / p->seconds : 0;
-	units_format_size(p->bytes, done, sizeof done);
-	if (p->total && rate > 0 && p->total > p->bytes)
-		snprintf(eta, sizeof eta, ", ETA %.0f s", (double)(p->total - p->bytes) / rate);
-	if (p->total)
-		fprintf(stderr, "\r%s read (%.1f %%), %.1f MiB/s%s   ", done, 100.0 * (double)p->bytes / (double)p->total,
-			rate / 1048576, eta);
-	else
-		fprintf(stderr, "\r%s read, %.1f MiB/s   ", done, rate / 1048576);
-}
-
-static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
-{
-	struct size_out *s = arg;
-	if (s->comp && comp_join_visit(s->comp, fp, count))
-		return -1;
-	if (s->loc)
-		loc_resolve_visit(s->loc, fp, first);
-	return 0;
-}
-
-/* The distribution and its sections: one walk of the final index gives the counts, joins the
- * compressibility samples with their copies and resolves the locality records' first positions.
- * With -k the DB's samples and locality windows take part (its positions come first). */
-static int measured_sections(struct run *r, struct size_out *s, char *why, size_t whylen)
-{
-	uint64_t zero_first = UINT64_MAX;
-	struct dist_error e;
-	if (s->prior && s->db && r->o->cmd == CMD_SCAN) {
-		if (s->comp && side_load_samples(s->db, s->comp, s->block_size, why, whylen))
-			return -1;
-		if (s->loc && side_load_windows(s->db, s->loc, why, whylen))
-			return -1;
-	}
-	if (s->loc && loc_resolve_begin(s->loc)) {
-		snprintf(why, whylen, "out of memory resolving the locality records");
-		return -1;
-	}
-	if (counter_distribution(s->counter, s->zero_fp, s->comp || s->loc ? join_visit : NULL, s, &s->dist,
-				 &s->zero_blocks, &zero_first, why, whylen))
-		return -1;
-	if (s->loc && (loc_resolve_end(s->loc) || loc_compute(s->loc, s->stream_end, zero_first, &s->loc_own))) {
-		snprintf(why, whylen, "out of memory computing the locality");
-		return -1;
-	}
-	if (s->comp && comp_join_finish(s->comp, &s->dist.comp)) {
-		snprintf(why, whylen, "out of memory building the compressibility cells");
-		return -1;
-	}
-	if (s->locality) {
-		s->dist.locality = s->loc_own;
-		loc_add(&s->dist.locality, &s->loc_base);
-		s->dist.locality.present = true;
-	}
-	if (dist_sections_check(&s->dist, &e)) { /* never write what would not read back */
-		snprintf(why, whylen, "internal error: the measured sections do not add up: %s", e.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* What the DB keeps beside the counts, and the figures -k and merge continue from. */
-static int save_measured(struct size_out *s, char *why, size_t whylen)
-{
-	if (side_save_samples(s->db, s->comp, why, whylen))
-		return -1;
-	if (!s->keep_windows && side_save_windows(s->db, s->locality ? s->loc : NULL, why, whylen))
-		return -1;
-	s->meta.stream_blocks = s->stream_end;
-	s->meta.sample_rate = s->comp ? comp_sampler_rate(s->comp) : 0;
-	s->meta.locality = s->locality;
-	s->meta.own = s->locality ? s->loc_own : (struct dist_locality){0};
-	s->meta.base = s->locality ? s->loc_base : (struct dist_locality){0};
-	return 0;
-}
-
-/* Settles the counts, builds each size's distribution, writes every output. */
-static int finish(struct run *r, double seconds, uint64_t bytes, uint64_t files, uint64_t errors)
-{
-	const struct gen_options *o = r->o;
-	char why[1024];
-	json_t *doc = json_object(), *results = json_array(), *srcs = json_array();
-	int rc = 0;
-	bool dist_to_stdout = !o->output && r->n == 1;
-	FILE *summary = dist_to_stdout ? stderr : stdout;
-
-	for (int i = 0; i < r->n && !rc; i++) {
-		struct size_out *s = &r->s[i];
-		if (counter_settle(s->counter, why, sizeof why) || measured_sections(r, s, why, sizeof why)) {
-			say("%s", why);
-			rc = strstr(why, "no data") ? EXIT_BAD_INPUT : EXIT_FAILED;
-			break;
-		}
-		s->dist.block_size = s->block_size;
-		snprintf(s->dist.hash, sizeof s->dist.hash, "%s", r->hash);
-		/* With -k, the DB's earlier sources and bytes are part of this distribution. */
-		s->meta.bytes += bytes;
-		s->meta.files += files;
-		s->meta.errors += errors;
-		for (int k = 0; k < r->nsources; k++)
-			index_meta_add_source(&s->meta, r->sources[k]);
-		s->meta.complete = true;
-		struct dist_header h;
-		dist_header_build(&h, PACKAGE_VERSION, s->meta.nsources ? s->meta.sources : r->sources,
-				  s->meta.nsources ? (int)s->meta.nsources : r->nsources, s->block_size, r->hash,
-				  s->meta.bytes, s->zero_blocks);
-		if (s->out.f) {
-			if (dist_write(s->out.f, &s->dist, h.ptrs, h.n)) {
-				say("writing %s: %s", s->out.path, strerror(errno));
-				rc = EXIT_FAILED;
-			}
-		} else if (dist_to_stdout && dist_write(stdout, &s->dist, h.ptrs, h.n)) {
-			say("writing the distribution: %s", strerror(errno));
-			rc = EXIT_FAILED;
-		}
-		struct dist_rows rows;
-		dist_compute_rows(&s->dist, &rows);
-		json_t *j = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:I,s:f,s:I,s:I,s:f,s:I,s:o}", "block_size",
-				      (json_int_t)s->block_size, "blocks", (json_int_t)rows.total_blocks, "distinct",
-				      (json_int_t)rows.distinct, "zero_blocks", (json_int_t)s->zero_blocks, "U0", rows.u0,
-				      "U1", rows.u1, "D", rows.d, "ratio", rows.ratio, "bytes", (json_int_t)s->meta.bytes,
-				      "seconds", seconds, "files", (json_int_t)s->meta.files, "errors",
-				      (json_int_t)s->meta.errors, "index_bytes_per_distinct",
-				      counter_bytes_per_distinct(s->counter), "spills",
-				      (json_int_t)counter_spills(s->counter), "histogram", pow2_json(&s->dist));
-		json_object_set_new(j, "compressibility", comp_json(&s->dist.comp));
-		json_object_set_new(j, "locality", loc_json(&s->dist.locality));
-		json_array_append_new(results, j);
-		if (!o->quiet) {
-			char sz[32];
-			units_format_size(s->meta.bytes, sz, sizeof sz);
-			fprintf(summary,
-				"block size %" PRIu64 ": %" PRIu64 " blocks, %" PRIu64 " distinct, %" PRIu64
-				" zero; U0 %.3f %%, U1 %.3f %%, D %.3f %%, dedup ratio %.4f; %s in %.2f s "
-				"(%.1f MiB/s), index %.1f B/distinct%s\n",
-				s->block_size, rows.total_blocks, rows.distinct, s->zero_blocks, 100 * rows.u0,
-				100 * rows.u1, 100 * rows.d, rows.ratio, sz, seconds,
-				seconds > 0 ? (double)bytes / seconds / 1048576 : 0.0, counter_bytes_per_distinct(s->counter),
-				counter_spills(s->counter) ? " (spilled to Berkeley DB)" : "");
-			sections_text(summary, &s->dist, "  ");
-		}
-	}
-	for (int k = 0; k < r->nsources; k++)
-		json_array_append_new(srcs, json_string(r->sources[k]));
-	json_object_set_new(doc, "tool", json_string("dedisgen"));
-	json_object_set_new(doc, "version", json_string(PACKAGE_VERSION));
-	json_object_set_new(doc, "command", json_string(o->cmd == CMD_MERGE ? "merge" : "scan"));
-	json_object_set_new(doc, "sources", srcs);
-	json_object_set_new(doc, "hash", json_string(r->hash));
-	json_object_set_new(doc, "results", results);
-	for (int i = 0; i < r->n && !rc; i++) {
-		struct size_out *s = &r->s[i];
-		if (s->plot) {
-			char title[256];
-			snprintf(title, sizeof title, "copies per content, %" PRIu64 " B blocks", s->block_size);
-			if (plot_histogram(&s->dist, title, s->plot, &s->plot_out, why, sizeof why)) {
-				say("%s", why);
-				rc = EXIT_FAILED;
-			}
-		}
-	}
-	/* Every output is written and synced before any is renamed into place: they appear together
-	 * or (a write or sync fails) none does. */
-	if (!rc && o->json) {
-		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-		if (!text || fprintf(r->json.f, "%s\n", text) < 0 || pending_sync(&r->json)) {
-			say("--json %s: %s", o->json, strerror(errno));
-			rc = EXIT_FAILED;
-		}
-		free(text);
-	}
-	for (int i = 0; i < r->n && !rc; i++) {
-		struct size_out *s = &r->s[i];
-		if (s->out.f && pending_sync(&s->out)) {
-			say("writing %s: %s", s->out.path ? s->out.path : o->output, strerror(errno));
-			rc = EXIT_FAILED;
-		}
-	}
-	for (int i = 0; i < r->n && !rc; i++) {
-		struct size_out *s = &r->s[i];
-		char name[4200];
-		snprintf(name, sizeof name, "%s", s->out.path ? s->out.path : s->plot ? s->plot : "");
-		if ((s->out.path && pending_publish(&s->out)) || (s->plot_out.path && pending_publish(&s->plot_out))) {
-			say("writing %s: %s", name, strerror(errno));
-			rc = EXIT_FAILED;
-		}
-		if (!rc && o->db && s->db && save_measured(s, why, sizeof why)) {
-			say("--db %s: %s", o->db, why);
-			rc = EXIT_FAILED;
-		}
-		if (!rc && o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
-			say("--db %s: %s", o->db, s->db->err);
-			rc = EXIT_FAILED;
-		}
-	}
-	if (!rc && o->json && pending_publish(&r->json)) {
-		say("--json %s: %s", o->json, strerror(errno));
-		rc = EXIT_FAILED;
-	}
-	json_decref(doc);
-	return rc;
-}
-
-static int add_source(struct run *r, const char *path)
-{
-	char abs[PATH_MAX];
-	char **n = realloc(r->sources, (size_t)(r->nsources + 1) * sizeof *n);
-	if (!n)
-		return -1;
-	r->sources = n;
-	if (!(n[r->nsources] = strdup(realpath(path, abs) ? abs : path)))
-		return -1;
-	r->nsources++;
-	return 0;
-}
-
-/* Every PATH exists, is readable and is of the kind -f / -d asked for: checked before any
- * output or database is created. */
-static int check_kind(const struct gen_options *o)
-{
-	for (int i = 0; i < o->npaths; i++) {
-		struct stat st;
-		if (stat(o->paths[i], &st) || access(o->paths[i], R_OK)) {
-			say("%s: %s", o->paths[i], strerror(errno));
-			return -1;
-		}
-		if (!o->kind)
-			continue;
-		if (o->kind == 'f' && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-			say("%s: -f expects a directory or a file", o->paths[i]);
-			return -1;
-		}
-		if (o->kind == 'd' && !S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
-			say("%s: -d expects a block device (or an image file)", o->paths[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The samplers and recorders of a scan: the rate per block size (auto: from the blocks the walk
- * will read), and with -k the DB's state (its stream goes first, the smaller rate wins, a part
- * without a section leaves it out of the result). */
-static int setup_measuring(struct run *r, struct walk *w, int threads)
-{
-	const struct gen_options *o = r->o;
-	bool complete;
-	uint64_t total = walk_known_total(w, &complete);
-	for (int i = 0; i < r->n; i++) {
-		struct size_out *s = &r->s[i];
-		size_t fl = r->fl;
-		s->prior = o->keep && s->meta.nsources > 0;
-		double p = o->compress_sample;
-		if (p == GEN_SAMPLE_AUTO)
-			p = gen_auto_sample_rate(complete ? total / s->block_size : 0);
-		if (p > 0 && s->prior && s->meta.sample_rate <= 0) {
-			if (!o->quiet)
-				say("warning: --db %s (%" PRIu64 " B blocks) holds no compressibility samples: the result "
-				    "has none", o->db, s->block_size);
-			p = 0;
-		}
-		if (p > 0) {
-			if (!(s->comp = comp_sampler_new(fl, s->block_size, p, s->zero_fp)))
-				return -1;
-			if (s->prior)
-				comp_sampler_lower_rate(s->comp, s->meta.sample_rate);
-			if (complete)
-				comp_sampler_expect(s->comp, (uint64_t)(p * (double)(total / s->block_size)) / threads + 1);
-		}
-		s->locality = !o->no_locality;
-		if (s->locality && s->prior && !s->meta.locality) {
-			if (!o->quiet)
-				say("warning: --db %s (%" PRIu64 " B blocks) holds no locality analysis: the result has none",
-				    o->db, s->block_size);
-			s->locality = false;
-		}
-		if (s->locality && !(s->loc = loc_recorder_new(fl)))
-			return -1;
-		if (s->locality && s->prior)
-			s->loc_base = s->meta.base;
-	}
-	return 0;
-}
-
 static int cmd_scan(const struct gen_options *o)
 {
-	struct run r = {.o = o, .hash = gen_hash_names[o->hash]};
+	struct run r = {.o = o, .prog = "dedisgen", .hash = gen_hash_names[o->hash]};
 	char why[1024];
 	int rc;
 
-	if (check_kind(o))
+	if (run_check_kind(&r))
 		return EXIT_BAD_INPUT;
 	/* Outputs and databases are checked before the walk starts: bad input reads nothing. */
 	struct walk *w = NULL;
 	for (int i = 0; i < o->npaths; i++) {
-		if (add_source(&r, o->paths[i])) {
+		if (run_add_source(&r, o->paths[i])) {
 			say("out of memory");
 			run_free(&r);
 			return EXIT_FAILED;
 		}
 	}
-	if ((rc = prepare(&r, o->sizes, o->nsizes)))
+	if ((rc = run_prepare(&r, o->sizes, o->nsizes)))
 		goto out;
 	for (int i = 0; i < r.n && o->keep; i++) {
 		for (size_t k = 0; k < r.s[i].meta.nsources; k++) {
@@ -554,55 +82,24 @@ static int cmd_scan(const struct gen_options *o)
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = o->threads ? (int)o->threads : (cores > 0 ? (int)cores : 1);
-	struct scan_size *sizes = calloc((size_t)r.n, sizeof *sizes);
-	if (!sizes || setup_measuring(&r, w, threads)) {
-		free(sizes);
+	bool complete;
+	uint64_t total = walk_known_total(w, &complete);
+	if (run_setup_measuring(&r, total, complete, threads)) {
 		say("out of memory");
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	for (int i = 0; i < r.n; i++) {
-		struct size_out *s = &r.s[i];
-		sizes[i] = (struct scan_size){.block_size = s->block_size, .counter = s->counter, .comp = s->comp,
-					      .loc = s->loc, .first_pos = s->prior ? s->meta.stream_blocks : 0};
-	}
-	bool show_progress = !o->quiet && isatty(2);
-	struct scan_config cfg = {
-		.walk = w,
-		.hash = r.hash,
-		.sizes = sizes,
-		.nsizes = r.n,
-		.threads = threads,
-		.skip_tails = o->skip_tails,
-		.strict = o->strict,
-		.stop = &stop_flag,
-		.progress = show_progress ? progress_line : NULL,
-	};
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
 	struct scan_stats st;
-	int failed = scan_run(&cfg, &st);
-	if (show_progress)
-		fputc('\n', stderr);
-	if (st.errors && !o->quiet) {
-		say("warning: %" PRIu64 " entr%s could not be read and %s skipped:", st.errors, st.errors == 1 ? "y" : "ies",
-		    st.errors == 1 ? "was" : "were");
-		for (int i = 0; i < st.nfirst; i++)
-			fprintf(stderr, "  %s\n", st.first_errors[i]);
-		if ((uint64_t)st.nfirst < st.errors)
-			fprintf(stderr, "  ...\n");
-	}
-	for (int i = 0; i < r.n; i++)
-		r.s[i].stream_end = sizes[i].stream_end;
-	free(sizes);
-	if (failed) {
+	if (run_scan(&r, w, threads, &stop_flag, &st)) {
 		say("scan failed: %s; nothing written", st.failure);
 		rc = EXIT_FAILED;
-	} else {
-		rc = finish(&r, st.seconds, st.bytes, st.files, st.errors);
+	} else if (!(rc = run_build(&r))) {
+		rc = run_write(&r, st.seconds, st.bytes, st.files, st.errors);
 	}
 	scan_stats_free(&st);
 out:
@@ -653,7 +150,7 @@ static void merge_sections(const struct gen_options *o, struct size_out *s, cons
 
 static int cmd_merge(const struct gen_options *o)
 {
-	struct run r = {.o = o};
+	struct run r = {.o = o, .prog = "dedisgen"};
 	uint64_t sizes[GEN_MAX_SIZES];
 	char why[1024] = "";
 	int rc;
@@ -683,7 +180,7 @@ static int cmd_merge(const struct gen_options *o)
 	snprintf(hash, sizeof hash, "%s", m0.hash);
 	index_meta_free(&m0);
 	r.hash = hash;
-	if ((rc = prepare(&r, sizes, n)))
+	if ((rc = run_prepare(&r, sizes, n)))
 		goto out;
 	for (int i = 0; i < r.n; i++) {
 		struct index_meta sum = {0};
@@ -718,7 +215,8 @@ static int cmd_merge(const struct gen_options *o)
 		r.s[i].meta.errors += sum.errors;
 		index_meta_free(&sum);
 	}
-	rc = finish(&r, 0, 0, 0, 0);
+	if (!(rc = run_build(&r)))
+		rc = run_write(&r, 0, 0, 0, 0);
 out:
 	run_free(&r);
 	return rc;

@@ -17,53 +17,54 @@ const char *const gen_cmd_names[] = {"scan", "merge", "show", "compare"};
 #define MERGE CMD_MERGE
 #define SHOW CMD_SHOW
 #define CMP CMD_COMPARE
+#define MPI CMD_MPI
 
 const struct gen_opt_def gen_option_table[] = {
-	{"block-size", 'b', "SIZES", GT_SIZES, OFF(sizes), "4096", NULL, 0, 0, SCAN,
+	{"block-size", 'b', "SIZES", GT_SIZES, OFF(sizes), "4096", NULL, 0, 0, SCAN | MPI,
 	 "block sizes, comma-separated powers of two from 512 B to 1 MiB (4096,8192 or 4KiB,8KiB); "
 	 "the data is read once and analysed at every size"},
-	{"hash", 0, "NAME", GT_ENUM, OFF(hash), "sha1", gen_hash_names, 0, 0, SCAN,
+	{"hash", 0, "NAME", GT_ENUM, OFF(hash), "sha1", gen_hash_names, 0, 0, SCAN | MPI,
 	 "fingerprint: sha1 (as DEDISgen) or sha256"},
-	{"threads", 't', "N", GT_UINT, OFF(threads), "0", NULL, 0, 1024, SCAN,
+	{"threads", 't', "N", GT_UINT, OFF(threads), "0", NULL, 0, 1024, SCAN | MPI,
 	 "hashing threads besides the reader; 0 = one per core"},
-	{"one-file-system", 'x', NULL, GT_FLAG, OFF(one_fs), NULL, NULL, 0, 0, SCAN,
+	{"one-file-system", 'x', NULL, GT_FLAG, OFF(one_fs), NULL, NULL, 0, 0, SCAN | MPI,
 	 "do not enter directories on other filesystems"},
-	{"skip-tails", 0, NULL, GT_FLAG, OFF(skip_tails), NULL, NULL, 0, 0, SCAN,
+	{"skip-tails", 0, NULL, GT_FLAG, OFF(skip_tails), NULL, NULL, 0, 0, SCAN | MPI,
 	 "leave out each file's last partial block (by default it is zero-padded, as stored)"},
-	{"strict", 0, NULL, GT_FLAG, OFF(strict), NULL, NULL, 0, 0, SCAN,
+	{"strict", 0, NULL, GT_FLAG, OFF(strict), NULL, NULL, 0, 0, SCAN | MPI,
 	 "fail on the first unreadable entry (by default they are counted, reported and skipped)"},
-	{"path", 'p', "PATH", GT_PATH, 0, NULL, NULL, 0, 0, SCAN,
+	{"path", 'p', "PATH", GT_PATH, 0, NULL, NULL, 0, 0, SCAN | MPI,
 	 "a path to analyse (the original DEDISgen form; PATHs may also follow the options)"},
-	{NULL, 'f', NULL, GT_KIND, OFF(kind), NULL, NULL, 0, 0, SCAN,
+	{NULL, 'f', NULL, GT_KIND, OFF(kind), NULL, NULL, 0, 0, SCAN | MPI,
 	 "the original DEDISgen folder mode: each PATH must be a directory or a file"},
-	{NULL, 'd', NULL, GT_KIND, OFF(kind), NULL, NULL, 0, 0, SCAN,
+	{NULL, 'd', NULL, GT_KIND, OFF(kind), NULL, NULL, 0, 0, SCAN | MPI,
 	 "the original DEDISgen device mode: each PATH must be a block device or a file"},
 	{"db", 'z', "DIR", GT_STRING, OFF(db), NULL, NULL, 0, 0, SCAN | MERGE,
 	 "keep the counts in a Berkeley DB environment in DIR (merge: the merged DB)"},
 	{"keep-db", 'k', NULL, GT_FLAG, OFF(keep), NULL, NULL, 0, 0, SCAN | MERGE,
 	 "add to the analysis already in --db DIR instead of replacing it"},
-	{"mem-limit", 'm', "SIZE", GT_SIZE, OFF(mem_limit), "0", NULL, 0, 0, SCAN | MERGE,
+	{"mem-limit", 'm', "SIZE", GT_SIZE, OFF(mem_limit), "0", NULL, 0, 0, SCAN | MERGE | MPI,
 	 "spill the in-memory index to Berkeley DB (--db DIR, or a temporary one) at SIZE per "
 	 "block size; 0 = no limit"},
-	{"db-cache", 0, "SIZE", GT_SIZE, OFF(db_cache), "64MiB", NULL, 1 << 20, 0, SCAN | MERGE,
+	{"db-cache", 0, "SIZE", GT_SIZE, OFF(db_cache), "64MiB", NULL, 1 << 20, 0, SCAN | MERGE | MPI,
 	 "Berkeley DB cache per block size"},
-	{"output", 'o', "FILE", GT_STRING, OFF(output), NULL, NULL, 0, 0, SCAN | MERGE,
+	{"output", 'o', "FILE", GT_STRING, OFF(output), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
 	 "write the distribution to FILE (several sizes: FILE.<size>); default: standard output"},
-	{"json", 'j', "FILE", GT_STRING, OFF(json), NULL, NULL, 0, 0, SCAN | MERGE,
+	{"json", 'j', "FILE", GT_STRING, OFF(json), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
 	 "write the figures of each block size as one JSON document"},
 	{"json", 0, NULL, GT_FLAG, OFF(json_stdout), NULL, NULL, 0, 0, SHOW | CMP,
 	 "print JSON instead of text"},
-	{"plot", 0, "FILE.png", GT_STRING, OFF(plot), NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP,
+	{"plot", 0, "FILE.png", GT_STRING, OFF(plot), NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP | MPI,
 	 "render the histogram of copies (log-log, power-of-two buckets) with gnuplot; compare overlays both"},
 	{"top", 0, "N", GT_UINT, OFF(top), "10", NULL, 0, 1000, SHOW,
 	 "how many of the most-copied contents to list"},
 	{"max-diff", 0, "PP", GT_PP, OFF(max_diff), NULL, NULL, 0, 0, CMP,
 	 "exit 1 when a row (U0, U1, D) differs by more than PP percentage points"},
-	{"compress-sample", 0, "RATE", GT_SAMPLE, OFF(compress_sample), "auto", NULL, 0, 0, SCAN,
+	{"compress-sample", 0, "RATE", GT_SAMPLE, OFF(compress_sample), "auto", NULL, 0, 0, SCAN | MPI,
 	 "compressibility: the share of block occurrences compressed (zstd -1 and LZ4, each block "
 	 "alone): auto (dense for small data, 1/256 from 8 GiB at 4 KiB blocks), all, 1/N (N a power "
 	 "of two) or off"},
-	{"no-locality", 0, NULL, GT_FLAG, OFF(no_locality), NULL, NULL, 0, 0, SCAN,
+	{"no-locality", 0, NULL, GT_FLAG, OFF(no_locality), NULL, NULL, 0, 0, SCAN | MPI,
 	 "do not analyse the order of duplicates (the locality section)"},
 	{"max-ratio-diff", 0, "PCT", GT_PP, OFF(max_ratio_diff), NULL, NULL, 0, 0, CMP,
 	 "exit 1 when an after-dedup compression ratio (zstd -1, LZ4) differs by more than PCT %"},
@@ -73,10 +74,10 @@ const struct gen_opt_def gen_option_table[] = {
 	{"max-locality-diff", 0, "PP", GT_PP, OFF(max_loc_diff), NULL, NULL, 0, 0, CMP,
 	 "exit 1 when a locality share (duplicates in runs >= 8, sequential source) differs by more "
 	 "than PP percentage points"},
-	{"quiet", 'q', NULL, GT_FLAG, OFF(quiet), NULL, NULL, 0, 0, SCAN | MERGE,
+	{"quiet", 'q', NULL, GT_FLAG, OFF(quiet), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
 	 "no progress line, no summary, no warnings"},
-	{"help", 'h', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP, "show this help"},
-	{"version", 'V', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP, "show the version"},
+	{"help", 'h', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP | MPI, "show this help"},
+	{"version", 'V', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP | MPI, "show the version"},
 };
 const size_t gen_option_count = sizeof gen_option_table / sizeof gen_option_table[0];
 
@@ -265,7 +266,8 @@ static int cmd_bit(int cmd)
 	return __builtin_ctz((unsigned)cmd);
 }
 
-int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err)
+/* cmd: CMD_MPI (dedisgen-mpi: no subcommand), else 0 (argv[1] may name one). */
+static int parse(int argc, char **argv, int cmd, struct gen_options *o, struct gen_opt_error *err)
 {
 	struct option longs[64];
 	char shorts[3 * 64 + 2];
@@ -273,9 +275,9 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_o
 	int first = 1;
 
 	memset(o, 0, sizeof *o);
-	o->cmd = CMD_SCAN;
+	o->cmd = cmd ? cmd : CMD_SCAN;
 	o->max_diff = o->max_ratio_diff = o->max_tv = o->max_loc_diff = -1;
-	for (int c = 0; argc > 1 && c < 4; c++) {
+	for (int c = 0; !cmd && argc > 1 && c < 4; c++) {
 		if (!strcmp(argv[1], gen_cmd_names[c])) {
 			o->cmd = 1 << c;
 			first = 2;
@@ -305,7 +307,7 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_o
 	/* getopt sees argv from the subcommand on (argv[first - 1] plays the program name). */
 	int sargc = argc - first + 1;
 	char **sargv = argv + first - 1;
-	const char *cmdname = gen_cmd_names[cmd_bit(o->cmd)];
+	const char *cmdname = o->cmd == CMD_MPI ? "dedisgen-mpi" : gen_cmd_names[cmd_bit(o->cmd)];
 	optind = 0;
 	opterr = 0;
 	int c;
@@ -347,6 +349,12 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_o
 		if (o->nsizes > 1 && !o->output && !o->db)
 			return fail(err, "several block sizes need -o OUT (written as OUT.<size>)");
 		break;
+	case CMD_MPI:
+		if (o->npaths == 0)
+			return fail(err, "no PATH to analyse (dedisgen-mpi PATH..., see --help)");
+		if (o->nsizes > 1 && !o->output)
+			return fail(err, "several block sizes need -o OUT (written as OUT.<size>)");
+		break;
 	case CMD_MERGE:
 		if (o->npaths == 0)
 			return fail(err, "merge: no DB directory to merge (dedisgen merge DBDIR... --db OUT | -o OUT)");
@@ -365,6 +373,16 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_o
 		break;
 	}
 	return 0;
+}
+
+int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err)
+{
+	return parse(argc, argv, 0, o, err);
+}
+
+int gen_options_parse_mpi(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err)
+{
+	return parse(argc, argv, CMD_MPI, o, err);
 }
 
 double gen_auto_sample_rate(uint64_t blocks)
@@ -387,19 +405,15 @@ static int cmds_text(int cmds, char *buf, size_t len)
 	return (int)used;
 }
 
-void gen_options_print_help(FILE *f)
+/* One line per row of cmd (0: every dedisgen row, each tagged with its subcommands). */
+static void print_rows(FILE *f, int cmd)
 {
-	fputs("Usage: dedisgen [scan] PATH... [OPTION]...\n"
-	      "       dedisgen merge DBDIR... (--db OUT | -o OUT.dist) [OPTION]...\n"
-	      "       dedisgen show FILE.dist [--json] [--top N] [--plot FILE.png]\n"
-	      "       dedisgen compare A.dist B.dist [--json] [--max-diff PP] [--plot FILE.png]\n"
-	      "Extract the duplicate distribution of a directory tree, files or a block device (scan),\n"
-	      "merge analyses kept in Berkeley DB, show or compare distribution files.\n\nOptions:\n",
-	      f);
 	for (size_t i = 0; i < gen_option_count; i++) {
 		const struct gen_opt_def *d = &gen_option_table[i];
 		char left[64], cmds[64];
 		int n;
+		if (cmd && !(d->cmds & cmd))
+			continue;
 		if (d->short_opt && d->name)
 			n = snprintf(left, sizeof left, "  -%c, --%s", d->short_opt, d->name);
 		else if (d->name)
@@ -412,25 +426,63 @@ void gen_options_print_help(FILE *f)
 		fprintf(f, "%-26s %s", left, d->help);
 		if (d->def && d->type != GT_FLAG && strcmp(d->def, "0"))
 			fprintf(f, " [%s]", d->def);
-		if (d->type != GT_ACTION)
+		if (d->type != GT_ACTION && !cmd)
 			fprintf(f, " (%s)", cmds);
 		fputc('\n', f);
 	}
+}
+
+void gen_options_print_help(FILE *f)
+{
+	fputs("Usage: dedisgen [scan] PATH... [OPTION]...\n"
+	      "       dedisgen merge DBDIR... (--db OUT | -o OUT.dist) [OPTION]...\n"
+	      "       dedisgen show FILE.dist [--json] [--top N] [--plot FILE.png]\n"
+	      "       dedisgen compare A.dist B.dist [--json] [--max-diff PP] [--plot FILE.png]\n"
+	      "Extract the duplicate distribution of a directory tree, files or a block device (scan),\n"
+	      "merge analyses kept in Berkeley DB, show or compare distribution files.\n\nOptions:\n",
+	      f);
+	print_rows(f, 0);
 	fputs("\nSizes take B, KiB, MiB, GiB. Exit status: 0 success, 1 a failure while reading or writing\n"
 	      "(compare: a row beyond --max-diff), 2 bad input (nothing written).\n",
 	      f);
 }
 
-void gen_options_print_man(FILE *f)
+void gen_options_print_help_mpi(FILE *f)
+{
+	fputs("Usage: mpirun [-n N] dedisgen-mpi PATH... [OPTION]...\n"
+	      "Extract the duplicate distribution of data read by the ranks of an MPI job: each rank reads\n"
+	      "its own PATHs (%r: the rank, %h: the host), or a stripe of one file or device given to every\n"
+	      "rank; rank 0 writes the distribution of all the data, as one dedisgen of it in rank order.\n\n"
+	      "Options:\n",
+	      f);
+	print_rows(f, CMD_MPI);
+	fputs("\nSizes take B, KiB, MiB, GiB. Exit status: 0 success, 1 a failure while reading or writing\n"
+	      "(on any rank), 2 bad input (on any rank; nothing written).\n",
+	      f);
+}
+
+static void print_man_rows(FILE *f, int cmd)
 {
 	for (size_t i = 0; i < gen_option_count; i++) {
 		const struct gen_opt_def *d = &gen_option_table[i];
 		char cmds[64], tail[80] = "";
-		if (d->type != GT_ACTION) {
+		if (cmd && !(d->cmds & cmd))
+			continue;
+		if (d->type != GT_ACTION && !cmd) {
 			cmds_text(d->cmds, cmds, sizeof cmds);
 			snprintf(tail, sizeof tail, " [%s]", cmds);
 		}
 		bool shows_default = d->def && d->type != GT_FLAG && strcmp(d->def, "0");
 		optdoc_man_item(f, d->short_opt, d->name, d->arg, d->help, shows_default ? d->def : NULL, tail);
 	}
+}
+
+void gen_options_print_man(FILE *f)
+{
+	print_man_rows(f, 0);
+}
+
+void gen_options_print_man_mpi(FILE *f)
+{
+	print_man_rows(f, CMD_MPI);
 }

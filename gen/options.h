@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum gen_cmd { CMD_SCAN = 1, CMD_MERGE = 2, CMD_SHOW = 4, CMD_COMPARE = 8 };
+/* CMD_MPI: dedisgen-mpi, a scan over the ranks of an MPI job (no subcommands). */
+enum gen_cmd { CMD_SCAN = 1, CMD_MERGE = 2, CMD_SHOW = 4, CMD_COMPARE = 8, CMD_MPI = 16 };
 
 #define GEN_MAX_SIZES 16
 #define GEN_SAMPLE_AUTO (-1.0)
@@ -72,7 +73,7 @@ struct gen_opt_def {
 extern const struct gen_opt_def gen_option_table[];
 extern const size_t gen_option_count;
 extern const char *const gen_hash_names[];
-extern const char *const gen_cmd_names[]; /* by bit index: scan, merge, show, compare */
+extern const char *const gen_cmd_names[]; /* by bit index: scan, merge, show, compare (not mpi) */
 
 struct gen_opt_error {
 	char msg[512];
@@ -82,6 +83,8 @@ struct gen_opt_error {
  * can be checked without touching the filesystem (values, ranges, argument counts, options that
  * need each other). Returns 0, or -1 with err set. Free with gen_options_free. */
 int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err);
+/* dedisgen-mpi's command line: the rows marked CMD_MPI, no subcommand; checked as a scan's. */
+int gen_options_parse_mpi(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err);
 void gen_options_free(struct gen_options *o);
 /* Parses "4096,8192" / "4KiB,1MiB" into sorted distinct sizes. Returns 0 or -1 (why set). */
 /* The automatic compressibility sampling rate for a scan of `blocks` blocks (0: unknown): the
@@ -91,5 +94,7 @@ int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why);
 
 void gen_options_print_help(FILE *f);
 void gen_options_print_man(FILE *f);
+void gen_options_print_help_mpi(FILE *f);
+void gen_options_print_man_mpi(FILE *f);
 
 #endif

@@ -437,13 +437,16 @@ static bool stopped(const struct reader *r)
 	return r->cfg->stop && *r->cfg->stop;
 }
 
-static int post_ranges(struct reader *r, int fd, const char *path, uint64_t size, off_t *done);
+static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t to, off_t *done);
 
-/* Reads one file or device to its end into the buffers. Returns 0, 1 when it could not be
- * read (recorded as an error), -1 when the pipe failed or the scan was interrupted. */
-static int read_entry(struct reader *r, const char *path)
+/* Reads one file or device (or the part of it the entry names) to its end into the buffers.
+ * Returns 0, 1 when it could not be read (recorded as an error), -1 when the pipe failed or the
+ * scan was interrupted. */
+static int read_entry(struct reader *r, const struct walk_entry *e)
 {
 	struct pipe *p = r->p;
+	const char *path = e->path;
+	uint64_t end = e->len ? e->start + e->len : UINT64_MAX;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOCTTY);
 	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership */
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -453,15 +456,16 @@ static int read_entry(struct reader *r, const char *path)
 	}
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	int rc = 0;
-	off_t start = 0;
+	off_t start = (off_t)e->start;
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= RANGE_MIN) {
+		uint64_t to = (uint64_t)st.st_size < end ? (uint64_t)st.st_size : end;
 		/* the packed buffer goes first: an item's blocks are consecutive in the stream */
 		if (r->cur && r->cur->used) {
 			submit(p, r->cur);
 			r->cur = NULL;
 		}
-		if ((rc = post_ranges(r, fd, path, (uint64_t)st.st_size, &start)) != 0) {
+		if ((rc = post_ranges(r, fd, path, e->start, to, &start)) != 0 || (uint64_t)start >= end) {
 			close(fd);
 			return rc;
 		}
@@ -472,14 +476,16 @@ static int read_entry(struct reader *r, const char *path)
 		}
 	}
 	bool eof = false;
-	uint64_t at = (uint64_t)start; /* the file offset, for an error message */
-	while (!eof) {
+	uint64_t at = (uint64_t)start; /* the file offset */
+	while (!eof && at < end) {
 		if (!r->cur && !(r->cur = get_free(p))) {
 			rc = -1;
 			break;
 		}
 		struct buf *b = r->cur;
 		size_t space = p->cap - b->used, got = 0;
+		if (end - at < space)
+			space = (size_t)(end - at);
 		while (got < space) {
 			ssize_t n = read(fd, b->data + b->used + got, space - got);
 			if (n < 0 && errno == EINTR) {
@@ -532,10 +538,10 @@ static int read_entry(struct reader *r, const char *path)
 /* Hands a large regular file to the hashers as ranges of the buffer size, asking the kernel to
  * read each one ahead (so a file not in the page cache streams while the hashers work). Sets
  * *done to the bytes handed over; the caller read()s on from there (a file that grew). */
-static int post_ranges(struct reader *r, int fd, const char *path, uint64_t size, off_t *done)
+static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t size, off_t *done)
 {
 	struct pipe *p = r->p;
-	uint64_t off = 0;
+	uint64_t off = from;
 	int rc = 0;
 	struct shared_file *f = calloc(1, sizeof *f);
 	if (!f || !(f->path = strdup(path)) || (f->fd = dup(fd)) < 0) {
@@ -649,7 +655,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		if (e.kind == WALK_ERROR) {
 			record_error(st, e.path, "", e.err);
 		} else {
-			int got = read_entry(&r, e.path);
+			int got = read_entry(&r, &e);
 			if (got < 0)
 				break;
 			if (got == 0)

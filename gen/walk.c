@@ -25,6 +25,8 @@ struct walk {
 	bool root_files;    /* a file was given as a PATH: every file is then checked against it */
 	struct inode_key *seen;
 	size_t seen_cap, seen_n;
+	int npaths;
+	uint64_t start, len;  /* walk_set_range: the part of the one file or device to read */
 };
 
 /* Remembers (dev, ino); returns 1 when it was already there, 0 when new, -1 out of memory. */
@@ -84,6 +86,7 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 		return NULL;
 	}
 	w->all_known = true;
+	w->npaths = npaths;
 	for (int i = 0; i < npaths; i++) {
 		struct stat st;
 		const char *p = paths[i];
@@ -139,7 +142,7 @@ int walk_next(struct walk *w, struct walk_entry *e)
 		case FTS_DNR:
 		case FTS_ERR:
 		case FTS_NS:
-			*e = (struct walk_entry){WALK_ERROR, f->fts_path, 0, f->fts_errno};
+			*e = (struct walk_entry){WALK_ERROR, f->fts_path, 0, f->fts_errno, 0, 0};
 			return 1;
 		case FTS_F: {
 			/* Only inodes that can be met twice are remembered (memory: ~30 B each): hard
@@ -153,7 +156,7 @@ int walk_next(struct walk *w, struct walk_entry *e)
 				return -1;
 			if (r)
 				continue; /* another link to (or another path of) a file already read */
-			*e = (struct walk_entry){WALK_FILE, f->fts_path, (uint64_t)st->st_size, 0};
+			*e = (struct walk_entry){WALK_FILE, f->fts_path, (uint64_t)st->st_size, 0, w->start, w->len};
 			return 1;
 		}
 		case FTS_DEFAULT:
@@ -163,7 +166,7 @@ int walk_next(struct walk *w, struct walk_entry *e)
 					return -1;
 				if (r)
 					continue;
-				*e = (struct walk_entry){WALK_DEVICE, f->fts_path, device_size(f->fts_path), 0};
+				*e = (struct walk_entry){WALK_DEVICE, f->fts_path, device_size(f->fts_path), 0, w->start, w->len};
 				return 1;
 			}
 			continue; /* devices, FIFOs, sockets inside a tree hold no file data */
@@ -178,6 +181,17 @@ uint64_t walk_known_total(const struct walk *w, bool *complete)
 {
 	*complete = w->all_known;
 	return w->known_total;
+}
+
+int walk_set_range(struct walk *w, uint64_t start, uint64_t len)
+{
+	if (w->npaths != 1 || !w->all_known)
+		return -1;
+	w->start = start;
+	w->len = len;
+	uint64_t rest = w->known_total > start ? w->known_total - start : 0;
+	w->known_total = len && len < rest ? len : rest;
+	return 0;
 }
 
 void walk_close(struct walk *w)

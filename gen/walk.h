@@ -14,6 +14,7 @@ struct walk_entry {
 	const char *path;   /* valid until the next walk_next */
 	uint64_t size;      /* st_size, or the device size; 0 when unknown */
 	int err;            /* WALK_ERROR: errno of the failure (an unreadable directory...) */
+	uint64_t start, len; /* the part to read: len bytes from start (len 0: from start to the end) */
 };
 
 struct walk;
@@ -30,6 +31,9 @@ int walk_next(struct walk *w, struct walk_entry *e);
 /* Sum of the sizes of the top-level files and devices, and whether every top-level path is one
  * (then the total is known up front: progress can show an ETA). */
 uint64_t walk_known_total(const struct walk *w, bool *complete);
+/* A walk of one regular file or block device reads only len bytes from start (a stripe of it:
+ * dedisgen-mpi). 0, or -1 when the walk is not of one file or device. */
+int walk_set_range(struct walk *w, uint64_t start, uint64_t len);
 void walk_close(struct walk *w);
 
 #endif
