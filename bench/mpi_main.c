@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/random.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include "access.h"
 #include "config.h"
 #include "launcher.h"
 #include "mpipeers.h"
+#include "rankpath.h"
 #include "report.h"
 #include "results.h"
 #include "rng.h"
@@ -32,56 +32,6 @@ static bool any_rank(int rank, const char *problem)
 	if (first != INT32_MAX && first == rank)
 		fprintf(stderr, PROG ": %s\n", problem);
 	return first != INT32_MAX;
-}
-
-/* %r: the rank, %h: the host name, %%: a percent sign. */
-static int substitute(char **path, int rank, char *err, size_t errlen)
-{
-	if (!*path || !strchr(*path, '%'))
-		return 0;
-	struct utsname u;
-	uname(&u);
-	char out[4096];
-	size_t n = 0;
-	for (const char *s = *path; *s; s++) {
-		char num[16];
-		const char *add = NULL;
-		if (*s != '%') {
-			num[0] = *s;
-			num[1] = 0;
-			add = num;
-		} else if (s[1] == 'r') {
-			snprintf(num, sizeof num, "%d", rank);
-			add = num;
-			s++;
-		} else if (s[1] == 'h') {
-			add = u.nodename;
-			s++;
-		} else if (s[1] == '%') {
-			add = "%";
-			s++;
-		} else {
-			snprintf(err, errlen, "%s: '%%%c' is not a substitution (%%r: the rank, %%h: the host, %%%%: %%)",
-				 *path, s[1] ? s[1] : ' ');
-			return -1;
-		}
-		size_t k = strlen(add);
-		if (n + k >= sizeof out) {
-			snprintf(err, errlen, "%s: too long once substituted", *path);
-			return -1;
-		}
-		memcpy(out + n, add, k);
-		n += k;
-	}
-	out[n] = 0;
-	char *dup = strdup(out);
-	if (!dup) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	free(*path);
-	*path = dup;
-	return 0;
 }
 
 /* Where this rank's part sits in the whole run: global (one content space, every rank's blocks
@@ -231,9 +181,9 @@ static int run(int rank, struct bench_cli *cli)
 		options_apply_ini(cli, NULL, "seed", text, &err);
 	}
 	const char *problem = NULL;
-	if (substitute(&cli->o.target, rank, err.msg, sizeof err.msg) ||
-	    substitute(&cli->o.ledger, rank, err.msg, sizeof err.msg) ||
-	    substitute(&cli->o.output_dir, rank, err.msg, sizeof err.msg))
+	if (rank_path_substitute(&cli->o.target, rank, err.msg, sizeof err.msg) ||
+	    rank_path_substitute(&cli->o.ledger, rank, err.msg, sizeof err.msg) ||
+	    rank_path_substitute(&cli->o.output_dir, rank, err.msg, sizeof err.msg))
 		problem = err.msg;
 	if (rank != 0)
 		quiet_rank(&cli->o);

@@ -414,3 +414,36 @@ int comp_join_finish(struct comp_sampler *s, struct dist_comp *out)
 	out->present = out->ncells > 0;
 	return 0;
 }
+
+void comp_join_export(const struct comp_sampler *s, double *sums)
+{
+	size_t cells = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
+	memset(sums, 0, COMP_JOIN_SUMS * sizeof *sums);
+	for (size_t i = 0; s->acc && i < cells; i++) {
+		sums[3 * i] = s->acc[i].w;
+		sums[3 * i + 1] = s->acc[i].wz;
+		sums[3 * i + 2] = s->acc[i].wl;
+	}
+	for (int k = 0; k < DIST_CLASSES; k++)
+		sums[3 * cells + (size_t)k] = (double)s->class_measured[k];
+}
+
+int comp_join_add(struct comp_sampler *s, const double *sums)
+{
+	size_t cells = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
+	bool any = false;
+	for (size_t i = 0; i < cells && !any; i++)
+		any = sums[3 * i] > 0;
+	if (!any) /* nothing joined there: the join stays as it is (no cells, not an empty table) */
+		return 0;
+	if (!s->acc && !(s->acc = calloc(cells, sizeof *s->acc)))
+		return -1;
+	for (size_t i = 0; i < cells; i++) {
+		s->acc[i].w += sums[3 * i];
+		s->acc[i].wz += sums[3 * i + 1];
+		s->acc[i].wl += sums[3 * i + 2];
+	}
+	for (int k = 0; k < DIST_CLASSES; k++)
+		s->class_measured[k] += (uint64_t)sums[3 * cells + (size_t)k];
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* rankpath.c - %r / %h / %% in a rank's path: the same command line names each rank's own
+ * target, database or output directory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "rankpath.h"
+
+int rank_path_substitute(char **path, int rank, char *err, size_t errlen)
+{
+	if (!*path || !strchr(*path, '%'))
+		return 0;
+	struct utsname u;
+	uname(&u);
+	char out[4096];
+	size_t n = 0;
+	for (const char *s = *path; *s; s++) {
+		char num[16];
+		const char *add = NULL;
+		if (*s != '%') {
+			num[0] = *s;
+			num[1] = 0;
+			add = num;
+		} else if (s[1] == 'r') {
+			snprintf(num, sizeof num, "%d", rank);
+			add = num;
+			s++;
+		} else if (s[1] == 'h') {
+			add = u.nodename;
+			s++;
+		} else if (s[1] == '%') {
+			add = "%";
+			s++;
+		} else {
+			snprintf(err, errlen, "%s: '%%%c' is not a substitution (%%r: the rank, %%h: the host, %%%%: %%)",
+				 *path, s[1] ? s[1] : ' ');
+			return -1;
+		}
+		size_t k = strlen(add);
+		if (n + k >= sizeof out) {
+			snprintf(err, errlen, "%s: too long once substituted", *path);
+			return -1;
+		}
+		memcpy(out + n, add, k);
+		n += k;
+	}
+	out[n] = 0;
+	char *dup = strdup(out);
+	if (!dup) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	free(*path);
+	*path = dup;
+	return 0;
+}
