@@ -784,7 +784,9 @@ static int run_rank(struct gen *g)
 		status = exchange_size(g, i);
 	if (status)
 		goto out;
-	uint64_t mine[3] = {g->st.bytes, g->st.files, g->st.errors}, sum[3] = {0};
+	/* a striped file or device is one file, read by every rank */
+	uint64_t files = g->pl.stripe ? g->rank == 0 : g->st.files;
+	uint64_t mine[3] = {g->st.bytes, files, g->st.errors}, sum[3] = {0};
 	MPI_Reduce(mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if ((status = verdict(&g->v, gather_sources(g))))
 		goto out;

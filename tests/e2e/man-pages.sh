@@ -15,6 +15,10 @@ if [ -x "$top_builddir/dedisbench-mpi" ]; then # built where Open MPI is (config
 	pages+=(dedisbench-mpi.1)
 	tools+=(dedisbench-mpi)
 fi
+if [ -x "$top_builddir/dedisgen-mpi" ]; then
+	pages+=(dedisgen-mpi.1)
+	tools+=(dedisgen-mpi)
+fi
 for page in "${pages[@]}"; do
 	src=$top_builddir/man/$page
 	[ -f "$src" ] || make -C "$top_builddir" -s "man/$page" >/dev/null ||

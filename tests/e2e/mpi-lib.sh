@@ -1,4 +1,4 @@
-# mpi-lib.sh - shared by the dedisbench-mpi end-to-end scripts: skip without Open MPI, run 4 ranks
+# mpi-lib.sh - shared by the dedisbench-mpi and dedisgen-mpi end-to-end scripts: skip without Open MPI, run 4 ranks
 # on this machine. Source it after lib.sh; do not run it.
 
 # shellcheck shell=bash
@@ -9,8 +9,10 @@ DEDISBENCH_MPI="$top_builddir/dedisbench-mpi"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun (apt-get install openmpi-bin)"
 # The liveness checks are timed (a heartbeat every 0.1 s, a rank lost after --peer-timeout 0.5 s,
 # every rank gone within 2 s of a kill): ranks slowed by ASan on shared cores miss them, so these
-# tests run in the normal build (DEDIS_SANITIZED comes from make check's environment).
-[ "${DEDIS_SANITIZED:-}" != 1 ] || skip "sanitizer build: the MPI tests time liveness and run in the normal build"
+# tests run in the normal build (DEDIS_SANITIZED comes from make check's environment). A script
+# that times nothing (mpi-gen.sh) sets MPI_UNTIMED=1 before sourcing this and runs there too.
+[ "${MPI_UNTIMED:-}" = 1 ] || [ "${DEDIS_SANITIZED:-}" != 1 ] ||
+	skip "sanitizer build: the MPI tests time liveness and run in the normal build"
 MPIRUN=(mpirun --oversubscribe --allow-run-as-root -n 4)
 # Sanitizer builds: Open MPI keeps what MPI_Init allocates until exit, in components it unloads
 # at MPI_Finalize (their frames can no longer be named, so no suppression matches them): leak

@@ -55,7 +55,7 @@ for f in "$src"/plots/*.gp; do
 done
 dpkg-deb -f "$deb" Depends | grep -q libjansson || fail "Depends lacks the shared libraries: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -f "$deb" Recommends | grep -q gnuplot || fail "gnuplot is not recommended"
-# dedisbench-mpi ships alone in dedis-mpi: the base package does not pull in Open MPI
+# dedisbench-mpi and dedisgen-mpi ship in dedis-mpi: the base package does not pull in Open MPI
 dpkg-deb -f "$deb" Depends | grep -qi mpi && fail "dedis depends on MPI: $(dpkg-deb -f "$deb" Depends)"
 grep -q mpi "$E2E_TMP/contents" && fail "dedis installs MPI files: $(grep mpi "$E2E_TMP/contents")"
 mpi_debs=("$E2E_TMP"/dedis-mpi_*.deb)
@@ -63,6 +63,8 @@ mpi_debs=("$E2E_TMP"/dedis-mpi_*.deb)
 dpkg-deb -c "${mpi_debs[0]}" >"$E2E_TMP/mpi-contents"
 grep -q '/usr/bin/dedisbench-mpi$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi does not install dedisbench-mpi"
 grep -q 'man1/dedisbench-mpi.1.gz$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi has no man page"
+grep -q '/usr/bin/dedisgen-mpi$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi does not install dedisgen-mpi"
+grep -q 'man1/dedisgen-mpi.1.gz$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi has no dedisgen-mpi man page"
 dpkg-deb -f "${mpi_debs[0]}" Depends | grep -q libopenmpi || fail "dedis-mpi lacks Open MPI: $(dpkg-deb -f "${mpi_debs[0]}" Depends)"
 
 # 4. Unpacked in a temporary root, every tool runs from there.

@@ -1,0 +1,145 @@
+#!/bin/bash
+# dedisgen-mpi, 4 ranks on one machine: a shared file read in stripes and per-rank directories
+# (%r) each give the file one dedisgen of the same data in rank order writes, byte for byte
+# (records, header, compressibility and locality sections), with duplicates crossing ranks; so do
+# owners spilling to Berkeley DB; bad input on one rank and a read failure on one rank end every
+# rank (exit 2 / 1) with one message and nothing written, without hanging.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+MPI_UNTIMED=1 # nothing here is timed: this runs under the sanitizers too
+. "$(dirname "$0")/mpi-lib.sh"
+DEDISGEN_MPI="$top_builddir/dedisgen-mpi"
+[ -x "$DEDISGEN_MPI" ] || skip "dedisgen-mpi is not built (configure found no Open MPI)"
+command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+mktmp /var/tmp
+D=$E2E_TMP/data
+# A hang is a failure, not a stuck CI job: every mpirun is bounded (ASan on shared cores included).
+gen_mpi() {
+	RC=0
+	timeout 300 "${MPIRUN[@]}" "$DEDISGEN_MPI" "$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || RC=$?
+	[ "$RC" -ne 124 ] || fail "dedisgen-mpi $* did not end within 300 s (a rank hangs)"
+}
+gen_mpi_ok() {
+	gen_mpi "$@"
+	[ "$RC" -eq 0 ] || fail "dedisgen-mpi $* exited $RC: $(head -c 800 "$E2E_TMP/err")"
+}
+same() { # same A B WHAT: the two distribution files are byte-identical
+	cmp -s "$1" "$2" || fail "$3: dedisgen-mpi's file differs from dedisgen's: $(diff "$1" "$2" | head -20)"
+}
+
+# The data (fixed seed): blocks drawn from a pool (copies everywhere), unique random blocks,
+# half-compressible blocks, zero blocks, and copied runs; a 6 MiB shared file whose second half
+# repeats stretches of its first half (so stripes share contents), and four directories whose
+# files share contents across directories (d2/copy is d0/a), each with a file above 1 MiB (read
+# as ranges) and small ones with tails.
+mkdir -p "$D"/d0 "$D"/d1 "$D"/d2 "$D"/d3
+python3 - "$D" <<'EOF'
+import os, random, sys
+d = sys.argv[1]
+rnd = random.Random(20261123)
+def rbytes(n):
+    return bytes(rnd.getrandbits(8) for _ in range(n)) if n < 64 else rnd.randbytes(n)
+pool = [rnd.randbytes(4096) for _ in range(200)]
+def block():
+    r = rnd.random()
+    if r < 0.35:
+        return pool[rnd.randrange(len(pool))]
+    if r < 0.40:
+        return bytes(4096)
+    if r < 0.70:
+        return bytes([rnd.randrange(8)]) * 2048 + rnd.randbytes(2048)
+    return rnd.randbytes(4096)
+def blocks(n):
+    return b"".join(block() for _ in range(n))
+first = blocks(800)
+second = b"".join(first[a * 4096:(a + rnd.randrange(4, 60)) * 4096] if rnd.random() < 0.5 else blocks(20)
+                  for a in (rnd.randrange(790) for _ in range(40)))
+with open(os.path.join(d, "shared"), "wb") as f:
+    f.write(first + second + rbytes(3000))
+for k in range(4):
+    with open(os.path.join(d, f"d{k}", "a"), "wb") as f:
+        f.write(blocks(rnd.randrange(300, 400)) + rbytes(rnd.randrange(1, 4096)))
+    for j in range(rnd.randrange(2, 5)):
+        with open(os.path.join(d, f"d{k}", f"s{j}"), "wb") as f:
+            f.write(blocks(rnd.randrange(0, 6)) + rbytes(rnd.randrange(0, 4096)))
+with open(os.path.join(d, "d0", "a"), "rb") as src, open(os.path.join(d, "d2", "copy"), "wb") as dst:
+    dst.write(src.read())
+EOF
+
+# 1. One shared file, read in 4 stripes, at two block sizes.
+"$DEDISGEN" "$D/shared" -b 4096,16384 -q -o "$E2E_TMP/one.dist" --json "$E2E_TMP/one.json" ||
+	fail "dedisgen on the shared file exited $?"
+gen_mpi_ok "$D/shared" -b 4096,16384 -q -o "$E2E_TMP/mpi.dist" --json "$E2E_TMP/mpi.json"
+for bs in 4096 16384; do
+	grep -q '^\[compressibility 1\]' "$E2E_TMP/one.dist.$bs" && grep -q '^\[locality 1\]' "$E2E_TMP/one.dist.$bs" ||
+		fail "stripes: dedisgen's own file at $bs has no sections to compare"
+	same "$E2E_TMP/one.dist.$bs" "$E2E_TMP/mpi.dist.$bs" "stripes at $bs B"
+done
+jcheck "$E2E_TMP/mpi.json" '.tool == "dedisgen-mpi" and (.results | length) == 2'
+for f in bytes blocks distinct zero_blocks files; do
+	jcheck "$E2E_TMP/mpi.json" "[.results[].$f] == $(jq -c "[.results[].$f]" "$E2E_TMP/one.json")" "stripes: .$f differs"
+done
+# Duplicates cross the stripes: counted stripe by stripe, the contents would be more.
+size=$(stat -c %s "$D/shared")
+units=$(((size + 16383) / 16384))
+sum=0
+for r in 0 1 2 3; do
+	lo=$((units * r / 4)) hi=$((units * (r + 1) / 4))
+	dd if="$D/shared" of="$E2E_TMP/stripe" bs=16384 skip="$lo" count=$((hi - lo)) status=none
+	"$DEDISGEN" "$E2E_TMP/stripe" -q -o "$E2E_TMP/stripe.dist" || fail "dedisgen on stripe $r exited $?"
+	sum=$((sum + $("$DEDISGEN" show "$E2E_TMP/stripe.dist" --json | jq -er .rows.distinct)))
+done
+whole=$(jq -er '.results[0].distinct' "$E2E_TMP/mpi.json")
+[ "$sum" -gt $((whole + whole / 10)) ] ||
+	fail "stripes share few contents (distinct per stripe summed $sum, whole $whole): the test proves nothing"
+note "stripes: 4 ranks = dedisgen byte for byte at 4 and 16 KiB; $whole distinct contents, $sum counted stripe by stripe"
+
+# 2. Per-rank directories (%r), a denser sampling (positions decide which occurrences are sampled).
+"$DEDISGEN" "$D/d0" "$D/d1" "$D/d2" "$D/d3" -q --compress-sample 1/4 -o "$E2E_TMP/one-d.dist" ||
+	fail "dedisgen on the directories exited $?"
+gen_mpi_ok "$D/d%r" -q --compress-sample 1/4 -o "$E2E_TMP/mpi-d.dist"
+same "$E2E_TMP/one-d.dist" "$E2E_TMP/mpi-d.dist" "per-rank directories"
+[ "$(grep '^# source:' "$E2E_TMP/mpi-d.dist" | wc -w)" -eq 6 ] || fail "the header does not list the 4 ranks' sources"
+note "per-rank directories: 4 ranks = dedisgen of d0 d1 d2 d3, byte for byte (sampling 1/4 included)"
+
+# 3. Owners (and ranks) spill to Berkeley DB: the same file.
+gen_mpi_ok "$D/shared" -q -m 64KiB -o "$E2E_TMP/spill.dist" --json "$E2E_TMP/spill.json"
+"$DEDISGEN" "$D/shared" -q -o "$E2E_TMP/one-4k.dist" || fail "dedisgen exited $?"
+same "$E2E_TMP/one-4k.dist" "$E2E_TMP/spill.dist" "--mem-limit 64KiB"
+jcheck "$E2E_TMP/spill.json" '.results[0].spills > 0' "nothing spilled: the test proves nothing"
+note "spilling to Berkeley DB at 64 KiB: $(jget "$E2E_TMP/spill.json" .results[0].spills) spills, the same file"
+
+# 4. Bad input on one rank: every rank exits 2, one line, nothing written.
+rm -rf "$D/d3.gone" && mv "$D/d3" "$D/d3.gone"
+gen_mpi "$D/d%r" -q -o "$E2E_TMP/bad.dist"
+mv "$D/d3.gone" "$D/d3"
+[ "$RC" -eq 2 ] || fail "a missing PATH on rank 3: exit $RC (want 2): $(head -c 800 "$E2E_TMP/err")"
+lines=$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err" || true)
+[ "$lines" -eq 1 ] || fail "a missing PATH on rank 3: $lines messages (want 1): $(cat "$E2E_TMP/err")"
+grep -q '^dedisgen-mpi: rank 3: .*d3' "$E2E_TMP/err" || fail "the message does not name rank 3 and its PATH: $(cat "$E2E_TMP/err")"
+ls "$E2E_TMP"/bad.dist* >/dev/null 2>&1 && fail "bad input on rank 3 left an output: $(ls "$E2E_TMP"/bad.dist*)"
+gen_mpi "$D/d0" -q -o "$E2E_TMP/bad.dist"
+[ "$RC" -eq 2 ] && grep -q 'rank 1 reads it too' "$E2E_TMP/err" ||
+	fail "every rank on the same directory: exit $RC, $(head -c 400 "$E2E_TMP/err") (want 2: counted twice)"
+note "bad input on one rank: exit 2, one line naming it, nothing written; one tree for all ranks refused"
+
+# 5. A read error on rank 2's part with --strict: every rank exits 1, one line, nothing written.
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+if [ "${DEDIS_SANITIZED:-}" != 1 ] && [ -f "$SHIM" ]; then
+	head -c 8 /dev/zero >"$E2E_TMP/fault.state"
+	: >"$E2E_TMP/fault.log"
+	RC=0
+	timeout 300 "${MPIRUN[@]}" -x LD_PRELOAD="$SHIM" -x DEDIS_FAULT_OP=read -x DEDIS_FAULT_NTH=1 \
+		-x DEDIS_FAULT_PATH="$D/d2/" -x DEDIS_FAULT_STATE="$E2E_TMP/fault.state" -x DEDIS_FAULT_LOG="$E2E_TMP/fault.log" \
+		"$DEDISGEN_MPI" "$D/d%r" -q --strict -o "$E2E_TMP/io.dist" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || RC=$?
+	[ "$RC" -ne 124 ] || fail "a read error on rank 2: dedisgen-mpi did not end within 300 s (a rank hangs)"
+	[ -s "$E2E_TMP/fault.log" ] || fail "the shim injected nothing (log empty)"
+	[ "$RC" -eq 1 ] || fail "a read error on rank 2: exit $RC (want 1): $(head -c 800 "$E2E_TMP/err")"
+	lines=$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err" || true)
+	[ "$lines" -eq 1 ] && grep -q '^dedisgen-mpi: rank 2: scan failed: .*Input/output error' "$E2E_TMP/err" ||
+		fail "a read error on rank 2: want one line naming rank 2 and the error, got: $(cat "$E2E_TMP/err")"
+	ls "$E2E_TMP"/io.dist* >/dev/null 2>&1 && fail "a failed run left an output: $(ls "$E2E_TMP"/io.dist*)"
+	note "a read error on rank 2 (--strict): every rank exits 1, one line, nothing written"
+else
+	note "the read-error case needs the fault shim, which the sanitizer build does not preload"
+fi
