@@ -159,15 +159,15 @@ static int place_rank(struct gen *g, struct walk **w)
 	struct stat st;
 	gethostname(mine.host, sizeof mine.host - 1);
 	if (o->npaths == 1 && !stat(o->paths[0], &st) && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
-		bool complete;
 		struct walk *probe = walk_open(o->paths, 1, false, why, sizeof why);
+		struct walk_entry e;
 		mine.kind = S_ISREG(st.st_mode) ? 'f' : 'b';
-		mine.size = probe ? walk_known_total(probe, &complete) : 0;
+		mine.size = probe && walk_next(probe, &e) == 1 && e.kind != WALK_ERROR ? e.size : 0;
 		mine.name_hash = name_hash(o->paths[0]);
 		walk_close(probe);
 	}
 	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
-	pl->stripe = mine.kind != 'o' && mine.size > 0;
+	pl->stripe = mine.kind != 'o';
 	for (int k = 0; k < g->size; k++)
 		pl->stripe &= all[k].npaths == 1 && all[k].kind == mine.kind && all[k].size == mine.size &&
 			      all[k].name_hash == mine.name_hash;

@@ -469,11 +469,11 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 			close(fd);
 			return rc;
 		}
-		if (start && lseek(fd, start, SEEK_SET) != start) {
-			record_error(r->st, path, "cannot seek", errno);
-			close(fd);
-			return 1;
-		}
+	}
+	if (start && lseek(fd, start, SEEK_SET) != start) {
+		record_error(r->st, path, "cannot seek", errno);
+		close(fd);
+		return 1;
 	}
 	bool eof = false;
 	uint64_t at = (uint64_t)start; /* the file offset */

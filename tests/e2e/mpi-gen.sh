@@ -94,6 +94,16 @@ whole=$(jq -er '.results[0].distinct' "$E2E_TMP/mpi.json")
 	fail "stripes share few contents (distinct per stripe summed $sum, whole $whole): the test proves nothing"
 note "stripes: 4 ranks = dedisgen byte for byte at 4 and 16 KiB; $whole distinct contents, $sum counted stripe by stripe"
 
+# Stripes of files the reader reads itself (under 1 MiB), and of one with fewer blocks than ranks.
+head -c 300000 "$D/shared" >"$D/small"
+head -c 9000 "$D/shared" >"$D/tiny"
+for f in small tiny; do
+	"$DEDISGEN" "$D/$f" -q -o "$E2E_TMP/one-$f.dist" || fail "dedisgen on $f exited $?"
+	gen_mpi_ok "$D/$f" -q -o "$E2E_TMP/mpi-$f.dist"
+	same "$E2E_TMP/one-$f.dist" "$E2E_TMP/mpi-$f.dist" "stripes of $f"
+done
+note "stripes of a 300 kB file and of a 3-block one (a rank with nothing to read): the same files"
+
 # 2. Per-rank directories (%r), a denser sampling (positions decide which occurrences are sampled).
 "$DEDISGEN" "$D/d0" "$D/d1" "$D/d2" "$D/d3" -q --compress-sample 1/4 -o "$E2E_TMP/one-d.dist" ||
 	fail "dedisgen on the directories exited $?"
