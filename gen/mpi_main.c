@@ -14,6 +14,7 @@
 #include "mpiroute.h"
 #include "rankpath.h"
 #include "run.h"
+#include "units.h"
 #include "walk.h"
 
 #define PROG "dedisgen-mpi"
@@ -696,6 +697,51 @@ static int gather_sources(struct gen *g)
 	return status;
 }
 
+/* What rank 0 reports of each rank. */
+struct rank_row {
+	char host[64];
+	uint64_t bytes, files, errors, blocks, first_pos; /* blocks, first_pos: the smallest size's */
+	double seconds;                                   /* its scan */
+};
+
+/* Rank 0: one row per rank in the JSON ("mpi") and, unless quiet, after the summary. */
+static void report_ranks(struct gen *g, double scan_seconds)
+{
+	struct rank_row mine = {.bytes = g->st.bytes, .files = g->st.files, .errors = g->st.errors,
+				.blocks = g->r.s[0].blocks_read, .first_pos = g->pl.first_pos[0], .seconds = scan_seconds};
+	struct rank_row *all = g->rank == 0 ? calloc((size_t)g->size, sizeof *all) : NULL;
+	gethostname(mine.host, sizeof mine.host - 1);
+	if (g->rank == 0 && !all)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (g->rank)
+		return;
+	json_t *rows = json_array();
+	for (int k = 0; k < g->size; k++) {
+		const struct rank_row *x = &all[k];
+		json_array_append_new(rows, json_pack("{s:i,s:s,s:I,s:I,s:I,s:I,s:I,s:f}", "rank", k, "host", x->host,
+						      "bytes", (json_int_t)x->bytes, "files", (json_int_t)x->files,
+						      "errors", (json_int_t)x->errors, "blocks", (json_int_t)x->blocks,
+						      "first_position", (json_int_t)x->first_pos, "seconds", x->seconds));
+	}
+	g->r.json_mpi = json_pack("{s:i,s:s,s:o}", "ranks", g->size, "parts", g->pl.stripe ? "stripes" : "paths",
+				  "per_rank", rows);
+	/* the summary's stream: standard error when the distribution goes to standard output */
+	FILE *f = !g->o->output && g->r.n == 1 ? stderr : stdout;
+	if (!g->o->quiet) {
+		fprintf(f, "ranks: %d (%s)\n", g->size, g->pl.stripe ? "stripes of one file or device" : "PATHs of their own");
+		for (int k = 0; k < g->size; k++) {
+			const struct rank_row *x = &all[k];
+			char sz[32];
+			units_format_size(x->bytes, sz, sizeof sz);
+			fprintf(f, "  rank %-4d %-20s %10s %12" PRIu64 " blocks from %-12" PRIu64 " scan %.2f s (%.1f MiB/s)\n", k,
+				x->host, sz, x->blocks, x->first_pos, x->seconds,
+				x->seconds > 0 ? (double)x->bytes / x->seconds / 1048576 : 0.0);
+		}
+	}
+	free(all);
+}
+
 /* Hashing threads per rank by default: this host's cores shared by its ranks. */
 static int default_threads(void)
 {
@@ -790,6 +836,7 @@ static int run_rank(struct gen *g)
 	MPI_Reduce(mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if ((status = verdict(&g->v, gather_sources(g))))
 		goto out;
+	report_ranks(g, g->st.seconds);
 	if (g->rank == 0) {
 		g->v.keep = false; /* rank 0 says what goes wrong while writing itself */
 		status = run_write(r, MPI_Wtime() - t0, sum[0], sum[1], sum[2]);

@@ -68,6 +68,7 @@ void run_free(struct run *r)
 		dist_free(&s->dist);
 	}
 	free(r->s);
+	json_decref(r->json_mpi);
 	pending_abort(&r->json);
 	if (r->spill_dir[0])
 		run_remove_spill_dir(r->spill_dir);
@@ -343,6 +344,10 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 	json_object_set_new(doc, "sources", srcs);
 	json_object_set_new(doc, "hash", json_string(r->hash));
 	json_object_set_new(doc, "results", results);
+	if (r->json_mpi) {
+		json_object_set_new(doc, "mpi", r->json_mpi);
+		r->json_mpi = NULL;
+	}
 	for (int i = 0; i < r->n && !rc; i++) {
 		struct size_out *s = &r->s[i];
 		if (s->plot) {

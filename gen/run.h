@@ -3,6 +3,7 @@
 #ifndef DEDIS_GEN_RUN_H
 #define DEDIS_GEN_RUN_H
 
+#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -60,6 +61,7 @@ struct run {
 	int nsources;
 	run_say_fn say;            /* NULL: stderr */
 	void *say_arg;
+	json_t *json_mpi;          /* dedisgen-mpi: the JSON's "mpi" object (run_write takes it) */
 };
 
 void run_say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -76,6 +76,11 @@ for bs in 4096 16384; do
 	same "$E2E_TMP/one.dist.$bs" "$E2E_TMP/mpi.dist.$bs" "stripes at $bs B"
 done
 jcheck "$E2E_TMP/mpi.json" '.tool == "dedisgen-mpi" and (.results | length) == 2'
+jcheck "$E2E_TMP/mpi.json" '.mpi.ranks == 4 and .mpi.parts == "stripes" and ([.mpi.per_rank[].bytes] | add) == .results[0].bytes
+	and ([.mpi.per_rank[].blocks] | add) == .results[0].blocks and ([.mpi.per_rank[].rank] == [0, 1, 2, 3])
+	and ([.mpi.per_rank[].first_position] | (. == sort and .[0] == 0))
+	and ([range(1; 4) as $k | .mpi.per_rank[$k].first_position == .mpi.per_rank[$k - 1].first_position + .mpi.per_rank[$k - 1].blocks] | all)' \
+	"stripes: the rank rows do not add up to the whole (or the positions do not follow each other)"
 for f in bytes blocks distinct zero_blocks files; do
 	jcheck "$E2E_TMP/mpi.json" "[.results[].$f] == $(jq -c "[.results[].$f]" "$E2E_TMP/one.json")" "stripes: .$f differs"
 done
