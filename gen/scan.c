@@ -535,9 +535,9 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 	return rc;
 }
 
-/* Hands a large regular file to the hashers as ranges of the buffer size, asking the kernel to
- * read each one ahead (so a file not in the page cache streams while the hashers work). Sets
- * *done to the bytes handed over; the caller read()s on from there (a file that grew). */
+/* Hands [from, size) of a large regular file to the hashers as ranges of the buffer size, asking
+ * the kernel to read each one ahead (so a file not in the page cache streams while the hashers
+ * work). Sets *done to the offset reached; the caller read()s on from there (a file that grew). */
 static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t size, off_t *done)
 {
 	struct pipe *p = r->p;
