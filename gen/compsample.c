@@ -161,8 +161,10 @@ void comp_set_free(struct comp_set *s)
 
 /* Accumulated during the join: per (class, zstd bucket, LZ4 bucket) the weights and the
  * weighted sizes (bytes). */
+/* A cell's sums in fixed point (weights in units of 2^-COMP_WEIGHT_BITS): integers, so the
+ * sums are exact and the same in any order (threads, spills, dedisgen-mpi's owners). */
 struct cell_acc {
-	double w, wz, wl;
+	comp_sum w, wz, wl;
 };
 
 struct comp_sampler {
@@ -366,11 +368,13 @@ int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies)
 	int cls = 63 - __builtin_clzll(copies);
 	/* Horvitz-Thompson: measured with probability 1 - (1 - p)^copies (p = 1: always) */
 	double w = s->p >= 1 ? 1.0 : 1.0 / -expm1((double)copies * log1p(-s->p));
+	/* w <= 1/p <= 2^32: at most 2^56 in fixed point */
+	comp_sum fw = (comp_sum)(uint64_t)nearbyint(w * (double)(UINT64_C(1) << COMP_WEIGHT_BITS));
 	struct cell_acc *a = &s->acc[((size_t)cls * DIST_COMP_BUCKETS + bucket_of(v->zstd, s->block_size)) *
 				     DIST_COMP_BUCKETS + bucket_of(v->lz4, s->block_size)];
-	a->w += w;
-	a->wz += w * v->zstd;
-	a->wl += w * v->lz4;
+	a->w += fw;
+	a->wz += fw * v->zstd;
+	a->wl += fw * v->lz4;
 	s->class_measured[cls]++;
 	return 0;
 }
@@ -392,19 +396,21 @@ int comp_join_finish(struct comp_sampler *s, struct dist_comp *out)
 		return 0;
 	size_t n = 0, total = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
 	for (size_t i = 0; i < total; i++)
-		n += s->acc[i].w > 0;
+		n += s->acc[i].w != 0;
 	if (!(out->cells = malloc(n * sizeof *out->cells)))
 		return -1;
 	for (size_t i = 0; i < total; i++) {
 		const struct cell_acc *a = &s->acc[i];
-		if (!(a->w > 0))
+		if (!a->w)
 			continue;
+		const double unit = (double)(UINT64_C(1) << COMP_WEIGHT_BITS);
+		double w = (double)a->w / unit;
 		unsigned lb = i % DIST_COMP_BUCKETS, zb = i / DIST_COMP_BUCKETS % DIST_COMP_BUCKETS;
 		unsigned cls = (unsigned)(i / DIST_COMP_BUCKETS / DIST_COMP_BUCKETS);
-		uint64_t contents = (uint64_t)llround(a->w);
+		uint64_t contents = (uint64_t)llround(w);
 		out->cells[out->ncells++] = (struct dist_comp_cell){
 			(uint8_t)cls, (uint8_t)zb, (uint8_t)lb, contents ? contents : 1,
-			mean_unit(a->wz, a->w, s->block_size, zb), mean_unit(a->wl, a->w, s->block_size, lb)};
+			mean_unit((double)a->wz / unit, w, s->block_size, zb), mean_unit((double)a->wl / unit, w, s->block_size, lb)};
 	}
 	for (int k = 0; k < DIST_CLASSES; k++) {
 		out->class_measured[k] = s->class_measured[k];
@@ -415,7 +421,7 @@ int comp_join_finish(struct comp_sampler *s, struct dist_comp *out)
 	return 0;
 }
 
-void comp_join_export(const struct comp_sampler *s, double *sums)
+void comp_join_export(const struct comp_sampler *s, comp_sum *sums)
 {
 	size_t cells = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
 	memset(sums, 0, COMP_JOIN_SUMS * sizeof *sums);
@@ -425,15 +431,15 @@ void comp_join_export(const struct comp_sampler *s, double *sums)
 		sums[3 * i + 2] = s->acc[i].wl;
 	}
 	for (int k = 0; k < DIST_CLASSES; k++)
-		sums[3 * cells + (size_t)k] = (double)s->class_measured[k];
+		sums[3 * cells + (size_t)k] = s->class_measured[k];
 }
 
-int comp_join_add(struct comp_sampler *s, const double *sums)
+int comp_join_add(struct comp_sampler *s, const comp_sum *sums)
 {
 	size_t cells = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
 	bool any = false;
 	for (size_t i = 0; i < cells && !any; i++)
-		any = sums[3 * i] > 0;
+		any = sums[3 * i] != 0;
 	if (!any) /* nothing joined there: the join stays as it is (no cells, not an empty table) */
 		return 0;
 	if (!s->acc && !(s->acc = calloc(cells, sizeof *s->acc)))

@@ -95,12 +95,16 @@ void comp_local_release(struct comp_local *l);
 int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies);
 /* Fills out (out->present false when nothing was measured). 0, or -1 out of memory. */
 int comp_join_finish(struct comp_sampler *s, struct dist_comp *out);
-/* The join's sums before rounding, as COMP_JOIN_SUMS doubles (each cell's weight, weighted zstd
- * and LZ4 sizes, then the measured contents per class), so that joins made apart over disjoint
- * contents (dedisgen-mpi's ranks) add up to the cells one join of them all would give. Export
- * reads them (zeros when nothing was joined); add adds sums into the sampler's join. 0 or -1 (oom). */
+/* The join's sums before rounding, as COMP_JOIN_SUMS integers (each cell's weight, weighted zstd
+ * and LZ4 sizes, in fixed point: weights in units of 2^-COMP_WEIGHT_BITS; then the measured
+ * contents per class). Integers add up exactly in any order, so joins made apart over disjoint
+ * contents (dedisgen-mpi's owners) add up to the cells one join of them all gives, to the bit.
+ * Export reads them (zeros when nothing was joined); add adds sums into the sampler's join. */
+__extension__ typedef unsigned __int128 comp_sum;
+#define COMP_WEIGHT_BITS 24
 #define COMP_JOIN_SUMS ((size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS * 3 + DIST_CLASSES)
-void comp_join_export(const struct comp_sampler *s, double *sums);
-int comp_join_add(struct comp_sampler *s, const double *sums);
+void comp_join_export(const struct comp_sampler *s, comp_sum *sums);
+/* 0 or -1 (out of memory). */
+int comp_join_add(struct comp_sampler *s, const comp_sum *sums);
 
 #endif

@@ -569,6 +569,29 @@ static int gather_rows(struct gen *g, struct size_out *s, struct owned *w)
 	return status;
 }
 
+/* MPI has no 128-bit integers: a 16-byte type and an operation that adds them. */
+static void add_sums(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	const comp_sum *a = in;
+	comp_sum *b = inout;
+	(void)type;
+	for (int i = 0; i < *len; i++)
+		b[i] += a[i];
+}
+
+/* Rank 0: the compressibility join's sums of every owner, added. */
+static void reduce_sums(const comp_sum *mine, comp_sum *sums)
+{
+	MPI_Datatype type;
+	MPI_Op add;
+	MPI_Type_contiguous((int)sizeof(comp_sum), MPI_BYTE, &type);
+	MPI_Type_commit(&type);
+	MPI_Op_create(add_sums, 1, &add);
+	MPI_Reduce(mine, sums, (int)COMP_JOIN_SUMS, type, add, 0, MPI_COMM_WORLD);
+	MPI_Op_free(&add);
+	MPI_Type_free(&type);
+}
+
 /* One block size, after every rank's scan: counts to their owners, samples too, first positions
  * back to every rank's locality records, then the reduction at rank 0. 0 or an exit status that
  * every rank returns (the failure said). */
@@ -612,15 +635,15 @@ static int exchange_size(struct gen *g, int i)
 		return status;
 	if (s->loc && (status = verdict(&g->v, gather_locality(g, s, g->stream_end[i], zero_first))))
 		return status;
-	double *sums = NULL;
+	comp_sum *sums = NULL;
 	if (s->comp) {
-		double *mine = malloc(COMP_JOIN_SUMS * sizeof *mine);
+		comp_sum *mine = malloc(COMP_JOIN_SUMS * sizeof *mine);
 		if (g->rank == 0)
 			sums = malloc(COMP_JOIN_SUMS * sizeof *sums);
 		if (!mine || (g->rank == 0 && !sums))
 			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 		comp_join_export(w->comp, mine);
-		MPI_Reduce(mine, sums, (int)COMP_JOIN_SUMS, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+		reduce_sums(mine, sums);
 		free(mine);
 	}
 	/* the index figures: the owners' bytes per distinct weighted by their entries, every

@@ -292,9 +292,56 @@ static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *a
 	return comp_join_visit(arg, fp, count);
 }
 
+/* The samples of one half of the fingerprint space (by the last digest byte's parity) into a
+ * sampler of its own: how dedisgen-mpi's owners each get theirs. */
+struct half {
+	struct comp_sampler *to;
+	int parity;
+};
+
+static int load_half(const uint8_t *fp, const struct comp_sample *v, void *arg)
+{
+	struct half *h = arg;
+	return (fp[FL - 1] & 1) == h->parity ? comp_sampler_load(h->to, fp, v) : 0;
+}
+
+static int join_both(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	struct comp_sampler **two = arg;
+	(void)first;
+	return comp_join_visit(two[0], fp, count) || comp_join_visit(two[1], fp, count);
+}
+
+/* The join made apart: two samplers each joined with the contents it holds, their sums added into
+ * a third (comp_join_export / comp_join_add), which gives the section. */
+static void join_apart(struct comp_sampler *s, struct counter *c, const uint8_t *zero_fp, struct dist_comp *out)
+{
+	char why[256];
+	double p = comp_sampler_rate(s);
+	struct comp_sampler *two[2] = {comp_sampler_new(FL, BS, p, zero_fp), comp_sampler_new(FL, BS, p, zero_fp)};
+	struct comp_sampler *sum = comp_sampler_new(FL, BS, p, zero_fp);
+	comp_sum *sums = malloc(COMP_JOIN_SUMS * sizeof *sums);
+	for (int k = 0; k < 2; k++) {
+		struct half h = {two[k], k};
+		CU_ASSERT_EQUAL(comp_sampler_each(s, load_half, &h), 0);
+	}
+	struct dist d;
+	CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_both, two, &d, NULL, NULL, why, sizeof why), 0);
+	dist_free(&d);
+	for (int k = 0; k < 2; k++) {
+		comp_join_export(two[k], sums);
+		CU_ASSERT_EQUAL(comp_join_add(sum, sums), 0);
+		comp_sampler_free(two[k]);
+	}
+	CU_ASSERT_EQUAL(comp_join_finish(sum, out), 0);
+	comp_sampler_free(sum);
+	free(sums);
+}
+
 /* Contents of three kinds and copy counts, their occurrences in a shuffled stream, measured by
- * two threads at rate p; returns the joined section. */
-static void sample_stream(const struct content *cs, size_t ncs, double p, double lower_to, struct dist_comp *out)
+ * two threads at rate p; returns the joined section (apart: joined in two halves, then added). */
+static void sample_stream(const struct content *cs, size_t ncs, double p, double lower_to, struct dist_comp *out,
+			  bool apart)
 {
 	char why[256];
 	uint8_t zero_fp[FL], fp[FL], block[BS];
@@ -321,10 +368,14 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 	CU_ASSERT_EQUAL(comp_local_flush(&t[1]), 0);
 	if (lower_to < p)
 		comp_sampler_lower_rate(s, lower_to);
-	struct dist d;
-	CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_visit, s, &d, NULL, NULL, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(comp_join_finish(s, out), 0);
-	dist_free(&d);
+	if (apart) {
+		join_apart(s, c, zero_fp, out);
+	} else {
+		struct dist d;
+		CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_visit, s, &d, NULL, NULL, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(comp_join_finish(s, out), 0);
+		dist_free(&d);
+	}
 	counter_free(c);
 	comp_codec_free(codec);
 	comp_sampler_free(s);
@@ -364,7 +415,7 @@ static void test_comp_all(void)
 	size_t n;
 	struct content *cs = three_kinds(&n);
 	struct dist_comp c;
-	sample_stream(cs, n, 1, 1, &c);
+	sample_stream(cs, n, 1, 1, &c, false);
 	CU_ASSERT(c.present);
 	CU_ASSERT_EQUAL(c.sample_rate, 1);
 	CU_ASSERT_EQUAL(c.measured, 4700); /* every content but the zero block */
@@ -409,7 +460,7 @@ static void test_comp_sampled(void)
 	struct dist_comp c, low;
 	int zb = -1;
 	double p = 1.0 / 8;
-	sample_stream(cs, n, p, p, &c);
+	sample_stream(cs, n, p, p, &c, false);
 	CU_ASSERT(c.present);
 	CU_ASSERT_EQUAL(c.sample_rate, p);
 	double pi[3] = {p, 1 - pow(1 - p, 3), 1 - pow(1 - p, 20)}, truth[3] = {3000, 1500, 200};
@@ -424,9 +475,9 @@ static void test_comp_sampled(void)
 	}
 	/* lowering the rate afterwards (merge, -k) re-selects exactly: measuring at 1/8 then
 	 * lowering to 1/32 is measuring at 1/32 */
-	sample_stream(cs, n, p, p / 4, &low);
+	sample_stream(cs, n, p, p / 4, &low, false);
 	free(c.cells);
-	sample_stream(cs, n, p / 4, p / 4, &c);
+	sample_stream(cs, n, p / 4, p / 4, &c, false);
 	CU_ASSERT_EQUAL(low.measured, c.measured);
 	CU_ASSERT_EQUAL(low.ncells, c.ncells);
 	for (size_t i = 0; i < c.ncells && i < low.ncells; i++) {
@@ -437,6 +488,45 @@ static void test_comp_sampled(void)
 	CU_ASSERT_EQUAL(c.sample_rate, p / 4);
 	free(low.cells);
 	free(c.cells);
+	free(cs);
+}
+
+/* Joined apart over disjoint contents and added up (dedisgen-mpi's owners, then rank 0), the
+ * cells are those of one join: sums before rounding, not rounded cells, are what is added. */
+static void test_comp_apart(void)
+{
+	size_t n;
+	struct content *cs = three_kinds(&n);
+	double rates[2] = {1, 1.0 / 8};
+	for (int r = 0; r < 2; r++) {
+		struct dist_comp one, apart;
+		sample_stream(cs, n, rates[r], rates[r], &one, false);
+		sample_stream(cs, n, rates[r], rates[r], &apart, true);
+		CU_ASSERT(one.present && apart.present);
+		CU_ASSERT_EQUAL(apart.sample_rate, one.sample_rate);
+		CU_ASSERT_EQUAL(apart.measured, one.measured);
+		CU_ASSERT_EQUAL(memcmp(apart.class_measured, one.class_measured, sizeof one.class_measured), 0);
+		CU_ASSERT_EQUAL_FATAL(apart.ncells, one.ncells);
+		for (size_t i = 0; i < one.ncells; i++) {
+			const struct dist_comp_cell *x = &apart.cells[i], *y = &one.cells[i];
+			CU_ASSERT(x->cls == y->cls && x->zstd_bucket == y->zstd_bucket && x->lz4_bucket == y->lz4_bucket &&
+				  x->contents == y->contents && x->zstd_mean == y->zstd_mean && x->lz4_mean == y->lz4_mean);
+		}
+		free(one.cells);
+		free(apart.cells);
+	}
+	/* sums of nothing add nothing: no cells, not an empty table */
+	uint8_t zero_fp[FL];
+	fp_of(0, zero_fp);
+	struct comp_sampler *s = comp_sampler_new(FL, BS, 1, zero_fp);
+	comp_sum *zeros = calloc(COMP_JOIN_SUMS, sizeof *zeros);
+	struct dist_comp none;
+	CU_ASSERT_EQUAL(comp_join_add(s, zeros), 0);
+	CU_ASSERT_EQUAL(comp_join_finish(s, &none), 0);
+	CU_ASSERT(!none.present && none.ncells == 0);
+	free(none.cells);
+	free(zeros);
+	comp_sampler_free(s);
 	free(cs);
 }
 
@@ -474,6 +564,7 @@ int suite_gen_measure(void)
 		{"compressibility: every content measured", test_comp_all},
 		{"compressibility: sampled estimates, lowered rate", test_comp_sampled},
 		{"compressibility: selection hash and auto rate", test_select_hash},
+		{"compressibility: joins apart add up to one join", test_comp_apart},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_measure", tests);
