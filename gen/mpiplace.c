@@ -1,0 +1,299 @@
+/* mpiplace.c - dedisgen-mpi's ranks agreeing: the verdict that ends a phase, where each rank's part
+ * sits (a stripe of one file or device, or PATHs of its own) and what rank 0 reports of them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "mpigen.h"
+#include "units.h"
+
+void voice_say(void *arg, const char *line)
+{
+	struct voice *v = arg;
+	if (v->keep && strncmp(line, "warning", 7)) {
+		if (!v->first[0])
+			snprintf(v->first, sizeof v->first, "%s", line);
+		return;
+	}
+	if (v->rank)
+		fprintf(stderr, MPIGEN_PROG ": rank %d: %s\n", v->rank, line);
+	else
+		fprintf(stderr, MPIGEN_PROG ": %s\n", line);
+}
+
+/* The end of a phase on every rank: rank 0 says the failure of the lowest rank that had one
+ * (status not 0; FAILED_ELSEWHERE: it failed because another did); every rank returns the
+ * highest status (2 bad input over 1 failure). */
+int verdict(struct voice *v, int status)
+{
+	int own = status == FAILED_ELSEWHERE ? 0 : status;
+	int mine = own ? v->rank : INT32_MAX, lowest, worst;
+	MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	MPI_Allreduce(&own, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (lowest != INT32_MAX) {
+		char msg[sizeof v->first];
+		snprintf(msg, sizeof msg, "%s", v->first[0] ? v->first : "failed");
+		MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, lowest, MPI_COMM_WORLD);
+		if (v->rank == 0) {
+			if (lowest)
+				fprintf(stderr, MPIGEN_PROG ": rank %d: %s\n", lowest, msg);
+			else
+				fprintf(stderr, MPIGEN_PROG ": %s\n", msg);
+		}
+	}
+	v->first[0] = 0;
+	return worst;
+}
+
+static uint64_t blocks_of(uint64_t bytes, uint64_t bs, bool skip_tails)
+{
+	return skip_tails ? bytes / bs : (bytes + bs - 1) / bs;
+}
+
+/* What each rank says of its PATHs, to decide between stripes and parts of their own. */
+struct path_note {
+	int32_t npaths, kind;     /* kind: 'f' regular file, 'b' block device, 'o' other */
+	uint64_t size, name_hash, dev, ino;
+	char host[64];
+};
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t entry_blocks(const struct gen_options *o, uint64_t bytes, uint64_t *per_size)
+{
+	for (int i = 0; i < o->nsizes; i++)
+		per_size[i] += blocks_of(bytes, o->sizes[i], o->skip_tails);
+	return bytes;
+}
+
+/* Places this rank's part; 0 or an exit status (said). */
+int mpigen_place(struct gen *g, struct walk **w)
+{
+	struct gen_options *o = g->o;
+	struct place *pl = &g->pl;
+	struct path_note mine = {.npaths = o->npaths, .kind = 'o'}, *all = calloc((size_t)g->size, sizeof *all);
+	char why[1024];
+	if (!all) {
+		run_say(&g->r, "out of memory");
+		return EXIT_FAILED;
+	}
+	struct stat st;
+	gethostname(mine.host, sizeof mine.host - 1);
+	if (o->npaths == 1 && !stat(o->paths[0], &st) && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
+		struct walk *probe = walk_open(o->paths, 1, false, why, sizeof why);
+		struct walk_entry e;
+		mine.kind = S_ISREG(st.st_mode) ? 'f' : 'b';
+		mine.size = probe && walk_next(probe, &e) == 1 && e.kind != WALK_ERROR ? e.size : 0;
+		mine.name_hash = name_hash(o->paths[0]);
+		walk_close(probe);
+	}
+	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+	pl->stripe = mine.kind != 'o';
+	for (int k = 0; k < g->size; k++)
+		pl->stripe &= all[k].npaths == 1 && all[k].kind == mine.kind && all[k].size == mine.size &&
+			      all[k].name_hash == mine.name_hash;
+	free(all);
+
+	if (!(*w = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why))) {
+		run_say(&g->r, "%s", why);
+		return EXIT_BAD_INPUT;
+	}
+	uint64_t mine_blocks[GEN_MAX_SIZES] = {0}, before[GEN_MAX_SIZES] = {0};
+	if (pl->stripe) {
+		/* Stripes of whole blocks of the largest size: every size's blocks stay whole. */
+		uint64_t unit = o->sizes[o->nsizes - 1], units = (mine.size + unit - 1) / unit;
+		uint64_t u0 = units * (uint64_t)g->rank / (uint64_t)g->size;
+		uint64_t u1 = units * (uint64_t)(g->rank + 1) / (uint64_t)g->size;
+		pl->start = u0 * unit;
+		uint64_t end = u1 * unit < mine.size ? u1 * unit : mine.size;
+		pl->len = end > pl->start ? end - pl->start : 0;
+		pl->empty = pl->len == 0;
+		pl->total = mine.size;
+		pl->complete = true;
+		for (int i = 0; i < o->nsizes; i++)
+			pl->first_pos[i] = pl->start / o->sizes[i];
+		if (!pl->empty && walk_set_range(*w, pl->start, pl->len)) {
+			run_say(&g->r, "internal error: a stripe of %s", o->paths[0]);
+			return EXIT_FAILED;
+		}
+		return 0;
+	}
+	/* Parts of their own: the blocks of each rank's entries, known before reading them (a file
+	 * that changes size meanwhile leaves a gap or an overlap in the positions), the ranks before
+	 * this one first. */
+	struct walk *count = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why);
+	struct walk_entry e;
+	int got = 0;
+	while (count && (got = walk_next(count, &e)) == 1)
+		if (e.kind != WALK_ERROR)
+			entry_blocks(o, e.size, mine_blocks);
+	bool known;
+	pl->total = walk_known_total(*w, &known);
+	walk_close(count);
+	if (!count || got < 0) {
+		run_say(&g->r, "walking the paths failed: %s", count ? strerror(errno ? errno : ENOMEM) : why);
+		return EXIT_FAILED;
+	}
+	int complete = known, all_complete;
+	MPI_Exscan(mine_blocks, before, o->nsizes, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(&complete, &all_complete, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	uint64_t total = pl->total;
+	MPI_Allreduce(&total, &pl->total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	pl->complete = all_complete;
+	for (int i = 0; i < o->nsizes; i++)
+		pl->first_pos[i] = g->rank ? before[i] : 0; /* MPI_Exscan leaves rank 0's undefined */
+	return 0;
+}
+
+/* Two ranks reading the same tree or file (not as stripes) would count it twice: refused. */
+int mpigen_check_disjoint(struct gen *g)
+{
+	struct gen_options *o = g->o;
+	struct key {
+		uint64_t dev, ino, host;
+	};
+	char host[64] = "";
+	gethostname(host, sizeof host - 1);
+	int n = o->npaths, *counts = calloc((size_t)g->size, sizeof *counts), *displs = calloc((size_t)g->size, sizeof *displs);
+	struct key *mine = calloc((size_t)n, sizeof *mine);
+	if (!counts || !displs || !mine) {
+		free(counts);
+		free(displs);
+		free(mine);
+		run_say(&g->r, "out of memory");
+		return EXIT_FAILED;
+	}
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (!stat(o->paths[i], &st))
+			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, name_hash(host)};
+	}
+	int bytes = n * (int)sizeof *mine, total = 0;
+	MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int k = 0; k < g->size; k++) {
+		displs[k] = total;
+		total += counts[k];
+	}
+	struct key *all = malloc((size_t)total + 1);
+	int status = 0;
+	if (all)
+		MPI_Allgatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+	else
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	for (int i = 0; i < n && !status; i++) {
+		for (int k = 0; k < g->size && !status; k++) {
+			if (k == g->rank)
+				continue;
+			for (int j = 0; j < counts[k] / (int)sizeof *mine; j++) {
+				const struct key *x = &all[displs[k] / (int)sizeof *mine + j];
+				if (x->dev == mine[i].dev && x->ino == mine[i].ino && x->host == mine[i].host) {
+					run_say(&g->r, "%s: rank %d reads it too: give each rank its own PATHs (%%r: the rank) "
+						"or every rank the same one file or device (read in stripes)", o->paths[i], k);
+					status = EXIT_BAD_INPUT;
+					break;
+				}
+			}
+		}
+	}
+	free(all);
+	free(counts);
+	free(displs);
+	free(mine);
+	return status;
+}
+
+/* Rank 0: every rank's sources, in rank order (a striped file once). */
+int mpigen_gather_sources(struct gen *g)
+{
+	size_t len = 0;
+	for (int k = 0; k < g->r.nsources; k++)
+		len += strlen(g->r.sources[k]) + 1;
+	char *mine = malloc(len + 1), *all = NULL, *p = mine;
+	int n = (int)len, *counts = NULL, *displs = NULL, total = 0;
+	if (!mine)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	for (int k = 0; k < g->r.nsources; k++)
+		p += sprintf(p, "%s", g->r.sources[k]) + 1;
+	if (g->pl.stripe && g->rank)
+		n = 0;
+	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
+			     !(displs = calloc((size_t)g->size, sizeof *displs))))
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	for (int k = 0; g->rank == 0 && k < g->size; k++) {
+		displs[k] = total;
+		total += counts[k];
+	}
+	if (g->rank == 0 && !(all = malloc((size_t)total + 1)))
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gatherv(mine, n, MPI_CHAR, all, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+	int status = 0;
+	if (g->rank == 0) {
+		for (int k = 0; k < g->r.nsources; k++)
+			free(g->r.sources[k]);
+		g->r.nsources = 0;
+		for (int at = 0; at < total && !status; at += (int)strlen(all + at) + 1)
+			if (run_add_source(&g->r, all + at))
+				status = EXIT_FAILED;
+	}
+	free(mine);
+	free(all);
+	free(counts);
+	free(displs);
+	return status;
+}
+
+/* What rank 0 reports of each rank. */
+struct rank_row {
+	char host[64];
+	uint64_t bytes, files, errors, blocks, first_pos; /* blocks, first_pos: the smallest size's */
+	double seconds;                                   /* its scan */
+};
+
+/* Rank 0: one row per rank in the JSON ("mpi") and, unless quiet, after the summary. */
+void mpigen_report_ranks(struct gen *g, double scan_seconds)
+{
+	struct rank_row mine = {.bytes = g->st.bytes, .files = g->st.files, .errors = g->st.errors,
+				.blocks = g->r.s[0].blocks_read, .first_pos = g->pl.first_pos[0], .seconds = scan_seconds};
+	struct rank_row *all = g->rank == 0 ? calloc((size_t)g->size, sizeof *all) : NULL;
+	gethostname(mine.host, sizeof mine.host - 1);
+	if (g->rank == 0 && !all)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (g->rank)
+		return;
+	json_t *rows = json_array();
+	for (int k = 0; k < g->size; k++) {
+		const struct rank_row *x = &all[k];
+		json_array_append_new(rows, json_pack("{s:i,s:s,s:I,s:I,s:I,s:I,s:I,s:f}", "rank", k, "host", x->host,
+						      "bytes", (json_int_t)x->bytes, "files", (json_int_t)x->files,
+						      "errors", (json_int_t)x->errors, "blocks", (json_int_t)x->blocks,
+						      "first_position", (json_int_t)x->first_pos, "seconds", x->seconds));
+	}
+	g->r.json_mpi = json_pack("{s:i,s:s,s:o}", "ranks", g->size, "parts", g->pl.stripe ? "stripes" : "paths",
+				  "per_rank", rows);
+	/* the summary's stream: standard error when the distribution goes to standard output */
+	FILE *f = !g->o->output && g->r.n == 1 ? stderr : stdout;
+	if (!g->o->quiet) {
+		fprintf(f, "ranks: %d (%s)\n", g->size, g->pl.stripe ? "stripes of one file or device" : "PATHs of their own");
+		for (int k = 0; k < g->size; k++) {
+			const struct rank_row *x = &all[k];
+			char sz[32];
+			units_format_size(x->bytes, sz, sizeof sz);
+			fprintf(f, "  rank %-4d %-20s %10s %12" PRIu64 " blocks from %-12" PRIu64 " scan %.2f s (%.1f MiB/s)\n", k,
+				x->host, sz, x->blocks, x->first_pos, x->seconds,
+				x->seconds > 0 ? (double)x->bytes / x->seconds / 1048576 : 0.0);
+		}
+	}
+	free(all);
+}
