@@ -3,7 +3,8 @@
 # (%r) each give the file one dedisgen of the same data in rank order writes, byte for byte
 # (records, header, compressibility and locality sections), with duplicates crossing ranks; so do
 # owners spilling to Berkeley DB; bad input on one rank and a read failure on one rank end every
-# rank (exit 2 / 1) with one message and nothing written, without hanging.
+# rank (exit 2 / 1) with one message and nothing written, Ctrl-C of mpirun with nothing written,
+# all without hanging.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 MPI_UNTIMED=1 # nothing here is timed: this runs under the sanitizers too
@@ -155,6 +156,32 @@ if [ "${DEDIS_SANITIZED:-}" != 1 ] && [ -f "$SHIM" ]; then
 		fail "a read error on rank 2: want one line naming rank 2 and the error, got: $(cat "$E2E_TMP/err")"
 	ls "$E2E_TMP"/io.dist* >/dev/null 2>&1 && fail "a failed run left an output: $(ls "$E2E_TMP"/io.dist*)"
 	note "a read error on rank 2 (--strict): every rank exits 1, one line, nothing written"
+
+	# 6. Ctrl-C of mpirun while rank 2 scans (held in its first read by the shim until the signal
+	#    is sent): every rank ends, exit 1, nothing written.
+	head -c 8 /dev/zero >"$E2E_TMP/fault.state"
+	: >"$E2E_TMP/fault.log"
+	"${MPIRUN[@]}" -x LD_PRELOAD="$SHIM" -x DEDIS_FAULT_OP=read -x DEDIS_FAULT_NTH=1 -x DEDIS_FAULT_ACTION=stop \
+		-x DEDIS_FAULT_PATH="$D/d2/" -x DEDIS_FAULT_STATE="$E2E_TMP/fault.state" -x DEDIS_FAULT_LOG="$E2E_TMP/fault.log" \
+		"$DEDISGEN_MPI" "$D/d%r" -q -o "$E2E_TMP/int.dist" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+	job=$!
+	on_exit "kill -9 $job 2>/dev/null"
+	for _ in $(seq 1 600); do [ -s "$E2E_TMP/fault.log" ] && break; sleep 0.1; done
+	[ -s "$E2E_TMP/fault.log" ] || fail "rank 2 never reached its first read: $(cat "$E2E_TMP/err")"
+	held=$(awk '{print $NF}' "$E2E_TMP/fault.log")
+	kill -INT "$job"
+	# mpirun's SIGTERM is pending at the held rank; it takes it as it goes on
+	for _ in $(seq 1 100); do grep -q SigPnd "/proc/$held/status" 2>/dev/null &&
+		[ "$(awk '/^ShdPnd/ {print $2}' "/proc/$held/status")" != 0000000000000000 ] && break; sleep 0.1; done
+	kill -CONT "$held" 2>/dev/null || true
+	RC=0
+	timeout 120 tail --pid="$job" -f /dev/null || fail "mpirun did not end within 120 s of Ctrl-C (a rank hangs)"
+	wait "$job" || RC=$?
+	# (mpirun no longer forwards the ranks' standard error once interrupted: the status and the
+	# absence of any output are what can be checked)
+	[ "$RC" -eq 1 ] || fail "Ctrl-C of mpirun: exit $RC (want 1): $(head -c 800 "$E2E_TMP/err")"
+	ls "$E2E_TMP"/int.dist* >/dev/null 2>&1 && fail "an interrupted run left an output: $(ls "$E2E_TMP"/int.dist*)"
+	note "Ctrl-C of mpirun during the scan: every rank ends, exit 1, nothing written"
 else
-	note "the read-error case needs the fault shim, which the sanitizer build does not preload"
+	note "the read-error and Ctrl-C cases need the fault shim, which the sanitizer build does not preload"
 fi
