@@ -84,10 +84,6 @@ static int run_rank(struct gen *g)
 	if ((status = verdict(&g->v, status)))
 		goto out;
 
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	double t0 = MPI_Wtime();
 	g->scanned = true;
 	if (g->pl.empty) {
@@ -163,6 +159,12 @@ int main(int argc, char **argv)
 	}
 	int provided;
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	/* mpirun's SIGTERM (Ctrl-C of mpirun) stops the scans; caught from here on, so that a rank
+	 * signalled once any other has begun its scan is one that stops, not one that dies */
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	struct gen g = {.o = &o};
 	MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &g.size);

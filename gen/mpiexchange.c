@@ -55,6 +55,7 @@ struct xchg {
 	struct owned *w;
 	struct route rt;
 	uint64_t delivered;        /* records the last phase delivered here */
+	uint64_t *starts;          /* each rank's first stream position at this size */
 	uint8_t rec[FP_MAX_LEN + 16];
 };
 
@@ -124,12 +125,22 @@ static int visit_owned(const uint8_t *fp, uint64_t count, uint64_t first, void *
 	struct xchg *x = arg;
 	if (x->w->comp && comp_join_visit(x->w->comp, fp, count))
 		return -1;
-	/* a content stored once has its first position where it is: only copies can differ */
+	/* a content stored once has its first position where it is: only copies can differ, and only
+	 * on the ranks from the one that holds the first position on (the ranks before it cannot
+	 * hold the content; it is sent there too, in case a file that changed size moved positions) */
 	if (!x->s->loc || count < 2)
 		return 0;
+	int lo = 0, hi = x->g->size; /* the last rank whose part starts at or before first */
+	while (hi - lo > 1) {
+		int mid = (lo + hi) / 2;
+		if (x->starts[mid] <= first)
+			lo = mid;
+		else
+			hi = mid;
+	}
 	memcpy(x->rec, fp, 8);
 	memcpy(x->rec + 8, &first, 8);
-	for (int k = 0; k < x->g->size; k++)
+	for (int k = lo; k < x->g->size; k++)
 		if (route_put(&x->rt, k, x->rec))
 			return -1;
 	return 0;
@@ -332,9 +343,9 @@ static void reduce_sums(const comp_sum *mine, comp_sum *sums)
 /* One block size, after every rank's scan: counts to their owners, samples too, first positions
  * back to every rank's locality records, then the reduction at rank 0. 0 or an exit status that
  * every rank returns (the failure said). */
-int mpigen_exchange(struct gen *g, int i)
+static int exchange_size(struct gen *g, int i, uint64_t *starts)
 {
-	struct xchg x = {.g = g, .s = &g->r.s[i], .w = &g->own[i]};
+	struct xchg x = {.g = g, .s = &g->r.s[i], .w = &g->own[i], .starts = starts};
 	struct size_out *s = x.s;
 	struct owned *w = x.w;
 	size_t fl = g->r.fl;
@@ -414,4 +425,15 @@ int mpigen_exchange(struct gen *g, int i)
 	}
 	free(sums);
 	return verdict(&g->v, status);
+}
+
+int mpigen_exchange(struct gen *g, int i)
+{
+	uint64_t *starts = calloc((size_t)g->size, sizeof *starts);
+	if (!starts)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED); /* a few bytes: the ranks cannot go on without it */
+	MPI_Allgather(&g->pl.first_pos[i], 1, MPI_UINT64_T, starts, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+	int status = exchange_size(g, i, starts);
+	free(starts);
+	return status;
 }
