@@ -98,11 +98,26 @@ int mpigen_place(struct gen *g, struct walk **w)
 		walk_close(probe);
 	}
 	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
-	pl->stripe = mine.kind != 'o';
-	for (int k = 0; k < g->size; k++)
-		pl->stripe &= all[k].npaths == 1 && all[k].kind == mine.kind && all[k].size == mine.size &&
-			      all[k].name_hash == mine.name_hash;
+	/* The same one file or device everywhere: stripes. One path on several hosts may name each
+	 * host's own disk (every node's /dev/nvme0n1), so there it takes --stripe to say it is one
+	 * shared file or device (a SAN LUN, a cluster file system). */
+	bool same = mine.kind != 'o', one_host = true;
+	int odd = -1;
+	for (int k = 0; k < g->size; k++) {
+		bool here = all[k].npaths == 1 && all[k].kind == mine.kind && all[k].size == mine.size &&
+			    all[k].name_hash == mine.name_hash;
+		if (!here && odd < 0)
+			odd = k;
+		same &= here;
+		one_host &= !strcmp(all[k].host, mine.host);
+	}
 	free(all);
+	if (o->stripe && !same) {
+		run_say(&g->r, "--stripe: every rank must be given the same one file or device, of one size (rank %d's "
+			"differs)", odd < 0 ? g->rank : odd);
+		return EXIT_BAD_INPUT;
+	}
+	pl->stripe = same && (one_host || o->stripe);
 
 	if (!(*w = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why))) {
 		run_say(&g->r, "%s", why);

@@ -74,6 +74,10 @@ const struct gen_opt_def gen_option_table[] = {
 	{"max-locality-diff", 0, "PP", GT_PP, OFF(max_loc_diff), NULL, NULL, 0, 0, CMP,
 	 "exit 1 when a locality share (duplicates in runs >= 8, sequential source) differs by more "
 	 "than PP percentage points"},
+	{"stripe", 0, NULL, GT_FLAG, OFF(stripe), NULL, NULL, 0, 0, MPI,
+	 "the one PATH every rank is given is one file or device every host sees (a SAN LUN, a "
+	 "cluster file system): each rank reads a stripe of it (on one host, the same PATH is striped "
+	 "without it)"},
 	{"quiet", 'q', NULL, GT_FLAG, OFF(quiet), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
 	 "no progress line, no summary, no warnings"},
 	{"help", 'h', NULL, GT_ACTION, 0, NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP | MPI, "show this help"},
@@ -412,7 +416,7 @@ static void print_rows(FILE *f, int cmd)
 		const struct gen_opt_def *d = &gen_option_table[i];
 		char left[64], cmds[64];
 		int n;
-		if (cmd && !(d->cmds & cmd))
+		if (cmd ? !(d->cmds & cmd) : !(d->cmds & ~CMD_MPI))
 			continue;
 		if (d->short_opt && d->name)
 			n = snprintf(left, sizeof left, "  -%c, --%s", d->short_opt, d->name);
@@ -467,7 +471,7 @@ static void print_man_rows(FILE *f, int cmd)
 	for (size_t i = 0; i < gen_option_count; i++) {
 		const struct gen_opt_def *d = &gen_option_table[i];
 		char cmds[64], tail[80] = "";
-		if (cmd && !(d->cmds & cmd))
+		if (cmd ? !(d->cmds & cmd) : !(d->cmds & ~CMD_MPI))
 			continue;
 		if (d->type != GT_ACTION && !cmd) {
 			cmds_text(d->cmds, cmds, sizeof cmds);

@@ -37,6 +37,7 @@ struct gen_options {
 	double max_loc_diff;     /* compare: locality shares, percentage points; < 0: not given */
 	double compress_sample;  /* scan: occurrence sampling rate; GEN_SAMPLE_AUTO, 0 = off */
 	bool no_locality;
+	bool stripe;             /* dedisgen-mpi: the one PATH is one file or device every host sees */
 	uint64_t top;
 	int kind;                /* 0, 'f' (folder) or 'd' (device): the original DEDISgen flags */
 	bool want_help, want_version;

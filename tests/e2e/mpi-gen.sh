@@ -137,7 +137,12 @@ ls "$E2E_TMP"/bad.dist* >/dev/null 2>&1 && fail "bad input on rank 3 left an out
 gen_mpi "$D/d0" -q -o "$E2E_TMP/bad.dist"
 [ "$RC" -eq 2 ] && grep -q 'rank 1 reads it too' "$E2E_TMP/err" ||
 	fail "every rank on the same directory: exit $RC, $(head -c 400 "$E2E_TMP/err") (want 2: counted twice)"
-note "bad input on one rank: exit 2, one line naming it, nothing written; one tree for all ranks refused"
+gen_mpi "$D/d%r" --stripe -q -o "$E2E_TMP/bad.dist"
+[ "$RC" -eq 2 ] && grep -q -- '--stripe: every rank must be given the same one file' "$E2E_TMP/err" ||
+	fail "--stripe with a directory per rank: exit $RC, $(head -c 400 "$E2E_TMP/err") (want 2)"
+gen_mpi_ok "$D/shared" --stripe -q -o "$E2E_TMP/stripe-opt.dist"
+same "$E2E_TMP/one-4k.dist" "$E2E_TMP/stripe-opt.dist" "--stripe on one host"
+note "bad input on one rank: exit 2, one line naming it, nothing written; one tree for all ranks refused; --stripe checked"
 
 # 5. A read error on rank 2's part with --strict: every rank exits 1, one line, nothing written.
 SHIM=$top_builddir/tests/fault/dedis-fault.so
