@@ -456,7 +456,8 @@ void gen_options_print_help_mpi(FILE *f)
 	fputs("Usage: mpirun [-n N] dedisgen-mpi PATH... [OPTION]...\n"
 	      "Extract the duplicate distribution of data read by the ranks of an MPI job: each rank reads\n"
 	      "its own PATHs (%r: the rank, %h: the host), or a stripe of one file or device given to every\n"
-	      "rank; rank 0 writes the distribution of all the data, as one dedisgen of it in rank order.\n"
+	      "rank (across hosts: --stripe); rank 0 writes the distribution of all the data, as one\n"
+	      "dedisgen of it in rank order.\n"
 	      "--threads is per rank (0: the host's cores shared by its ranks).\n\n"
 	      "Options:\n",
 	      f);
