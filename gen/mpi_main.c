@@ -100,17 +100,19 @@ static int run_rank(struct gen *g)
 		r->s[i].stream_end = g->stream_end[i];
 		r->s[i].spills = counter_spills(r->s[i].counter);
 	}
+	double x0 = MPI_Wtime();
 	for (int i = 0; i < r->n && !status; i++)
 		status = mpigen_exchange(g, i);
 	if (status)
 		goto out;
+	double exchange = MPI_Wtime() - x0;
 	/* a striped file or device is one file, read by every rank */
 	uint64_t files = g->pl.stripe ? g->rank == 0 : g->st.files;
 	uint64_t mine[3] = {g->st.bytes, files, g->st.errors}, sum[3] = {0};
 	MPI_Reduce(mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if ((status = verdict(&g->v, mpigen_gather_sources(g))))
 		goto out;
-	mpigen_report_ranks(g, g->st.seconds);
+	mpigen_report_ranks(g, g->st.seconds, exchange);
 	if (g->rank == 0) {
 		g->v.keep = false; /* rank 0 says what goes wrong while writing itself */
 		status = run_write(r, MPI_Wtime() - t0, sum[0], sum[1], sum[2]);

@@ -317,27 +317,49 @@ static int gather_rows(struct gen *g, struct size_out *s, struct owned *w)
 	return status;
 }
 
-/* MPI has no 128-bit integers: a 16-byte type and an operation that adds them. */
-static void add_sums(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-	const comp_sum *a = in;
-	comp_sum *b = inout;
-	(void)type;
-	for (int i = 0; i < *len; i++)
-		b[i] += a[i];
-}
+/* Rank 0: the compressibility join's sums of every owner, added. Most of the COMP_JOIN_SUMS are
+ * zero (a dataset fills a few hundred cells of 65536), so each rank sends (index, value) for its
+ * non-zero ones only (MPI has no 128-bit integer: they go as bytes, added at rank 0). */
+struct sparse_sum {
+	uint64_t index;
+	comp_sum value;
+};
 
-/* Rank 0: the compressibility join's sums of every owner, added. */
-static void reduce_sums(const comp_sum *mine, comp_sum *sums)
+static void reduce_sums(struct gen *g, const comp_sum *mine, comp_sum *sums)
 {
-	MPI_Datatype type;
-	MPI_Op add;
-	MPI_Type_contiguous((int)sizeof(comp_sum), MPI_BYTE, &type);
-	MPI_Type_commit(&type);
-	MPI_Op_create(add_sums, 1, &add);
-	MPI_Reduce(mine, sums, (int)COMP_JOIN_SUMS, type, add, 0, MPI_COMM_WORLD);
-	MPI_Op_free(&add);
-	MPI_Type_free(&type);
+	size_t n = 0;
+	for (size_t i = 0; i < COMP_JOIN_SUMS; i++)
+		n += mine[i] != 0;
+	struct sparse_sum *out = malloc((n + 1) * sizeof *out), *all = NULL;
+	int bytes = (int)(n * sizeof *out), *counts = NULL, *displs = NULL, total = 0;
+	if (!out || n > INT32_MAX / sizeof *out)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	n = 0;
+	for (size_t i = 0; i < COMP_JOIN_SUMS; i++)
+		if (mine[i])
+			out[n++] = (struct sparse_sum){i, mine[i]};
+	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
+			     !(displs = calloc((size_t)g->size, sizeof *displs))))
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	for (int k = 0; g->rank == 0 && k < g->size; k++) {
+		displs[k] = total;
+		if (total > INT32_MAX - counts[k])
+			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+		total += counts[k];
+	}
+	if (g->rank == 0 && !(all = malloc((size_t)total + sizeof *all)))
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gatherv(out, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (g->rank == 0) {
+		memset(sums, 0, COMP_JOIN_SUMS * sizeof *sums);
+		for (size_t k = 0; k < (size_t)total / sizeof *all; k++)
+			sums[all[k].index] += all[k].value;
+	}
+	free(out);
+	free(all);
+	free(counts);
+	free(displs);
 }
 
 /* One block size, after every rank's scan: counts to their owners, samples too, first positions
@@ -391,7 +413,7 @@ static int exchange_size(struct gen *g, int i, uint64_t *starts)
 		if (!mine || (g->rank == 0 && !sums))
 			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 		comp_join_export(w->comp, mine);
-		reduce_sums(mine, sums);
+		reduce_sums(g, mine, sums);
 		free(mine);
 	}
 	/* the index figures: the owners' bytes per distinct weighted by their entries, every

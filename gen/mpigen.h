@@ -76,6 +76,6 @@ int mpigen_prepare_owned(struct gen *g);
 int mpigen_exchange(struct gen *g, int size_index);
 /* Rank 0: every rank's sources, in rank order; one row per rank (JSON and summary). */
 int mpigen_gather_sources(struct gen *g);
-void mpigen_report_ranks(struct gen *g, double scan_seconds);
+void mpigen_report_ranks(struct gen *g, double scan_seconds, double exchange_seconds);
 
 #endif

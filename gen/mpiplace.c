@@ -272,14 +272,15 @@ int mpigen_gather_sources(struct gen *g)
 struct rank_row {
 	char host[64];
 	uint64_t bytes, files, errors, blocks, first_pos; /* blocks, first_pos: the smallest size's */
-	double seconds;                                   /* its scan */
+	double seconds, exchange;                         /* its scan, its exchange */
 };
 
 /* Rank 0: one row per rank in the JSON ("mpi") and, unless quiet, after the summary. */
-void mpigen_report_ranks(struct gen *g, double scan_seconds)
+void mpigen_report_ranks(struct gen *g, double scan_seconds, double exchange_seconds)
 {
 	struct rank_row mine = {.bytes = g->st.bytes, .files = g->st.files, .errors = g->st.errors,
-				.blocks = g->r.s[0].blocks_read, .first_pos = g->pl.first_pos[0], .seconds = scan_seconds};
+				.blocks = g->r.s[0].blocks_read, .first_pos = g->pl.first_pos[0], .seconds = scan_seconds,
+				.exchange = exchange_seconds};
 	struct rank_row *all = g->rank == 0 ? calloc((size_t)g->size, sizeof *all) : NULL;
 	gethostname(mine.host, sizeof mine.host - 1);
 	if (g->rank == 0 && !all)
@@ -290,10 +291,11 @@ void mpigen_report_ranks(struct gen *g, double scan_seconds)
 	json_t *rows = json_array();
 	for (int k = 0; k < g->size; k++) {
 		const struct rank_row *x = &all[k];
-		json_array_append_new(rows, json_pack("{s:i,s:s,s:I,s:I,s:I,s:I,s:I,s:f}", "rank", k, "host", x->host,
+		json_array_append_new(rows, json_pack("{s:i,s:s,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "rank", k, "host", x->host,
 						      "bytes", (json_int_t)x->bytes, "files", (json_int_t)x->files,
 						      "errors", (json_int_t)x->errors, "blocks", (json_int_t)x->blocks,
-						      "first_position", (json_int_t)x->first_pos, "seconds", x->seconds));
+						      "first_position", (json_int_t)x->first_pos, "seconds", x->seconds,
+						      "exchange_seconds", x->exchange));
 	}
 	g->r.json_mpi = json_pack("{s:i,s:s,s:o}", "ranks", g->size, "parts", g->pl.stripe ? "stripes" : "paths",
 				  "per_rank", rows);
@@ -305,9 +307,9 @@ void mpigen_report_ranks(struct gen *g, double scan_seconds)
 			const struct rank_row *x = &all[k];
 			char sz[32];
 			units_format_size(x->bytes, sz, sizeof sz);
-			fprintf(f, "  rank %-4d %-20s %10s %12" PRIu64 " blocks from %-12" PRIu64 " scan %.2f s (%.1f MiB/s)\n", k,
-				x->host, sz, x->blocks, x->first_pos, x->seconds,
-				x->seconds > 0 ? (double)x->bytes / x->seconds / 1048576 : 0.0);
+			fprintf(f, "  rank %-4d %-20s %10s %12" PRIu64 " blocks from %-12" PRIu64 " scan %.2f s (%.1f MiB/s), "
+				"exchange %.2f s\n", k, x->host, sz, x->blocks, x->first_pos, x->seconds,
+				x->seconds > 0 ? (double)x->bytes / x->seconds / 1048576 : 0.0, x->exchange);
 		}
 	}
 	free(all);
