@@ -78,7 +78,9 @@ for ((r = 1; r <= REPS; r++)); do
 	for ((n = 1; n <= RANKS; n *= 2)); do
 		out=$(ranks "$n") || exit 1
 		read -r m w <<<"$out"
-		echo "  run $r: dedisgen-mpi $n rank(s) x 1 thread $(calc "$m") MB/s (wall ${w} s)"
+		echo "  run $r: dedisgen-mpi $n rank(s) x 1 thread $(calc "$m") MB/s (wall ${w} s; slowest scan" \
+			"$(jq -r '[.mpi.per_rank[].seconds] | max' "$TMP/r.json" | xargs printf %.3f) s," \
+			"exchange $(jq -r '[.mpi.per_rank[].exchange_seconds] | max' "$TMP/r.json" | xargs printf %.3f) s)"
 		best[m$n]=$(max "$m" "${best[m$n]:-0}")
 	done
 done
