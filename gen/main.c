@@ -1,6 +1,5 @@
-/* main.c - dedisgen's entry point: parse, check every input before any work (bad input: one
- * line, exit 2, nothing written), run scan / merge / show / compare, write the outputs. */
-#include <dirent.h>
+/* main.c - dedisgen's entry point: parse, then scan / merge (run.c: every input checked before any
+ * work, the outputs written) / show / compare, and decide the exit status. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -9,20 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "compare.h"
-#include "counter.h"
-#include "fingerprint.h"
-#include "locality.h"
 #include "merge.h"
 #include "options.h"
-#include "output.h"
 #include "report.h"
 #include "run.h"
-#include "scan.h"
 #include "sidedata.h"
-#include "units.h"
 
 static volatile sig_atomic_t stop_flag;
 
