@@ -34,13 +34,18 @@ uint64_t engine_logical_blocks(const struct engine *e) { return e->sb.logical_bl
 static struct index_params index_params(const char *dir, const struct superblock *sb, unsigned commit_every)
 {
 	uint64_t cap = sb->data_blocks * (sb->compress ? 4 : 1);
-	return (struct index_params){dir, sb->fp_len, cap, commit_every, 0};
+	return (struct index_params){dir, sb->fp_len, cap, commit_every, 0, sb->index_stripes};
 }
 
+/* Half the map, 1 MiB to 64 MiB; but a small volume needs no more than room for 16 records of
+ * its whole map (at least 16 KiB), so its journal scales with it (below about 8000 blocks). */
 static uint64_t default_journal(uint64_t logical)
 {
 	uint64_t j = logical * 8 / 2;
-	return j < (1u << 20) ? (1u << 20) : j > (64u << 20) ? (64u << 20) : (j + 4095) & ~4095ULL;
+	j = j < (1u << 20) ? (1u << 20) : j > (64u << 20) ? (64u << 20) : (j + 4095) & ~4095ULL;
+	uint64_t small = (txn_record_bytes(logical) * 16 + 4095) & ~4095ULL;
+	small = small < (16u << 10) ? (16u << 10) : small;
+	return small < j ? small : j;
 }
 
 static bool dir_empty(const char *dir)
@@ -113,6 +118,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	sb.compress = strcmp(comp, "lz4") ? VOL_COMPRESS_NONE : VOL_COMPRESS_LZ4;
 	sb.frags = sb.compress ? PACK_MAX_FRAGS : 1;
 	sb.journal_bytes = p->journal_bytes ? p->journal_bytes : default_journal(logical);
+	sb.index_stripes = index_stripes_for(index_params(dir, &sb, 0).capacity);
 	sb_seal(&sb);
 
 	/* Only the durable files: the first open builds the caches (state, working map, references,
@@ -264,7 +270,7 @@ static int map_caches(struct engine *e, bool create, bool init_locks)
 	e->space.frags = e->sb.frags;
 	e->space.block_size = e->sb.block_size;
 	e->space.cursor = &e->st->alloc_cursor;
-	return stripes_open(&e->stripes, dir, init_locks);
+	return stripes_open(&e->stripes, dir, e->sb.index_stripes, init_locks);
 }
 
 /* The first opener alone: caches trusted, repaired or rebuilt; locks re-initialised. */

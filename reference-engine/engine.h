@@ -16,7 +16,8 @@ struct engine_format_params {
 	const char *index;        /* "mem" (default), "bdb", "bloom" */
 	const char *hash;         /* "sha1" (default), "sha256" */
 	const char *compress;     /* "none" (default) or "lz4": unique blocks compressed and packed */
-	uint64_t journal_bytes;   /* the map journal; 0 = half the map, 1 MiB to 64 MiB */
+	uint64_t journal_bytes;   /* the map journal; 0 = half the map, 1 MiB to 64 MiB (a small
+	                           * volume: 16 whole-map records, at least 16 KiB) */
 };
 
 /* Sees every write and sync the engine issues to its durable files (the map, the journal, the

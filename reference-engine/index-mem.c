@@ -1,5 +1,5 @@
-/* index-mem.c - the in-memory index: INDEX_STRIPES open-addressing tables (linear probing,
- * backward-shift deletion), one per fingerprint stripe, in one MAP_SHARED file. The engine's
+/* index-mem.c - the in-memory index: open-addressing tables (linear probing, backward-shift
+ * deletion), one per fingerprint stripe of the volume, in one MAP_SHARED file. The engine's
  * stripe lock covers a whole partition, so different stripes never share a probe run. */
 #include <errno.h>
 #include <math.h>
@@ -21,27 +21,37 @@ struct mem_header {
 	uint64_t entries;     /* atomic */
 	uint32_t fp_len;
 	uint32_t slot_size;
-	uint8_t pad[4096 - 32];
+	uint32_t parts;       /* partitions: the volume's stripes (0 in files before v3: INDEX_STRIPES) */
+	uint8_t pad[4096 - 36];
 };
 
 /* Per partition: its entry count (changed under that stripe's lock), so a partition refuses an
  * insert past 7/8 full instead of its probe runs growing without bound. */
-#define COUNTS_LEN (INDEX_STRIPES * sizeof(uint32_t))
+static size_t counts_len(unsigned parts)
+{
+	return parts * sizeof(uint32_t);
+}
+
+static unsigned parts_of(const struct index_params *p)
+{
+	return p->stripes ? p->stripes : INDEX_STRIPES;
+}
 
 /* A slot: address + 1 (0 = empty), then the fingerprint, padded to 8 bytes. */
 struct index {
 	struct mem_header *h;
 	uint32_t *counts;
 	uint8_t *table;
+	unsigned parts;       /* a power of two */
 	size_t map_len;
 	uint64_t meta_writes;
 };
 
 /* Slots per partition: the mean load at capacity is at most 0.75, with room for a partition
  * six standard deviations above the mean (entries spread binomially over the stripes). */
-static uint64_t part_slots(uint64_t capacity)
+static uint64_t part_slots(uint64_t capacity, unsigned parts)
 {
-	double mean = (double)capacity / INDEX_STRIPES;
+	double mean = (double)capacity / parts;
 	double need = (mean + 6 * sqrt(mean) + 2) * 4 / 3;
 	uint64_t n = MEM_MIN_SLOTS;
 	while ((double)n < need)
@@ -54,23 +64,25 @@ static uint32_t slot_size(unsigned fp_len)
 	return (uint32_t)((8 + fp_len + 7) & ~7u);
 }
 
-static size_t file_len(uint64_t capacity, unsigned fp_len)
+static size_t file_len(const struct index_params *p)
 {
-	return sizeof(struct mem_header) + COUNTS_LEN + INDEX_STRIPES * part_slots(capacity) * slot_size(fp_len);
+	unsigned parts = parts_of(p);
+	return sizeof(struct mem_header) + counts_len(parts) + parts * part_slots(p->capacity, parts) * slot_size(p->fp_len);
 }
 
 static int mem_create(const struct index_params *p)
 {
-	size_t len = file_len(p->capacity, p->fp_len);
+	size_t len = file_len(p);
 	int fd;
 	struct mem_header *h = meta_map(p->dir, MEM_FILE, len, 1, &fd);
 	if (!h)
 		return -errno;
 	memset(h, 0, sizeof *h);
 	h->magic = MEM_MAGIC;
-	h->part_slots = part_slots(p->capacity);
+	h->part_slots = part_slots(p->capacity, parts_of(p));
 	h->fp_len = p->fp_len;
 	h->slot_size = slot_size(p->fp_len);
+	h->parts = parts_of(p);
 	munmap(h, len);
 	close(fd);
 	return 0;
@@ -82,6 +94,11 @@ static int mem_destroy(const struct index_params *p)
 	if (meta_path(path, sizeof path, p->dir, MEM_FILE))
 		return -ENAMETOOLONG;
 	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
+static inline unsigned partition(struct index *ix, const uint8_t *fp)
+{
+	return index_stripe(fp) & (ix->parts - 1);
 }
 
 static inline uint8_t *slot(struct index *ix, unsigned part, uint64_t i)
@@ -121,7 +138,7 @@ static uint64_t probe(struct index *ix, unsigned part, const uint8_t *fp, int *f
 static void count_entries(struct index *ix)
 {
 	uint64_t total = 0;
-	for (unsigned p = 0; p < INDEX_STRIPES; p++) {
+	for (unsigned p = 0; p < ix->parts; p++) {
 		uint32_t n = 0;
 		for (uint64_t i = 0; i < ix->h->part_slots; i++)
 			n += *(uint64_t *)(void *)slot(ix, p, i) != 0;
@@ -136,22 +153,24 @@ static int mem_open(const struct index_params *p, int recover, struct index **ou
 	struct index *ix = calloc(1, sizeof *ix);
 	if (!ix)
 		return -ENOMEM;
-	size_t len = file_len(p->capacity, p->fp_len);
+	size_t len = file_len(p);
 	ix->h = meta_map(p->dir, MEM_FILE, len, 0, NULL);
 	if (!ix->h) {
 		int e = -errno;
 		free(ix);
 		return e ? e : -EIO;
 	}
-	if (ix->h->magic != MEM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->part_slots != part_slots(p->capacity) ||
-	    ix->h->slot_size != slot_size(p->fp_len)) {
+	if (ix->h->magic != MEM_MAGIC || ix->h->fp_len != p->fp_len ||
+	    ix->h->part_slots != part_slots(p->capacity, parts_of(p)) || ix->h->slot_size != slot_size(p->fp_len) ||
+	    (ix->h->parts ? ix->h->parts : INDEX_STRIPES) != parts_of(p)) {
 		munmap(ix->h, len);
 		free(ix);
 		return -EINVAL;
 	}
 	ix->map_len = len;
+	ix->parts = parts_of(p);
 	ix->counts = (uint32_t *)(void *)((uint8_t *)ix->h + sizeof *ix->h);
-	ix->table = (uint8_t *)ix->counts + COUNTS_LEN;
+	ix->table = (uint8_t *)ix->counts + counts_len(ix->parts);
 	if (recover) /* a writer may have died mid-update: recount */
 		count_entries(ix);
 	*out = ix;
@@ -161,7 +180,7 @@ static int mem_open(const struct index_params *p, int recover, struct index **ou
 static int mem_lookup(struct index *ix, const uint8_t *fp, uint64_t *addr)
 {
 	int found;
-	unsigned part = index_stripe(fp);
+	unsigned part = partition(ix, fp);
 	uint64_t i = probe(ix, part, fp, &found);
 	if (found) {
 		memcpy(addr, slot(ix, part, i), 8);
@@ -173,7 +192,7 @@ static int mem_lookup(struct index *ix, const uint8_t *fp, uint64_t *addr)
 static int mem_insert(struct index *ix, const uint8_t *fp, uint64_t addr)
 {
 	int found;
-	unsigned part = index_stripe(fp);
+	unsigned part = partition(ix, fp);
 	uint64_t i = probe(ix, part, fp, &found);
 	if (!found && (uint64_t)(ix->counts[part] + 1) * 8 > ix->h->part_slots * 7)
 		return -ENOSPC;
@@ -191,7 +210,7 @@ static int mem_insert(struct index *ix, const uint8_t *fp, uint64_t addr)
 static int mem_remove(struct index *ix, const uint8_t *fp)
 {
 	int found;
-	unsigned part = index_stripe(fp);
+	unsigned part = partition(ix, fp);
 	uint64_t mask = ix->h->part_slots - 1, i = probe(ix, part, fp, &found);
 	if (!found)
 		return -ENOENT;
@@ -220,7 +239,7 @@ static int mem_remove(struct index *ix, const uint8_t *fp)
 
 static int mem_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
 {
-	for (uint64_t i = 0; i < INDEX_STRIPES * ix->h->part_slots; i++) {
+	for (uint64_t i = 0; i < ix->parts * ix->h->part_slots; i++) {
 		uint8_t *s = ix->table + i * ix->h->slot_size;
 		uint64_t v;
 		memcpy(&v, s, 8);

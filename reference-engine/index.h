@@ -14,6 +14,8 @@ struct index_params {
 	unsigned commit_every;  /* bdb: writes per group commit (log forced to disk), 0 = only on flush */
 	int alone;              /* open: no other process has the volume open (run-time state such as
 	                         * shared-memory files may be rebuilt rather than trusted) */
+	unsigned stripes;       /* the volume's fingerprint stripes (index_stripes_for at format time;
+	                         * 0 = INDEX_STRIPES): stripe s is locked as s mod stripes */
 };
 
 struct index_stats {
@@ -26,11 +28,27 @@ struct index_stats {
 #define INDEX_ABSENT_FILTERED 2
 
 /* Fingerprint stripes: the engine serialises lookup/insert/remove per stripe (its striped locks),
- * so a backend partitioned the same way needs no lock of its own on its partitions. */
+ * so a backend partitioned the same way needs no lock of its own on its partitions. A volume has
+ * `stripes` of them (a power of two up to INDEX_STRIPES): fingerprint fp is in stripe
+ * index_stripe(fp) mod stripes, so a partition of index_stripe(fp) mod P is one lock's whenever
+ * P is a multiple of stripes. */
 #define INDEX_STRIPES 4096
+#define INDEX_STRIPES_MIN 64
 static inline unsigned index_stripe(const uint8_t *fp)
 {
 	return ((unsigned)fp[0] << 4 | fp[1] >> 4) & (INDEX_STRIPES - 1);
+}
+
+/* The stripes a volume of `capacity` index entries gets at format time: about one per four
+ * entries, a power of two from INDEX_STRIPES_MIN to INDEX_STRIPES (reached at 8193 entries, so
+ * volumes from about 32 MiB at 4 KiB blocks have all of them). A tiny volume then has a small
+ * index table and lock file instead of 4096 nearly empty partitions. */
+static inline unsigned index_stripes_for(uint64_t capacity)
+{
+	unsigned n = INDEX_STRIPES_MIN;
+	while (n < INDEX_STRIPES && (uint64_t)n * 4 < capacity)
+		n <<= 1;
+	return n;
 }
 
 struct index; /* the backend's own state */

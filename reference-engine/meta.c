@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fingerprint.h"
+#include "index.h"
 #include "meta.h"
 
 int meta_path(char *buf, size_t len, const char *dir, const char *name)
@@ -16,12 +17,20 @@ int meta_path(char *buf, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* The sealed bytes: everything before the checksum, which a version 2 superblock has where v3
+ * keeps index_stripes. */
+static size_t sealed_len(const struct superblock *sb)
+{
+	return sb->version == VOL_VERSION_FIXED_STRIPES ? offsetof(struct superblock, index_stripes)
+							: offsetof(struct superblock, checksum);
+}
+
 static void sb_digest(const struct superblock *sb, uint8_t out[32])
 {
 	struct fp_ctx *c = fp_new("sha256");
 	memset(out, 0, 32);
 	if (c) {
-		fp_hash(c, sb, offsetof(struct superblock, checksum), out);
+		fp_hash(c, sb, sealed_len(sb), out);
 		fp_free(c);
 	}
 }
@@ -37,10 +46,13 @@ const char *sb_check(const struct superblock *sb)
 	if (memcmp(sb->magic, VOL_MAGIC, 8))
 		return "not a dedisengine volume (bad magic)";
 	sb_digest(sb, want);
-	if (memcmp(want, sb->checksum, 32))
+	if (memcmp(want, (const uint8_t *)sb + sealed_len(sb), 32))
 		return "superblock checksum mismatch (corrupted)";
-	if (sb->version != VOL_VERSION)
+	if (sb->version != VOL_VERSION && sb->version != VOL_VERSION_FIXED_STRIPES)
 		return "unsupported format version";
+	if (sb->version == VOL_VERSION &&
+	    (!sb->index_stripes || sb->index_stripes > INDEX_STRIPES || (sb->index_stripes & (sb->index_stripes - 1))))
+		return "invalid index stripes in superblock";
 	if (sb->block_size < 512 || sb->block_size > 65536 || (sb->block_size & (sb->block_size - 1)))
 		return "invalid block size in superblock";
 	if (!sb->logical_blocks || !sb->data_blocks || (sb->fp_len != 20 && sb->fp_len != 32) || !sb->stripes ||
@@ -91,7 +103,14 @@ int sb_read(const char *dir, struct superblock *sb, const char **why)
 		return -EINVAL;
 	}
 	*why = sb_check(sb);
-	return *why ? -EINVAL : 0;
+	if (*why)
+		return -EINVAL;
+	if (sb->version == VOL_VERSION_FIXED_STRIPES) { /* as in memory: the v3 fields, v2's fixed stripes */
+		memmove(sb->checksum, &sb->index_stripes, sizeof sb->checksum);
+		sb->index_stripes = INDEX_STRIPES;
+		sb->reserved = 0;
+	}
+	return 0;
 }
 
 void *meta_map(const char *dir, const char *name, size_t len, int create, int *fd_out)

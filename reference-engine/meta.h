@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #define VOL_MAGIC "DEDISVOL"
-#define VOL_VERSION 2
+#define VOL_VERSION 3
+#define VOL_VERSION_FIXED_STRIPES 2 /* before index_stripes: always INDEX_STRIPES, read as such */
 #define VOL_STATE_MAGIC 0x3245544154534944ULL /* "DISTATE2" */
 
 #define VOL_COMPRESS_NONE 0
@@ -28,6 +29,11 @@ struct superblock {
 	uint32_t compress; /* VOL_COMPRESS_* */
 	uint32_t frags;    /* address slots per physical block: 1, or PACK_MAX_FRAGS with compression */
 	uint64_t journal_bytes;
+	/* v3: fingerprint stripes (a power of two, at most INDEX_STRIPES): lock stripes and the mem
+	 * index's partitions, sized from the volume at format time (index_stripes_for). A version 2
+	 * superblock has no such field (its checksum sits here) and is read with INDEX_STRIPES. */
+	uint32_t index_stripes;
+	uint32_t reserved;
 	uint8_t checksum[32]; /* SHA-256 of everything above */
 };
 

@@ -6,15 +6,14 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#define STRIPE_COUNT 4096 /* = INDEX_STRIPES: a backend's partition is one lock's */
-
 struct stripes {
-	pthread_mutex_t *locks; /* STRIPE_COUNT, mmap'd from <dir>/locks */
+	pthread_mutex_t *locks; /* `count`, mmap'd from <dir>/locks */
+	unsigned count;         /* the volume's index stripes (superblock): a power of two */
 };
 
-/* Map (creating when missing) the lock file; `init` re-initialises every lock (only when no
- * other process has the volume open). 0 or -errno. */
-int stripes_open(struct stripes *s, const char *dir, int init);
+/* Map (creating when missing) the lock file of `count` locks; `init` re-initialises every lock
+ * (only when no other process has the volume open). 0 or -errno. */
+int stripes_open(struct stripes *s, const char *dir, unsigned count, int init);
 void stripes_close(struct stripes *s);
 /* 0 locked; STRIPE_OWNER_DIED locked, but its last owner died inside (the caller repairs);
  * -errno. */

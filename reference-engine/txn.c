@@ -50,6 +50,11 @@ static uint64_t map_words(uint64_t logical_blocks)
 	return (logical_blocks + TXN_CHUNK - 1) / TXN_CHUNK * TXN_CHUNK;
 }
 
+uint64_t txn_record_bytes(uint64_t logical_blocks)
+{
+	return REC_HDR + map_words(logical_blocks) / TXN_CHUNK * CHUNK_REC;
+}
+
 static int write_header(const struct engine_recorder *rec, int fd, uint64_t seq, uint64_t logical_blocks)
 {
 	uint8_t slot[HDR_SLOT] = {0};

@@ -27,6 +27,8 @@ struct txn {
 
 /* Format: the map file (empty, checkpoint 0) and a zeroed journal, both synced. */
 int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes);
+/* The journal record of a commit that dirtied every chunk of the map (the largest one). */
+uint64_t txn_record_bytes(uint64_t logical_blocks);
 int txn_open(struct txn *t, const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, uint64_t *lbnmap,
 	     struct vol_state *st, struct store *store, const struct engine_recorder *rec);
 void txn_close(struct txn *t);

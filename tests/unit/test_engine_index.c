@@ -120,11 +120,12 @@ static void check_iterate(const struct index_ops *ops, struct index *ix)
 	CU_ASSERT_EQUAL(calls, 5);
 }
 
-/* The scripted sequence every backend must pass identically. */
-static void script(const struct index_ops *ops)
+/* The scripted sequence every backend must pass identically, at a volume's stripe count (0: the
+ * full INDEX_STRIPES). */
+static void script_at(const struct index_ops *ops, unsigned stripes)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 16, 0};
+	struct index_params p = {voldir, FL, CAP, 16, 0, stripes};
 	struct index *ix = NULL;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -178,12 +179,31 @@ static void script(const struct index_ops *ops)
 		ops->close(ix);
 	}
 	/* the wrong geometry is refused */
-	struct index_params wrong = {voldir, 32, CAP, 0, 0};
+	struct index_params wrong = {voldir, 32, CAP, 0, 0, stripes};
 	CU_ASSERT(ops->open(&wrong, 0, &ix) < 0);
+	if (ops == &index_mem_ops) { /* its partitions are the volume's stripes: another count is refused */
+		wrong = p;
+		wrong.stripes = stripes == INDEX_STRIPES_MIN ? INDEX_STRIPES : INDEX_STRIPES_MIN;
+		CU_ASSERT(ops->open(&wrong, 0, &ix) < 0);
+	}
 	rmvol();
 }
 
+static void script(const struct index_ops *ops) { script_at(ops, 0); }
+
 static void test_mem(void) { script(&index_mem_ops); }
+/* A small volume's table: INDEX_STRIPES_MIN partitions hold the same script (N entries of CAP). */
+static void test_mem_few_stripes(void) { script_at(&index_mem_ops, INDEX_STRIPES_MIN); }
+
+static void test_stripes_for(void)
+{
+	CU_ASSERT_EQUAL(index_stripes_for(1), INDEX_STRIPES_MIN);
+	CU_ASSERT_EQUAL(index_stripes_for(68), INDEX_STRIPES_MIN);  /* the fuzz volume: 64 + 4 blocks */
+	CU_ASSERT_EQUAL(index_stripes_for(257), 128);
+	CU_ASSERT_EQUAL(index_stripes_for(8192), 2048);
+	CU_ASSERT_EQUAL(index_stripes_for(8193), INDEX_STRIPES);   /* and every larger volume */
+	CU_ASSERT_EQUAL(index_stripes_for(1ULL << 40), INDEX_STRIPES);
+}
 static void test_bdb(void) { script(&index_bdb_ops); }
 static void test_bloom(void) { script(&index_bloom_ops); }
 
@@ -200,7 +220,7 @@ static void test_bloom_rates(void)
 {
 	enum { CAPACITY = 10000, MISSES = 10000 };
 	mkvol();
-	struct index_params p = {voldir, FL, CAPACITY, 0, 0};
+	struct index_params p = {voldir, FL, CAPACITY, 0, 0, 0};
 	struct index *ix;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -250,7 +270,7 @@ static void test_bloom_rates(void)
 static void test_bloom_recover(void)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 0, 0};
+	struct index_params p = {voldir, FL, CAP, 0, 0, 0};
 	struct index *ix;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -313,7 +333,7 @@ static int child_work(const struct index_ops *ops, const struct index_params *p,
 static void shared(const struct index_ops *ops)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 8, 0};
+	struct index_params p = {voldir, FL, CAP, 8, 0, 0};
 	struct index *a, *b;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -364,7 +384,7 @@ static void test_bloom_shared(void) { shared(&index_bloom_ops); }
 static void test_bdb_killed(void)
 {
 	mkvol();
-	struct index_params p = {voldir, FL, CAP, 0, 0};
+	struct index_params p = {voldir, FL, CAP, 0, 0, 0};
 	struct index *ix;
 	uint8_t fp[FL];
 	uint64_t pbn;
@@ -403,6 +423,8 @@ int suite_engine_index(void)
 	static const struct unit_test tests[] = {
 		{"index_find", test_find},
 		{"script_mem", test_mem},
+		{"script_mem_few_stripes", test_mem_few_stripes},
+		{"index_stripes_for", test_stripes_for},
 		{"script_bdb", test_bdb},
 		{"script_bloom", test_bloom},
 		{"bloom_rates_at_capacity", test_bloom_rates},

@@ -1,12 +1,18 @@
 /* test_engine_paths.c - the reference engine's paths: each of the five write cases with its
  * reference-count effect, reads of unmapped blocks, discard, GC, ENOSPC, recovery, superblock checks. */
 #include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "engine.h"
+#include "fingerprint.h"
+#include "index.h"
+#include "meta.h"
 #include "unit.h"
 
 #define BS 4096
@@ -185,6 +191,90 @@ static void superblock_checksum(void)
 	cleanup();
 }
 
+static long long file_size(const char *name)
+{
+	char path[128];
+	struct stat sb;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return stat(path, &sb) ? -1 : (long long)sb.st_size;
+}
+
+/* Fixed-size structures scale with a tiny volume (lock stripes, mem index table, journal), and a
+ * volume of 8704 physical blocks or more gets what every volume got before (4096 stripes, 1 MiB
+ * journal). */
+static void sizing_from_geometry(void)
+{
+	struct engine *e = fresh(64, 68, "mem");
+	CU_ASSERT_EQUAL(engine_write(e, 3, fill(7)), 0);
+	struct engine_stats s = st(e);
+	CU_ASSERT(s.index_bytes < 64 << 10); /* 4096 partitions of 16 slots were 2 MiB */
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	CU_ASSERT_EQUAL(file_size("locks"), (long long)(INDEX_STRIPES_MIN * sizeof(pthread_mutex_t)));
+	CU_ASSERT_EQUAL(file_size("journal"), 16 << 10);
+	cleanup();
+	e = fresh(8192, 8704, "mem");
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	CU_ASSERT_EQUAL(file_size("locks"), (long long)(INDEX_STRIPES * sizeof(pthread_mutex_t)));
+	CU_ASSERT_EQUAL(file_size("journal"), 1 << 20);
+	cleanup();
+}
+
+/* A volume formatted before the superblock recorded its stripes (version 2: the checksum where
+ * index_stripes is now, INDEX_STRIPES implied; a mem index header without its partition count)
+ * still opens, reads back and checks consistent. */
+static void version2_volume_opens(void)
+{
+	struct engine *e = fresh(8192, 8704, "mem");
+	CU_ASSERT_EQUAL(engine_write(e, 5, fill(9)), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	char path[128];
+	uint8_t page[4096];
+	snprintf(path, sizeof path, "%s/superblock", dir);
+	int fd = open(path, O_RDWR);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(pread(fd, page, sizeof page, 0), (ssize_t)sizeof page);
+	struct superblock sb;
+	memcpy(&sb, page, sizeof sb);
+	CU_ASSERT_EQUAL(sb.version, VOL_VERSION);
+	CU_ASSERT_EQUAL(sb.index_stripes, INDEX_STRIPES);
+	sb.version = VOL_VERSION_FIXED_STRIPES;
+	memset(page, 0, sizeof page);
+	const size_t v2_sealed = offsetof(struct superblock, index_stripes);
+	memcpy(page, &sb, v2_sealed);
+	struct fp_ctx *c = fp_new("sha256");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(fp_hash(c, page, v2_sealed, page + v2_sealed), 0);
+	fp_free(c);
+	CU_ASSERT_EQUAL(pwrite(fd, page, sizeof page, 0), (ssize_t)sizeof page);
+	close(fd);
+	snprintf(path, sizeof path, "%s/index.mem", dir);
+	fd = open(path, O_RDWR);
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t zero = 0; /* struct mem_header's parts: padding in version 2 files */
+	CU_ASSERT_EQUAL(pwrite(fd, &zero, 4, 32), 4);
+	close(fd);
+	char err[256] = "";
+	struct engine_open_params op = {0};
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	char *out = NULL;
+	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
+	CU_ASSERT_EQUAL(engine_read(e, 5, out), 0);
+	CU_ASSERT_EQUAL(memcmp(out, fill(9), BS), 0);
+	free(out);
+	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	/* a v2 superblock with a flipped bit is still refused */
+	snprintf(path, sizeof path, "%s/superblock", dir);
+	fd = open(path, O_RDWR);
+	CU_ASSERT_FATAL(fd >= 0);
+	page[20] ^= 0x40;
+	CU_ASSERT_EQUAL(pwrite(fd, page, sizeof page, 0), (ssize_t)sizeof page);
+	close(fd);
+	CU_ASSERT_NOT_EQUAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "checksum"));
+	cleanup();
+}
+
 static void crash_recovery(void)
 {
 	/* A child writes and dies without closing; the parent reopens: recovery rebuilds the
@@ -249,6 +339,8 @@ int suite_engine_paths(void)
 		{"thin volume: GC on demand, then a clean ENOSPC", thin_volume_enospc},
 		{"superblock checksum rejects a flipped bit", superblock_checksum},
 		{"crash recovery rebuilds references", crash_recovery},
+		{"tiny volumes size stripes and journal from their geometry", sizing_from_geometry},
+		{"a version 2 volume (fixed stripes) still opens", version2_volume_opens},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
 		{NULL, NULL},
 	};
