@@ -164,6 +164,8 @@ static int64_t snapshot(struct txn *t, int which, uint64_t n0)
 		while (bits) {
 			uint64_t c = w * 64 + (uint64_t)__builtin_ctzll(bits);
 			bits &= bits - 1;
+			if (c >= t->chunks) /* a damaged dirty cache: no such chunk (the map file would grow) */
+				continue;
 			if (reserve(t, REC_HDR + (n + 1) * CHUNK_REC))
 				return -ENOMEM;
 			uint8_t *r = t->buf + REC_HDR + n * CHUNK_REC;
