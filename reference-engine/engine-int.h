@@ -51,6 +51,8 @@ int world_enter(struct engine *e);
 void world_leave(struct engine *e);
 bool slot_is_bin(const struct engine *e, uint64_t pbn);
 int64_t vol_counter(const struct engine *e, enum vol_counter c);
+/* How many slots from 0 a walk of them must visit (slots_used, bounded by VOL_SLOTS). */
+unsigned slots_in_use(const struct vol_state *st);
 
 /* recovery.c */
 /* Reference words, gauges and the index's shared state from the working map and the index (a

@@ -300,12 +300,13 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 	if (rc)
 		return rc;
 	e->st->quiesce = 0;
-	for (unsigned i = 0; i < VOL_SLOTS; i++) /* nobody else is here: every slot is stale */
+	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++) /* nobody else is here: every slot is stale */
 		if (e->st->slots[i].pid) {
 			for (int c = 0; c < VC_COUNT; c++)
 				e->st->base[c] += e->st->slots[i].c[c];
 			memset(&e->st->slots[i], 0, sizeof e->st->slots[i]);
 		}
+	e->st->slots_used = 0;
 	return 0;
 }
 

@@ -10,7 +10,7 @@
 #define VOL_MAGIC "DEDISVOL"
 #define VOL_VERSION 3
 #define VOL_VERSION_FIXED_STRIPES 2 /* before index_stripes: always INDEX_STRIPES, read as such */
-#define VOL_STATE_MAGIC 0x3245544154534944ULL /* "DISTATE2" */
+#define VOL_STATE_MAGIC 0x3345544154534944ULL /* "DISTATE3": with slots_used */
 
 #define VOL_COMPRESS_NONE 0
 #define VOL_COMPRESS_LZ4 1
@@ -75,7 +75,9 @@ struct vol_state {
 	pthread_mutex_t world;  /* robust: recovery, GC, fsck, slot claims (never on the data path) */
 	pthread_mutex_t commit; /* robust: serialises metadata commits */
 	uint32_t quiesce;       /* set while `world` holder needs every operation out */
-	uint32_t reserved;
+	uint32_t slots_used;    /* every slot from this one on is free and zero (claims raise it, the
+	                         * first opener alone resets it), so walks of the slots touch only
+	                         * the pages of slots ever used since */
 	uint64_t alloc_cursor;  /* next PBN extent to carve: allocation is sequential */
 	uint64_t gc_epoch;      /* bumped by every GC pass: lock-free readers retry if it moved */
 	uint64_t next_seq;      /* the next commit's sequence number */

@@ -33,7 +33,7 @@ static int collect_addr(void *arg, const uint8_t *fp, uint64_t addr)
 
 static void set_gauges(struct engine *e, const struct space_gauges *g)
 {
-	for (unsigned i = 0; i < VOL_SLOTS; i++)
+	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++)
 		for (int c = VC_GAUGES; c < VC_COUNT; c++)
 			e->st->slots[i].c[c] = 0;
 	e->st->base[VC_MAPPED] = g->mapped;
@@ -46,7 +46,7 @@ static void rebuild_refs(struct engine *e, const struct addrs *indexed)
 {
 	uint64_t keep[VOL_SLOTS];
 	unsigned nkeep = 0;
-	for (unsigned i = 0; i < VOL_SLOTS; i++)
+	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++)
 		if (e->st->slots[i].bin_pbn && slot_is_bin(e, e->st->slots[i].bin_pbn - 1))
 			keep[nkeep++] = e->st->slots[i].bin_pbn - 1;
 	struct space_gauges g;

@@ -24,6 +24,12 @@ static void fold(struct vol_state *st, struct vol_slot *s)
 	memset(s, 0, sizeof *s);
 }
 
+unsigned slots_in_use(const struct vol_state *st)
+{
+	unsigned n = A(load_n)(&st->slots_used, __ATOMIC_ACQUIRE);
+	return n < VOL_SLOTS ? n : VOL_SLOTS;
+}
+
 int slot_claim(struct engine *e)
 {
 	struct vol_state *st = e->st;
@@ -35,6 +41,8 @@ int slot_claim(struct engine *e)
 			fold(st, s); /* a dead process's: its leftovers were repaired when it was found */
 		memset(s, 0, sizeof *s);
 		s->pid = (int32_t)getpid();
+		if (i >= slots_in_use(st))
+			A(store_n)(&st->slots_used, i + 1, __ATOMIC_RELEASE);
 		e->me = s;
 		return 0;
 	}
@@ -50,7 +58,7 @@ void slot_release(struct engine *e)
 
 bool slot_is_bin(const struct engine *e, uint64_t pbn)
 {
-	for (unsigned i = 0; i < VOL_SLOTS; i++) {
+	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++) {
 		const struct vol_slot *s = &e->st->slots[i];
 		if (s->pid && s->bin_pbn == pbn + 1 && pid_alive(s->pid))
 			return true;
@@ -61,7 +69,7 @@ bool slot_is_bin(const struct engine *e, uint64_t pbn)
 int64_t vol_counter(const struct engine *e, enum vol_counter c)
 {
 	int64_t v = e->st->base[c];
-	for (unsigned i = 0; i < VOL_SLOTS; i++)
+	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++)
 		v += A(load_n)(&e->st->slots[i].c[c], __ATOMIC_RELAXED);
 	return v;
 }
@@ -71,7 +79,7 @@ int64_t vol_counter(const struct engine *e, enum vol_counter c)
 static bool drain(struct engine *e)
 {
 	bool dead = false;
-	for (unsigned i = 0; i < VOL_SLOTS; i++) {
+	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++) {
 		struct vol_slot *s = &e->st->slots[i];
 		if (s == e->me || !s->pid)
 			continue;
