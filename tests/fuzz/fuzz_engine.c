@@ -21,6 +21,7 @@
  * many bytes off as the input changed there. The engine keeps no data checksums (as VDO and
  * dm-dedup); once the caches are lost the index is rebuilt from the bytes, so bit rot in a
  * stored block reads back as stored. DEDIS_FUZZ_TRACE=1 prints what each record did. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "content.h"
@@ -42,6 +44,14 @@ struct vfile {
 	char *rel;      /* path inside the volume directory */
 	uint8_t *bytes;
 	size_t len;
+	/* The restore's view of the file, kept from one input to the next: an open descriptor and a
+	 * shared mapping of len bytes (NULL when empty) of the inode (dev, ino) last restored. */
+	int fd;
+	uint8_t *map;
+	dev_t dev;
+	ino_t ino;
+	/* Found by this restore's walk of the directory, and the inode held. */
+	bool seen, same_inode;
 };
 
 struct volume {
@@ -53,7 +63,9 @@ struct volume {
 static char base[1024];
 static struct volume vol;
 static const char *index_name = "mem";
-static bool strict, trace;
+static bool strict, trace, verify_restore;
+static uint8_t *scratch;  /* the largest file of the snapshot, + 1 byte */
+static size_t scratch_len;
 static uint8_t expected[LBNS][BS] __attribute__((aligned(64)));
 static uint8_t overwritten[BS] __attribute__((aligned(64))); /* LBN 10's first content, stale since */
 static unsigned long misdirected; /* tolerated multi-point damage (see the top) */
@@ -90,6 +102,7 @@ static int snap_entry(const char *path, const struct stat *st, int flag, struct 
 	if (v->nfiles == MAX_FILES)
 		return -1;
 	struct vfile *vf = &v->files[v->nfiles++];
+	vf->fd = -1; /* the first restore opens and maps it */
 	vf->rel = strdup(path + strlen(v->dir) + 1);
 	vf->len = (size_t)st->st_size;
 	vf->bytes = malloc(vf->len ? vf->len : 1);
@@ -146,6 +159,7 @@ int harness_setup(void)
 	atexit(cleanup);
 	strict = getenv("DEDIS_FUZZ_STRICT") && !strcmp(getenv("DEDIS_FUZZ_STRICT"), "1");
 	trace = getenv("DEDIS_FUZZ_TRACE") && !strcmp(getenv("DEDIS_FUZZ_TRACE"), "1");
+	verify_restore = getenv("DEDIS_FUZZ_VERIFY_RESTORE") && !strcmp(getenv("DEDIS_FUZZ_VERIFY_RESTORE"), "1");
 	const char *ix = getenv("DEDIS_FUZZ_INDEX");
 	if (ix && *ix)
 		index_name = ix;
@@ -166,36 +180,185 @@ int harness_setup(void)
 		return -1;
 	}
 	qsort(v->files, v->nfiles, sizeof v->files[0], cmp_files);
+	for (size_t i = 0; i < v->nfiles; i++)
+		scratch_len = v->files[i].len > scratch_len ? v->files[i].len : scratch_len;
+	scratch = malloc(scratch_len + 1); /* + 1: verify reads one byte past, to see a file grown */
+	if (!scratch)
+		return -1;
 	return 0;
 }
 
-/* Back to the snapshot: every file's bytes and size, and nothing else (an open may add files). */
-static const struct volume *restoring;
+/* Back to the snapshot: every file's bytes and size, and nothing else (an open may add files).
+ * Every file of the snapshot stays open and mapped (MAP_SHARED, the page cache the engine reads
+ * and writes, whether through write() or its own mappings) from one input to the next; each
+ * restore lists the directory (names, inode numbers), removes files the snapshot lacks, brings
+ * back files removed or replaced by another inode in full, and compares every other file with
+ * the snapshot in RESTORE_CHUNK pieces, copying back only the pieces that differ. So whatever
+ * changed a byte (write, mmap, truncate, unlink, rename), the bytes are compared, never trusted
+ * from a timestamp or from what the harness thinks the input touched. DEDIS_FUZZ_VERIFY_RESTORE=1
+ * then reads every file again through read() and fails unless the volume is the snapshot byte for
+ * byte, no file missing and none added (run it over a corpus to check the restore). */
+#define RESTORE_CHUNK 4096
+static struct volume *restoring;
 
-static int drop_stranger(const char *path, const struct stat *st, int flag, struct FTW *f)
+static struct vfile *find_file(struct volume *v, const char *path)
 {
-	(void)st, (void)f;
+	struct vfile key = {.rel = (char *)path + strlen(v->dir) + 1};
+	return bsearch(&key, v->files, v->nfiles, sizeof key, cmp_files);
+}
+
+/* One directory of the volume (rel: "" or a subdirectory), by readdir: a file's name and inode
+ * number come with its entry, so no path is looked up per file. Files the snapshot lacks are
+ * removed; the others are marked seen, with whether the inode is the one held. */
+static void walk_dir(struct volume *v, const char *rel)
+{
+	char path[8192];
+	snprintf(path, sizeof path, "%s%s%s", v->dir, *rel ? "/" : "", rel);
+	DIR *d = opendir(path);
+	if (!d)
+		harness_fail("cannot list %s: %s", path, strerror(errno));
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char child[8192 + 256];
+		snprintf(child, sizeof child, "%s/%s", path, de->d_name);
+		unsigned char type = de->d_type;
+		struct stat st;
+		if (type == DT_UNKNOWN) /* a file system that does not say: ask */
+			type = lstat(child, &st) ? DT_UNKNOWN : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+		if (type == DT_DIR) {
+			walk_dir(v, child + strlen(v->dir) + 1);
+			continue;
+		}
+		struct vfile *vf = find_file(v, child);
+		if (!vf) {
+			if (unlink(child))
+				harness_fail("cannot remove %s: %s", child, strerror(errno));
+			continue;
+		}
+		vf->seen = type == DT_REG;
+		vf->same_inode = vf->seen && vf->fd >= 0 && de->d_ino == vf->ino;
+	}
+	closedir(d);
+}
+
+static void unhold(struct vfile *vf)
+{
+	if (vf->map)
+		munmap(vf->map, vf->len);
+	if (vf->fd >= 0)
+		close(vf->fd);
+	vf->map = NULL;
+	vf->fd = -1;
+}
+
+/* Writes the snapshot's bytes over whatever file is at the path (creating it, and its directory,
+ * when missing), then holds that inode open and mapped. */
+static void rewrite(const struct volume *v, struct vfile *vf)
+{
+	char path[8192];
+	snprintf(path, sizeof path, "%s/%s", v->dir, vf->rel);
+	unhold(vf);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT && strchr(vf->rel, '/')) { /* the engine removed a subdirectory */
+		char parent[8192];
+		snprintf(parent, sizeof parent, "%s", path);
+		*strrchr(parent, '/') = 0;
+		if (mkdir(parent, 0755) == 0)
+			fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
+	struct stat st;
+	if (fd < 0 || ftruncate(fd, (off_t)vf->len) || fstat(fd, &st))
+		harness_fail("cannot restore %s: %s", path, strerror(errno));
+	size_t done = 0;
+	while (done < vf->len) {
+		ssize_t n = pwrite(fd, vf->bytes + done, vf->len - done, (off_t)done);
+		if (n <= 0)
+			harness_fail("cannot restore %s: %s", path, n ? strerror(errno) : "short write");
+		done += (size_t)n;
+	}
+	if (vf->len) {
+		vf->map = mmap(NULL, vf->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (vf->map == MAP_FAILED)
+			harness_fail("cannot map %s: %s", path, strerror(errno));
+	}
+	vf->fd = fd;
+	vf->dev = st.st_dev;
+	vf->ino = st.st_ino;
+}
+
+/* The held inode, still at its path: its size back first (a mapping must not reach past the end
+ * of the file), then every piece that differs. */
+static void compare_back(const struct volume *v, struct vfile *vf)
+{
+	struct stat st;
+	if (fstat(vf->fd, &st) || ((size_t)st.st_size != vf->len && ftruncate(vf->fd, (off_t)vf->len)))
+		harness_fail("cannot restore %s/%s: %s", v->dir, vf->rel, strerror(errno));
+	for (size_t off = 0; off < vf->len; off += RESTORE_CHUNK) {
+		size_t n = vf->len - off < RESTORE_CHUNK ? vf->len - off : RESTORE_CHUNK;
+		if (memcmp(vf->map + off, vf->bytes + off, n))
+			memcpy(vf->map + off, vf->bytes + off, n);
+	}
+}
+
+/* DEDIS_FUZZ_VERIFY_RESTORE=1: the restored volume is the snapshot, file for file, byte for byte,
+ * read through read() (not the restore's mappings). */
+static int verify_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)f;
 	if (flag != FTW_F)
 		return 0;
-	struct vfile key = {.rel = (char *)path + strlen(restoring->dir) + 1};
-	if (!bsearch(&key, restoring->files, restoring->nfiles, sizeof key, cmp_files))
-		unlink(path);
+	const struct vfile *vf = find_file(restoring, path);
+	if (!vf)
+		harness_fail("restore left %s, which the snapshot does not have", path);
+	if ((size_t)st->st_size != vf->len)
+		harness_fail("restore left %s at %lld bytes, not %zu", path, (long long)st->st_size, vf->len);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		harness_fail("cannot verify %s: %s", path, strerror(errno));
+	size_t got = 0;
+	while (got <= vf->len) { /* one byte more than the snapshot: a grown file shows */
+		ssize_t n = read(fd, scratch + got, vf->len + 1 - got);
+		if (n < 0)
+			harness_fail("cannot verify %s: %s", path, strerror(errno));
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got != vf->len || memcmp(scratch, vf->bytes, vf->len))
+		harness_fail("restore left %s different from the snapshot", path);
 	return 0;
 }
 
-static void restore(const struct volume *v)
+static void verify(const struct volume *v)
 {
-	restoring = v;
-	nftw(v->dir, drop_stranger, 16, FTW_PHYS);
 	for (size_t i = 0; i < v->nfiles; i++) {
 		char path[8192];
+		struct stat st;
 		snprintf(path, sizeof path, "%s/%s", v->dir, v->files[i].rel);
-		int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 || pwrite(fd, v->files[i].bytes, v->files[i].len, 0) != (ssize_t)v->files[i].len ||
-		    ftruncate(fd, (off_t)v->files[i].len))
-			harness_fail("cannot restore %s: %s", path, strerror(errno));
-		close(fd);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
+			harness_fail("restore did not bring back %s", path);
 	}
+	nftw(v->dir, verify_entry, 16, FTW_PHYS);
+}
+
+static void restore(struct volume *v)
+{
+	restoring = v;
+	for (size_t i = 0; i < v->nfiles; i++)
+		v->files[i].seen = v->files[i].same_inode = false;
+	walk_dir(v, "");
+	for (size_t i = 0; i < v->nfiles; i++) {
+		struct vfile *vf = &v->files[i];
+		if (vf->seen && vf->same_inode)
+			compare_back(v, vf);
+		else
+			rewrite(v, vf);
+	}
+	if (verify_restore)
+		verify(v);
 }
 
 /* Applies the damage records; returns how many places changed and whether they all lie in one
@@ -288,7 +451,7 @@ static size_t distance_to_known(const uint8_t *buf)
 
 void harness_one(const uint8_t *data, size_t len)
 {
-	const struct volume *v = &vol;
+	struct volume *v = &vol;
 	restore(v);
 	bool one_word;
 	data_bytes_damaged = 0;
