@@ -316,6 +316,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	if (!e)
 		return fail(err, errlen, -ENOMEM, "out of memory");
 	e->lock_fd = -1;
+	e->txn.map_fd = e->txn.journal_fd = -1; /* destroy() before txn_open must not close fd 0 */
 	e->p = *p;
 	snprintf(e->dir, sizeof e->dir, "%s", dir);
 	const char *why;

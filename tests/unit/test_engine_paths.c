@@ -275,6 +275,21 @@ static void version2_volume_opens(void)
 	cleanup();
 }
 
+/* An open that fails early (here: no superblock) closes nothing of its caller's: it used to close
+ * fd 0 twice (the journal and map descriptors of a handle zeroed by calloc). */
+static void failed_open_closes_nothing(void)
+{
+	int null = open("/dev/null", O_RDONLY);
+	CU_ASSERT_FATAL(null >= 0);
+	CU_ASSERT_EQUAL_FATAL(dup2(null, 0), 0);
+	close(null);
+	struct engine_open_params op = {0};
+	struct engine *e = NULL;
+	char err[256] = "";
+	CU_ASSERT_NOT_EQUAL(engine_open("/tmp/dedis-unit-no-such-volume", &op, &e, err, sizeof err), 0);
+	CU_ASSERT_NOT_EQUAL(fcntl(0, F_GETFD), -1);
+}
+
 static void crash_recovery(void)
 {
 	/* A child writes and dies without closing; the parent reopens: recovery rebuilds the
@@ -339,6 +354,7 @@ int suite_engine_paths(void)
 		{"thin volume: GC on demand, then a clean ENOSPC", thin_volume_enospc},
 		{"superblock checksum rejects a flipped bit", superblock_checksum},
 		{"crash recovery rebuilds references", crash_recovery},
+		{"a failed open closes no descriptor of its caller", failed_open_closes_nothing},
 		{"tiny volumes size stripes and journal from their geometry", sizing_from_geometry},
 		{"a version 2 volume (fixed stripes) still opens", version2_volume_opens},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
