@@ -4,8 +4,9 @@
 # it has done EXECS executions (or MINUTES have passed), then prints executions, speed, corpus,
 # crashes and hangs per harness. Exit 1 if any harness crashed or hung.
 #
-#   tests/fuzz/run-afl.sh [HARNESS...]     # distfile ini options engine engine-bdb engine-bloom
+#   tests/fuzz/run-afl.sh [HARNESS[=EXECS]...]   # distfile ini options engine engine-bdb engine-bloom
 #
+# HARNESS=N gives that harness its own execution target, e.g. engine=9000000 engine-bdb=500000.
 # Knobs (environment): EXECS (10000000 per harness), MINUTES (0 = no time bound; otherwise the
 # run stops at whichever comes first), OUT (/var/tmp/dedis-afl: queues, crashes, stats),
 # BUILD_AFL (build-afl in the source tree), UPDATE_CORPUS=1 (afl-cmin each queue into
@@ -61,10 +62,14 @@ stat_of() { # stat_of FILE KEY
 failed=0
 summary=$OUT/summary.txt
 printf '%-13s %12s %9s %9s %8s %8s %6s\n' harness execs seconds execs/s corpus crashes hangs | tee "$summary"
-for h in "${HARNESSES[@]}"; do
+for arg in "${HARNESSES[@]}"; do
+	h=${arg%%=*}
+	target=$EXECS
+	[ "$h" = "$arg" ] || target=${arg#*=}
+	[[ $target =~ ^[1-9][0-9]*$ ]] || { echo "run-afl.sh: '$arg': executions must be a positive integer" >&2; exit 2; }
 	spec "$h"
 	rm -rf "${OUT:?}/$h"
-	args=(-i "$ROOT/tests/fuzz/corpus/$CORPUS" -o "$OUT/$h" -t "$TMO" -E "$EXECS")
+	args=(-i "$ROOT/tests/fuzz/corpus/$CORPUS" -o "$OUT/$h" -t "$TMO" -E "$target")
 	[ "$MINUTES" -gt 0 ] && args+=(-V $((MINUTES * 60)))
 	[ -n "$DICT" ] && args+=(-x "$DICT")
 	# shellcheck disable=SC2086
