@@ -61,6 +61,9 @@ struct volume {
 };
 
 static char base[1024];
+/* The process that made base: under AFL the persistent loop runs in children forked after setup
+ * (one per 100000 inputs); a child's exit must not remove the volume its successors restore. */
+static pid_t base_owner;
 static struct volume vol;
 static const char *index_name = "mem";
 static bool strict, trace, verify_restore;
@@ -86,7 +89,7 @@ static void cleanup(void)
 	if (media)
 		fprintf(stderr, "fuzz_engine: %lu inputs read a stored block damaged in place, after the caches were lost "
 				"(no data checksums: the index is rebuilt from the bytes)\n", media);
-	if (base[0])
+	if (base[0] && getpid() == base_owner)
 		nftw(base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -156,6 +159,7 @@ int harness_setup(void)
 		base[0] = 0;
 		return -1;
 	}
+	base_owner = getpid();
 	atexit(cleanup);
 	strict = getenv("DEDIS_FUZZ_STRICT") && !strcmp(getenv("DEDIS_FUZZ_STRICT"), "1");
 	trace = getenv("DEDIS_FUZZ_TRACE") && !strcmp(getenv("DEDIS_FUZZ_TRACE"), "1");
