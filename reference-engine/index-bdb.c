@@ -248,8 +248,10 @@ static int db_open(DB_ENV *env, const struct index_params *p, int create, unsign
 		/* entries per bucket page: a key + 8-byte datum + two 2-byte slots + two type bytes */
 		u_int32_t ffactor = (BDB_PAGE - 64) / (p->fp_len + 8 + 6);
 		uint64_t nelem = p->capacity / BDB_PARTS < BDB_NELEM_MAX ? p->capacity / BDB_PARTS + 1 : BDB_NELEM_MAX;
+		/* DB_CHKSUM: a page damaged on disk is refused when it is read into the cache (libdb
+		 * trusts a page's offsets and would read past it: SIGBUS, found by fuzz_engine) */
 		if ((ret = db->set_pagesize(db, BDB_PAGE)) != 0 || (ret = db->set_h_ffactor(db, ffactor)) != 0 ||
-		    (ret = db->set_h_nelem(db, (u_int32_t)nelem)) != 0)
+		    (ret = db->set_h_nelem(db, (u_int32_t)nelem)) != 0 || (ret = db->set_flags(db, DB_CHKSUM)) != 0)
 			goto fail;
 	}
 	ret = db->open(db, NULL, name, NULL, DB_HASH, DB_AUTO_COMMIT | DB_THREAD | (create ? DB_CREATE | DB_EXCL : 0), 0);
