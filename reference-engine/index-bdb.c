@@ -164,11 +164,25 @@ static uint32_t cache_bytes(uint64_t capacity)
 	return want < BDB_CACHE_MIN ? BDB_CACHE_MIN : want > BDB_CACHE_MAX ? BDB_CACHE_MAX : (uint32_t)want;
 }
 
+/* Berkeley DB's own messages go to stderr, except those that only follow from one already
+ * printed: after a damaged page (checksum error) every later call repeats "fatal region error"
+ * and the close lists each file still open - tens of lines that hide the one that says what. */
+static void errcall(const DB_ENV *env, const char *pfx, const char *msg)
+{
+	(void)env;
+	static const char *const echoes[] = {"BDB0060 ", "BDB0061 ", "BDB1581 ", "BDB1582 "};
+	for (size_t i = 0; i < sizeof echoes / sizeof echoes[0]; i++)
+		if (!strncmp(msg, echoes[i], strlen(echoes[i])))
+			return;
+	fprintf(stderr, "%s: %s\n", pfx ? pfx : "dedis index-bdb", msg);
+}
+
 /* The environment's sizes and behaviour (they apply when an opener creates its regions). */
 static int env_configure(DB_ENV *env, const struct index_params *p)
 {
 	int ret;
 	env->set_errpfx(env, "dedis index-bdb");
+	env->set_errcall(env, errcall);
 	if ((ret = env->set_cachesize(env, 0, cache_bytes(p->capacity), 1)) != 0 ||
 	    (ret = env->set_lg_max(env, BDB_LOG_MAX)) != 0 ||
 	    (ret = env->set_lk_max_locks(env, 10000)) != 0 ||

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Bad input to dedisengine and to dedisbench's engine target: a corrupted superblock is refused by
 # every command and by dedisbench, format never overwrites a volume, bad options and argument
-# counts are refused - each with exit 2, one line on stderr, and nothing created or changed.
+# counts are refused - each with exit 2, one line on stderr, and nothing created or changed; a
+# damaged bdb index page is a clean failure (exit 1) that names it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ -x "$DEDISENGINE" ] || fail "no dedisengine binary at $DEDISENGINE"
@@ -150,3 +151,21 @@ expect_ok --target "engine:$T/empty" --procs 1 --file-size 4MiB --size 1MiB -q
 expect_ok --target "engine:$T/fresh" --procs 1 --file-size 4MiB --size 1MiB -q
 [ ! -e "$T/fresh" ] || fail "the run left the volume directory it created"
 note "non-empty directories never formatted; runs remove exactly what they formatted"
+
+# A bdb index page damaged on disk (the bytes fuzz_engine found crashing libdb 5.3 with SIGBUS):
+# page checksums refuse it when it is read in - a clean failure (exit 1, not a signal) whose
+# stderr names the check and the file, without libdb's tens of follow-up lines.
+"$DEDISENGINE" format "$T/bdbvol" --size 1MiB -b 512 -i bdb -q || fail "format bdb exited $?"
+head -c 1048576 /dev/urandom >"$T/mib"
+"$DEDISENGINE" import "$T/bdbvol" "$T/mib" -q || fail "import exited $?"
+python3 - "$T/bdbvol/bdb/index.0.db" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(8209); b = f.read(7); f.seek(8209); f.write(bytes(x ^ 0xff for x in b))
+PY
+rc=0
+"$DEDISENGINE" fsck "$T/bdbvol" >"$T/o" 2>"$T/e" || rc=$?
+[ "$rc" -eq 1 ] || fail "fsck of a damaged bdb page: exit $rc, want 1: $(head -c 400 "$T/e")"
+grep -q "checksum error" "$T/e" && grep -q "index.0.db" "$T/e" || fail "the damage is not named: $(cat "$T/e")"
+[ "$(wc -l <"$T/e")" -le 3 ] || fail "more than 3 lines on stderr: $(cat "$T/e")"
+note "a damaged bdb page: refused by its checksum, $(wc -l <"$T/e") lines"
