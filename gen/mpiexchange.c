@@ -228,30 +228,39 @@ static int put_window(uint64_t number, const uint64_t *firsts, void *arg)
 	return 0;
 }
 
+void *mpigen_gather(const struct gen *g, const void *mine, int n, MPI_Datatype type, size_t size, int *total)
+{
+	int *counts = NULL, *displs = NULL, sum = 0;
+	char *all = NULL;
+	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
+			     !(displs = calloc((size_t)g->size, sizeof *displs))))
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	for (int k = 0; g->rank == 0 && k < g->size; k++) {
+		displs[k] = sum;
+		if (sum > INT32_MAX - counts[k])
+			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+		sum += counts[k];
+	}
+	if (g->rank == 0 && !(all = malloc((size_t)sum * size + 8)))
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Gatherv(mine, n, type, all, counts, displs, type, 0, MPI_COMM_WORLD);
+	free(counts);
+	free(displs);
+	*total = sum;
+	return all;
+}
+
 /* Rank 0: the locality of the whole stream from every rank's resolved windows (a window cut by a
  * rank boundary is put together again): runs go on across ranks, as in one scan. At most about
  * LOC_BUDGET positions are kept (8 B each), whatever the number of ranks. 0 or an exit status. */
 static int gather_locality(struct gen *g, struct size_out *s, uint64_t stream_end, uint64_t zero_first)
 {
 	struct winbuf b = {0};
-	int status = 0, *counts = NULL, *displs = NULL, total = 0;
+	int status = 0, total;
 	if (loc_each_window(s->loc, put_window, &b) || b.n > INT32_MAX)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED); /* a few MiB: the ranks cannot go on without it */
-	int n = (int)b.n;
-	uint64_t *all = NULL;
-	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
-			     !(displs = calloc((size_t)g->size, sizeof *displs))))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int k = 0; g->rank == 0 && k < g->size; k++) {
-		displs[k] = total;
-		if (total > INT32_MAX - counts[k])
-			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-		total += counts[k];
-	}
-	if (g->rank == 0 && !(all = malloc((size_t)total * sizeof *all + 8)))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gatherv(b.v, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	uint64_t *all = mpigen_gather(g, b.v, (int)b.n, MPI_UINT64_T, sizeof *all, &total);
 	if (g->rank == 0) {
 		struct loc_recorder *whole = loc_recorder_new(g->r.fl);
 		for (int at = 0; whole && at < total && !status; at += 1 + (int)LOC_WINDOW)
@@ -265,16 +274,14 @@ static int gather_locality(struct gen *g, struct size_out *s, uint64_t stream_en
 	}
 	free(b.v);
 	free(all);
-	free(counts);
-	free(displs);
 	return status;
 }
 
 /* Rank 0: the owners' rows added into one distribution. 0 or an exit status (said). */
 static int gather_rows(struct gen *g, struct size_out *s, struct owned *w)
 {
-	int n = (int)(w->part.nrows * 2), *counts = NULL, *displs = NULL, total = 0;
-	uint64_t *mine = malloc((size_t)n * sizeof *mine + 8), *all = NULL;
+	int n = (int)(w->part.nrows * 2), total;
+	uint64_t *mine = malloc((size_t)n * sizeof *mine + 8);
 	int status = 0;
 	if (!mine)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
@@ -282,17 +289,7 @@ static int gather_rows(struct gen *g, struct size_out *s, struct owned *w)
 		mine[2 * i] = w->part.rows[i].dups;
 		mine[2 * i + 1] = w->part.rows[i].blocks;
 	}
-	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
-			     !(displs = calloc((size_t)g->size, sizeof *displs))))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int k = 0; g->rank == 0 && k < g->size; k++) {
-		displs[k] = total;
-		total += counts[k];
-	}
-	if (g->rank == 0 && !(all = malloc((size_t)total * sizeof *all + 8)))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gatherv(mine, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	uint64_t *all = mpigen_gather(g, mine, n, MPI_UINT64_T, sizeof *all, &total);
 	if (g->rank == 0) {
 		struct count_hist h = {0};
 		struct dist_error e;
@@ -312,8 +309,6 @@ static int gather_rows(struct gen *g, struct size_out *s, struct owned *w)
 	}
 	free(mine);
 	free(all);
-	free(counts);
-	free(displs);
 	return status;
 }
 
@@ -330,27 +325,16 @@ static void reduce_sums(struct gen *g, const comp_sum *mine, comp_sum *sums)
 	size_t n = 0;
 	for (size_t i = 0; i < COMP_JOIN_SUMS; i++)
 		n += mine[i] != 0;
-	struct sparse_sum *out = malloc((n + 1) * sizeof *out), *all = NULL;
-	int bytes = (int)(n * sizeof *out), *counts = NULL, *displs = NULL, total = 0;
+	struct sparse_sum *out = malloc((n + 1) * sizeof *out);
+	int bytes = (int)(n * sizeof *out), total;
 	if (!out || n > INT32_MAX / sizeof *out)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 	n = 0;
 	for (size_t i = 0; i < COMP_JOIN_SUMS; i++)
 		if (mine[i])
 			out[n++] = (struct sparse_sum){i, mine[i]};
-	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
-			     !(displs = calloc((size_t)g->size, sizeof *displs))))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int k = 0; g->rank == 0 && k < g->size; k++) {
-		displs[k] = total;
-		if (total > INT32_MAX - counts[k])
-			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-		total += counts[k];
-	}
-	if (g->rank == 0 && !(all = malloc((size_t)total + sizeof *all)))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gatherv(out, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	/* MPI has no 128-bit integer: the pairs travel as bytes (malloc's alignment holds them) */
+	struct sparse_sum *all = mpigen_gather(g, out, bytes, MPI_BYTE, 1, &total);
 	if (g->rank == 0) {
 		memset(sums, 0, COMP_JOIN_SUMS * sizeof *sums);
 		for (size_t k = 0; k < (size_t)total / sizeof *all; k++)
@@ -358,8 +342,6 @@ static void reduce_sums(struct gen *g, const comp_sum *mine, comp_sum *sums)
 	}
 	free(out);
 	free(all);
-	free(counts);
-	free(displs);
 }
 
 /* One block size, after every rank's scan: counts to their owners, samples too, first positions

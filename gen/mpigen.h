@@ -4,6 +4,7 @@
 #define DEDIS_GEN_MPIGEN_H
 
 #include <limits.h>
+#include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "run.h"
@@ -76,6 +77,10 @@ int mpigen_prepare_owned(struct gen *g);
 int mpigen_exchange(struct gen *g, int size_index);
 /* Rank 0: every rank's sources, in rank order; one row per rank (JSON and summary). */
 int mpigen_gather_sources(struct gen *g);
+/* Every rank's n items of `size` bytes (MPI type `type`), at rank 0 in rank order: the
+ * concatenation (with 8 spare bytes), its item count in *total; NULL and 0 elsewhere. Out of
+ * memory or past MPI's int counts aborts every rank: none can go on without the result. */
+void *mpigen_gather(const struct gen *g, const void *mine, int n, MPI_Datatype type, size_t size, int *total);
 void mpigen_report_ranks(struct gen *g, double scan_seconds, double exchange_seconds);
 
 #endif

@@ -233,25 +233,15 @@ int mpigen_gather_sources(struct gen *g)
 	size_t len = 0;
 	for (int k = 0; k < g->r.nsources; k++)
 		len += strlen(g->r.sources[k]) + 1;
-	char *mine = malloc(len + 1), *all = NULL, *p = mine;
-	int n = (int)len, *counts = NULL, *displs = NULL, total = 0;
+	char *mine = malloc(len + 1), *p = mine;
+	int n = (int)len, total;
 	if (!mine)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 	for (int k = 0; k < g->r.nsources; k++)
 		p += sprintf(p, "%s", g->r.sources[k]) + 1;
 	if (g->pl.stripe && g->rank)
 		n = 0;
-	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
-			     !(displs = calloc((size_t)g->size, sizeof *displs))))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int k = 0; g->rank == 0 && k < g->size; k++) {
-		displs[k] = total;
-		total += counts[k];
-	}
-	if (g->rank == 0 && !(all = malloc((size_t)total + 1)))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gatherv(mine, n, MPI_CHAR, all, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+	char *all = mpigen_gather(g, mine, n, MPI_CHAR, 1, &total);
 	int status = 0;
 	if (g->rank == 0) {
 		for (int k = 0; k < g->r.nsources; k++)
@@ -263,8 +253,6 @@ int mpigen_gather_sources(struct gen *g)
 	}
 	free(mine);
 	free(all);
-	free(counts);
-	free(displs);
 	return status;
 }
 

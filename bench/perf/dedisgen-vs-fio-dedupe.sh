@@ -40,36 +40,11 @@ FIO_DEDUPE=$(command -v fio-dedupe || true)
 [[ -n $FIO_DEDUPE ]] || { echo "SKIP: fio-dedupe not found (apt-get install fio)"; exit 0; }
 command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 0; }
 
-need_kib=$((SIZE_GIB * 1024 * 1024 + 512 * 1024))
-avail_kib=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
-if ((avail_kib < 2 * need_kib)); then
-	echo "SKIP: ${SIZE_GIB} GiB in page cache needs about $((2 * need_kib / 1048576)) GiB free memory"; exit 0
-fi
-if [[ -z ${DIR:-} ]]; then
-	shm_kib=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 || echo 0)
-	if ((shm_kib > need_kib)); then DIR=/dev/shm; else DIR=/var/tmp; fi
-fi
-FILE=$(mktemp "$DIR/dedisgen-perf.XXXXXX")
+FILE=""
 trap 'rm -f "$FILE" "$FILE.dist" "$FILE.off" "$FILE.time"' EXIT
-
-# A dataset with duplicates: 1 MiB random chunks, each written 1 to 3 times (about half the
-# blocks redundant), so both tools index a realistic mix rather than all-unique blocks.
-echo "# writing a ${SIZE_GIB} GiB file in $DIR ..."
-python3 - "$FILE" "$SIZE_GIB" <<'PY'
-import os, random, sys
-path, gib = sys.argv[1], int(sys.argv[2])
-random.seed(1)
-left = gib << 30
-with open(path, "wb", buffering=0) as f:
-    while left > 0:
-        chunk = os.urandom(1 << 20)
-        for _ in range(random.randint(1, 3)):
-            if left <= 0:
-                break
-            f.write(chunk[:min(len(chunk), left)])
-            left -= len(chunk)
-PY
-cat "$FILE" >/dev/null # page cache (a no-op on /dev/shm)
+# shellcheck source=bench/perf/lib.sh
+. "$(dirname "$0")/lib.sh"
+make_dup_file "$SIZE_GIB" dedisgen-perf
 SIZE=$(stat -c %s "$FILE")
 
 best() { sort -g | tail -1; }

@@ -41,30 +41,9 @@ FILE=""
 cleanup() { rm -rf "$TMP"; [[ -n $FILE ]] && rm -f "$FILE"; }
 trap cleanup EXIT
 if [[ -z ${DATA:-} ]]; then
-	need_kib=$((SIZE_GIB * 1024 * 1024 + 512 * 1024))
-	avail_kib=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
-	if ((avail_kib < 2 * need_kib)); then
-		echo "SKIP: ${SIZE_GIB} GiB in page cache needs about $((2 * need_kib / 1048576)) GiB free memory"; exit 0
-	fi
-	shm_kib=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 || echo 0)
-	if ((shm_kib > need_kib)); then dir=/dev/shm; else dir=/var/tmp; fi
-	FILE=$(mktemp "$dir/gen-threads.XXXXXX")
-	echo "# writing a ${SIZE_GIB} GiB file in $dir ..."
-	# 1 MiB random chunks, each written 1 to 3 times: about half the blocks are redundant
-	python3 - "$FILE" "$SIZE_GIB" <<'PY'
-import os, random, sys
-path, gib = sys.argv[1], int(sys.argv[2])
-random.seed(1)
-left = gib << 30
-with open(path, "wb", buffering=0) as f:
-    while left > 0:
-        chunk = os.urandom(1 << 20)
-        for _ in range(random.randint(1, 3)):
-            if left <= 0:
-                break
-            f.write(chunk[:min(len(chunk), left)])
-            left -= len(chunk)
-PY
+	# shellcheck source=bench/perf/lib.sh
+	. "$(dirname "$0")/lib.sh"
+	make_dup_file "$SIZE_GIB" gen-threads
 	DATA=$FILE
 fi
 # read once so every run finds it in the page cache

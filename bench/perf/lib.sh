@@ -38,3 +38,38 @@ perf_prologue() {
 		exit 0
 	fi
 }
+
+# make_dup_file GIB NAME: sets FILE to a new GIB GiB file with duplicates - 1 MiB random chunks,
+# each written 1 to 3 times (about half the blocks redundant), so analysers index a realistic mix
+# rather than all-unique blocks - in DIR, else /dev/shm when it has room, else /var/tmp (sets DIR
+# too), and reads it once into the page cache. SKIP (exit 0) when memory cannot cache it.
+make_dup_file() {
+	local gib=$1 name=$2 need_kib avail_kib shm_kib
+	need_kib=$((gib * 1024 * 1024 + 512 * 1024))
+	avail_kib=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+	if ((avail_kib < 2 * need_kib)); then
+		echo "SKIP: ${gib} GiB in page cache needs about $((2 * need_kib / 1048576)) GiB free memory"
+		exit 0
+	fi
+	if [[ -z ${DIR:-} ]]; then
+		shm_kib=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 || echo 0)
+		if ((shm_kib > need_kib)); then DIR=/dev/shm; else DIR=/var/tmp; fi
+	fi
+	FILE=$(mktemp "$DIR/$name.XXXXXX")
+	echo "# writing a ${gib} GiB file in $DIR ..."
+	python3 - "$FILE" "$gib" <<'PY'
+import os, random, sys
+path, gib = sys.argv[1], int(sys.argv[2])
+random.seed(1)
+left = gib << 30
+with open(path, "wb", buffering=0) as f:
+    while left > 0:
+        chunk = os.urandom(1 << 20)
+        for _ in range(random.randint(1, 3)):
+            if left <= 0:
+                break
+            f.write(chunk[:min(len(chunk), left)])
+            left -= len(chunk)
+PY
+	cat "$FILE" >/dev/null # page cache (a no-op on /dev/shm)
+}
