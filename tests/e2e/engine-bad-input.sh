@@ -164,7 +164,9 @@ with open(sys.argv[1], "r+b") as f:
     f.seek(8209); b = f.read(7); f.seek(8209); f.write(bytes(x ^ 0xff for x in b))
 PY
 rc=0
-"$DEDISENGINE" fsck "$T/bdbvol" >"$T/o" 2>"$T/e" || rc=$?
+# (libdb leaks its handles once it has panicked - its close calls refuse to run: not ours, so
+# ASan's leak report is off for this one command)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$DEDISENGINE" fsck "$T/bdbvol" >"$T/o" 2>"$T/e" || rc=$?
 [ "$rc" -eq 1 ] || fail "fsck of a damaged bdb page: exit $rc, want 1: $(head -c 400 "$T/e")"
 grep -q "checksum error" "$T/e" && grep -q "index.0.db" "$T/e" || fail "the damage is not named: $(cat "$T/e")"
 [ "$(wc -l <"$T/e")" -le 3 ] || fail "more than 3 lines on stderr: $(cat "$T/e")"
