@@ -24,7 +24,8 @@ struct counter {
 	struct gindex **part;      /* part[w * RANGES + r]: writer w's counts of range r */
 	bool merged;               /* writer 0's parts hold everything (no back) */
 	uint64_t spills;
-	uint64_t peak_entries, peak_bytes;
+	uint64_t peak_entries, peak_bytes; /* entries: once per part holding a content */
+	uint64_t merged_distinct;          /* the distinct contents once merged (no back), else 0 */
 };
 
 static struct gindex *part_of(const struct counter *c, int w, int r)
@@ -215,6 +216,8 @@ static int merge_writers(struct counter *c, char *why, size_t whylen)
 		return -1;
 	}
 	c->merged = true;
+	for (int r = 0; r < RANGES; r++)
+		c->merged_distinct += part_of(c, 0, r)->ops->distinct(part_of(c, 0, r));
 	return 0;
 }
 
@@ -294,9 +297,13 @@ out:
 	return rc;
 }
 
+/* Before the merge a content seen by several threads has an entry in each one's part: per
+ * distinct content, memory costs the peak over the merged count. With a back (spills), the
+ * entries memory held at its peak stand in. */
 double counter_bytes_per_distinct(const struct counter *c)
 {
-	return c->peak_entries ? (double)c->peak_bytes / (double)c->peak_entries : 0.0;
+	uint64_t n = c->merged_distinct ? c->merged_distinct : c->peak_entries;
+	return n ? (double)c->peak_bytes / (double)n : 0.0;
 }
 
 uint64_t counter_spills(const struct counter *c)

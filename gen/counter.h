@@ -33,7 +33,8 @@ int counter_settle(struct counter *c, char *why, size_t whylen);
  * joins); its non-zero return fails the call with why "out of memory". */
 int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_fn also, void *also_arg,
 			 struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen);
-/* Memory-index bytes per distinct fingerprint, measured when it held the most entries. */
+/* Memory-index bytes per distinct fingerprint: the most memory the indexes held, over the distinct
+ * contents (with several writers, a content seen by k of them was held k times until the merge). */
 double counter_bytes_per_distinct(const struct counter *c);
 uint64_t counter_spills(const struct counter *c);
 void counter_free(struct counter *c);
