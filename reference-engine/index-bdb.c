@@ -1,10 +1,17 @@
-/* index-bdb.c - the Berkeley DB index: fingerprint -> pbn in a transactional DB_HASH database
- * in <volume>/bdb/, shared by every process that has the volume open (one env, DB_REGISTER).
+/* index-bdb.c - the Berkeley DB index: fingerprint -> pbn in transactional DB_HASH databases
+ * in <volume>/bdb/, one environment per partition, shared by every process that has the volume
+ * open (DB_REGISTER).
  *
- * Layout: <dir>/bdb/ is the environment (region files __db.*, logs log.*) and BDB_PARTS hash
- * databases index.<k>.db: fingerprint stripe s lives in partition s mod BDB_PARTS, so writers of
- * different fingerprints rarely meet on a page lock or a hash meta page, and Berkeley DB's own
- * page locking lets any number of processes insert at once (a deadlock is retried). A key is a
+ * Layout: BDB_PARTS hash databases index.<k>.db; fingerprint stripe s lives in partition s mod
+ * BDB_PARTS, and partition k in environment <dir>/bdb/env.<k mod BDB_ENVS>/ (its region files
+ * __db.*, its log log.*). One environment per partition because an environment has one
+ * transaction region, one log and one lock region, each behind one mutex that every transaction
+ * takes: with all partitions in one environment, a second writing process spent its time
+ * waiting on those (1.1-1.2x the 1-process rate). Writers of different fingerprints now rarely
+ * meet on any mutex, a page lock or a hash meta page, and Berkeley DB's own page locking lets
+ * any number of processes insert at once (a deadlock is retried). Volumes formatted before keep
+ * their one environment in <dir>/bdb/ itself (index.0.db there says so) and open as they were.
+ * A key is a
  * fingerprint (exactly fp_len bytes), its datum the address as 8 bytes little-endian. One
  * metadata record, "dedis.params" (fp_len, capacity: checked on open), lives in partition 0 under
  * a key whose length is not fp_len, so iteration can never mistake it for an entry.
@@ -18,13 +25,15 @@
  * on our page locks while it holds one of the engine's stripe locks). The environment runs with
  * DB_TXN_WRITE_NOSYNC: a commit writes its log records to the OS, so it survives the process
  * being killed, but not a machine crash. `commit_every` N is a group commit: every N inserts or
- * removes (counted across all processes sharing the volume) the log is forced to disk, so at
+ * removes (counted across all processes sharing the volume) every log is forced to disk, so at
  * most N-1 acknowledged index updates can be lost by a power failure; with 0 the log is forced
  * only by flush. The engine's own durability does not rest on this: after a power loss it
  * rebuilds the index from the durable map (the index is advice). flush forces the log and takes a checkpoint (dirty pages to the database
  * file, fsync), after which everything so far is durable and old log files can go
- * (DB_LOG_AUTO_REMOVE). A checkpoint is also taken opportunistically once 1 MiB of log has
- * accumulated since the last one, so the log stays bounded even if nobody flushes.
+ * (DB_LOG_AUTO_REMOVE). A checkpoint of an environment is also taken opportunistically once
+ * twice its cache's size in log has accumulated since the last one (256 KiB at least), so the
+ * logs stay bounded even if nobody flushes; not more often, because a checkpoint writes back
+ * every dirty page of the cache while other writers wait on those pages.
  *
  * Recovery: every opener passes DB_REGISTER | DB_RECOVER, so Berkeley DB runs normal recovery
  * exactly when a process that had the environment open died without closing it. When the
@@ -50,26 +59,40 @@
 
 #define BDB_SUBDIR "bdb"
 #define BDB_PARTS 16
+#define BDB_ENVS 16                     /* partition k in environment k mod BDB_ENVS */
+#define BDB_ENV_CACHE_MIN (256u << 10)
+/* Lock table sizes, shared out among the environments (an environment's regions are sized, and
+ * zeroed, when it is created: at every first open); partitions of one environment's lock table */
+#define BDB_LOCKS 16000
+#define BDB_LOCK_PARTITIONS 4
+#define BDB_ENV_CKP_MIN_KBYTES 256
 #define BDB_COUNTERS BDB_SUBDIR "/counters"
 #define BDB_COUNTERS_MAGIC 0x544e434244424444ULL /* "DDBDBCNT" */
 #define BDB_PAGE 4096
 #define BDB_LOG_MAX (1u << 20)          /* 1 MiB log files */
-#define BDB_CKP_KBYTES 1024             /* opportunistic checkpoint after this much log */
-#define BDB_CKP_EVERY 256               /* ... checked every this many writes */
+#define BDB_CKP_EVERY 256               /* ... checked every this many writes per environment */
 #define BDB_CACHE_MIN (2u << 20)
 #define BDB_CACHE_MAX (32u << 20)
 #define BDB_NELEM_MAX (1u << 20)        /* cap on the hash table's pre-sizing */
 
 static const char KEY_PARAMS[] = "dedis.params";
 
-/* Shared, non-durable: statistics and the group-commit counter. */
+/* Shared, non-durable: statistics and the group-commit counter. The entry count is kept per
+ * partition, each in its own cache line, so writers of different partitions never write one
+ * line; the total is `entries` (what volumes formatted before held, 0 after a recount) plus them. */
 struct bdb_counters {
 	uint64_t magic;
 	uint64_t entries;
-	uint64_t writes;        /* inserts + removes, ever (this region's life) */
+	uint64_t writes;        /* unused (was: inserts + removes, shared by every process) */
 	uint64_t uncommitted;   /* writes since the log was last forced */
-	uint8_t pad[4096 - 32];
+	uint8_t pad[1024 - 32];
+	struct {
+		uint64_t n;
+		uint8_t pad[56];
+	} part[BDB_PARTS];
+	uint8_t tail[4096 - 1024 - BDB_PARTS * 64];
 };
+_Static_assert(sizeof(struct bdb_counters) == 4096, "the counters file is one page");
 
 /* DB_REGISTER allows one DB_ENV handle per process and environment, and a volume may be open
  * more than once in a process (several engines, tests): the environment and database handles
@@ -82,7 +105,8 @@ struct shared_env {
 	ino_t ino;
 	pid_t pid;
 	unsigned refs;
-	DB_ENV *env;
+	unsigned nenv;          /* BDB_ENVS, or 1 for a volume formatted before per-partition ones */
+	DB_ENV *env[BDB_ENVS];
 	DB *db[BDB_PARTS];
 };
 
@@ -91,17 +115,46 @@ static pthread_mutex_t shared_envs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct index {
 	struct shared_env *se;
-	DB_ENV *env;
+	DB_ENV **env;
 	DB **db;
+	unsigned nenv;
 	struct bdb_counters *c;
 	unsigned fp_len;
 	unsigned commit_every;
-	char home[4096];
+	uint32_t ckp_kbytes;           /* an environment's opportunistic checkpoint after this much log */
+	uint64_t writes;               /* this handle's inserts + removes: when to look at checkpoints */
+	char dir[4096];
 };
 
-static DB *part(struct index *ix, const uint8_t *fp)
+static unsigned part_of(const uint8_t *fp)
 {
-	return ix->db[index_stripe(fp) % BDB_PARTS];
+	return index_stripe(fp) % BDB_PARTS;
+}
+
+static DB_ENV *env_of(struct index *ix, unsigned k)
+{
+	return ix->env[k % ix->nenv];
+}
+
+/* Environment j's home: <dir>/bdb/env.<j>, or <dir>/bdb for a one-environment volume. */
+static int env_home(char *buf, size_t len, const char *dir, unsigned nenv, unsigned j)
+{
+	char sub[64];
+	if (nenv == 1)
+		snprintf(sub, sizeof sub, "%s", BDB_SUBDIR);
+	else
+		snprintf(sub, sizeof sub, "%s/env.%u", BDB_SUBDIR, j);
+	return meta_path(buf, len, dir, sub) ? -ENAMETOOLONG : 0;
+}
+
+/* One environment (a volume formatted before per-partition environments) or BDB_ENVS. */
+static unsigned envs_of_volume(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	if (meta_path(path, sizeof path, dir, BDB_SUBDIR "/index.0.db"))
+		return BDB_ENVS;
+	return stat(path, &st) == 0 ? 1 : BDB_ENVS;
 }
 
 /* Berkeley DB's return codes as -errno: its own codes are negative, system errors positive. */
@@ -164,6 +217,21 @@ static uint32_t cache_bytes(uint64_t capacity)
 	return want < BDB_CACHE_MIN ? BDB_CACHE_MIN : want > BDB_CACHE_MAX ? BDB_CACHE_MAX : (uint32_t)want;
 }
 
+/* An environment's share of the cache, and twice that in log (KiB) between its checkpoints: a
+ * checkpoint's cost (the dirty pages it writes back) is then spread over as many log bytes as
+ * the cache could dirty twice over. */
+static uint32_t env_cache_bytes(uint64_t capacity, unsigned nenv)
+{
+	uint32_t b = cache_bytes(capacity) / nenv;
+	return b < BDB_ENV_CACHE_MIN ? BDB_ENV_CACHE_MIN : b;
+}
+
+static uint32_t checkpoint_kbytes(uint64_t capacity, unsigned nenv)
+{
+	uint32_t kb = 2 * (env_cache_bytes(capacity, nenv) >> 10);
+	return kb < BDB_ENV_CKP_MIN_KBYTES ? BDB_ENV_CKP_MIN_KBYTES : kb;
+}
+
 /* Berkeley DB's own messages go to stderr, except those that only follow from one already
  * printed: after a damaged page (checksum error) every later call repeats "fatal region error"
  * and the close lists each file still open - tens of lines that hide the one that says what. */
@@ -178,16 +246,17 @@ static void errcall(const DB_ENV *env, const char *pfx, const char *msg)
 }
 
 /* The environment's sizes and behaviour (they apply when an opener creates its regions). */
-static int env_configure(DB_ENV *env, const struct index_params *p)
+static int env_configure(DB_ENV *env, const struct index_params *p, unsigned nenv)
 {
 	int ret;
 	env->set_errpfx(env, "dedis index-bdb");
 	env->set_errcall(env, errcall);
-	if ((ret = env->set_cachesize(env, 0, cache_bytes(p->capacity), 1)) != 0 ||
+	if ((ret = env->set_cachesize(env, 0, env_cache_bytes(p->capacity, nenv), 1)) != 0 ||
 	    (ret = env->set_lg_max(env, BDB_LOG_MAX)) != 0 ||
-	    (ret = env->set_lk_max_locks(env, 10000)) != 0 ||
-	    (ret = env->set_lk_max_objects(env, 10000)) != 0 ||
-	    (ret = env->set_lk_max_lockers(env, 10000)) != 0 ||
+	    (ret = env->set_lk_max_locks(env, BDB_LOCKS / nenv)) != 0 ||
+	    (ret = env->set_lk_max_objects(env, BDB_LOCKS / nenv)) != 0 ||
+	    (ret = env->set_lk_max_lockers(env, BDB_LOCKS / nenv)) != 0 ||
+	    (ret = env->set_lk_partitions(env, BDB_LOCK_PARTITIONS)) != 0 ||
 	    (ret = env->set_lk_detect(env, DB_LOCK_DEFAULT)) != 0 ||
 	    /* A process killed inside a transaction keeps its page locks: time out (the caller
 	     * gets an error) rather than hang every other writer of the volume forever. */
@@ -203,7 +272,7 @@ static int env_configure(DB_ENV *env, const struct index_params *p)
  * crash it. When no other process has the volume open they are removed, to be created afresh;
  * after an unclean close, normal recovery (from the log into index.db, as after a crash) runs
  * first - after a clean one the last closer's checkpoint left everything in index.db. */
-static int env_rebuild(const struct index_params *p, const char *home, int recover)
+static int env_rebuild(const struct index_params *p, unsigned nenv, const char *home, int recover)
 {
 	DIR *d = opendir(home);
 	if (!d)
@@ -219,24 +288,24 @@ static int env_rebuild(const struct index_params *p, const char *home, int recov
 	int ret = db_env_create(&env, 0);
 	if (ret)
 		return dberr(ret);
-	if (!(ret = env_configure(env, p)))
+	if (!(ret = env_configure(env, p, nenv)))
 		ret = env->open(env, home, DB_CREATE | DB_INIT_MPOOL | DB_INIT_LOCK | DB_INIT_LOG | DB_INIT_TXN | DB_RECOVER, 0);
 	int ret2 = env->close(env, 0);
 	return dberr(ret ? ret : ret2);
 }
 
-static int env_open(const struct index_params *p, int recover, DB_ENV **out)
+static int env_open(const struct index_params *p, unsigned nenv, unsigned j, int recover, DB_ENV **out)
 {
 	char home[4096];
 	int ret;
-	if (meta_path(home, sizeof home, p->dir, BDB_SUBDIR))
-		return -ENAMETOOLONG;
-	if (p->alone && (ret = env_rebuild(p, home, recover)))
+	if ((ret = env_home(home, sizeof home, p->dir, nenv, j)))
+		return ret;
+	if (p->alone && (ret = env_rebuild(p, nenv, home, recover)))
 		return ret;
 	DB_ENV *env;
 	if ((ret = db_env_create(&env, 0)) != 0)
 		return dberr(ret);
-	if ((ret = env_configure(env, p)) != 0)
+	if ((ret = env_configure(env, p, nenv)) != 0)
 		goto fail;
 	ret = env->open(env, home,
 			DB_CREATE | DB_INIT_MPOOL | DB_INIT_LOCK | DB_INIT_LOG | DB_INIT_TXN | DB_REGISTER | DB_RECOVER | DB_THREAD,
@@ -302,14 +371,18 @@ static int acquire(const struct index_params *p, int create, int recover, struct
 	} else if (!(se = calloc(1, sizeof *se))) {
 		rc = -ENOMEM;
 	} else {
-		rc = env_open(p, recover, &se->env);
+		se->nenv = create ? BDB_ENVS : envs_of_volume(p->dir);
+		for (unsigned j = 0; !rc && j < se->nenv; j++)
+			rc = env_open(p, se->nenv, j, recover, &se->env[j]);
 		for (unsigned k = 0; !rc && k < BDB_PARTS; k++)
-			rc = db_open(se->env, p, create, k, &se->db[k]);
-		if (rc && se->env) {
+			rc = db_open(se->env[k % se->nenv], p, create, k, &se->db[k]);
+		if (rc) {
 			for (unsigned k = 0; k < BDB_PARTS; k++)
 				if (se->db[k])
 					se->db[k]->close(se->db[k], 0);
-			se->env->close(se->env, 0);
+			for (unsigned j = 0; j < se->nenv; j++)
+				if (se->env[j])
+					se->env[j]->close(se->env[j], 0);
 		}
 		if (rc) {
 			free(se);
@@ -343,9 +416,11 @@ static int release(struct shared_env *se)
 			if (!rc)
 				rc = r;
 		}
-		int r2 = dberr(se->env->close(se->env, 0));
-		if (!rc)
-			rc = r2;
+		for (unsigned j = 0; j < se->nenv; j++) {
+			int r2 = dberr(se->env[j]->close(se->env[j], 0));
+			if (!rc)
+				rc = r2;
+		}
 		free(se);
 	}
 	pthread_mutex_unlock(&shared_envs_lock);
@@ -361,6 +436,14 @@ static int bdb_create(const struct index_params *p)
 		return -ENAMETOOLONG;
 	if (mkdir(home, 0755) && errno != EEXIST)
 		return -errno;
+	for (unsigned j = 0; j < BDB_ENVS; j++) {
+		char eh[4096];
+		int r = env_home(eh, sizeof eh, p->dir, BDB_ENVS, j);
+		if (r)
+			return r;
+		if (mkdir(eh, 0755) && errno != EEXIST)
+			return -errno;
+	}
 	struct bdb_counters *c = meta_map(p->dir, BDB_COUNTERS, sizeof *c, 1, NULL);
 	if (!c)
 		return errno ? -errno : -EIO;
@@ -373,7 +456,7 @@ static int bdb_create(const struct index_params *p)
 	int rc = acquire(p, 1, 0, &se);
 	if (rc)
 		return rc;
-	DB_ENV *env = se->env;
+	DB_ENV *env = se->env[0];
 	DB *db = se->db[0];
 	rc = dberr(env->txn_begin(env, NULL, &txn, 0));
 	if (!rc) {
@@ -386,15 +469,16 @@ static int bdb_create(const struct index_params *p)
 		if (!rc)
 			rc = dberr(r2);
 	}
-	if (!rc)
-		rc = dberr(env->log_flush(env, NULL));
-	if (!rc)
-		rc = dberr(env->txn_checkpoint(env, 0, 0, 0));
+	for (unsigned j = 0; !rc && j < se->nenv; j++) {
+		rc = dberr(se->env[j]->log_flush(se->env[j], NULL));
+		if (!rc)
+			rc = dberr(se->env[j]->txn_checkpoint(se->env[j], 0, 0, 0));
+	}
 	int r2 = release(se);
 	return rc ? rc : r2;
 }
 
-static int bdb_count(struct index *ix, uint64_t *n);
+static int bdb_recount(struct index *ix);
 
 static int bdb_open(const struct index_params *p, int recover, struct index **out)
 {
@@ -403,7 +487,7 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 		return -ENOMEM;
 	ix->fp_len = p->fp_len;
 	ix->commit_every = p->commit_every;
-	int rc = meta_path(ix->home, sizeof ix->home, p->dir, BDB_SUBDIR);
+	int rc = snprintf(ix->dir, sizeof ix->dir, "%s", p->dir) >= (int)sizeof ix->dir ? -ENAMETOOLONG : 0;
 	if (!rc && !(ix->c = meta_map(p->dir, BDB_COUNTERS, sizeof *ix->c, 0, NULL)))
 		rc = errno ? -errno : -EIO;
 	if (!rc && ix->c->magic != BDB_COUNTERS_MAGIC)
@@ -411,6 +495,8 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 	if (!rc && !(rc = acquire(p, 0, recover, &ix->se))) {
 		ix->env = ix->se->env;
 		ix->db = ix->se->db;
+		ix->nenv = ix->se->nenv;
+		ix->ckp_kbytes = checkpoint_kbytes(p->capacity, ix->nenv);
 	}
 	if (!rc) {
 		uint8_t params[16];
@@ -420,7 +506,7 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 			rc = -EINVAL;
 	}
 	if (!rc && recover) /* a writer may have died between a commit and the count */
-		rc = bdb_count(ix, &ix->c->entries);
+		rc = bdb_recount(ix);
 	if (rc) {
 		if (ix->se)
 			release(ix->se);
@@ -437,7 +523,7 @@ static int bdb_lookup(struct index *ix, const uint8_t *fp, uint64_t *addr)
 {
 	uint8_t b[8];
 	DBT key = dbt(fp, ix->fp_len), data = dbt_out(b, sizeof b);
-	DB *db = part(ix, fp);
+	DB *db = ix->db[part_of(fp)];
 	int ret;
 	while ((ret = db->get(db, NULL, &key, &data, 0)) == DB_LOCK_DEADLOCK)
 		;
@@ -452,27 +538,31 @@ static int bdb_lookup(struct index *ix, const uint8_t *fp, uint64_t *addr)
 }
 
 /* After a committed write: the group commit and the opportunistic checkpoint. */
-static int after_write(struct index *ix)
+static int after_write(struct index *ix, unsigned k)
 {
 	int rc = 0;
-	uint64_t writes = __atomic_add_fetch(&ix->c->writes, 1, __ATOMIC_RELAXED);
 	if (ix->commit_every && __atomic_add_fetch(&ix->c->uncommitted, 1, __ATOMIC_RELAXED) >= ix->commit_every) {
-		rc = dberr(ix->env->log_flush(ix->env, NULL));
+		for (unsigned j = 0; !rc && j < ix->nenv; j++)
+			rc = dberr(ix->env[j]->log_flush(ix->env[j], NULL));
 		if (!rc)
 			ix->c->uncommitted = 0;
 	}
-	if (!rc && writes % BDB_CKP_EVERY == 0)
-		rc = dberr(ix->env->txn_checkpoint(ix->env, BDB_CKP_KBYTES, 0, 0));
+	/* the environment just written, every BDB_CKP_EVERY writes of each environment on average */
+	unsigned every = BDB_CKP_EVERY / ix->nenv ? BDB_CKP_EVERY / ix->nenv : 1;
+	if (!rc && ++ix->writes % every == 0)
+		rc = dberr(env_of(ix, k)->txn_checkpoint(env_of(ix, k), ix->ckp_kbytes, 0, 0));
 	return rc;
 }
 
 /* One insert or remove as a transaction, retried when Berkeley DB picks it as a deadlock victim. */
 static int bdb_update(struct index *ix, const uint8_t *fp, const uint64_t *addr)
 {
-	DB *db = part(ix, fp);
+	unsigned k = part_of(fp);
+	DB *db = ix->db[k];
+	DB_ENV *env = env_of(ix, k);
 	for (;;) {
 		DB_TXN *txn;
-		int rc = dberr(ix->env->txn_begin(ix->env, NULL, &txn, 0));
+		int rc = dberr(env->txn_begin(env, NULL, &txn, 0));
 		if (rc)
 			return rc;
 		DBT key = dbt(fp, ix->fp_len);
@@ -499,8 +589,8 @@ static int bdb_update(struct index *ix, const uint8_t *fp, const uint64_t *addr)
 		}
 		if ((ret = txn->commit(txn, 0)))
 			return dberr(ret);
-		__atomic_fetch_add(&ix->c->entries, (uint64_t)(int64_t)delta, __ATOMIC_RELAXED);
-		return after_write(ix);
+		__atomic_fetch_add(&ix->c->part[k].n, (uint64_t)(int64_t)delta, __ATOMIC_RELAXED);
+		return after_write(ix, k);
 	}
 }
 
@@ -554,17 +644,28 @@ static int count_one(void *arg, const uint8_t *fp, uint64_t pbn)
 	return 0;
 }
 
-static int bdb_count(struct index *ix, uint64_t *n)
+/* With the volume quiesced (or alone): every partition's count from its entries. */
+static int bdb_recount(struct index *ix)
 {
-	*n = 0;
-	return bdb_iterate(ix, count_one, n);
+	for (unsigned k = 0; k < BDB_PARTS; k++) {
+		uint64_t n = 0;
+		int rc = iterate_part(ix, ix->db[k], count_one, &n);
+		if (rc)
+			return rc;
+		ix->c->part[k].n = n;
+	}
+	ix->c->entries = 0;
+	return 0;
 }
 
 static int bdb_flush(struct index *ix)
 {
-	int rc = dberr(ix->env->log_flush(ix->env, NULL));
-	if (!rc)
-		rc = dberr(ix->env->txn_checkpoint(ix->env, 0, 0, 0));
+	int rc = 0;
+	for (unsigned j = 0; !rc && j < ix->nenv; j++) {
+		rc = dberr(ix->env[j]->log_flush(ix->env[j], NULL));
+		if (!rc)
+			rc = dberr(ix->env[j]->txn_checkpoint(ix->env[j], 0, 0, 0));
+	}
 	if (!rc)
 		ix->c->uncommitted = 0;
 	return rc;
@@ -572,14 +673,12 @@ static int bdb_flush(struct index *ix)
 
 static int bdb_repair(struct index *ix)
 {
-	return bdb_count(ix, &ix->c->entries);
+	return bdb_recount(ix);
 }
 
-static int bdb_destroy(const struct index_params *p)
+/* Removes the files of home and of its env.* subdirectories, then home. */
+static int remove_tree(const char *home, int depth)
 {
-	char home[4096];
-	if (meta_path(home, sizeof home, p->dir, BDB_SUBDIR))
-		return -ENAMETOOLONG;
 	DIR *d = opendir(home);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
@@ -590,8 +689,13 @@ static int bdb_destroy(const struct index_params *p)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(f, sizeof f, "%s/%s", home, de->d_name);
-		if (unlink(f) && errno != ENOENT)
-			rc = -errno;
+		int r = 0;
+		if (depth == 0 && de->d_type == DT_DIR && !strncmp(de->d_name, "env.", 4))
+			r = remove_tree(f, 1);
+		else if (unlink(f) && errno != ENOENT)
+			r = -errno;
+		if (!rc)
+			rc = r;
 	}
 	closedir(d);
 	if (!rc && rmdir(home) && errno != ENOENT)
@@ -599,20 +703,34 @@ static int bdb_destroy(const struct index_params *p)
 	return rc;
 }
 
+static int bdb_destroy(const struct index_params *p)
+{
+	char home[4096];
+	if (meta_path(home, sizeof home, p->dir, BDB_SUBDIR))
+		return -ENAMETOOLONG;
+	return remove_tree(home, 0);
+}
+
 static void bdb_stats(struct index *ix, struct index_stats *s)
 {
 	memset(s, 0, sizeof *s);
 	s->entries = __atomic_load_n(&ix->c->entries, __ATOMIC_RELAXED);
-	DB_MPOOL_STAT *ms = NULL;
-	if (!ix->env->memp_stat(ix->env, &ms, NULL, 0) && ms) {
-		s->meta_reads = ms->st_page_in;
-		s->meta_writes = ms->st_page_out;
-		free(ms);
+	for (unsigned k = 0; k < BDB_PARTS; k++)
+		s->entries += __atomic_load_n(&ix->c->part[k].n, __ATOMIC_RELAXED);
+	for (unsigned j = 0; j < ix->nenv; j++) {
+		DB_MPOOL_STAT *ms = NULL;
+		if (!ix->env[j]->memp_stat(ix->env[j], &ms, NULL, 0) && ms) {
+			s->meta_reads += ms->st_page_in;
+			s->meta_writes += ms->st_page_out;
+			free(ms);
+		}
 	}
 	for (unsigned k = 0; k < BDB_PARTS; k++) {
-		char path[4096 + 32];
+		char home[4096], path[4096 + 32];
 		struct stat st;
-		snprintf(path, sizeof path, "%s/index.%u.db", ix->home, k);
+		if (env_home(home, sizeof home, ix->dir, ix->nenv, k % ix->nenv))
+			continue;
+		snprintf(path, sizeof path, "%s/index.%u.db", home, k);
 		if (!stat(path, &st))
 			s->bytes += (uint64_t)st.st_size;
 	}

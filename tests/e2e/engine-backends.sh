@@ -54,3 +54,35 @@ for run in w m; do
 	done
 done
 note "mem, bdb and bloom agree: $(jq -cS "$LOGICAL" "$E2E_TMP/w-mem.json")"
+
+# bdb keeps each index partition in its own Berkeley DB environment (bdb/env.<k>/); a volume
+# formatted when all of them shared one (bdb/ itself) still opens as it was: fsck clean, its
+# counters, its bytes read back, new writes deduplicated against its old entries.
+tar -xzf "$top_srcdir/tests/e2e/data/engine/bdb-one-env-volume.tgz" -C "$E2E_TMP"
+old="$E2E_TMP/vol"
+[ -f "$old/bdb/index.0.db" ] && [ ! -e "$old/bdb/env.0" ] || fail "the fixture is not a one-environment volume"
+"$DEDISENGINE" fsck "$old" >"$E2E_TMP/fsck" 2>&1 || fail "fsck of a one-environment bdb volume: $(cat "$E2E_TMP/fsck")"
+"$DEDISENGINE" stat "$old" --json >"$E2E_TMP/old.json" || fail "stat of a one-environment bdb volume failed"
+jcheck "$E2E_TMP/old.json" '.index_entries == 4 and .mapped_blocks == 8 and .physical_blocks == 4' \
+	"one-environment volume: counters"
+"$DEDISENGINE" export "$old" "$E2E_TMP/old.out" -q || fail "export of a one-environment bdb volume failed"
+[ "$(head -c 32768 "$E2E_TMP/old.out" | sha256sum | cut -d' ' -f1)" = \
+	3e8c5cbe76a67f56312c2e099acdd7221dbe40820e65b7d6881bfaf2048662f8 ] ||
+	fail "one-environment volume: the bytes read back are not those written"
+# the same 4 contents written again, in reverse block order, at blocks 0..7: every write a
+# duplicate of an old entry, none of them in place
+python3 - "$E2E_TMP/old.out" "$E2E_TMP/again" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read(32768)
+open(sys.argv[2], "wb").write(b"".join(b[i * 4096:(i + 1) * 4096] for i in reversed(range(8))))
+PY
+"$DEDISENGINE" import "$old" "$E2E_TMP/again" -q || fail "import into a one-environment bdb volume failed"
+"$DEDISENGINE" fsck "$old" >"$E2E_TMP/fsck" 2>&1 || fail "fsck after writing a one-environment volume: $(cat "$E2E_TMP/fsck")"
+"$DEDISENGINE" stat "$old" --json >"$E2E_TMP/old2.json"
+jcheck "$E2E_TMP/old2.json" ".index_entries == 4 and .physical_blocks == 4 and .duplicate_writes == $(jget "$E2E_TMP/old.json" .duplicate_writes) + 8" \
+	"one-environment volume: rewriting its contents was not deduplicated against its entries"
+[ ! -e "$old/bdb/env.0" ] || fail "opening a one-environment volume changed its layout"
+new="$E2E_TMP/vol-bdb"
+[ -d "$new/bdb/env.0" ] && [ -f "$new/bdb/env.15/index.15.db" ] && [ ! -e "$new/bdb/index.0.db" ] ||
+	fail "a new bdb volume does not have one environment per partition: $(ls "$new/bdb")"
+note "one-environment (older) bdb volume: fsck clean, read back, rewrites deduplicated; new volumes: bdb/env.0..15"

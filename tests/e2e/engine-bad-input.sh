@@ -158,7 +158,7 @@ note "non-empty directories never formatted; runs remove exactly what they forma
 "$DEDISENGINE" format "$T/bdbvol" --size 1MiB -b 512 -i bdb -q || fail "format bdb exited $?"
 head -c 1048576 /dev/urandom >"$T/mib"
 "$DEDISENGINE" import "$T/bdbvol" "$T/mib" -q || fail "import exited $?"
-python3 - "$T/bdbvol/bdb/index.0.db" <<'PY'
+python3 - "$T/bdbvol/bdb/env.0/index.0.db" <<'PY'
 import sys
 with open(sys.argv[1], "r+b") as f:
     f.seek(8209); b = f.read(7); f.seek(8209); f.write(bytes(x ^ 0xff for x in b))
