@@ -115,6 +115,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	snprintf(sb.index, sizeof sb.index, "%s", iname);
 	sb.fp_len = digest_len;
 	sb.stripes = VOL_STRIPES;
+	sb.stripe_unit = SPACE_EXTENT; /* a process's allocation extent: one data file */
 	sb.created = (uint64_t)time(NULL);
 	sb.compress = strcmp(comp, "lz4") ? VOL_COMPRESS_NONE : VOL_COMPRESS_LZ4;
 	sb.frags = sb.compress ? PACK_MAX_FRAGS : 1;
@@ -126,7 +127,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	 * index) from them, as it would after a power loss. */
 	int rc = txn_create(dir, logical, sb.journal_bytes);
 	if (!rc)
-		rc = store_create(dir, bs, data, sb.stripes);
+		rc = store_create(dir, bs, data, sb.stripes, sb.stripe_unit);
 	/* The superblock goes last: a volume without one is not a volume, so a failed format
 	 * leaves nothing that looks usable. */
 	if (!rc)
@@ -358,7 +359,8 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	else if (!(rc = map_caches(e, false, false)))
 		rc = e->iops->open(&ip, 0, &e->ix);
 	if (!rc)
-		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, e->sb.stripes, p->direct, p->recorder);
+		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, e->sb.stripes, e->sb.stripe_unit,
+				p->direct, p->recorder);
 	if (!rc)
 		rc = txn_open(&e->txn, dir, e->sb.logical_blocks, e->sb.journal_bytes, e->lbnmap, e->st, &e->store, p->recorder);
 	if (!rc)

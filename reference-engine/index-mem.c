@@ -18,7 +18,7 @@
 struct mem_header {
 	uint64_t magic;
 	uint64_t part_slots;  /* slots per partition, a power of two */
-	uint64_t entries;     /* atomic */
+	uint64_t entries;     /* at the last recount only: the live count is the sum of the partitions' */
 	uint32_t fp_len;
 	uint32_t slot_size;
 	uint32_t parts;       /* partitions: the volume's stripes (0 in files before v3: INDEX_STRIPES) */
@@ -37,11 +37,15 @@ static unsigned parts_of(const struct index_params *p)
 	return p->stripes ? p->stripes : INDEX_STRIPES;
 }
 
-/* A slot: address + 1 (0 = empty), then the fingerprint, padded to 8 bytes. */
+/* A slot: address + 1 (0 = empty), then the fingerprint, padded to 8 bytes. The geometry is
+ * copied out of the shared header: every probe reads it, and a line other processes write (as
+ * the header's once was, by a shared entry count bumped on every insert) costs a miss per read. */
 struct index {
 	struct mem_header *h;
 	uint32_t *counts;
 	uint8_t *table;
+	uint64_t part_slots;
+	uint32_t slot_size, fp_len;
 	unsigned parts;       /* a power of two */
 	size_t map_len;
 	uint64_t meta_writes;
@@ -103,21 +107,21 @@ static inline unsigned partition(struct index *ix, const uint8_t *fp)
 
 static inline uint8_t *slot(struct index *ix, unsigned part, uint64_t i)
 {
-	return ix->table + ((uint64_t)part * ix->h->part_slots + i) * ix->h->slot_size;
+	return ix->table + ((uint64_t)part * ix->part_slots + i) * ix->slot_size;
 }
 
 static inline uint64_t home(struct index *ix, const uint8_t *fp)
 {
 	uint64_t x;
 	memcpy(&x, fp + 2, 8); /* a cryptographic digest is already uniformly spread */
-	return x & (ix->h->part_slots - 1);
+	return x & (ix->part_slots - 1);
 }
 
 /* The slot holding fp in its partition, or the empty slot ending its probe run (UINT64_MAX when
  * the partition is full and fp absent). */
 static uint64_t probe(struct index *ix, unsigned part, const uint8_t *fp, int *found)
 {
-	uint64_t mask = ix->h->part_slots - 1, i = home(ix, fp);
+	uint64_t mask = ix->part_slots - 1, i = home(ix, fp);
 	for (uint64_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
 		uint8_t *s = slot(ix, part, i);
 		uint64_t v;
@@ -126,7 +130,7 @@ static uint64_t probe(struct index *ix, unsigned part, const uint8_t *fp, int *f
 			*found = 0;
 			return i;
 		}
-		if (!memcmp(s + 8, fp, ix->h->fp_len)) {
+		if (!memcmp(s + 8, fp, ix->fp_len)) {
 			*found = 1;
 			return i;
 		}
@@ -140,7 +144,7 @@ static void count_entries(struct index *ix)
 	uint64_t total = 0;
 	for (unsigned p = 0; p < ix->parts; p++) {
 		uint32_t n = 0;
-		for (uint64_t i = 0; i < ix->h->part_slots; i++)
+		for (uint64_t i = 0; i < ix->part_slots; i++)
 			n += *(uint64_t *)(void *)slot(ix, p, i) != 0;
 		ix->counts[p] = n;
 		total += n;
@@ -169,6 +173,9 @@ static int mem_open(const struct index_params *p, int recover, struct index **ou
 	}
 	ix->map_len = len;
 	ix->parts = parts_of(p);
+	ix->part_slots = ix->h->part_slots;
+	ix->slot_size = ix->h->slot_size;
+	ix->fp_len = ix->h->fp_len;
 	ix->counts = (uint32_t *)(void *)((uint8_t *)ix->h + sizeof *ix->h);
 	ix->table = (uint8_t *)ix->counts + counts_len(ix->parts);
 	if (recover) /* a writer may have died mid-update: recount */
@@ -194,15 +201,14 @@ static int mem_insert(struct index *ix, const uint8_t *fp, uint64_t addr)
 	int found;
 	unsigned part = partition(ix, fp);
 	uint64_t i = probe(ix, part, fp, &found);
-	if (!found && (uint64_t)(ix->counts[part] + 1) * 8 > ix->h->part_slots * 7)
+	if (!found && (uint64_t)(ix->counts[part] + 1) * 8 > ix->part_slots * 7)
 		return -ENOSPC;
 	uint8_t *s = slot(ix, part, i);
-	memcpy(s + 8, fp, ix->h->fp_len);
+	memcpy(s + 8, fp, ix->fp_len);
 	uint64_t v = addr + 1;
 	memcpy(s, &v, 8);
 	if (!found) {
 		ix->counts[part]++;
-		__atomic_fetch_add(&ix->h->entries, 1, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -211,7 +217,7 @@ static int mem_remove(struct index *ix, const uint8_t *fp)
 {
 	int found;
 	unsigned part = partition(ix, fp);
-	uint64_t mask = ix->h->part_slots - 1, i = probe(ix, part, fp, &found);
+	uint64_t mask = ix->part_slots - 1, i = probe(ix, part, fp, &found);
 	if (!found)
 		return -ENOENT;
 	/* Backward-shift: pull later members of the probe run into the hole, so no tombstones. */
@@ -227,20 +233,19 @@ static int mem_remove(struct index *ix, const uint8_t *fp)
 		/* s may move to the hole if its home is not in (hole, j] cyclically */
 		bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
 		if (!stays) {
-			memcpy(slot(ix, part, hole), s, ix->h->slot_size);
+			memcpy(slot(ix, part, hole), s, ix->slot_size);
 			hole = j;
 		}
 	}
-	memset(slot(ix, part, hole), 0, ix->h->slot_size);
+	memset(slot(ix, part, hole), 0, ix->slot_size);
 	ix->counts[part]--;
-	__atomic_fetch_sub(&ix->h->entries, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 static int mem_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
 {
-	for (uint64_t i = 0; i < ix->parts * ix->h->part_slots; i++) {
-		uint8_t *s = ix->table + i * ix->h->slot_size;
+	for (uint64_t i = 0; i < ix->parts * ix->part_slots; i++) {
+		uint8_t *s = ix->table + i * ix->slot_size;
 		uint64_t v;
 		memcpy(&v, s, 8);
 		if (!v)
@@ -267,7 +272,8 @@ static int mem_repair(struct index *ix)
 static void mem_stats(struct index *ix, struct index_stats *s)
 {
 	memset(s, 0, sizeof *s);
-	s->entries = __atomic_load_n(&ix->h->entries, __ATOMIC_RELAXED);
+	for (unsigned p = 0; p < ix->parts; p++)
+		s->entries += __atomic_load_n(&ix->counts[p], __ATOMIC_RELAXED);
 	s->meta_writes = ix->meta_writes;
 	s->bytes = ix->map_len;
 }

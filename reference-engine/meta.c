@@ -58,6 +58,9 @@ const char *sb_check(const struct superblock *sb)
 	if (!sb->logical_blocks || !sb->data_blocks || (sb->fp_len != 20 && sb->fp_len != 32) || !sb->stripes ||
 	    sb->stripes > 64 || sb->compress > VOL_COMPRESS_LZ4 || !sb->frags || sb->frags > 16 || !sb->journal_bytes)
 		return "invalid geometry in superblock";
+	if (sb->version != VOL_VERSION_FIXED_STRIPES && /* v2: the checksum sits there */
+	    (sb->stripe_unit > (1u << 20) || (sb->stripe_unit & (sb->stripe_unit - 1))))
+		return "invalid stripe unit in superblock";
 	return NULL;
 }
 
@@ -108,7 +111,7 @@ int sb_read(const char *dir, struct superblock *sb, const char **why)
 	if (sb->version == VOL_VERSION_FIXED_STRIPES) { /* as in memory: the v3 fields, v2's fixed stripes */
 		memmove(sb->checksum, &sb->index_stripes, sizeof sb->checksum);
 		sb->index_stripes = INDEX_STRIPES;
-		sb->reserved = 0;
+		sb->stripe_unit = 0;
 	}
 	return 0;
 }

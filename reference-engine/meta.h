@@ -24,7 +24,7 @@ struct superblock {
 	char hash[8];      /* "sha1" / "sha256" */
 	char index[8];     /* "mem" / "bdb" / "bloom" */
 	uint32_t fp_len;
-	uint32_t stripes;   /* chunk-store files: PBN p lives in data.<p mod stripes> */
+	uint32_t stripes;   /* chunk-store files, striped in units of stripe_unit PBNs */
 	uint64_t created;  /* seconds since the epoch */
 	uint32_t compress; /* VOL_COMPRESS_* */
 	uint32_t frags;    /* address slots per physical block: 1, or PACK_MAX_FRAGS with compression */
@@ -33,7 +33,9 @@ struct superblock {
 	 * index's partitions, sized from the volume at format time (index_stripes_for). A version 2
 	 * superblock has no such field (its checksum sits here) and is read with INDEX_STRIPES. */
 	uint32_t index_stripes;
-	uint32_t reserved;
+	/* v3: PBNs per stripe unit of the chunk store (a power of two): unit q = p / stripe_unit lives
+	 * in data.<q mod stripes>. 0 in volumes formatted before it existed: one block, as 1. */
+	uint32_t stripe_unit;
 	uint8_t checksum[32]; /* SHA-256 of everything above */
 };
 

@@ -15,8 +15,28 @@ static int stripe_path(char *buf, size_t len, const char *dir, unsigned i)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes)
+/* Blocks of `blocks` PBNs that data.<i> holds: its whole units, less what the last unit lacks when
+ * that one is partial and its own. */
+static uint64_t stripe_blocks(uint64_t blocks, unsigned stripes, uint32_t unit, unsigned i)
 {
+	uint64_t units = (blocks + unit - 1) / unit;
+	uint64_t mine = (units / stripes + (i < units % stripes)) * unit;
+	if (blocks % unit && (units - 1) % stripes == i)
+		mine -= unit - blocks % unit;
+	return mine;
+}
+
+static void locate(const struct store *s, uint64_t pbn, unsigned *file, uint64_t *off)
+{
+	uint64_t q = pbn / s->unit;
+	*file = (unsigned)(q % s->stripes);
+	*off = ((q / s->stripes) * s->unit + pbn % s->unit) * s->block_size;
+}
+
+int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit)
+{
+	if (!unit)
+		unit = 1;
 	for (unsigned i = 0; i < stripes; i++) {
 		char path[4096];
 		if (stripe_path(path, sizeof path, dir, i))
@@ -25,7 +45,7 @@ int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned
 		if (fd < 0)
 			return -errno;
 		/* Sparse: the chunk store takes room only as blocks are written. */
-		uint64_t mine = blocks / stripes + (i < blocks % stripes);
+		uint64_t mine = stripe_blocks(blocks, stripes, unit, i);
 		int rc = ftruncate(fd, (off_t)(mine * block_size)) ? -errno : 0;
 		close(fd);
 		if (rc)
@@ -34,13 +54,14 @@ int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned
 	return 0;
 }
 
-int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct,
-	       const struct engine_recorder *rec)
+int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit,
+	       bool direct, const struct engine_recorder *rec)
 {
 	s->rec = rec;
 	if (!stripes || stripes > STORE_MAX_STRIPES)
 		return -EINVAL;
 	s->stripes = 0;
+	s->unit = unit ? unit : 1;
 	s->block_size = block_size;
 	s->blocks = blocks;
 	s->direct = direct;
@@ -60,22 +81,31 @@ int store_write(struct store *s, uint64_t pbn, const void *buf)
 {
 	if (pbn >= s->blocks)
 		return -EINVAL;
-	unsigned i = (unsigned)(pbn % s->stripes);
-	return dio_write(s->rec, DIO_DATA0 + i, s->fd[i], buf, s->block_size, pbn / s->stripes * s->block_size);
+	unsigned i;
+	uint64_t off;
+	locate(s, pbn, &i, &off);
+	return dio_write(s->rec, DIO_DATA0 + i, s->fd[i], buf, s->block_size, off);
 }
 
 int store_read(struct store *s, uint64_t pbn, void *buf)
 {
 	if (pbn >= s->blocks)
 		return -EINVAL;
-	return dio_read(s->fd[pbn % s->stripes], buf, s->block_size, pbn / s->stripes * s->block_size);
+	unsigned i;
+	uint64_t off;
+	locate(s, pbn, &i, &off);
+	return dio_read(s->fd[i], buf, s->block_size, off);
 }
 
 bool store_covers(struct store *s, uint64_t pbn)
 {
 	struct stat st;
-	return pbn < s->blocks && !fstat(s->fd[pbn % s->stripes], &st) &&
-	       (uint64_t)st.st_size >= (pbn / s->stripes + 1) * s->block_size;
+	unsigned i;
+	uint64_t off;
+	if (pbn >= s->blocks)
+		return false;
+	locate(s, pbn, &i, &off);
+	return !fstat(s->fd[i], &st) && (uint64_t)st.st_size >= off + s->block_size;
 }
 
 int store_sync(struct store *s)

@@ -1,5 +1,6 @@
 /* store.h - the chunk store: one block per physical block number, striped over a few data files
- * (PBN p in data.<p mod stripes>) so concurrent writers do not queue on one file's inode lock. */
+ * in units of `unit` PBNs (unit q = p / unit in data.<q mod stripes>), so concurrent writers, each
+ * filling its own allocation extent, write different files and do not queue on one inode lock. */
 #ifndef DEDIS_ENGINE_STORE_H
 #define DEDIS_ENGINE_STORE_H
 
@@ -12,15 +13,17 @@
 struct store {
 	int fd[STORE_MAX_STRIPES];
 	unsigned stripes;
+	uint32_t unit;             /* PBNs per stripe unit, >= 1 */
 	uint32_t block_size;
 	uint64_t blocks;
 	bool direct;
 	const struct engine_recorder *rec; /* sees every write and sync (power-loss harness) */
 };
 
-int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes);
-int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, bool direct,
-	       const struct engine_recorder *rec);
+/* unit: the superblock's stripe_unit (0: one block). */
+int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit);
+int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit,
+	       bool direct, const struct engine_recorder *rec);
 int store_write(struct store *s, uint64_t pbn, const void *buf);
 int store_read(struct store *s, uint64_t pbn, void *buf);
 /* Whether the block's stripe file extends over it: a failed read of a block it covers is the

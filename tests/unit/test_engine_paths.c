@@ -13,6 +13,7 @@
 #include "fingerprint.h"
 #include "index.h"
 #include "meta.h"
+#include "store.h"
 #include "unit.h"
 
 #define BS 4096
@@ -330,6 +331,72 @@ static void crash_recovery(void)
 	cleanup();
 }
 
+/* The chunk store's layout: every PBN at its own place, inside its file; files as long as the
+ * blocks they hold; a stripe unit (an allocation extent) in one file; stripe unit 0 (volumes
+ * formatted before it existed) is PBN p in data.<p mod stripes> at block p / stripes. */
+static void store_layout(void)
+{
+	const struct {
+		uint64_t blocks;
+		unsigned stripes;
+		uint32_t unit;
+	} cases[] = {{1000, 8, 0}, {1000, 8, 1}, {1000, 8, 64}, {700, 3, 16}, {5, 8, 64}, {129, 2, 64}}; /* 64: SPACE_EXTENT */
+	const uint32_t bs = 512;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char d[64];
+		snprintf(d, sizeof d, "/tmp/dedis-unit-store-XXXXXX");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d));
+		uint64_t n = cases[c].blocks;
+		unsigned k = cases[c].stripes;
+		uint32_t u = cases[c].unit;
+		CU_ASSERT_EQUAL_FATAL(store_create(d, bs, n, k, u), 0);
+		struct store s;
+		CU_ASSERT_EQUAL_FATAL(store_open(&s, d, bs, n, k, u, false, NULL), 0);
+		uint8_t buf[512], got[512];
+		for (uint64_t p = 0; p < n; p++) {
+			CU_ASSERT(store_covers(&s, p));
+			memset(buf, 0, bs);
+			memcpy(buf, &p, sizeof p);
+			CU_ASSERT_EQUAL(store_write(&s, p, buf), 0);
+		}
+		CU_ASSERT(!store_covers(&s, n));
+		uint64_t total = 0, bad = 0;
+		for (unsigned i = 0; i < k; i++) {
+			char path[128];
+			struct stat st;
+			snprintf(path, sizeof path, "%s/data.%u", d, i);
+			CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
+			CU_ASSERT_EQUAL(st.st_size % bs, 0);
+			total += (uint64_t)st.st_size / bs;
+			int fd = open(path, O_RDONLY);
+			CU_ASSERT_FATAL(fd >= 0);
+			for (uint64_t b = 0; b < (uint64_t)st.st_size / bs; b++) {
+				uint64_t p;
+				CU_ASSERT_EQUAL(pread(fd, got, bs, (off_t)(b * bs)), (ssize_t)bs);
+				memcpy(&p, got, sizeof p);
+				uint64_t q = p / (u ? u : 1);
+				/* where the layout says PBN p goes: file q mod k, block (q / k) units + p mod unit in */
+				bad += p >= n || q % k != i || (q / k) * (u ? u : 1) + p % (u ? u : 1) != b;
+				if (!u)
+					bad += p % k != i || p / k != b;
+			}
+			close(fd);
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		CU_ASSERT_EQUAL(total, n); /* no block twice, none missing: every file holds only its own */
+		for (uint64_t p = 0; p < n; p++) {
+			CU_ASSERT_EQUAL(store_read(&s, p, got), 0);
+			uint64_t v;
+			memcpy(&v, got, sizeof v);
+			CU_ASSERT_EQUAL(v, p);
+		}
+		store_close(&s);
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+		CU_ASSERT_EQUAL(system(cmd), 0);
+	}
+}
+
 static void bad_geometry_refused(void)
 {
 	char err[256];
@@ -357,6 +424,7 @@ int suite_engine_paths(void)
 		{"a failed open closes no descriptor of its caller", failed_open_closes_nothing},
 		{"tiny volumes size stripes and journal from their geometry", sizing_from_geometry},
 		{"a version 2 volume (fixed stripes) still opens", version2_volume_opens},
+		{"chunk store: stripe units, files and every PBN's place", store_layout},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
 		{NULL, NULL},
 	};
