@@ -167,6 +167,27 @@ struct cell_acc {
 	comp_sum w, wz, wl;
 };
 
+/* The cells by copy class: a class's 32 x 32 block is allocated when a content of that class is
+ * first joined. A handful of classes ever are; one dense table of all 64 was 3 MiB that every
+ * join, and each thread's part of it, paid for in page faults (10 ms and more at 2 GiB). */
+#define CLASS_CELLS ((size_t)DIST_COMP_BUCKETS * DIST_COMP_BUCKETS)
+typedef struct cell_acc *class_cells[DIST_CLASSES];
+
+static struct cell_acc *cell_block(class_cells acc, unsigned cls)
+{
+	if (!acc[cls])
+		acc[cls] = calloc(CLASS_CELLS, sizeof *acc[cls]);
+	return acc[cls];
+}
+
+static void free_cells(class_cells acc)
+{
+	for (int k = 0; k < DIST_CLASSES; k++) {
+		free(acc[k]);
+		acc[k] = NULL;
+	}
+}
+
 struct comp_sampler {
 	pthread_mutex_t lock;
 	size_t fl;
@@ -175,7 +196,7 @@ struct comp_sampler {
 	uint64_t threshold;
 	uint8_t zero_fp[32];
 	struct comp_set *set;       /* what the threads handed in, and loaded samples */
-	struct cell_acc *acc;       /* DIST_CLASSES * 32 * 32, allocated by the join */
+	class_cells acc;            /* the join's cells */
 	uint64_t class_measured[DIST_CLASSES];
 	uint64_t expect;            /* contents per thread, for sizing their sets */
 };
@@ -244,7 +265,7 @@ void comp_sampler_free(struct comp_sampler *s)
 	if (!s)
 		return;
 	comp_set_free(s->set);
-	free(s->acc);
+	free_cells(s->acc);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -356,27 +377,79 @@ static unsigned bucket_of(uint32_t size, uint64_t bs)
 	return b < DIST_COMP_BUCKETS ? (unsigned)b : DIST_COMP_BUCKETS - 1;
 }
 
-int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies)
+/* One entry into cells acc and class_measured: the sampler is only read, so threads joining
+ * disjoint entries into their own cells may share it. */
+static int join_into(const struct comp_sampler *s, class_cells acc, uint64_t *class_measured, const uint8_t *fp,
+		     uint64_t copies)
 {
 	if (!s->set->n || copies == 0)
 		return 0;
 	const struct comp_sample *v = comp_set_get(s->set, fp);
 	if (!v || v->hmin > s->threshold || !memcmp(fp, s->zero_fp, s->fl))
 		return 0;
-	if (!s->acc && !(s->acc = calloc((size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS, sizeof *s->acc)))
-		return -1;
 	int cls = 63 - __builtin_clzll(copies);
 	/* Horvitz-Thompson: measured with probability 1 - (1 - p)^copies (p = 1: always) */
 	double w = s->p >= 1 ? 1.0 : 1.0 / -expm1((double)copies * log1p(-s->p));
 	/* w <= 1/p <= 2^32: at most 2^56 in fixed point */
 	comp_sum fw = (comp_sum)(uint64_t)nearbyint(w * (double)(UINT64_C(1) << COMP_WEIGHT_BITS));
-	struct cell_acc *a = &s->acc[((size_t)cls * DIST_COMP_BUCKETS + bucket_of(v->zstd, s->block_size)) *
-				     DIST_COMP_BUCKETS + bucket_of(v->lz4, s->block_size)];
+	struct cell_acc *block = cell_block(acc, (unsigned)cls);
+	if (!block)
+		return -1;
+	struct cell_acc *a = &block[bucket_of(v->zstd, s->block_size) * DIST_COMP_BUCKETS + bucket_of(v->lz4, s->block_size)];
 	a->w += fw;
 	a->wz += fw * v->zstd;
 	a->wl += fw * v->lz4;
-	s->class_measured[cls]++;
+	class_measured[cls]++;
 	return 0;
+}
+
+int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies)
+{
+	return join_into(s, s->acc, s->class_measured, fp, copies);
+}
+
+struct comp_join_part {
+	const struct comp_sampler *s;
+	class_cells acc;
+	uint64_t class_measured[DIST_CLASSES];
+};
+
+struct comp_join_part *comp_join_part_new(const struct comp_sampler *s)
+{
+	struct comp_join_part *j = calloc(1, sizeof *j);
+	if (j)
+		j->s = s;
+	return j;
+}
+
+int comp_join_part_visit(struct comp_join_part *j, const uint8_t *fp, uint64_t copies)
+{
+	return join_into(j->s, j->acc, j->class_measured, fp, copies);
+}
+
+int comp_join_part_add(struct comp_sampler *s, struct comp_join_part *j)
+{
+	for (unsigned k = 0; k < DIST_CLASSES; k++) {
+		s->class_measured[k] += j->class_measured[k];
+		if (!j->acc[k])
+			continue;
+		struct cell_acc *to = cell_block(s->acc, k);
+		if (!to)
+			return -1;
+		for (size_t i = 0; i < CLASS_CELLS; i++) {
+			to[i].w += j->acc[k][i].w;
+			to[i].wz += j->acc[k][i].wz;
+			to[i].wl += j->acc[k][i].wl;
+		}
+	}
+	return 0;
+}
+
+void comp_join_part_free(struct comp_join_part *j)
+{
+	if (j)
+		free_cells(j->acc);
+	free(j);
 }
 
 /* A weighted mean size in 1/1024 of the block, kept inside its bucket against rounding. */
@@ -392,15 +465,28 @@ static uint32_t mean_unit(double wsize, double w, uint64_t bs, unsigned bucket)
 int comp_join_finish(struct comp_sampler *s, struct dist_comp *out)
 {
 	memset(out, 0, sizeof *out);
-	if (!s->acc)
+	size_t n = 0, total = (size_t)DIST_CLASSES * CLASS_CELLS;
+	bool any = false;
+	for (size_t i = 0; i < total; i++) {
+		const struct cell_acc *block = s->acc[i / CLASS_CELLS];
+		if (!block) {
+			i += CLASS_CELLS - 1;
+			continue;
+		}
+		any = true;
+		n += block[i % CLASS_CELLS].w != 0;
+	}
+	if (!any)
 		return 0;
-	size_t n = 0, total = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
-	for (size_t i = 0; i < total; i++)
-		n += s->acc[i].w != 0;
 	if (!(out->cells = malloc(n * sizeof *out->cells)))
 		return -1;
 	for (size_t i = 0; i < total; i++) {
-		const struct cell_acc *a = &s->acc[i];
+		const struct cell_acc *block = s->acc[i / CLASS_CELLS];
+		if (!block) {
+			i += CLASS_CELLS - 1;
+			continue;
+		}
+		const struct cell_acc *a = &block[i % CLASS_CELLS];
 		if (!a->w)
 			continue;
 		const double unit = (double)(UINT64_C(1) << COMP_WEIGHT_BITS);
@@ -425,10 +511,13 @@ void comp_join_export(const struct comp_sampler *s, comp_sum *sums)
 {
 	size_t cells = (size_t)DIST_CLASSES * DIST_COMP_BUCKETS * DIST_COMP_BUCKETS;
 	memset(sums, 0, COMP_JOIN_SUMS * sizeof *sums);
-	for (size_t i = 0; s->acc && i < cells; i++) {
-		sums[3 * i] = s->acc[i].w;
-		sums[3 * i + 1] = s->acc[i].wz;
-		sums[3 * i + 2] = s->acc[i].wl;
+	for (size_t i = 0; i < cells; i++) {
+		const struct cell_acc *block = s->acc[i / CLASS_CELLS];
+		if (!block)
+			continue;
+		sums[3 * i] = block[i % CLASS_CELLS].w;
+		sums[3 * i + 1] = block[i % CLASS_CELLS].wz;
+		sums[3 * i + 2] = block[i % CLASS_CELLS].wl;
 	}
 	for (int k = 0; k < DIST_CLASSES; k++)
 		sums[3 * cells + (size_t)k] = s->class_measured[k];
@@ -442,12 +531,15 @@ int comp_join_add(struct comp_sampler *s, const comp_sum *sums)
 		any = sums[3 * i] != 0;
 	if (!any) /* nothing joined there: the join stays as it is (no cells, not an empty table) */
 		return 0;
-	if (!s->acc && !(s->acc = calloc(cells, sizeof *s->acc)))
-		return -1;
 	for (size_t i = 0; i < cells; i++) {
-		s->acc[i].w += sums[3 * i];
-		s->acc[i].wz += sums[3 * i + 1];
-		s->acc[i].wl += sums[3 * i + 2];
+		if (!sums[3 * i] && !sums[3 * i + 1] && !sums[3 * i + 2])
+			continue;
+		struct cell_acc *block = cell_block(s->acc, (unsigned)(i / CLASS_CELLS));
+		if (!block)
+			return -1;
+		block[i % CLASS_CELLS].w += sums[3 * i];
+		block[i % CLASS_CELLS].wz += sums[3 * i + 1];
+		block[i % CLASS_CELLS].wl += sums[3 * i + 2];
 	}
 	for (int k = 0; k < DIST_CLASSES; k++)
 		s->class_measured[k] += (uint64_t)sums[3 * cells + (size_t)k];

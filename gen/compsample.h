@@ -93,6 +93,14 @@ void comp_local_release(struct comp_local *l);
  * contents become Horvitz-Thompson weighted cells (class floor(log2 copies), weight
  * 1 / (1 - (1 - p)^copies), the zero block left out). */
 int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies);
+/* The same join split over threads: each offers its own (disjoint) entries to a part of its own,
+ * and the parts are added into the sampler's join after - integer sums, so the cells are those of
+ * one join of every entry, to the bit. visit and add: 0, or -1 out of memory. */
+struct comp_join_part;
+struct comp_join_part *comp_join_part_new(const struct comp_sampler *s);
+int comp_join_part_visit(struct comp_join_part *j, const uint8_t *fp, uint64_t copies);
+int comp_join_part_add(struct comp_sampler *s, struct comp_join_part *j);
+void comp_join_part_free(struct comp_join_part *j);
 /* Fills out (out->present false when nothing was measured). 0, or -1 out of memory. */
 int comp_join_finish(struct comp_sampler *s, struct dist_comp *out);
 /* The join's sums before rounding, as COMP_JOIN_SUMS integers (each cell's weight, weighted zstd

@@ -169,23 +169,35 @@ int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first
 
 struct merge_job {
 	struct counter *c;
-	int next;          /* the next range to merge (atomic) */
+	int next;          /* the next job (atomic): 0 is `before`, then the ranges 1 .. RANGES */
 	int failed;        /* atomic */
+	int (*before)(void *arg);
+	void *before_arg;
 	char why[600];
 };
+
+static void merge_fail(struct merge_job *j, const char *what, const char *detail)
+{
+	if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
+		snprintf(j->why, sizeof j->why, "%s%s", what, detail);
+}
 
 static void *merge_ranges(void *arg)
 {
 	struct merge_job *j = arg;
 	struct counter *c = j->c;
 	int r;
-	while ((r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < RANGES) {
+	while ((r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED) - 1) < RANGES) {
+		if (r < 0) { /* first, as the longest job: the others' merges go on beside it */
+			if (j->before && j->before(j->before_arg))
+				merge_fail(j, "out of memory", "");
+			continue;
+		}
 		struct gindex *dst = part_of(c, 0, r);
 		for (int w = 1; w < c->writers; w++) {
 			struct gindex *src = part_of(c, w, r);
 			if (src->ops->iterate(src, false, true, to_index, dst)) {
-				if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
-					snprintf(j->why, sizeof j->why, "merging the threads' counts: %s", dst->err);
+				merge_fail(j, "merging the threads' counts: ", dst->err);
 				return NULL;
 			}
 		}
@@ -194,15 +206,19 @@ static void *merge_ranges(void *arg)
 }
 
 /* Writer 0's parts take the other writers' counts, ranges in parallel (one thread per writer,
- * up to the number of ranges). */
-static int merge_writers(struct counter *c, char *why, size_t whylen)
+ * up to the number of ranges), with before (may be NULL) run by one of them meanwhile. */
+static int merge_writers(struct counter *c, int (*before)(void *), void *before_arg, char *why, size_t whylen)
 {
 	if (c->merged || c->writers == 1) {
 		c->merged = true;
+		if (before && before(before_arg)) {
+			snprintf(why, whylen, "out of memory");
+			return -1;
+		}
 		return 0;
 	}
 	note_peak(c);
-	struct merge_job j = {.c = c};
+	struct merge_job j = {.c = c, .before = before, .before_arg = before_arg};
 	int n = c->writers < RANGES ? c->writers : RANGES, started = 0;
 	pthread_t tids[RANGES];
 	for (; started < n - 1; started++)
@@ -223,8 +239,17 @@ static int merge_writers(struct counter *c, char *why, size_t whylen)
 
 int counter_settle(struct counter *c, char *why, size_t whylen)
 {
+	return counter_settle_beside(c, NULL, NULL, why, whylen);
+}
+
+int counter_settle_beside(struct counter *c, int (*before)(void *), void *before_arg, char *why, size_t whylen)
+{
 	if (!c->back)
-		return merge_writers(c, why, whylen);
+		return merge_writers(c, before, before_arg, why, whylen);
+	if (before && before(before_arg)) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
 	int rc = 0;
 	pthread_mutex_lock(&c->back_lock);
 	note_peak(c);
@@ -253,27 +278,103 @@ static int to_hist(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 	return w->also ? w->also(fp, count, first, w->also_arg) : 0;
 }
 
+/* The walk of the merged ranges, by threads taking ranges in turn: each its own histogram and
+ * visitor argument. */
+struct walk_job {
+	struct counter *c;
+	const struct counter_walkers *w;
+	struct walk_arg *args;
+	int next, failed;  /* atomics */
+	char why[600];
+};
+
+struct walk_thread {
+	struct walk_job *j;
+	int k;
+};
+
+static void *walk_ranges(void *arg)
+{
+	struct walk_thread *t = arg;
+	struct walk_job *j = t->j;
+	int r;
+	while (!__atomic_load_n(&j->failed, __ATOMIC_RELAXED) &&
+	       (r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < RANGES) {
+		struct gindex *src = part_of(j->c, 0, r);
+		if (src->ops->iterate(src, false, false, to_hist, &j->args[t->k])) {
+			if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
+				snprintf(j->why, sizeof j->why, "%s", src->err[0] ? src->err : "out of memory building the histogram");
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int walk_parallel(struct counter *c, const struct counter_walkers *w, struct count_hist *h, char *why,
+			 size_t whylen)
+{
+	int n = w->n < 1 ? 1 : w->n > RANGES ? RANGES : w->n, started = 0;
+	struct walk_arg args[RANGES];
+	struct walk_thread th[RANGES];
+	pthread_t tids[RANGES];
+	struct walk_job j = {.c = c, .w = w, .args = args};
+	memset(args, 0, sizeof args);
+	for (int k = 0; k < n; k++) {
+		args[k].also = w->visit;
+		args[k].also_arg = w->args ? w->args[k] : NULL;
+		th[k] = (struct walk_thread){&j, k};
+	}
+	for (; started < n - 1; started++)
+		if (pthread_create(&tids[started], NULL, walk_ranges, &th[started + 1]))
+			break;
+	/* threads that did not start leave their ranges to the others: their visitors see nothing */
+	walk_ranges(&th[0]);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	int rc = 0;
+	if (j.failed) {
+		snprintf(why, whylen, "%s", j.why);
+		rc = -1;
+	}
+	for (int k = 0; k < n; k++) {
+		for (size_t i = 0; !rc && i < args[k].h.cap; i++)
+			if (args[k].h.keys[i] && count_hist_add(h, args[k].h.keys[i], args[k].h.vals[i])) {
+				snprintf(why, whylen, "out of memory building the histogram");
+				rc = -1;
+			}
+		count_hist_free(&args[k].h);
+	}
+	return rc;
+}
+
 int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_fn also, void *also_arg,
 			 struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen)
 {
-	struct walk_arg w = {.also = also, .also_arg = also_arg};
+	void *args[1] = {also_arg};
+	struct counter_walkers w = {1, also, args};
+	return counter_distribution_by(c, zero_fp, &w, out, zero_blocks, zero_first, why, whylen);
+}
+
+int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const struct counter_walkers *walkers,
+			    struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen)
+{
+	struct walk_arg w = {.also = walkers->visit, .also_arg = walkers->args ? walkers->args[0] : NULL};
 	struct count_hist *h = &w.h;
 	struct dist_error e;
 	uint64_t zc = 0, zf = UINT64_MAX;
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	if (!c->back && merge_writers(c, why, whylen))
+	if (!c->back && merge_writers(c, NULL, NULL, why, whylen))
 		return -1;
 	note_peak(c);
-	/* with a back, the parts are empty after settle: everything is in the back */
-	int nsrc = c->back ? 1 : RANGES;
-	for (int r = 0; r < nsrc; r++) {
-		struct gindex *src = c->back ? c->back : part_of(c, 0, r);
-		if (src->ops->iterate(src, false, false, to_hist, &w)) {
-			snprintf(why, whylen, "%s", src->err[0] ? src->err : "out of memory building the histogram");
+	if (c->back) { /* the parts are empty after settle: everything is in the back, walked in order */
+		if (c->back->ops->iterate(c->back, false, false, to_hist, &w)) {
+			snprintf(why, whylen, "%s", c->back->err[0] ? c->back->err : "out of memory building the histogram");
 			goto out;
 		}
+	} else if (walk_parallel(c, walkers, h, why, whylen)) {
+		goto out;
 	}
 	if (zero_fp) {
 		struct gindex *src = c->back ? c->back : part_of(c, 0, RANGE_OF(zero_fp));

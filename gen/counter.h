@@ -27,12 +27,25 @@ int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first
 /* After the writers have stopped: without a back, merges the writers' counts (fingerprint ranges
  * in parallel threads); with one, moves what memory holds to the back, in fingerprint order. */
 int counter_settle(struct counter *c, char *why, size_t whylen);
+/* settle, with before(arg) (0 or -1: out of memory) run by one of the merging threads meanwhile,
+ * or after the settle when there is nothing to merge in parallel. */
+int counter_settle_beside(struct counter *c, int (*before)(void *arg), void *arg, char *why, size_t whylen);
 /* After settle: the distribution of the counts and the count and first position of zero_fp (the
  * all-zero block's fingerprint; may be NULL; first is UINT64_MAX when absent). `also` (may be
  * NULL) sees every entry during the same walk of the index (the compressibility and locality
  * joins); its non-zero return fails the call with why "out of memory". */
 int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_fn also, void *also_arg,
 			 struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen);
+/* The same with the walk split over walkers->n threads (at most one per fingerprint range; one
+ * with a back): thread k offers its entries to visit(..., args[k]), and no two threads offer
+ * entries of one fingerprint range (fingerprints sharing their first byte). */
+struct counter_walkers {
+	int n;
+	index_visit_fn visit; /* may be NULL */
+	void **args;          /* n of them */
+};
+int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const struct counter_walkers *w,
+			    struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen);
 /* Memory-index bytes per distinct fingerprint: the most memory the indexes held, over the distinct
  * contents (with several writers, a content seen by k of them was held k times until the merge). */
 double counter_bytes_per_distinct(const struct counter *c);

@@ -286,18 +286,59 @@ static void resolve_one(struct loc_recorder *r, const struct pslot *e)
 		*f = e->first;
 }
 
-void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first)
+/* the entry's probe is RESOLVE_AHEAD visits away: its cache line is fetched meanwhile */
+static void pipeline_push(struct loc_recorder *r, struct pslot *ring, size_t *ring_n, const uint8_t *fp, uint64_t first)
 {
 	if (!r->nkeys && !r->zero_key)
 		return;
 	struct pslot e = {prefix_of(fp), first};
-	/* the entry's probe is RESOLVE_AHEAD visits away: its cache line is fetched meanwhile */
 	__builtin_prefetch(&r->table[home(r, e.key)], 1);
-	struct pslot *slot = &r->ring[r->ring_n % RESOLVE_AHEAD];
-	if (r->ring_n >= RESOLVE_AHEAD)
+	struct pslot *slot = &ring[*ring_n % RESOLVE_AHEAD];
+	if (*ring_n >= RESOLVE_AHEAD)
 		resolve_one(r, slot);
 	*slot = e;
-	r->ring_n++;
+	(*ring_n)++;
+}
+
+static void pipeline_drain(struct loc_recorder *r, struct pslot *ring, size_t *ring_n)
+{
+	for (size_t i = *ring_n > RESOLVE_AHEAD ? *ring_n - RESOLVE_AHEAD : 0; i < *ring_n; i++)
+		resolve_one(r, &ring[i % RESOLVE_AHEAD]);
+	*ring_n = 0;
+}
+
+void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first)
+{
+	pipeline_push(r, r->ring, &r->ring_n, fp, first);
+}
+
+/* A thread's own pipeline into the shared table. Threads offer disjoint fingerprint ranges and a
+ * prefix is the fingerprint's first 8 bytes, so each slot is written by one thread only. */
+struct loc_resolver {
+	struct loc_recorder *r;
+	struct pslot ring[RESOLVE_AHEAD];
+	size_t ring_n;
+};
+
+struct loc_resolver *loc_resolver_new(struct loc_recorder *r)
+{
+	struct loc_resolver *v = calloc(1, sizeof *v);
+	if (v)
+		v->r = r;
+	return v;
+}
+
+void loc_resolver_visit(struct loc_resolver *v, const uint8_t *fp, uint64_t first)
+{
+	pipeline_push(v->r, v->ring, &v->ring_n, fp, first);
+}
+
+void loc_resolver_finish(struct loc_resolver *v)
+{
+	if (!v)
+		return;
+	pipeline_drain(v->r, v->ring, &v->ring_n);
+	free(v);
 }
 
 static struct win *window(struct loc_recorder *r, uint64_t number)
@@ -328,9 +369,7 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
-	for (size_t i = r->ring_n > RESOLVE_AHEAD ? r->ring_n - RESOLVE_AHEAD : 0; i < r->ring_n; i++)
-		resolve_one(r, &r->ring[i % RESOLVE_AHEAD]);
-	r->ring_n = 0;
+	pipeline_drain(r, r->ring, &r->ring_n);
 	/* every record's prefix becomes its first position, in place (lookups pipelined), then goes
 	 * to its window */
 	struct win *w = NULL;

@@ -45,6 +45,13 @@ void loc_local_free(struct loc_local *l);
 int loc_resolve_begin(struct loc_recorder *r);
 void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first);
 int loc_resolve_end(struct loc_recorder *r);
+/* visit split over threads, between begin and end: each thread its own resolver, offering
+ * entries of fingerprint ranges no other thread offers (whole first bytes); finish resolves what
+ * its pipeline still holds and frees it (before end). */
+struct loc_resolver;
+struct loc_resolver *loc_resolver_new(struct loc_recorder *r);
+void loc_resolver_visit(struct loc_resolver *v, const uint8_t *fp, uint64_t first);
+void loc_resolver_finish(struct loc_resolver *v);
 /* Resolved records kept by an earlier analysis (-k): window number and LOC_WINDOW first
  * positions (UINT64_MAX where nothing was recorded). */
 int loc_load_window(struct loc_recorder *r, uint64_t window, const uint64_t *firsts);

@@ -196,19 +196,31 @@ void run_progress_line(const struct scan_progress *p, void *arg)
 		fprintf(stderr, "\r%s read, %.1f MiB/s   ", done, rate / 1048576);
 }
 
+/* One walking thread's joins: its own compressibility cells and locality pipeline. */
+struct join_part {
+	struct comp_join_part *comp;
+	struct loc_resolver *loc;
+};
+
 static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 {
-	struct size_out *s = arg;
-	if (s->comp && comp_join_visit(s->comp, fp, count))
+	struct join_part *j = arg;
+	if (j->comp && comp_join_part_visit(j->comp, fp, count))
 		return -1;
-	if (s->loc)
-		loc_resolve_visit(s->loc, fp, first);
+	if (j->loc)
+		loc_resolver_visit(j->loc, fp, first);
 	return 0;
 }
 
-/* The distribution and its sections: one walk of the final index gives the counts, joins the
- * compressibility samples with their copies and resolves the locality records' first positions.
- * With -k the DB's samples and locality windows take part (its positions come first). */
+static int resolve_begin(void *loc)
+{
+	return loc_resolve_begin(loc);
+}
+
+/* The distribution and its sections, settle included: one walk of the final index, by as many
+ * threads as hashed, gives the counts, joins the compressibility samples with their copies and
+ * resolves the locality records' first positions (whose table is built while the threads' counts
+ * merge). With -k the DB's samples and locality windows take part (its positions come first). */
 static int measured_sections(struct run *r, struct size_out *s, char *why, size_t whylen)
 {
 	uint64_t zero_first = UINT64_MAX;
@@ -219,12 +231,36 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 		if (s->loc && side_load_windows(s->db, s->loc, why, whylen))
 			return -1;
 	}
-	if (s->loc && loc_resolve_begin(s->loc)) {
-		snprintf(why, whylen, "out of memory resolving the locality records");
+	if (counter_settle_beside(s->counter, s->loc ? resolve_begin : NULL, s->loc, why, whylen))
 		return -1;
+	int n = r->threads > 1 ? r->threads : 1, rc = 0;
+	struct join_part *parts = calloc((size_t)n, sizeof *parts);
+	void **args = calloc((size_t)n, sizeof *args);
+	for (int k = 0; parts && args && k < n && !rc; k++) {
+		args[k] = &parts[k];
+		if ((s->comp && !(parts[k].comp = comp_join_part_new(s->comp))) ||
+		    (s->loc && !(parts[k].loc = loc_resolver_new(s->loc))))
+			rc = -1;
 	}
-	if (counter_distribution(s->counter, s->zero_fp, s->comp || s->loc ? join_visit : NULL, s, &s->dist,
-				 &s->zero_blocks, &zero_first, why, whylen))
+	if (!parts || !args || rc) {
+		snprintf(why, whylen, "out of memory joining the measured sections");
+		rc = -1;
+	} else {
+		struct counter_walkers w = {n, s->comp || s->loc ? join_visit : NULL, args};
+		rc = counter_distribution_by(s->counter, s->zero_fp, &w, &s->dist, &s->zero_blocks, &zero_first, why,
+					     whylen);
+	}
+	for (int k = 0; parts && k < n; k++) {
+		if (parts[k].comp && comp_join_part_add(s->comp, parts[k].comp) && !rc) {
+			snprintf(why, whylen, "out of memory joining the measured sections");
+			rc = -1;
+		}
+		comp_join_part_free(parts[k].comp);
+		loc_resolver_finish(parts[k].loc);
+	}
+	free(parts);
+	free(args);
+	if (rc)
 		return -1;
 	if (s->loc && (loc_resolve_end(s->loc) || loc_compute(s->loc, s->stream_end, zero_first, &s->loc_own))) {
 		snprintf(why, whylen, "out of memory computing the locality");
@@ -266,7 +302,7 @@ int run_build(struct run *r)
 	char why[1024];
 	for (int i = 0; i < r->n; i++) {
 		struct size_out *s = &r->s[i];
-		if (counter_settle(s->counter, why, sizeof why) || measured_sections(r, s, why, sizeof why)) {
+		if (measured_sections(r, s, why, sizeof why)) {
 			run_say(r, "%s", why);
 			return strstr(why, "no data") ? EXIT_BAD_INPUT : EXIT_FAILED;
 		}
@@ -485,6 +521,7 @@ int run_setup_measuring(struct run *r, uint64_t total, bool complete, int thread
 int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *stop, struct scan_stats *st)
 {
 	const struct gen_options *o = r->o;
+	r->threads = threads;
 	struct scan_size *sizes = calloc((size_t)r->n, sizeof *sizes);
 	if (!sizes) {
 		memset(st, 0, sizeof *st);

@@ -62,6 +62,7 @@ struct run {
 	run_say_fn say;            /* NULL: stderr */
 	void *say_arg;
 	json_t *json_mpi;          /* dedisgen-mpi: the JSON's "mpi" object (run_write takes it) */
+	int threads;               /* the scan's hashing threads: the end's merge and walk use as many */
 };
 
 void run_say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -126,8 +126,22 @@ static int resolve_visit(const uint8_t *fp, uint64_t count, uint64_t first, void
 	return 0;
 }
 
+static int resolver_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	(void)count;
+	loc_resolver_visit(arg, fp, first);
+	return 0;
+}
+
+static int begin_resolving(void *r)
+{
+	return loc_resolve_begin(r);
+}
+
+/* walkers 0: one walk through loc_resolve_visit; else dedisgen's end: the table built beside the
+ * settle, that many threads walking with a resolver each. */
 static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, unsigned level_during,
-			 struct dist_locality *out, uint64_t *zero_first)
+			 struct dist_locality *out, uint64_t *zero_first, int walkers)
 {
 	char why[256];
 	struct loc_recorder *r = loc_recorder_new(FL);
@@ -153,8 +167,19 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 		CU_ASSERT_EQUAL(loc_local_flush(t[k]), 0);
 	struct dist d;
 	struct resolve_arg a = {r};
-	CU_ASSERT_EQUAL(loc_resolve_begin(r), 0);
-	CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, why, sizeof why), 0);
+	if (!walkers) {
+		CU_ASSERT_EQUAL(loc_resolve_begin(r), 0);
+		CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, why, sizeof why), 0);
+	} else {
+		void *res[8];
+		for (int k = 0; k < walkers; k++)
+			CU_ASSERT_PTR_NOT_NULL_FATAL(res[k] = loc_resolver_new(r));
+		struct counter_walkers w = {walkers, resolver_visit, res};
+		CU_ASSERT_EQUAL(counter_settle_beside(c, begin_resolving, r, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, zero_first, why, sizeof why), 0);
+		for (int k = 0; k < walkers; k++)
+			loc_resolver_finish(res[k]);
+	}
 	CU_ASSERT_EQUAL(loc_resolve_end(r), 0);
 	CU_ASSERT_EQUAL(loc_compute(r, stream_blocks, *zero_first, out), 0);
 	dist_free(&d);
@@ -190,7 +215,15 @@ static void test_recorder_exact(void)
 	uint64_t *ids = synthetic_stream(n), *f = malloc(n * sizeof *f), zf;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	struct dist_locality want = {0}, got;
-	run_recorder(ids, n, n, 0, &got, &zf);
+	run_recorder(ids, n, n, 0, &got, &zf, 0);
+	/* the same resolved by 3 and by 5 threads, each with its own resolver */
+	for (int walkers = 3; walkers <= 5; walkers += 2) {
+		struct dist_locality par;
+		uint64_t pzf;
+		run_recorder(ids, n, n, 0, &par, &pzf, walkers);
+		CU_ASSERT_EQUAL(pzf, zf);
+		CU_ASSERT_EQUAL(memcmp(&par, &got, sizeof par), 0);
+	}
 	/* the direct computation: first occurrence by id */
 	uint64_t maxid = 0;
 	for (size_t i = 0; i < n; i++)
@@ -230,7 +263,7 @@ static void test_recorder_exact(void)
 	CU_ASSERT_FATAL(kept > 0 && kept < windows);
 	uint64_t big = LOC_BUDGET << level;
 	CU_ASSERT_EQUAL(loc_level_for(big), level);
-	run_recorder(ids, n, big, level - 1, &got, &zf);
+	run_recorder(ids, n, big, level - 1, &got, &zf, 2);
 	memset(&want, 0, sizeof want);
 	for (uint64_t w = 0; w * LOC_WINDOW < n; w++) {
 		if (!loc_window_selected(w, level))
@@ -340,8 +373,17 @@ static void join_apart(struct comp_sampler *s, struct counter *c, const uint8_t 
 
 /* Contents of three kinds and copy counts, their occurrences in a shuffled stream, measured by
  * two threads at rate p; returns the joined section (apart: joined in two halves, then added). */
+/* The join split over walking threads, each into a part of its own (dedisgen's end). */
+static int part_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	(void)first;
+	return comp_join_part_visit(arg, fp, count);
+}
+
+enum join_how { JOIN_ONE, JOIN_APART, JOIN_THREADS };
+
 static void sample_stream(const struct content *cs, size_t ncs, double p, double lower_to, struct dist_comp *out,
-			  bool apart)
+			  enum join_how how)
 {
 	char why[256];
 	uint8_t zero_fp[FL], fp[FL], block[BS];
@@ -368,8 +410,21 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 	CU_ASSERT_EQUAL(comp_local_flush(&t[1]), 0);
 	if (lower_to < p)
 		comp_sampler_lower_rate(s, lower_to);
-	if (apart) {
+	if (how == JOIN_APART) {
 		join_apart(s, c, zero_fp, out);
+	} else if (how == JOIN_THREADS) {
+		void *parts[4];
+		for (int k = 0; k < 4; k++)
+			CU_ASSERT_PTR_NOT_NULL_FATAL(parts[k] = comp_join_part_new(s));
+		struct counter_walkers w = {4, part_visit, parts};
+		struct dist d;
+		CU_ASSERT_EQUAL(counter_distribution_by(c, zero_fp, &w, &d, NULL, NULL, why, sizeof why), 0);
+		for (int k = 0; k < 4; k++) {
+			CU_ASSERT_EQUAL(comp_join_part_add(s, parts[k]), 0);
+			comp_join_part_free(parts[k]);
+		}
+		CU_ASSERT_EQUAL(comp_join_finish(s, out), 0);
+		dist_free(&d);
 	} else {
 		struct dist d;
 		CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_visit, s, &d, NULL, NULL, why, sizeof why), 0);
@@ -415,7 +470,7 @@ static void test_comp_all(void)
 	size_t n;
 	struct content *cs = three_kinds(&n);
 	struct dist_comp c;
-	sample_stream(cs, n, 1, 1, &c, false);
+	sample_stream(cs, n, 1, 1, &c, JOIN_ONE);
 	CU_ASSERT(c.present);
 	CU_ASSERT_EQUAL(c.sample_rate, 1);
 	CU_ASSERT_EQUAL(c.measured, 4700); /* every content but the zero block */
@@ -460,7 +515,7 @@ static void test_comp_sampled(void)
 	struct dist_comp c, low;
 	int zb = -1;
 	double p = 1.0 / 8;
-	sample_stream(cs, n, p, p, &c, false);
+	sample_stream(cs, n, p, p, &c, JOIN_ONE);
 	CU_ASSERT(c.present);
 	CU_ASSERT_EQUAL(c.sample_rate, p);
 	double pi[3] = {p, 1 - pow(1 - p, 3), 1 - pow(1 - p, 20)}, truth[3] = {3000, 1500, 200};
@@ -475,9 +530,9 @@ static void test_comp_sampled(void)
 	}
 	/* lowering the rate afterwards (merge, -k) re-selects exactly: measuring at 1/8 then
 	 * lowering to 1/32 is measuring at 1/32 */
-	sample_stream(cs, n, p, p / 4, &low, false);
+	sample_stream(cs, n, p, p / 4, &low, JOIN_ONE);
 	free(c.cells);
-	sample_stream(cs, n, p / 4, p / 4, &c, false);
+	sample_stream(cs, n, p / 4, p / 4, &c, JOIN_ONE);
 	CU_ASSERT_EQUAL(low.measured, c.measured);
 	CU_ASSERT_EQUAL(low.ncells, c.ncells);
 	for (size_t i = 0; i < c.ncells && i < low.ncells; i++) {
@@ -499,9 +554,10 @@ static void test_comp_apart(void)
 	struct content *cs = three_kinds(&n);
 	double rates[2] = {1, 1.0 / 8};
 	for (int r = 0; r < 2; r++) {
+		for (int how = JOIN_APART; how <= JOIN_THREADS; how++) {
 		struct dist_comp one, apart;
-		sample_stream(cs, n, rates[r], rates[r], &one, false);
-		sample_stream(cs, n, rates[r], rates[r], &apart, true);
+		sample_stream(cs, n, rates[r], rates[r], &one, JOIN_ONE);
+		sample_stream(cs, n, rates[r], rates[r], &apart, (enum join_how)how);
 		CU_ASSERT(one.present && apart.present);
 		CU_ASSERT_EQUAL(apart.sample_rate, one.sample_rate);
 		CU_ASSERT_EQUAL(apart.measured, one.measured);
@@ -514,6 +570,7 @@ static void test_comp_apart(void)
 		}
 		free(one.cells);
 		free(apart.cells);
+		}
 	}
 	/* sums of nothing add nothing: no cells, not an empty table */
 	uint8_t zero_fp[FL];
@@ -564,7 +621,7 @@ int suite_gen_measure(void)
 		{"compressibility: every content measured", test_comp_all},
 		{"compressibility: sampled estimates, lowered rate", test_comp_sampled},
 		{"compressibility: selection hash and auto rate", test_select_hash},
-		{"compressibility: joins apart add up to one join", test_comp_apart},
+		{"compressibility: joins apart (ranks, threads) add up to one join", test_comp_apart},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_measure", tests);
