@@ -465,29 +465,19 @@ static uint32_t mean_unit(double wsize, double w, uint64_t bs, unsigned bucket)
 int comp_join_finish(struct comp_sampler *s, struct dist_comp *out)
 {
 	memset(out, 0, sizeof *out);
-	size_t n = 0, total = (size_t)DIST_CLASSES * CLASS_CELLS;
+	size_t n = 0;
 	bool any = false;
-	for (size_t i = 0; i < total; i++) {
-		const struct cell_acc *block = s->acc[i / CLASS_CELLS];
-		if (!block) {
-			i += CLASS_CELLS - 1;
-			continue;
-		}
-		any = true;
-		n += block[i % CLASS_CELLS].w != 0;
-	}
+	for (unsigned cls = 0; cls < DIST_CLASSES; cls++)
+		for (size_t c = 0; s->acc[cls] && c < CLASS_CELLS; c++, any = true)
+			n += s->acc[cls][c].w != 0;
 	if (!any)
 		return 0;
 	if (!(out->cells = malloc(n * sizeof *out->cells)))
 		return -1;
-	for (size_t i = 0; i < total; i++) {
+	for (size_t i = 0; i < (size_t)DIST_CLASSES * CLASS_CELLS; i++) {
 		const struct cell_acc *block = s->acc[i / CLASS_CELLS];
-		if (!block) {
-			i += CLASS_CELLS - 1;
-			continue;
-		}
-		const struct cell_acc *a = &block[i % CLASS_CELLS];
-		if (!a->w)
+		const struct cell_acc *a = block ? &block[i % CLASS_CELLS] : NULL;
+		if (!a || !a->w)
 			continue;
 		const double unit = (double)(UINT64_C(1) << COMP_WEIGHT_BITS);
 		double w = (double)a->w / unit;

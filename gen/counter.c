@@ -205,17 +205,23 @@ static void *merge_ranges(void *arg)
 	return NULL;
 }
 
+/* before (may be NULL) on this thread: 0, or -1 with why "out of memory". */
+static int run_before(int (*before)(void *), void *arg, char *why, size_t whylen)
+{
+	if (before && before(arg)) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* Writer 0's parts take the other writers' counts, ranges in parallel (one thread per writer,
  * up to the number of ranges), with before (may be NULL) run by one of them meanwhile. */
 static int merge_writers(struct counter *c, int (*before)(void *), void *before_arg, char *why, size_t whylen)
 {
 	if (c->merged || c->writers == 1) {
 		c->merged = true;
-		if (before && before(before_arg)) {
-			snprintf(why, whylen, "out of memory");
-			return -1;
-		}
-		return 0;
+		return run_before(before, before_arg, why, whylen);
 	}
 	note_peak(c);
 	struct merge_job j = {.c = c, .before = before, .before_arg = before_arg};
@@ -246,10 +252,8 @@ int counter_settle_beside(struct counter *c, int (*before)(void *), void *before
 {
 	if (!c->back)
 		return merge_writers(c, before, before_arg, why, whylen);
-	if (before && before(before_arg)) {
-		snprintf(why, whylen, "out of memory");
+	if (run_before(before, before_arg, why, whylen))
 		return -1;
-	}
 	int rc = 0;
 	pthread_mutex_lock(&c->back_lock);
 	note_peak(c);
@@ -282,7 +286,6 @@ static int to_hist(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
  * visitor argument. */
 struct walk_job {
 	struct counter *c;
-	const struct counter_walkers *w;
 	struct walk_arg *args;
 	int next, failed;  /* atomics */
 	char why[600];
@@ -317,7 +320,7 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 	struct walk_arg args[RANGES];
 	struct walk_thread th[RANGES];
 	pthread_t tids[RANGES];
-	struct walk_job j = {.c = c, .w = w, .args = args};
+	struct walk_job j = {.c = c, .args = args};
 	memset(args, 0, sizeof args);
 	for (int k = 0; k < n; k++) {
 		args[k].also = w->visit;
