@@ -169,6 +169,7 @@ static int bloom_open(const struct index_params *p, int recover, struct index **
 		 ix->h->bits != bloom_bits(p->capacity) || p->fp_len < 16)
 		rc = -EINVAL;
 	if (!rc) {
+		meta_make_resident(p->dir, ix->h, ix->map_len);
 		ix->words = (uint64_t *)((uint8_t *)ix->h + sizeof *ix->h);
 		if (recover) /* alone (the engine holds the volume exclusively while it recovers) */
 			rc = rebuild(ix);

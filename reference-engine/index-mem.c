@@ -172,6 +172,7 @@ static int mem_open(const struct index_params *p, int recover, struct index **ou
 		return -EINVAL;
 	}
 	ix->map_len = len;
+	meta_make_resident(p->dir, ix->h, len);
 	ix->parts = parts_of(p);
 	ix->part_slots = ix->h->part_slots;
 	ix->slot_size = ix->h->slot_size;

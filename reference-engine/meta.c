@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "fingerprint.h"
 #include "index.h"
@@ -143,6 +145,18 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 	else
 		close(fd);
 	return p;
+}
+
+void meta_make_resident(const char *dir, void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	struct statfs fs;
+	if (statfs(dir, &fs) || (fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC))
+		return;
+	(void)madvise(p, len, MADV_POPULATE_WRITE);
+#else
+	(void)dir, (void)p, (void)len;
+#endif
 }
 
 void meta_boot_id(char *out, size_t len)

@@ -111,6 +111,12 @@ int sb_read(const char *dir, struct superblock *sb, const char **why);
 /* Map a file of `len` bytes (created / extended to len when `create`). */
 void *meta_map(const char *dir, const char *name, size_t len, int create, int *fd_out);
 int meta_path(char *buf, size_t len, const char *dir, const char *name);
+/* Fault in, writable, every page of a hot mapping (a hash table written at random) when the
+ * volume lives on a memory file system, as an in-kernel engine allocates its tables up front:
+ * otherwise each first write to a page faults inside a writer's critical section. On a disk file
+ * system this is skipped (it would dirty, and so rewrite, the whole file at every open). A hint:
+ * where the kernel refuses (before Linux 5.14, or short of memory) pages fault in as used. */
+void meta_make_resident(const char *dir, void *p, size_t len);
 
 /* A process-shared robust mutex, initialised in place. */
 int meta_init_mutex(pthread_mutex_t *m);

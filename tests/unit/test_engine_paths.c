@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "engine.h"
@@ -397,6 +401,45 @@ static void store_layout(void)
 	}
 }
 
+/* Bytes of a file with storage behind them (tmpfs allocates a page when it is first touched). */
+static uint64_t allocated_bytes(const char *path)
+{
+	struct stat st;
+	CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
+	return (uint64_t)st.st_blocks * 512;
+}
+
+static void hot_tables_resident_in_memory(void)
+{
+	const char *parents[] = {"/dev/shm", "/tmp"};
+	const size_t len = 64 * 4096 + 100;
+	for (size_t i = 0; i < 2; i++) {
+		char d[64];
+		snprintf(d, sizeof d, "%s/dedis-unit-resident-XXXXXX", parents[i]);
+		if (!mkdtemp(d)) {
+			CU_ASSERT_EQUAL(i, 0); /* a machine without /dev/shm: /tmp alone is checked */
+			continue;
+		}
+		struct statfs fs;
+		CU_ASSERT_EQUAL_FATAL(statfs(d, &fs), 0);
+		bool in_memory = fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
+		void *p = meta_map(d, "table", len, 1, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		char path[128];
+		snprintf(path, sizeof path, "%s/table", d);
+		CU_ASSERT_EQUAL(allocated_bytes(path), 0); /* a new file: one hole */
+		meta_make_resident(d, p, len);
+		uint64_t pages = (len + 4095) / 4096 * 4096;
+		/* in memory: every page faulted in, writable, so allocated; else left to fault in as
+		 * used: still a hole */
+		CU_ASSERT_EQUAL(allocated_bytes(path) >= pages, in_memory);
+		CU_ASSERT_EQUAL(allocated_bytes(path) == 0, !in_memory);
+		CU_ASSERT_EQUAL(munmap(p, len), 0);
+		CU_ASSERT_EQUAL(unlink(path), 0);
+		CU_ASSERT_EQUAL(rmdir(d), 0);
+	}
+}
+
 static void bad_geometry_refused(void)
 {
 	char err[256];
@@ -426,6 +469,7 @@ int suite_engine_paths(void)
 		{"a version 2 volume (fixed stripes) still opens", version2_volume_opens},
 		{"chunk store: stripe units, files and every PBN's place", store_layout},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
+		{"hot tables resident on a memory file system only", hot_tables_resident_in_memory},
 		{NULL, NULL},
 	};
 	return unit_add_suite("engine paths", tests);
