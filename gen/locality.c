@@ -69,7 +69,16 @@ struct loc_recorder {
 	size_t ring_n;                    /* entries ever pushed since loc_resolve_begin */
 	struct win *wins;        /* sorted by number */
 	size_t nwin, wincap;
+	/* the windows' arrays, carved from chunks of WIN_CHUNK windows mapped in 2 MiB pages: one at
+	 * a time from malloc, each was a fresh mapping faulted in 4 KiB page by page (16 ms of a
+	 * 2 GiB scan's end for 8 windows on a VM, more than resolving them) */
+	struct win_chunk {
+		uint64_t *base;
+		size_t used;
+	} *chunks;
+	size_t nchunks, chunkcap;
 };
+#define WIN_CHUNK 16 /* windows per chunk: 8 MiB */
 
 struct loc_local {
 	struct loc_recorder *r;
@@ -107,8 +116,9 @@ void loc_recorder_free(struct loc_recorder *r)
 		loc_local_free(r->parts[i]);
 	free(r->parts);
 	free_resolution(r);
-	for (size_t i = 0; i < r->nwin; i++)
-		free(r->wins[i].firsts);
+	for (size_t i = 0; i < r->nchunks; i++)
+		munmap(r->chunks[i].base, WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t));
+	free(r->chunks);
 	free(r->wins);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -341,6 +351,25 @@ void loc_resolver_finish(struct loc_resolver *v)
 	free(v);
 }
 
+/* A window's array of LOC_WINDOW firsts, all UINT64_MAX; it lives until the recorder is freed. */
+static uint64_t *window_array(struct loc_recorder *r)
+{
+	const size_t bytes = WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t);
+	if (!r->nchunks || r->chunks[r->nchunks - 1].used == WIN_CHUNK) {
+		if (reserve((void **)&r->chunks, &r->chunkcap, r->nchunks + 1, sizeof *r->chunks))
+			return NULL;
+		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		madvise(m, bytes, MADV_HUGEPAGE);
+		r->chunks[r->nchunks++] = (struct win_chunk){m, 0};
+	}
+	struct win_chunk *c = &r->chunks[r->nchunks - 1];
+	uint64_t *f = c->base + c->used++ * LOC_WINDOW;
+	memset(f, 0xff, LOC_WINDOW * sizeof *f); /* UINT64_MAX: no record */
+	return f;
+}
+
 static struct win *window(struct loc_recorder *r, uint64_t number)
 {
 	size_t lo = 0, hi = r->nwin;
@@ -353,13 +382,11 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 	}
 	if (lo < r->nwin && r->wins[lo].number == number)
 		return &r->wins[lo];
-	uint64_t *f = malloc(LOC_WINDOW * sizeof *f);
-	if (!f || reserve((void **)&r->wins, &r->wincap, r->nwin + 1, sizeof *r->wins)) {
-		free(f);
+	if (reserve((void **)&r->wins, &r->wincap, r->nwin + 1, sizeof *r->wins))
 		return NULL;
-	}
-	for (size_t i = 0; i < LOC_WINDOW; i++)
-		f[i] = UINT64_MAX;
+	uint64_t *f = window_array(r);
+	if (!f)
+		return NULL;
 	memmove(r->wins + lo + 1, r->wins + lo, (r->nwin - lo) * sizeof *r->wins);
 	r->wins[lo] = (struct win){number, f};
 	r->nwin++;
@@ -506,9 +533,7 @@ int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_fi
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < r->nwin; i++) {
 		if (loc_window_selected(r->wins[i].number, level))
-			r->wins[kept++] = r->wins[i];
-		else
-			free(r->wins[i].firsts);
+			r->wins[kept++] = r->wins[i]; /* the others' arrays go with the recorder */
 	}
 	r->nwin = kept;
 	struct runs t = {.out = out, .zero = zero_first};
