@@ -362,7 +362,9 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, e->sb.stripes, e->sb.stripe_unit,
 				p->direct, p->recorder);
 	if (!rc)
-		rc = txn_open(&e->txn, dir, e->sb.logical_blocks, e->sb.journal_bytes, e->lbnmap, e->st, &e->store, p->recorder);
+		rc = txn_open(&e->txn, dir, e->sb.logical_blocks, e->sb.journal_bytes,
+			      e->sb.version >= VOL_VERSION, /* v4: the durable map has chunk checks */
+			      e->lbnmap, e->st, &e->store, p->recorder);
 	if (!rc)
 		rc = packer_init(&e->pack, e->sb.block_size);
 	if (!rc && (posix_memalign(&e->scratch, 4096, e->sb.block_size) || posix_memalign(&e->scratch2, 4096, e->sb.block_size)))
@@ -392,8 +394,10 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 			rc = -errno;
 	}
 	if (rc) {
+		char what[sizeof e->txn.why];
+		snprintf(what, sizeof what, "%s", rc == -EBADMSG && e->txn.why[0] ? e->txn.why : strerror(-rc));
 		destroy(e);
-		return fail(err, errlen, rc, "%s: cannot open the volume: %s", dir, strerror(-rc));
+		return fail(err, errlen, rc, "%s: cannot open the volume: %s", dir, what);
 	}
 	*out = e;
 	return 0;

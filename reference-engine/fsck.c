@@ -90,8 +90,11 @@ static int check_durable(struct fsck_walk *w)
 	uint64_t *map = rc ? NULL : malloc(e->sb.logical_blocks * 8), next;
 	if (!rc && !map)
 		rc = -ENOMEM;
-	if (!rc)
-		rc = txn_load(&e->txn, map, &next);
+	if (!rc && (rc = txn_load(&e->txn, map, &next)) == -EBADMSG) {
+		problem(w, "%s", e->txn.why); /* damage found, not a failure of the check */
+		free(map);
+		return 0;
+	}
 	uint64_t bad = 0;
 	for (uint64_t l = 0; !rc && l < e->sb.logical_blocks; l++)
 		if (map[l] != e->lbnmap[l] && bad++ < 5)

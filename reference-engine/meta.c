@@ -50,9 +50,10 @@ const char *sb_check(const struct superblock *sb)
 	sb_digest(sb, want);
 	if (memcmp(want, (const uint8_t *)sb + sealed_len(sb), 32))
 		return "superblock checksum mismatch (corrupted)";
-	if (sb->version != VOL_VERSION && sb->version != VOL_VERSION_FIXED_STRIPES)
+	if (sb->version != VOL_VERSION && sb->version != VOL_VERSION_UNCHECKED_MAP &&
+	    sb->version != VOL_VERSION_FIXED_STRIPES)
 		return "unsupported format version";
-	if (sb->version == VOL_VERSION &&
+	if (sb->version != VOL_VERSION_FIXED_STRIPES &&
 	    (!sb->index_stripes || sb->index_stripes > INDEX_STRIPES || (sb->index_stripes & (sb->index_stripes - 1))))
 		return "invalid index stripes in superblock";
 	if (sb->block_size < 512 || sb->block_size > 65536 || (sb->block_size & (sb->block_size - 1)))

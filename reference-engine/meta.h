@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #define VOL_MAGIC "DEDISVOL"
-#define VOL_VERSION 3
+#define VOL_VERSION 4
+#define VOL_VERSION_UNCHECKED_MAP 3 /* before the durable map's chunk checks: its map is read unchecked */
 #define VOL_VERSION_FIXED_STRIPES 2 /* before index_stripes: always INDEX_STRIPES, read as such */
 #define VOL_STATE_MAGIC 0x3345544154534944ULL /* "DISTATE3": with slots_used */
 

@@ -23,14 +23,17 @@ struct txn {
 	const struct engine_recorder *rec;
 	uint8_t *buf;             /* a commit's record */
 	size_t buf_cap;
+	bool checked;             /* the map file keeps a check per chunk (format version 4) */
+	char why[160];            /* what -EBADMSG from txn_load or a checkpoint found damaged */
 };
 
-/* Format: the map file (empty, checkpoint 0) and a zeroed journal, both synced. */
+/* Format: the map file (empty, checkpoint 0, with its chunk checks: version 4) and a zeroed
+ * journal, all synced. */
 int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes);
 /* The journal record of a commit that dirtied every chunk of the map (the largest one). */
 uint64_t txn_record_bytes(uint64_t logical_blocks);
-int txn_open(struct txn *t, const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, uint64_t *lbnmap,
-	     struct vol_state *st, struct store *store, const struct engine_recorder *rec);
+int txn_open(struct txn *t, const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked,
+	     uint64_t *lbnmap, struct vol_state *st, struct store *store, const struct engine_recorder *rec);
 void txn_close(struct txn *t);
 
 /* After a store to lbnmap[lbn] (the order matters: value first, then the mark). */
@@ -52,7 +55,8 @@ void txn_mark_all(struct txn *t);
 int txn_commit(struct txn *t, bool checkpoint);
 
 /* Power-loss recovery: the durable map (checkpoint + every complete journal record after it)
- * into `map` (logical_blocks words); *next_seq is the sequence number to continue with. */
+ * into `map` (logical_blocks words); *next_seq is the sequence number to continue with. A checked
+ * map whose chunk differs from its checkpoint's check is -EBADMSG, t->why naming the chunk. */
 int txn_load(struct txn *t, uint64_t *map, uint64_t *next_seq);
 
 #endif

@@ -165,6 +165,27 @@ engine_import() {
 	cmp -s -n $((block * BS)) "$d/src" "$d/image" || fail "$label: blocks acknowledged before block $block were lost"
 }
 
+# Recovery from the durable files (caches lost, as after a power loss) when a read of the map or
+# the journal fails: an error (exit 1, the volume named), never taken for a torn journal tail or
+# a damaged map chunk; with the fault gone the volume opens whole. OP is FILE:N (the N-th read).
+engine_recover() {
+	local file=${1%%:*} n=${1#*:} d=$E2E_TMP/er label
+	label="dedisengine recovery, read #$n of $file $ERRNO"
+	[ "$ERRNO" = EIO ] || return 0 # a read's error: ENOSPC is not one
+	rm -rf "$d" && mkdir -p "$d"
+	"$DEDISENGINE" format "$d/vol" --size 1MiB -b 512 -q
+	head -c $((1 << 20)) "$E2E_TMP/source" >"$d/src"
+	"$DEDISENGINE" import "$d/vol" "$d/src" -q
+	rm "$d/vol/state"
+	faulty read "$ERRNO" "$n" "$d/vol/$file" "$DEDISENGINE" export "$d/vol" "$d/image" -q
+	[ -n "$INJ" ] || fail "$label: the read never came (recovery reads the map 4 times, the journal at least once)"
+	what_failed "$label"
+	names "$d/vol" "" "$label"
+	rm -f "$d/image"
+	"$DEDISENGINE" export "$d/vol" "$d/image" -q || fail "$label: the volume does not open once the fault is gone"
+	cmp -s "$d/src" "$d/image" || fail "$label: recovery after the failed read lost data"
+}
+
 # dedisgen: a dataset file fails to read (--strict), or its outputs fail to write / sync.
 gen_scan() {
 	local op=$1 n=$2 d=$E2E_TMP/gs label
@@ -230,6 +251,8 @@ run bench_dir write read fsync
 run bench_engine write read fsync
 run engine_import write read fsync
 run gen_scan read
+# the map: headers, words, this checkpoint's check area, the next one's; the journal's first record
+NS=1 run engine_recover map:1 map:2 map:3 map:4 journal:1
 run gen_output write fsync
 run bench_json write fsync
 # a read the launcher's validation makes after the run (fsck reading the stored blocks): the

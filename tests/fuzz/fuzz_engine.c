@@ -13,9 +13,11 @@
  * hang (AFL's timeout; 20 s in the replay); and no silent wrong read - a read that succeeds with
  * bytes other than what was written, while fsck calls the volume consistent. One exception,
  * counted and printed instead of failing unless DEDIS_FUZZ_STRICT=1: damage at two or more
- * places that turns one logical block into another block of the volume (the LBN map has no
- * checksum; after an unclean-flag flip, recovery rebuilds the references from a retargeted map
- * and fsck finds them consistent) - a gap of the format that only metadata checksums close.
+ * places that turns one logical block into another block of the volume. The durable map's chunks
+ * are checked (format version 4), so this is now damage to the working map (`lbnmap`, a cache)
+ * together with a state page that says a process died in this boot: recovery then trusts the
+ * working map, which is ahead of every commit, rebuilds the references from it, and fsck finds
+ * them consistent; nothing durable can tell that damage from writes in flight.
  * A second, counted the same way: a read that returns a stored block with the input's own damage
  * to the chunk store (files data.*: the one place the harness names a file) in place, at most as
  * many bytes off as the input changed there. The engine keeps no data checksums (as VDO and
