@@ -301,12 +301,14 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 	if (rc)
 		return rc;
 	e->st->quiesce = 0;
-	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++) /* nobody else is here: every slot is stale */
-		if (e->st->slots[i].pid) {
+	/* Nobody else is here: every slot is stale. Those below slots_used hold a closed or dead
+	 * process's counts; any beyond it can only be damage, and a live pid left there (damaged, or
+	 * a dead writer's reused) would make every later quiesce wait for it forever. */
+	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++)
+		if (e->st->slots[i].pid)
 			for (int c = 0; c < VC_COUNT; c++)
 				e->st->base[c] += e->st->slots[i].c[c];
-			memset(&e->st->slots[i], 0, sizeof e->st->slots[i]);
-		}
+	memset(e->st->slots, 0, sizeof e->st->slots);
 	e->st->slots_used = 0;
 	return 0;
 }
