@@ -109,7 +109,11 @@ static int spawn(struct launch *l, int ready_w, int go_r, sigset_t *old)
 			close(l->ready_r);
 			close(l->go_w);
 			close(l->sfd);
-			sigprocmask(SIG_SETMASK, old, NULL);
+			/* SIGUSR1 stays blocked until the worker has its handler: a stop sent right after
+			 * the fork (a signal that was pending before the run) must not kill it. */
+			sigset_t m = *old;
+			sigaddset(&m, SIGUSR1);
+			sigprocmask(SIG_SETMASK, &m, NULL);
 			struct worker_args a = {l->c, i, l->sh, ready_w, go_r, l->tally_fds[i]};
 			_exit(worker_main(&a));
 		}
@@ -416,7 +420,9 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGUSR1); /* only for the forks to inherit it blocked (see spawn) */
 	sigprocmask(SIG_BLOCK, &mask, &old);
+	sigdelset(&mask, SIGUSR1);
 	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	int ready[2] = {-1, -1}, go[2] = {-1, -1};
 	int rc = -1;

@@ -62,19 +62,27 @@ static void on_stop_signal(int sig)
 /* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
  * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
 /* A replay or backup run's start: the target prepared (one line and cleanup when it cannot be),
- * SIGINT/SIGTERM asking the run to stop. 0, or -1 after saying why. */
+ * SIGINT/SIGTERM asking the run to stop. A stop that comes while the target is prepared (a volume
+ * formatted) is held until it is ready, then stops the run before its first request, so the run
+ * still ends "interrupted" with its JSON and without what it created. 0, or -1 after saying why. */
 static int prepare_job_target(struct target *t, uint32_t block_size)
 {
-	char msg[512];
-	if (target_prepare(t, block_size, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
-		target_cleanup(t, false);
-		return -1;
-	}
+	sigset_t stop_signals, old;
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_signals, &old);
 	struct sigaction sa = {.sa_handler = on_stop_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	return 0;
+	char msg[512];
+	int rc = target_prepare(t, block_size, msg, sizeof msg);
+	if (rc) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		target_cleanup(t, false);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc ? -1 : 0;
 }
 
 /* A replay or backup run's end: its failure said, its JSON written (and freed). The exit status. */
@@ -437,6 +445,14 @@ int main(int argc, char **argv)
 	}
 	/* A ledger kept by an earlier run describes data the target must keep. */
 	cfg.target.keep_data = cfg.ledger_map.existed;
+	/* From here SIGINT / SIGTERM stop the run: held pending while the target is prepared (a volume
+	 * formatted, a device checked), then taken by the launcher's signalfd before any worker
+	 * starts, so the run ends "interrupted" with its JSON and without what it created. */
+	sigset_t stop_signals;
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		target_cleanup(&cfg.target, false);

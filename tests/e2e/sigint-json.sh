@@ -89,12 +89,14 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 interrupt_at() {
 	local phase=$1 sig=$2 op=$3 n=$4 filter=$5 d="$E2E_TMP/$1-$2" pid wpid rc=0 i
 	shift 5
+	local outdir=(--output-dir "$d/o") # replay and backup (JOB_KEYS set) take none
+	[ -z "${JOB_KEYS:-}" ] || outdir=()
 	mkdir -p "$d"
 	: >"$d/shim.log"
 	head -c 8 /dev/zero >"$d/shim.state"
 	env LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop DEDIS_FAULT_OP="$op" DEDIS_FAULT_NTH="$n" \
 		DEDIS_FAULT_PATH="$filter" DEDIS_FAULT_STATE="$d/shim.state" DEDIS_FAULT_LOG="$d/shim.log" \
-		"$DEDISBENCH" "$@" --json "$d/r.json" --output-dir "$d/o" --quiet >"$d/out" 2>"$d/err" &
+		"$DEDISBENCH" "$@" --json "$d/r.json" "${outdir[@]}" --quiet >"$d/out" 2>"$d/err" &
 	pid=$!
 	BG_PID=$pid
 	for ((i = 0; i < 300; i++)); do # the shim logs, then stops the worker (at most 30 s)
@@ -123,7 +125,7 @@ interrupt_at() {
 	BG_PID=
 	[ "$rc" -eq 0 ] || fail "$phase $sig: exit status $rc, want 0; stderr: $(cat "$d/err")"
 	jq -e . "$d/r.json" >/dev/null 2>&1 || fail "$phase $sig: the JSON does not parse"
-	for k in .config .totals.ops .totals.latency_us.p99 .workers[1].ops .access.blocks; do
+	for k in ${JOB_KEYS:-.config .totals.ops .totals.latency_us.p99 .workers[1].ops .access.blocks}; do
 		jq -e "$k | . != null" "$d/r.json" >/dev/null || fail "$phase $sig: JSON lacks $k"
 	done
 	jcheck "$d/r.json" '.status == "interrupted"' "$phase $sig: want status interrupted"
@@ -143,10 +145,33 @@ for sig in INT TERM; do
 	note "$sig during populate: exit 0, status interrupted, 0 ops, nothing left"
 done
 # ... of an engine volume the run formats: the volume goes too.
-interrupt_at populate-engine INT write 3 "$E2E_TMP/vol/" --target "engine:$E2E_TMP/vol" --procs 2 \
+# (the chunk store's files: the format before it writes the volume's other files, as many times
+# as its format version needs)
+interrupt_at populate-engine INT write 3 "$E2E_TMP/vol/data." --target "engine:$E2E_TMP/vol" --procs 2 \
 	--file-size 8MiB --mode mixed --rate 200 --time ${BOUND}s
 [ ! -e "$E2E_TMP/vol" ] || fail "populate-engine INT: the volume the run formatted was left"
 note "INT during an engine volume's populate: exit 0, status interrupted, the volume removed"
+
+# While the launcher formats the volume, before any worker exists: the signal waits until the
+# target is ready, then stops the run before it starts (it used to be ignored, or to end the
+# process without a JSON, depending on how its parent left SIGINT).
+interrupt_at format-engine TERM write 1 "$E2E_TMP/fvol/superblock" --target "engine:$E2E_TMP/fvol" --procs 2 \
+	--file-size 8MiB --mode mixed --rate 200 --time ${BOUND}s
+[ ! -e "$E2E_TMP/fvol" ] || fail "format-engine TERM: the volume the run formatted was left"
+jcheck "$R" '.totals.ops == 0' "format-engine TERM: nothing was done" .totals
+note "TERM while the engine volume is formatted: exit 0, status interrupted, 0 ops, the volume removed"
+
+# replay and backup prepare their target themselves (no launcher): the same, for each.
+awk -v n=2000 -v blocks=2000 -v seed=3 -f "$top_srcdir/examples/fiu-synth.awk" >"$E2E_TMP/t.trace"
+JOB_KEYS=".config .totals.ops" interrupt_at format-replay TERM write 1 "$E2E_TMP/rvol/superblock" \
+	replay "$E2E_TMP/t.trace" --target "engine:$E2E_TMP/rvol"
+[ ! -e "$E2E_TMP/rvol" ] || fail "format-replay TERM: the volume the run formatted was left"
+jcheck "$R" '.totals.ops == 0' "format-replay TERM: nothing was done" .totals
+JOB_KEYS=".config .backup.per_generation" interrupt_at format-backup INT write 1 "$E2E_TMP/bvol/superblock" \
+	--workload backup --generations 3 --file-size 8MiB --target "engine:$E2E_TMP/bvol"
+[ ! -e "$E2E_TMP/bvol" ] || fail "format-backup INT: the volume the run formatted was left"
+jcheck "$R" '.backup.per_generation == []' "format-backup INT: no generation was written" .backup.per_generation
+note "TERM / INT while replay / backup format their engine volume: exit 0, status interrupted, 0 ops, the volume removed"
 
 # During the final verify (a write run: its only reads are the final pass): every write is
 # counted, the verification is incomplete - never "ok".
