@@ -15,6 +15,8 @@
 #      expect: REGEX       the recipe's output (stdout and stderr) must match (Python re, MULTILINE)
 #      expect-file: PATH   the recipe must leave PATH (relative to its directory)
 #      in: source          run in a fresh copy of the source tree instead of the shared directory
+#      file-size: SIZE     this block's --file-size cap instead of DEDIS_RECIPES_FILE_SIZE: for a block
+#                          whose promise holds only from that size (a statistical tolerance)
 #  - placeholders, rewritten in recipes, setups and examples: /mnt/NAME -> an empty directory;
 #    /dev/sdX, /dev/sdb, /dev/nvme0n1, /dev/vdb -> one loop device (the recipe needs root and
 #    loop); /home and /srv/NAME -> a small sample tree with duplicates, zeros and a hard link;
@@ -36,7 +38,7 @@ import time
 
 UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "kb": 1000, "m": 1 << 20, "mib": 1 << 20, "mb": 10**6,
          "g": 1 << 30, "gib": 1 << 30, "gb": 10**9, "t": 1 << 40, "tib": 1 << 40, "tb": 10**12}
-KNOWN_MARKERS = ("recipe", "needs", "slow", "skip", "setup", "expect", "expect-file", "in")
+KNOWN_MARKERS = ("recipe", "needs", "slow", "skip", "setup", "expect", "expect-file", "in", "file-size")
 TOOLS = ("dedisbench", "dedisgen", "dedisengine")
 DEVICE_RE = re.compile(r"/dev/(?:sd[a-zA-Z]|nvme\d+n\d+|vd[a-z])\b")
 # A placeholder path starts a word: after a blank, a quote, '=', ':', '(' or a short option (-p/dev/sdb).
@@ -362,6 +364,10 @@ def run_recipe(r, args, work, scaler, env):
         raise SystemExit(f"recipes: {r.label()}: 'in:' takes 'source'")
     script = [f"# {r.label()}", "set -eo pipefail",
               "trap 'echo \"recipe command failed (exit $?): $BASH_COMMAND\" >&2' ERR"]
+    if r.values("file-size"):
+        if size_bytes(r.values("file-size")[0]) is None:
+            raise SystemExit(f"recipes: {r.label()}: 'file-size:' takes a size (64MiB)")
+        scaler = Scaler(scaler.work, scaler.loop, scaler.duration, r.values("file-size")[0], scaler.size)
     script += [scaler.shell(s) for s in r.values("setup")]
     script.append(scaler.shell(r.body))
     text = "\n".join(script) + "\n"
