@@ -343,24 +343,40 @@ uint64_t dupgen_overwrite(struct dupgen *g, uint64_t victim)
 {
 	/* The victim's copy disappears: if it was a duplicated content, one copy of it is now owed
 	 * and a later write re-creates it (elsewhere). A unique victim owes nothing. */
-	if (!(victim & CONTENT_UNIQUE_BIT)) {
-		if (g->owed_len == DUPGEN_QUEUE) { /* full: forget the oldest debt */
-			g->owed_head = (g->owed_head + 1) % DUPGEN_QUEUE;
+	bool owes = !(victim & CONTENT_UNIQUE_BIT);
+	/* Pay the oldest debt other than the victim's own content (the block must change), a zero
+	 * block's first: the zero block is most data's one dominant content, and its debts left unpaid
+	 * would fill the queue until zero victims can only be rewritten unchanged. The victim's debt
+	 * takes the paid one's place. */
+	unsigned pay = g->owed_len;
+	for (unsigned i = 0; i < g->owed_len; i++) {
+		if (g->owed[i] == victim)
+			continue;
+		if (pay == g->owed_len)
+			pay = i;
+		if (g->owed[i] == CONTENT_ZERO) {
+			pay = i;
+			break;
+		}
+	}
+	if (pay < g->owed_len) {
+		uint64_t id = g->owed[pay];
+		if (owes) {
+			g->owed[pay] = victim;
+		} else {
+			memmove(&g->owed[pay], &g->owed[pay + 1], (g->owed_len - pay - 1) * sizeof *g->owed);
 			g->owed_len--;
 		}
-		g->owed[(g->owed_head + g->owed_len) % DUPGEN_QUEUE] = victim;
-		g->owed_len++;
-	}
-	/* Pay a debt other than the victim's own content (the block must change). */
-	for (unsigned i = 0; i < g->owed_len; i++) {
-		unsigned at = (g->owed_head + i) % DUPGEN_QUEUE;
-		if (g->owed[at] == victim)
-			continue;
-		uint64_t id = g->owed[at];
-		g->owed[at] = g->owed[g->owed_head];
-		g->owed_head = (g->owed_head + 1) % DUPGEN_QUEUE;
-		g->owed_len--;
 		return id;
 	}
-	return dupgen_fresh_unique(g);
+	if (!owes)
+		return dupgen_fresh_unique(g);
+	if (g->owed_len < DUPGEN_QUEUE) {
+		g->owed[g->owed_len++] = victim;
+		return dupgen_fresh_unique(g);
+	}
+	/* All that is owed is the victim's own content, as many copies as are held (a sweep through a
+	 * long run of one content: free space's zero block): the block is rewritten unchanged, so the
+	 * live data never drifts further than DUPGEN_QUEUE copies and no debt is ever dropped. */
+	return victim;
 }

@@ -78,8 +78,8 @@ struct dupgen {
 	uint64_t worker;
 	uint64_t unique_next;
 	/* scaled overwrites: contents whose copies were overwritten and are owed back */
-	uint64_t owed[DUPGEN_QUEUE];
-	unsigned owed_head, owed_len;
+	uint64_t owed[DUPGEN_QUEUE]; /* oldest first */
+	unsigned owed_len;
 	size_t cursor;          /* copied runs: the extent of the last first write */
 };
 
@@ -100,7 +100,9 @@ static inline uint64_t dupgen_first(struct dupgen *g, uint64_t slot)
  * contents (of the layout or fresh) are class 0. */
 unsigned dupgen_class(const struct dupgen *g, uint64_t id);
 /* Scaled, overwrite of a block holding `victim`: a different content that keeps the live data on
- * the distribution (a content owed by an earlier overwrite, else a fresh unique one). */
+ * the distribution (a content owed by an earlier overwrite, else a fresh unique one); the victim
+ * itself when only its own content is owed and DUPGEN_QUEUE copies of it already are. Exact: each
+ * duplicated content's live copies plus those owed equal its layout's. */
 uint64_t dupgen_overwrite(struct dupgen *g, uint64_t victim);
 /* A fresh unique id for this worker (never equal to any layout instance's id). */
 uint64_t dupgen_fresh_unique(struct dupgen *g);

@@ -324,6 +324,67 @@ static void overwrites_keep_the_histogram(void)
 	dist_free(&d);
 }
 
+/* A target whose one content fills a contiguous run of half the blocks (an image's free space,
+ * one zero block), then 512 contents of 2 copies and 1024 uniques, overwritten in 4 sequential
+ * sweeps: after every write each duplicated content's live copies plus those owed equal its
+ * target, the uniques exceed theirs by exactly the copies owed, at most DUPGEN_QUEUE are owed,
+ * and a block keeps its content only when all that is owed is that content and the queue is full.
+ * (The queue used to drop its oldest debt when full: the run's content then lost a copy for each
+ * block of the run past the 64th, and a stress run of kernel-trees fell from 3.14:1 to 1.39:1.) */
+static void overwrites_exact_through_a_long_run(void)
+{
+	enum { N = 4096, RUN = 2048, PAIRS = 512, RUN_ID = 7, PAIR_ID0 = 1000 };
+	uint64_t *live = malloc(N * sizeof *live);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(live);
+	for (uint64_t b = 0; b < N; b++)
+		live[b] = b < RUN ? RUN_ID : b < RUN + 2 * PAIRS ? PAIR_ID0 + (b - RUN) / 2 : (CONTENT_UNIQUE_BIT | b);
+	struct dupgen g;
+	dupgen_init_scaled(&g, NULL, 3);
+	uint64_t changed = 0, kept = 0, bad_invariant = 0, bad_keep = 0;
+	for (uint64_t i = 0; i < 4 * N; i++) {
+		uint64_t b = i % N, victim = live[b];
+		unsigned owed_before = g.owed_len;
+		bool all_victim = true;
+		for (unsigned k = 0; k < g.owed_len; k++)
+			all_victim &= g.owed[k] == victim;
+		uint64_t id = dupgen_overwrite(&g, victim);
+		if (id == victim) {
+			kept++;
+			bad_keep += !(all_victim && owed_before == DUPGEN_QUEUE);
+		} else {
+			changed++;
+		}
+		live[b] = id;
+		if (b % 256 != 255)
+			continue;
+		/* the invariants, every 256 writes: copies live + owed per content, uniques */
+		uint64_t run = 0, pairs[PAIRS] = {0}, uniques = 0;
+		for (uint64_t k = 0; k < N; k++) {
+			if (live[k] & CONTENT_UNIQUE_BIT)
+				uniques++;
+			else if (live[k] == RUN_ID)
+				run++;
+			else
+				pairs[live[k] - PAIR_ID0]++;
+		}
+		for (unsigned k = 0; k < g.owed_len; k++) {
+			if (g.owed[k] == RUN_ID)
+				run++;
+			else
+				pairs[g.owed[k] - PAIR_ID0]++;
+		}
+		bad_invariant += run != RUN || uniques != N - RUN - 2 * PAIRS + g.owed_len || g.owed_len > DUPGEN_QUEUE;
+		for (unsigned k = 0; k < PAIRS; k++)
+			bad_invariant += pairs[k] != 2;
+	}
+	CU_ASSERT_EQUAL(bad_invariant, 0);
+	CU_ASSERT_EQUAL(bad_keep, 0);
+	/* the run's blocks past the queue's 64 keep their content on the first sweep; the rest change */
+	CU_ASSERT(kept >= RUN - DUPGEN_QUEUE);
+	CU_ASSERT(changed > 2 * N);
+	free(live);
+}
+
 static void ledger_persists(void)
 {
 	char path[] = "/tmp/dedis-unit-ledger-XXXXXX";
@@ -424,6 +485,7 @@ int suite_dupgen(void)
 		{"scaled: the slot permutation is a bijection", permutation_is_a_bijection},
 		{"scaled: zero blocks keep their share, copies spread", copies_spread_and_zero_blocks},
 		{"scaled: overwrites keep the live histogram", overwrites_keep_the_histogram},
+		{"scaled: overwrites exact through a long run of one content", overwrites_exact_through_a_long_run},
 		{"scaled: as a distribution, with what scaling did", scaled_as_distribution},
 		{"ledger: persists across opens, geometry checked", ledger_persists},
 		{NULL, NULL},
