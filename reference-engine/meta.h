@@ -65,6 +65,8 @@ struct vol_slot {
 	uint32_t bin_frags;      /* fragments in it */
 	uint64_t ext_next, ext_end; /* the allocation extent carved from the shared cursor */
 	int64_t c[VC_COUNT];
+	uint64_t pid_start;      /* the process's start time (clock ticks since boot; 0 = unknown, a
+	                          * state page from before it was kept): a reused pid is not its owner */
 } __attribute__((aligned(128)));
 
 /* The shared state page, mmap'd by every process with the volume open. Volatile: trusted only in

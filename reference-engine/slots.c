@@ -3,6 +3,9 @@
  * world lock and wait until no live process is inside an operation, so the write and read paths
  * themselves never share a lock. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -14,6 +17,37 @@
 static bool pid_alive(int32_t pid)
 {
 	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
+/* A process's start time, field 22 of /proc/PID/stat (after the command, which may hold
+ * spaces and parentheses); 0 when it cannot be read. */
+static uint64_t start_time(int32_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++) /* p is at the end of field `field` */
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* The slot's owner still runs: its pid is alive and, where the slot recorded it, was started
+ * when the owner was (a dead writer's pid reused by another process would otherwise keep every
+ * quiesce waiting until that process exits). */
+static bool owner_alive(const struct vol_slot *s)
+{
+	if (!pid_alive(s->pid))
+		return false;
+	uint64_t t = s->pid_start ? start_time(s->pid) : 0;
+	return !t || t == s->pid_start;
 }
 
 /* Fold a slot's counts into the base and free it. */
@@ -35,12 +69,13 @@ int slot_claim(struct engine *e)
 	struct vol_state *st = e->st;
 	for (unsigned i = 0; i < VOL_SLOTS; i++) {
 		struct vol_slot *s = &st->slots[i];
-		if (s->pid && pid_alive(s->pid))
+		if (s->pid && owner_alive(s))
 			continue;
 		if (s->pid)
 			fold(st, s); /* a dead process's: its leftovers were repaired when it was found */
 		memset(s, 0, sizeof *s);
 		s->pid = (int32_t)getpid();
+		s->pid_start = start_time(s->pid);
 		if (i >= slots_in_use(st))
 			A(store_n)(&st->slots_used, i + 1, __ATOMIC_RELEASE);
 		e->me = s;
@@ -60,7 +95,7 @@ bool slot_is_bin(const struct engine *e, uint64_t pbn)
 {
 	for (unsigned i = 0, n = slots_in_use(e->st); i < n; i++) {
 		const struct vol_slot *s = &e->st->slots[i];
-		if (s->pid && s->bin_pbn == pbn + 1 && pid_alive(s->pid))
+		if (s->pid && s->bin_pbn == pbn + 1 && owner_alive(s))
 			return true;
 	}
 	return false;
@@ -84,14 +119,14 @@ static bool drain(struct engine *e)
 		if (s == e->me || !s->pid)
 			continue;
 		while (A(load_n)(&s->active, __ATOMIC_SEQ_CST)) {
-			if (!pid_alive(s->pid)) {
+			if (!owner_alive(s)) {
 				dead = true;
 				A(store_n)(&s->active, 0, __ATOMIC_SEQ_CST);
 				break;
 			}
 			sched_yield();
 		}
-		if (!pid_alive(s->pid))
+		if (!owner_alive(s))
 			s->bin_pbn = 0; /* its bin is closed: GC may reclaim what it left */
 	}
 	return dead;

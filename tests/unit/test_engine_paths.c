@@ -467,6 +467,35 @@ static void hot_tables_resident_in_memory(void)
 	}
 }
 
+/* A writer that died inside an operation, its pid since reused by a live process: the slot
+ * records its owner's start time, so the next quiesce (fsck's) repairs instead of waiting for
+ * the unrelated process to exit. Played in a child with an alarm: before the start time was kept,
+ * fsck waited forever. The reused pid is this process's own, with another start time. */
+static void reused_pid_does_not_stall_quiesce(void)
+{
+	struct engine *e = fresh(64, 64, "mem");
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		alarm(20);
+		struct vol_state *st = meta_map(dir, VOL_STATE, sizeof *st, 0, NULL);
+		if (!st)
+			_exit(3);
+		unsigned j = st->slots_used; /* the parent's slot is below */
+		if (j >= VOL_SLOTS || !st->slots[0].pid_start)
+			_exit(4);
+		st->slots[j].pid = (int32_t)getpid();
+		st->slots[j].pid_start = st->slots[0].pid_start + 12345;
+		st->slots[j].active = 1;
+		st->slots_used = j + 1;
+		_exit(engine_fsck(e, NULL, NULL) == 0 ? 0 : 5);
+	}
+	int status;
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+}
+
 static void bad_geometry_refused(void)
 {
 	char err[256];
@@ -497,6 +526,7 @@ int suite_engine_paths(void)
 		{"chunk store: stripe units, files and every PBN's place", store_layout},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
 		{"hot tables resident on a memory file system only", hot_tables_resident_in_memory},
+		{"a reused pid does not stall a quiesce", reused_pid_does_not_stall_quiesce},
 		{NULL, NULL},
 	};
 	return unit_add_suite("engine paths", tests);
