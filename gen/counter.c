@@ -195,8 +195,7 @@ static void *merge_ranges(void *arg)
 		}
 		struct gindex *dst = part_of(c, 0, r);
 		for (int w = 1; w < c->writers; w++) {
-			struct gindex *src = part_of(c, w, r);
-			if (src->ops->iterate(src, false, true, to_index, dst)) {
+			if (index_mem_absorb(dst, part_of(c, w, r))) { /* no back: the parts have no limit */
 				merge_fail(j, "merging the threads' counts: ", dst->err);
 				return NULL;
 			}

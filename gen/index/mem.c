@@ -1,9 +1,11 @@
 /* mem.c - the in-memory fingerprint index: 256 shards (by the first fingerprint byte), each a
  * Robin Hood table of [full digest | 32-bit count | 48-bit first position] slots grown by 1.25x
- * at 85 %. Slots stay sorted by their 64-bit hash, so growing is one sequential merge. */
+ * at 85 %. Slots stay sorted by their 64-bit hash, so growing, and absorbing another index, is one
+ * sequential merge. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "index.h"
 
 /* Sizing: a SHA-1 slot is 20 + 4 + 6 = 30 bytes; the load stays within [0.68, 0.85] once a shard
@@ -169,6 +171,25 @@ static void place(struct mem_index *m, uint8_t *slots, uint64_t cap, const uint8
 	}
 }
 
+/* A table of zeroed slots. malloc + memset, not calloc: writing the pages first spares a
+ * zero-page read fault followed by a copy-on-write fault (and its TLB shootdown) per page. Fresh
+ * pages of a large table are faulted in by one madvise rather than one fault each (a fault costs
+ * several microseconds on a virtual machine). */
+static uint8_t *zeroed_table(size_t bytes)
+{
+	uint8_t *t = malloc(bytes);
+	if (!t)
+		return NULL;
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t page = 4096;
+	uintptr_t lo = ((uintptr_t)t + page - 1) & ~(page - 1), hi = ((uintptr_t)t + bytes) & ~(page - 1);
+	if (hi >= lo + 4 * page)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* pages already there: a no-op */
+#endif
+	memset(t, 0, bytes);
+	return t;
+}
+
 /* Grows a shard by 1.25x. The slots are sorted by hash (cyclically: the first run may hold
  * entries wrapped from the end), and homes are monotone in the hash, so walking the old table
  * from the start of a run and placing each entry at max(new home, next free) builds the new
@@ -180,9 +201,7 @@ static int grow(struct mem_index *m, struct shard *sh)
 	uint64_t nbytes = ncap * es, obytes = sh->cap * es;
 	if (m->limit && m->bytes - obytes + nbytes > m->limit)
 		return INDEX_FULL;
-	/* malloc + memset, not calloc: writing the pages first spares a zero-page read fault
-	 * followed by a copy-on-write fault (and its TLB shootdown) per page. */
-	uint8_t *ns = malloc(nbytes);
+	uint8_t *ns = zeroed_table(nbytes);
 	if (!ns) {
 		snprintf(m->base.err, sizeof m->base.err, "memory index: out of memory growing to %llu slots "
 			 "(use --mem-limit to spill to disk)", (unsigned long long)ncap);
@@ -411,6 +430,218 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 	if (drain)
 		reset(m);
 	return rc;
+}
+
+/* ---- absorbing another index: a sorted merge per shard ---- */
+
+static const struct index_ops mem_ops;
+
+/* A shard's occupied slots in ascending hash order: from the first slot that is empty or holds
+ * an entry at or after its home, cyclically (the slots before it hold entries wrapped from the
+ * end, the largest hashes). */
+struct cursor {
+	const uint8_t *slots;
+	uint64_t cap, start, k; /* k: slots passed since start; the current one is start + k */
+	size_t es, fl;
+};
+
+static void cursor_skip_empty(struct cursor *c)
+{
+	while (c->k < c->cap) {
+		uint64_t i = c->start + c->k < c->cap ? c->start + c->k : c->start + c->k - c->cap;
+		if (slot_count(c->slots + i * c->es, c->fl))
+			return;
+		c->k++;
+	}
+}
+
+static struct cursor cursor_at(const struct mem_index *m, const struct shard *sh)
+{
+	struct cursor c = {sh->slots, sh->cap, 0, 0, m->es, m->base.fp_len};
+	while (c.start < sh->cap) {
+		const uint8_t *s = sh->slots + c.start * m->es;
+		if (!slot_count(s, c.fl) || home_of(s, sh->cap) <= c.start)
+			break;
+		c.start++;
+	}
+	if (c.start == sh->cap)
+		c.start = 0;
+	cursor_skip_empty(&c);
+	return c;
+}
+
+/* the current slot, NULL past the last */
+static const uint8_t *cursor_slot(const struct cursor *c)
+{
+	if (c->k >= c->cap)
+		return NULL;
+	uint64_t i = c->start + c->k < c->cap ? c->start + c->k : c->start + c->k - c->cap;
+	return c->slots + i * c->es;
+}
+
+static void cursor_next(struct cursor *c)
+{
+	c->k++;
+	cursor_skip_empty(c);
+}
+
+/* The new table being written in ascending hash order: each entry at max(its home, the slot
+ * after the previous one), as grow() does; entries pushed past the end go through place(). With
+ * slots NULL it only counts. */
+struct sink {
+	struct mem_index *m;
+	uint8_t *slots;
+	uint64_t cap, cursor, n;
+};
+
+static void sink_put(struct sink *k, const uint8_t *entry)
+{
+	k->n++;
+	if (!k->slots)
+		return;
+	uint64_t pos = home_of(entry, k->cap);
+	if (pos < k->cursor)
+		pos = k->cursor;
+	if (pos >= k->cap) {
+		place(k->m, k->slots, k->cap, entry);
+		return;
+	}
+	memcpy(k->slots + pos * k->m->es, entry, k->m->es);
+	k->cursor = pos + 1;
+}
+
+/* One of the source's entries, held by this index from now on: an overflowing count gets its
+ * own record here. */
+static int put_from(struct sink *k, const struct mem_index *src, const uint8_t *s)
+{
+	size_t fl = k->m->base.fp_len;
+	if (k->slots && slot_count(s, fl) == COUNT_OVERFLOW && ovf_add(k->m, s, true_count((struct mem_index *)src, s)))
+		return -1;
+	sink_put(k, s);
+	return 0;
+}
+
+/* An entry both indexes hold: counts added, the earlier first position kept. */
+static int put_both(struct sink *k, struct mem_index *src, const uint8_t *a, const uint8_t *b)
+{
+	struct mem_index *m = k->m;
+	size_t fl = m->base.fp_len;
+	uint8_t entry[SLOT_MAX];
+	memcpy(entry, a, m->es);
+	if (k->slots) {
+		uint64_t total = true_count(m, a) + true_count(src, b);
+		if (slot_first(b, fl) < slot_first(a, fl))
+			set_first(entry, fl, slot_first(b, fl));
+		if (slot_count(a, fl) == COUNT_OVERFLOW) {
+			ovf_find(m, a)->count = total;
+		} else if (total >= COUNT_OVERFLOW) {
+			if (ovf_add(m, a, total))
+				return -1;
+			set_count(entry, fl, COUNT_OVERFLOW);
+		} else {
+			set_count(entry, fl, (uint32_t)total);
+		}
+	}
+	sink_put(k, entry);
+	return 0;
+}
+
+/* The entries of a's and b's groups of one hash (distinct digests sharing 8 bytes are
+ * astronomically rare, but each must stay itself). Both cursors end past their group. */
+static int merge_group(struct sink *k, struct mem_index *src, struct cursor *a, struct cursor *b, uint64_t h)
+{
+	size_t fl = k->m->base.fp_len;
+	struct cursor a0 = *a, b0 = *b;
+	const uint8_t *sa, *sb;
+	for (; (sa = cursor_slot(a)) && hash_of(sa) == h; cursor_next(a)) {
+		struct cursor t = b0;
+		while ((sb = cursor_slot(&t)) && hash_of(sb) == h && memcmp(sa, sb, fl))
+			cursor_next(&t);
+		int rc = sb && hash_of(sb) == h ? put_both(k, src, sa, sb) : (sink_put(k, sa), 0);
+		if (rc)
+			return -1;
+	}
+	for (; (sb = cursor_slot(b)) && hash_of(sb) == h; cursor_next(b)) {
+		struct cursor t = a0;
+		while ((sa = cursor_slot(&t)) && hash_of(sa) == h && memcmp(sa, sb, fl))
+			cursor_next(&t);
+		if (!(sa && hash_of(sa) == h) && put_from(k, src, sb))
+			return -1;
+	}
+	return 0;
+}
+
+/* Walks both shards in hash order into the sink. */
+static int merge_shards(struct sink *k, struct mem_index *src, const struct shard *a, const struct shard *b)
+{
+	struct cursor ca = cursor_at(k->m, a), cb = cursor_at(src, b);
+	const uint8_t *sa, *sb;
+	for (;;) {
+		sa = cursor_slot(&ca);
+		sb = cursor_slot(&cb);
+		if (!sa && !sb)
+			return 0;
+		uint64_t ha = sa ? hash_of(sa) : 0, hb = sb ? hash_of(sb) : 0;
+		if (sa && (!sb || ha < hb)) {
+			sink_put(k, sa);
+			cursor_next(&ca);
+		} else if (sb && (!sa || hb < ha)) {
+			if (put_from(k, src, sb))
+				return -1;
+			cursor_next(&cb);
+		} else if (merge_group(k, src, &ca, &cb, ha)) {
+			return -1;
+		}
+	}
+}
+
+int index_mem_absorb(struct gindex *ix, struct gindex *from)
+{
+	struct mem_index *m = (struct mem_index *)ix, *src = (struct mem_index *)from;
+	size_t es = m->es;
+	uint64_t ncap[NSHARDS], bytes = m->bytes;
+	if (from->ops != &mem_ops || from->fp_len != ix->fp_len) {
+		snprintf(ix->err, sizeof ix->err, "memory index: can only absorb a memory index of the same hash");
+		return -1;
+	}
+	/* first the sizes, so that a limit refuses before anything changes */
+	for (int i = 0; i < NSHARDS; i++) {
+		struct shard *a = &m->shards[i], *b = &src->shards[i];
+		ncap[i] = a->cap; /* the capacity adds one by one would have grown to */
+		if (!b->n)
+			continue;
+		struct sink count = {.m = m};
+		if (merge_shards(&count, src, a, b))
+			return -1;
+		while (count.n * MAX_LOAD_DEN > ncap[i] * MAX_LOAD_NUM)
+			ncap[i] = ncap[i] ? ncap[i] + ncap[i] / 4 : MIN_CAP;
+		bytes += (ncap[i] - a->cap) * es;
+	}
+	if (m->limit && bytes > m->limit)
+		return INDEX_FULL;
+	for (int i = 0; i < NSHARDS; i++) {
+		struct shard *a = &m->shards[i], *b = &src->shards[i];
+		if (!b->n)
+			continue;
+		uint8_t *ns = zeroed_table(ncap[i] * es);
+		if (!ns) {
+			snprintf(ix->err, sizeof ix->err, "memory index: out of memory merging to %llu slots",
+				 (unsigned long long)ncap[i]);
+			return -1;
+		}
+		memset(ns, 0, ncap[i] * es);
+		struct sink put = {.m = m, .slots = ns, .cap = ncap[i]};
+		if (merge_shards(&put, src, a, b)) {
+			free(ns);
+			return -1;
+		}
+		free(a->slots);
+		m->bytes += (ncap[i] - a->cap) * es;
+		m->n += put.n - a->n;
+		*a = (struct shard){ns, ncap[i], put.n};
+	}
+	reset(src);
+	return 0;
 }
 
 static uint64_t mem_distinct(const struct gindex *ix)

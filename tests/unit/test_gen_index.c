@@ -1,6 +1,6 @@
 /* test_gen_index.c - dedisgen's fingerprint indexes: insert / lookup / count / first position /
- * iterate for the memory and Berkeley DB backends, 32-bit count overflow, DB metadata and side
- * records, the refusal of old-format DBs, and the spill. */
+ * iterate for the memory and Berkeley DB backends, 32-bit count overflow, the memory index's
+ * merge of another, DB metadata and side records, the refusal of old-format DBs, and the spill. */
 #include <db.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -214,6 +214,133 @@ static void test_mem_limit_full(void)
 	make_fp(0, fp);
 	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1, 0), 0);
 	ix->ops->close(ix);
+}
+
+/* One entry of the absorb test: fingerprint, then count and position into a (0: absent) and b. */
+struct absorb_case {
+	uint8_t fp[FL];
+	uint64_t na, fa, nb, fb;
+};
+
+/* Fingerprint k of the absorb test: make_fp's, but pairs 2j and 2j + 1 below 600 share bytes
+ * 0..8 (shard and hash) and differ only in their last byte: distinct digests the index must keep
+ * apart though they sort as equals. */
+static void absorb_fp(uint64_t k, uint8_t *fp)
+{
+	make_fp(k < 600 ? k & ~UINT64_C(1) : k, fp);
+	if (k < 600 && (k & 1))
+		fp[FL - 1] ^= 0x5a;
+}
+
+/* index_mem_absorb(a, b) == adding b's entries to a one by one: 30,000 fingerprints (a third in a
+ * only, a third in b only, a third in both), hash-sharing pairs across and within the two, counts
+ * past 32 bits on either side or only in their sum, and shards that wrap around their end. */
+static void test_mem_absorb(void)
+{
+	enum { N = 30000 };
+	struct absorb_case *cs = calloc(N, sizeof *cs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cs);
+	for (uint64_t k = 0; k < N; k++) {
+		struct absorb_case *e = &cs[k];
+		absorb_fp(k, e->fp);
+		uint64_t side = (k * 2654435761u) % 3; /* 0: a only, 1: b only, 2: both */
+		if (side != 1) {
+			e->na = k % 5 + 1;
+			e->fa = (k * 7919) % 90001;
+		}
+		if (side != 0) {
+			e->nb = k % 3 + 1;
+			e->fb = (k * 104729) % 90001;
+		}
+	}
+	cs[700].na = (1ULL << 32) + 5, cs[700].nb = cs[700].nb ? cs[700].nb : 2;  /* large in a */
+	cs[701].nb = (1ULL << 33) + 1, cs[701].na = 0;                          /* large in b only */
+	cs[702].na = UINT32_MAX - 3, cs[702].nb = 10;                           /* large once summed */
+	cs[703].na = 1ULL << 34, cs[703].nb = 1ULL << 35;                       /* large in both */
+	for (int k = 700; k < 704; k++)
+		cs[k].fb = cs[k].fb ? cs[k].fb : 77;
+
+	struct gindex *a = index_mem_open(FL, 0), *b = index_mem_open(FL, 0), *ref = index_mem_open(FL, 0);
+	uint64_t in_b = 0, distinct = 0;
+	for (uint64_t k = 0; k < N; k++) {
+		struct absorb_case *e = &cs[k];
+		if (e->na) {
+			CU_ASSERT_EQUAL_FATAL(a->ops->add(a, e->fp, e->na, e->fa), 0);
+			CU_ASSERT_EQUAL_FATAL(ref->ops->add(ref, e->fp, e->na, e->fa), 0);
+		}
+		if (e->nb) {
+			CU_ASSERT_EQUAL_FATAL(b->ops->add(b, e->fp, e->nb, e->fb), 0);
+			CU_ASSERT_EQUAL_FATAL(ref->ops->add(ref, e->fp, e->nb, e->fb), 0);
+			in_b++;
+		}
+		distinct += e->na || e->nb;
+	}
+	CU_ASSERT_EQUAL(b->ops->distinct(b), in_b);
+	CU_ASSERT_EQUAL_FATAL(index_mem_absorb(a, b), 0);
+	CU_ASSERT_EQUAL(b->ops->distinct(b), 0);
+	CU_ASSERT_EQUAL(b->ops->bytes(b), 0);
+	CU_ASSERT_EQUAL(a->ops->distinct(a), distinct);
+	CU_ASSERT_EQUAL(ref->ops->distinct(ref), distinct);
+	int wrong = 0;
+	for (uint64_t k = 0; k < N; k++) {
+		struct absorb_case *e = &cs[k];
+		uint64_t c = 0, f = 0;
+		if (!e->na && !e->nb)
+			continue;
+		uint64_t want_f = !e->na ? e->fb : !e->nb ? e->fa : e->fa < e->fb ? e->fa : e->fb;
+		if (a->ops->lookup(a, e->fp, &c, &f) != 1 || c != e->na + e->nb || f != want_f)
+			wrong++;
+	}
+	CU_ASSERT_EQUAL(wrong, 0);
+	/* the merged table is an index like any other: further adds find and count its entries */
+	CU_ASSERT_EQUAL(a->ops->add(a, cs[5].fp, 1, 0), 0);
+	uint64_t c = 0, f = 1;
+	CU_ASSERT_EQUAL(a->ops->lookup(a, cs[5].fp, &c, &f), 1);
+	CU_ASSERT_EQUAL(c, cs[5].na + cs[5].nb + 1);
+	CU_ASSERT_EQUAL(f, 0);
+	struct sum sa = {0}, sr = {0};
+	CU_ASSERT_EQUAL(ref->ops->add(ref, cs[5].fp, 1, 0), 0);
+	CU_ASSERT_EQUAL(a->ops->iterate(a, true, true, visit, &sa), 0);
+	CU_ASSERT_EQUAL(ref->ops->iterate(ref, true, true, visit, &sr), 0);
+	CU_ASSERT_EQUAL(sa.n, sr.n);
+	CU_ASSERT_EQUAL(sa.total, sr.total);
+	CU_ASSERT_EQUAL(sa.firsts, sr.firsts);
+	CU_ASSERT_EQUAL(sa.unsorted, 0);
+	a->ops->close(a);
+	b->ops->close(b);
+	ref->ops->close(ref);
+	free(cs);
+}
+
+/* A limit the merged table would cross: INDEX_FULL, and neither index changed. */
+static void test_mem_absorb_limit(void)
+{
+	/* a: 1,500 entries in 256 shards of 64 slots (480 KiB); a + b: about 82 a shard, past the
+	 * 600 KB the limit leaves for shards of 100 slots (750 KiB) */
+	struct gindex *a = index_mem_open(FL, 600 * 1000), *b = index_mem_open(FL, 0);
+	uint8_t fp[FL];
+	for (uint64_t i = 0; i < 1500; i++) {
+		make_fp(i, fp);
+		CU_ASSERT_EQUAL_FATAL(a->ops->add(a, fp, 2, i), 0);
+	}
+	for (uint64_t i = 1000; i < 21000; i++) {
+		make_fp(i, fp);
+		CU_ASSERT_EQUAL_FATAL(b->ops->add(b, fp, 1, i), 0);
+	}
+	uint64_t abytes = a->ops->bytes(a);
+	CU_ASSERT(abytes <= 600 * 1000);
+	CU_ASSERT_EQUAL(index_mem_absorb(a, b), INDEX_FULL);
+	CU_ASSERT_EQUAL(a->ops->distinct(a), 1500);
+	CU_ASSERT_EQUAL(a->ops->bytes(a), abytes);
+	CU_ASSERT_EQUAL(b->ops->distinct(b), 20000);
+	uint64_t c = 0, f = 0;
+	make_fp(1200, fp);
+	CU_ASSERT_EQUAL(a->ops->lookup(a, fp, &c, &f), 1);
+	CU_ASSERT_EQUAL(c, 2);
+	CU_ASSERT_EQUAL(b->ops->lookup(b, fp, &c, &f), 1);
+	CU_ASSERT_EQUAL(c, 1);
+	a->ops->close(a);
+	b->ops->close(b);
 }
 
 struct side_seen {
@@ -526,6 +653,8 @@ int suite_gen_index(void)
 		{"mem bytes per distinct", test_mem_bytes_per_distinct_large},
 		{"mem counts past 32 bits", test_mem_count_overflow},
 		{"mem limit -> INDEX_FULL", test_mem_limit_full},
+		{"mem absorb == one add per entry", test_mem_absorb},
+		{"mem absorb past the limit changes nothing", test_mem_absorb_limit},
 		{"bdb insert/lookup/meta/keep/side records", test_bdb_basic},
 		{"bdb old format refused by -k and merge", test_bdb_old_format},
 		{"counter spill == memory", test_counter_spill},
