@@ -118,8 +118,15 @@ static bool drain(struct engine *e)
 		struct vol_slot *s = &e->st->slots[i];
 		if (s == e->me || !s->pid)
 			continue;
+		/* the start time is read from /proc once a slot and then every 1024 spins; between,
+		 * a signal 0 tells whether the pid still runs (a reuse within that window only delays
+		 * the answer) */
+		unsigned spins = 0;
+		bool alive = owner_alive(s);
 		while (A(load_n)(&s->active, __ATOMIC_SEQ_CST)) {
-			if (!owner_alive(s)) {
+			if (alive)
+				alive = ++spins % 1024 ? pid_alive(s->pid) : owner_alive(s);
+			if (!alive) {
 				dead = true;
 				A(store_n)(&s->active, 0, __ATOMIC_SEQ_CST);
 				break;
