@@ -349,20 +349,24 @@ uint64_t dupgen_overwrite(struct dupgen *g, uint64_t victim)
 	 * would fill the queue until zero victims can only be rewritten unchanged. The victim's debt
 	 * takes the paid one's place. */
 	unsigned pay = g->owed_len;
+	/* a zero debt that is not the victim's own: only then is it worth looking past the first */
+	bool zero_payable = g->owed_zero && victim != CONTENT_ZERO;
 	for (unsigned i = 0; i < g->owed_len; i++) {
 		if (g->owed[i] == victim)
 			continue;
 		if (pay == g->owed_len)
 			pay = i;
-		if (g->owed[i] == CONTENT_ZERO) {
+		if (!zero_payable || g->owed[i] == CONTENT_ZERO) {
 			pay = i;
 			break;
 		}
 	}
 	if (pay < g->owed_len) {
 		uint64_t id = g->owed[pay];
+		g->owed_zero -= id == CONTENT_ZERO;
 		if (owes) {
 			g->owed[pay] = victim;
+			g->owed_zero += victim == CONTENT_ZERO;
 		} else {
 			memmove(&g->owed[pay], &g->owed[pay + 1], (g->owed_len - pay - 1) * sizeof *g->owed);
 			g->owed_len--;
@@ -373,6 +377,7 @@ uint64_t dupgen_overwrite(struct dupgen *g, uint64_t victim)
 		return dupgen_fresh_unique(g);
 	if (g->owed_len < DUPGEN_QUEUE) {
 		g->owed[g->owed_len++] = victim;
+		g->owed_zero += victim == CONTENT_ZERO;
 		return dupgen_fresh_unique(g);
 	}
 	/* All that is owed is the victim's own content, as many copies as are held (a sweep through a

@@ -80,6 +80,7 @@ struct dupgen {
 	/* scaled overwrites: contents whose copies were overwritten and are owed back */
 	uint64_t owed[DUPGEN_QUEUE]; /* oldest first */
 	unsigned owed_len;
+	unsigned owed_zero;          /* how many of them are the zero block (paid first) */
 	size_t cursor;          /* copied runs: the extent of the last first write */
 };
 

@@ -331,23 +331,35 @@ static void overwrites_keep_the_histogram(void)
  * and a block keeps its content only when all that is owed is that content and the queue is full.
  * (The queue used to drop its oldest debt when full: the run's content then lost a copy for each
  * block of the run past the 64th, and a stress run of kernel-trees fell from 3.14:1 to 1.39:1.) */
-static void overwrites_exact_through_a_long_run(void)
+static void overwrites_exact_through_a_run_of(uint64_t RUN_ID)
 {
-	enum { N = 4096, RUN = 2048, PAIRS = 512, RUN_ID = 7, PAIR_ID0 = 1000 };
+	enum { N = 4096, RUN = 2048, PAIRS = 512, PAIR_ID0 = 1000 };
 	uint64_t *live = malloc(N * sizeof *live);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(live);
 	for (uint64_t b = 0; b < N; b++)
 		live[b] = b < RUN ? RUN_ID : b < RUN + 2 * PAIRS ? PAIR_ID0 + (b - RUN) / 2 : (CONTENT_UNIQUE_BIT | b);
 	struct dupgen g;
 	dupgen_init_scaled(&g, NULL, 3);
-	uint64_t changed = 0, kept = 0, bad_invariant = 0, bad_keep = 0;
+	uint64_t changed = 0, kept = 0, bad_invariant = 0, bad_keep = 0, bad_zero = 0, zero_paid = 0;
 	for (uint64_t i = 0; i < 4 * N; i++) {
 		uint64_t b = i % N, victim = live[b];
-		unsigned owed_before = g.owed_len;
+		unsigned owed_before = g.owed_len, zeros = 0;
 		bool all_victim = true;
-		for (unsigned k = 0; k < g.owed_len; k++)
+		for (unsigned k = 0; k < g.owed_len; k++) {
 			all_victim &= g.owed[k] == victim;
+			zeros += g.owed[k] == CONTENT_ZERO;
+		}
 		uint64_t id = dupgen_overwrite(&g, victim);
+		/* a zero block's debt, when one is owed and the victim is not a zero block, is paid
+		 * first; the queue's count of them stays true */
+		if (zeros && victim != CONTENT_ZERO) {
+			bad_zero += id != CONTENT_ZERO;
+			zero_paid++;
+		}
+		zeros = 0;
+		for (unsigned k = 0; k < g.owed_len; k++)
+			zeros += g.owed[k] == CONTENT_ZERO;
+		bad_zero += zeros != g.owed_zero;
 		if (id == victim) {
 			kept++;
 			bad_keep += !(all_victim && owed_before == DUPGEN_QUEUE);
@@ -379,10 +391,23 @@ static void overwrites_exact_through_a_long_run(void)
 	}
 	CU_ASSERT_EQUAL(bad_invariant, 0);
 	CU_ASSERT_EQUAL(bad_keep, 0);
+	CU_ASSERT_EQUAL(bad_zero, 0);
+	CU_ASSERT(RUN_ID != CONTENT_ZERO || zero_paid >= DUPGEN_QUEUE); /* the rule was exercised */
 	/* the run's blocks past the queue's 64 keep their content on the first sweep; the rest change */
 	CU_ASSERT(kept >= RUN - DUPGEN_QUEUE);
 	CU_ASSERT(changed > 2 * N);
 	free(live);
+}
+
+static void overwrites_exact_through_a_long_run(void)
+{
+	overwrites_exact_through_a_run_of(7);
+}
+
+/* the same with free space's content, the zero block, whose debts are paid first */
+static void overwrites_exact_through_free_space(void)
+{
+	overwrites_exact_through_a_run_of(CONTENT_ZERO);
 }
 
 static void ledger_persists(void)
@@ -486,6 +511,7 @@ int suite_dupgen(void)
 		{"scaled: zero blocks keep their share, copies spread", copies_spread_and_zero_blocks},
 		{"scaled: overwrites keep the live histogram", overwrites_keep_the_histogram},
 		{"scaled: overwrites exact through a long run of one content", overwrites_exact_through_a_long_run},
+		{"scaled: overwrites exact through free space, zero debts first", overwrites_exact_through_free_space},
 		{"scaled: as a distribution, with what scaling did", scaled_as_distribution},
 		{"ledger: persists across opens, geometry checked", ledger_persists},
 		{NULL, NULL},
