@@ -26,7 +26,7 @@ const struct gen_opt_def gen_option_table[] = {
 	{"hash", 0, "NAME", GT_ENUM, OFF(hash), "sha1", gen_hash_names, 0, 0, SCAN | MPI,
 	 "fingerprint: sha1 (as DEDISgen) or sha256"},
 	{"threads", 't', "N", GT_UINT, OFF(threads), "0", NULL, 0, 1024, SCAN | MPI,
-	 "hashing threads besides the reader; 0 = one per core"},
+	 "threads that read and hash (small files, ranges of large ones) beside the one that walks the paths; 0 = one per core"},
 	{"one-file-system", 'x', NULL, GT_FLAG, OFF(one_fs), NULL, NULL, 0, 0, SCAN | MPI,
 	 "do not enter directories on other filesystems"},
 	{"skip-tails", 0, NULL, GT_FLAG, OFF(skip_tails), NULL, NULL, 0, 0, SCAN | MPI,

@@ -1,6 +1,7 @@
-/* scan.c - reader + hashing threads: small files are read and packed block-aligned into 4 MiB+
- * buffers (tails zero-padded); large ones go out as file ranges the hashers pread in L2-sized
- * chunks. Hashers count each size's fingerprints in batches and measure the sampled blocks. */
+/* scan.c - walker + hashing threads: small files go out in batches of up to a 4 MiB+ buffer's
+ * worth, which a hasher opens, reads block-aligned (tails zero-padded) and hashes; large ones go
+ * out as file ranges the hashers pread in L2-sized chunks; devices are read and packed by the
+ * walker. Hashers count each size's fingerprints in batches and measure the sampled blocks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,6 +23,12 @@
  * are read and packed by the reader, so one buffer holds hundreds of them. */
 #define RANGE_MIN (1u << 20)
 #define CHUNK (128u << 10)
+/* Regular files below RANGE_MIN are not read by the walking thread either: it stats them (the
+ * walk does) and lists them in a batch whose positions it reserves from their sizes; a hasher
+ * opens and reads them. On a tree of small files (/usr/share: 62,000 files, 13 KiB on average)
+ * the one thread's open + read + close was the whole scan's limit, whatever the hashers. A batch
+ * holds at most this many files (empty ones take no buffer space). */
+#define BATCH_MAX_FILES 4096
 
 /* Part of one file: `len` data bytes at data + off, then zeros up to the largest block size. */
 struct seg {
@@ -35,9 +42,21 @@ struct shared_file {
 	char *path;
 };
 
-/* A unit of work: either packed segments in `data`, or (file != NULL) the range [off, off + len)
- * of a large file (the last range may end with a partial block). Its blocks are consecutive in
- * the stream: the first one's position per size is pos[]. */
+/* A small file of a batch: its path (in the batch's names), the size the walk saw, where it goes
+ * in the buffer, its first block's stream position per size, and the bytes a hasher read. */
+struct batch_file {
+	size_t name;
+	uint64_t size;
+	size_t off;
+	uint64_t pos[GEN_SCAN_MAX_SIZES];
+	size_t got;
+};
+
+/* A unit of work: packed segments in `data` (devices, parts of files), a batch of small files
+ * (nfiles > 0 or `batch`: the hasher reads them into `data`), or (file != NULL) the range
+ * [off, off + len) of a large file (the last range may end with a partial block). Packed
+ * segments and ranges are consecutive in the stream from pos[]; a batch's files each have their
+ * own positions, consecutive unless a file shrank before it was read. */
 struct buf {
 	uint64_t pos[GEN_SCAN_MAX_SIZES];
 	uint8_t *data;
@@ -47,6 +66,11 @@ struct buf {
 	struct shared_file *file;
 	uint64_t off;
 	size_t len;
+	bool batch;
+	struct batch_file *files;
+	size_t nfiles, filecap;
+	char *names;
+	size_t names_used, names_cap;
 	struct buf *next;
 };
 
@@ -61,6 +85,8 @@ struct pipe {
 	uint64_t *blocks;        /* per size, under lock */
 	char **bad;              /* "path: reason" of ranges the hashers could not read, under lock */
 	size_t nbad;
+	uint64_t unread_files;   /* batch files a hasher could not open or read, under lock ... */
+	uint64_t unread_bytes;   /* ... and the bytes the walker counted for them that were not read */
 };
 
 static double now_s(void)
@@ -196,6 +222,124 @@ hash_failed:
 	return -1;
 }
 
+/* "path: why" goes to the list of what the hashers could not read (one error each). */
+static void pipe_bad(struct pipe *p, const char *path, const char *why)
+{
+	size_t len = strlen(path) + strlen(why) + 4;
+	char *msg = malloc(len), **n;
+	pthread_mutex_lock(&p->lock);
+	if (msg && (n = realloc(p->bad, (p->nbad + 1) * sizeof *n))) {
+		snprintf(msg, len, "%s: %s", path, why);
+		p->bad = n;
+		n[p->nbad++] = msg;
+		msg = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	free(msg);
+}
+
+/* Opens and reads a batch's files into its buffer, each at its offset and up to the size the
+ * walk saw (a file that grew since is read that far; one that shrank reads what it has, and the
+ * rest of its positions stay unused), tails zero-padded to the largest block size. A file that
+ * cannot be opened, or fails a read, is reported and not counted as read; what a failing read
+ * delivered before stays counted, as it did when the walker read small files itself. */
+static void read_batch(struct pipe *p, struct buf *b)
+{
+	for (size_t j = 0; j < b->nfiles; j++) {
+		struct batch_file *f = &b->files[j];
+		const char *path = b->names + f->name;
+		char what[96] = "";
+		int err = 0;
+		f->got = 0;
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOCTTY);
+		if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership */
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			err = errno;
+			snprintf(what, sizeof what, "cannot open");
+		}
+		while (fd >= 0 && f->got < f->size) {
+			ssize_t n = read(fd, b->data + f->off + f->got, (size_t)f->size - f->got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				err = errno;
+				snprintf(what, sizeof what, "read error at offset %llu", (unsigned long long)f->got);
+				break;
+			}
+			if (n == 0)
+				break;
+			f->got += (size_t)n;
+		}
+		if (fd >= 0)
+			close(fd);
+		size_t padded = (f->got + p->maxbs - 1) / p->maxbs * p->maxbs;
+		memset(b->data + f->off + f->got, 0, padded - f->got);
+		if (err) {
+			char why[256];
+			snprintf(why, sizeof why, "%s: %s", what, strerror(err));
+			pipe_bad(p, path, why);
+		}
+		if (err || f->got < f->size) {
+			pthread_mutex_lock(&p->lock);
+			p->unread_files += err != 0;
+			p->unread_bytes += f->size - f->got;
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+}
+
+/* n fingerprints at consecutive positions from pos, of size i, into the counts and the locality
+ * records. 0, or -1 with why filled. */
+static int count_run(struct pipe *p, struct hstate *hs, int writer, int i, const uint8_t *fps, size_t n, uint64_t pos,
+		     char *why, size_t whylen)
+{
+	const struct scan_config *cfg = p->cfg;
+	if (!n)
+		return 0;
+	if (counter_add_batch(cfg->sizes[i].counter, writer, fps, n, pos, why, whylen))
+		return -1;
+	if (hs->loc[i] && loc_local_record(hs->loc[i], fps, n, pos)) {
+		snprintf(why, whylen, "out of memory for the locality records");
+		return -1;
+	}
+	__atomic_add_fetch(&p->blocks[i], n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Hashes (and measures) a read batch's blocks of size i into fps and counts them: one run per
+ * stretch of files whose positions follow each other (all of them, unless one shrank). 0, or -1
+ * with why filled. */
+static int hash_batch(struct pipe *p, struct hstate *hs, int writer, const struct buf *b, int i, uint8_t *fps,
+		      char *why, size_t whylen)
+{
+	uint64_t bs = p->cfg->sizes[i].block_size, run_pos = 0;
+	size_t fl = fp_len(hs->fc), n = 0, run = 0;
+	for (size_t j = 0; j < b->nfiles; j++) {
+		const struct batch_file *f = &b->files[j];
+		size_t nb = (size_t)blocks_of(p->cfg, f->got, bs);
+		if (!nb)
+			continue;
+		if (n > run && f->pos[i] != run_pos + (n - run)) {
+			if (count_run(p, hs, writer, i, fps + run * fl, n - run, run_pos, why, whylen))
+				return -1;
+			run = n;
+		}
+		if (n == run)
+			run_pos = f->pos[i];
+		const uint8_t *d = b->data + f->off;
+		for (size_t k = 0; k < nb; k++, n++) {
+			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
+				snprintf(why, whylen, "hashing failed (OpenSSL %s)", p->cfg->hash);
+				return -1;
+			}
+			if (measure(hs, i, fps + n * fl, d + k * bs, f->pos[i] + k, why, whylen))
+				return -1;
+		}
+	}
+	return count_run(p, hs, writer, i, fps + run * fl, n - run, run_pos, why, whylen);
+}
+
 static void file_unref(struct pipe *p, struct shared_file *f)
 {
 	pthread_mutex_lock(&p->lock);
@@ -287,6 +431,10 @@ static void *hasher(void *arg)
 		if (b->file) {
 			memset(counts, 0, sizeof counts);
 			h = hash_range(p, &hs, b, fps, counts, chunk, why, sizeof why);
+		} else if (b->batch) {
+			read_batch(p, b); /* counted as it is hashed: below, nothing is left to count */
+			for (int i = 0; i < cfg->nsizes && !h && !pipe_failed(p); i++)
+				h = hash_batch(p, &hs, writer, b, i, fps[i], why, sizeof why);
 		} else {
 			for (int i = 0; i < cfg->nsizes && !h; i++)
 				if ((counts[i] = hash_packed(p, &hs, b, i, fps[i], why, sizeof why)) == (size_t)-1)
@@ -294,31 +442,14 @@ static void *hasher(void *arg)
 		}
 		if (h < 0)
 			pipe_fail(p, "%s", why);
-		for (int i = 0; i < cfg->nsizes && h == 0 && !pipe_failed(p); i++) {
-			if (counter_add_batch(cfg->sizes[i].counter, writer, fps[i], counts[i], b->pos[i], why, sizeof why)) {
+		for (int i = 0; i < cfg->nsizes && h == 0 && !b->batch && !pipe_failed(p); i++) {
+			if (count_run(p, &hs, writer, i, fps[i], counts[i], b->pos[i], why, sizeof why)) {
 				pipe_fail(p, "%s", why);
 				break;
 			}
-			if (hs.loc[i] && loc_local_record(hs.loc[i], fps[i], counts[i], b->pos[i])) {
-				pipe_fail(p, "out of memory for the locality records");
-				break;
-			}
-			__atomic_add_fetch(&p->blocks[i], counts[i], __ATOMIC_RELAXED);
 		}
-		if (h == 1) {
-			/* The range is left out whole (nothing of it was counted): one error. */
-			size_t len = strlen(b->file->path) + strlen(why) + 4;
-			char *msg = malloc(len), **n;
-			pthread_mutex_lock(&p->lock);
-			if (msg && (n = realloc(p->bad, (p->nbad + 1) * sizeof *n))) {
-				snprintf(msg, len, "%s: %s", b->file->path, why);
-				p->bad = n;
-				n[p->nbad++] = msg;
-				msg = NULL;
-			}
-			pthread_mutex_unlock(&p->lock);
-			free(msg);
-		}
+		if (h == 1) /* The range is left out whole (nothing of it was counted): one error. */
+			pipe_bad(p, b->file->path, why);
 		if (b->file) {
 			file_unref(p, b->file);
 			b->file = NULL;
@@ -351,6 +482,9 @@ static struct buf *get_free(struct pipe *p)
 		b->next = NULL;
 		b->used = 0;
 		b->nsegs = 0;
+		b->batch = false;
+		b->nfiles = 0;
+		b->names_used = 0;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return b;
@@ -439,6 +573,61 @@ static bool stopped(const struct reader *r)
 
 static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t to, off_t *done);
 
+static int reserve_bytes(void **v, size_t *cap, size_t need, size_t each)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	void *n = realloc(*v, nc * each);
+	if (!n)
+		return -1;
+	*v = n;
+	*cap = nc;
+	return 0;
+}
+
+/* A small regular file joins the current batch (a new one when it would not fit): its stream
+ * positions are reserved from the size the walk saw, and a hasher reads it. Returns 0, or -1
+ * when the pipe failed or the scan was interrupted. */
+static int batch_file(struct reader *r, const struct walk_entry *e)
+{
+	struct pipe *p = r->p;
+	const struct scan_config *cfg = r->cfg;
+	size_t padded = (size_t)((e->size + p->maxbs - 1) / p->maxbs * p->maxbs), len = strlen(e->path) + 1;
+	struct buf *b = r->cur;
+	if (b && (!b->batch || b->used + padded > p->cap || b->nfiles == BATCH_MAX_FILES)) {
+		submit(p, b);
+		b = r->cur = NULL;
+	}
+	if (!b) {
+		if (!(b = r->cur = get_free(p)))
+			return -1;
+		b->batch = true;
+	}
+	if (reserve_bytes((void **)&b->files, &b->filecap, b->nfiles + 1, sizeof *b->files) ||
+	    reserve_bytes((void **)&b->names, &b->names_cap, b->names_used + len, 1)) {
+		pipe_fail(p, "out of memory");
+		return -1;
+	}
+	struct batch_file *f = &b->files[b->nfiles++];
+	*f = (struct batch_file){.name = b->names_used, .size = e->size, .off = b->used};
+	memcpy(b->names + b->names_used, e->path, len);
+	b->names_used += len;
+	assign_positions(r, b, b->nfiles == 1, e->size);
+	for (int i = 0; i < cfg->nsizes; i++)
+		f->pos[i] = r->next[i] - blocks_of(cfg, e->size, cfg->sizes[i].block_size);
+	b->used += padded;
+	r->st->bytes += e->size;
+	if (b->used == p->cap) {
+		submit(p, b);
+		r->cur = NULL;
+	}
+	maybe_progress(r);
+	return stopped(r) || pipe_failed(p) ? -1 : 0;
+}
+
 /* Reads one file or device (or the part of it the entry names) to its end into the buffers.
  * Returns 0, 1 when it could not be read (recorded as an error), -1 when the pipe failed or the
  * scan was interrupted. */
@@ -447,6 +636,13 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 	struct pipe *p = r->p;
 	const char *path = e->path;
 	uint64_t end = e->len ? e->start + e->len : UINT64_MAX;
+	if (e->kind == WALK_FILE && !e->start && !e->len && e->size < RANGE_MIN)
+		return batch_file(r, e);
+	/* the batch in the making goes first: an item's blocks are consecutive in the stream */
+	if (r->cur && r->cur->batch) {
+		submit(p, r->cur);
+		r->cur = NULL;
+	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOCTTY);
 	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership */
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -668,7 +864,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 	}
 	if (!pipe_failed(&p) && !stopped(&r) && w < 0)
 		pipe_fail(&p, "walking the paths failed: %s", strerror(errno ? errno : ENOMEM));
-	if (r.cur && r.cur->used && !pipe_failed(&p) && !stopped(&r)) {
+	if (r.cur && (r.cur->used || r.cur->nfiles) && !pipe_failed(&p) && !stopped(&r)) {
 		submit(&p, r.cur);
 		r.cur = NULL;
 	}
@@ -694,6 +890,8 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 			free(p.bad[i]);
 	}
 	free(p.bad);
+	st->files -= p.unread_files;
+	st->bytes -= p.unread_bytes;
 	if (p.nbad && cfg->strict && !rc) {
 		snprintf(st->failure, sizeof st->failure, "%s (--strict)", st->first_errors[0]);
 		rc = -1;
@@ -714,6 +912,8 @@ out:
 				file_unref(&p, all[i]->file);
 			free(all[i]->data);
 			free(all[i]->segs);
+			free(all[i]->files);
+			free(all[i]->names);
 			free(all[i]);
 		}
 	}
