@@ -380,6 +380,10 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 	json_object_set_new(doc, "sources", srcs);
 	json_object_set_new(doc, "hash", json_string(r->hash));
 	json_object_set_new(doc, "results", results);
+	if (r->reads_known && !r->json_mpi) /* (dedisgen-mpi: each rank its own; not summed) */
+		json_object_set_new(doc, "reads", json_pack("{s:i, s:{s:I, s:I}}", "threads", r->threads,
+							     "small_file_batches", "io_uring", (json_int_t)r->batches_uring,
+							     "syscalls", (json_int_t)r->batches_sync));
 	if (r->json_mpi) {
 		json_object_set_new(doc, "mpi", r->json_mpi);
 		r->json_mpi = NULL;
@@ -560,6 +564,9 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 		r->s[i].stream_end = sizes[i].stream_end;
 		r->s[i].blocks_read = sizes[i].blocks;
 	}
+	r->reads_known = true;
+	r->batches_uring = st->batches_uring;
+	r->batches_sync = st->batches_sync;
 	free(sizes);
 	return failed;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "batchread.h"
 #include "fingerprint.h"
 #include "scan.h"
 
@@ -87,6 +88,7 @@ struct pipe {
 	size_t nbad;
 	uint64_t unread_files;   /* batch files a hasher could not open or read, under lock ... */
 	uint64_t unread_bytes;   /* ... and the bytes the walker counted for them that were not read */
+	uint64_t batches_uring, batches_sync; /* atomic */
 };
 
 static double now_s(void)
@@ -123,6 +125,8 @@ struct hstate {
 	struct comp_codec *codec;
 	struct comp_local comp[GEN_SCAN_MAX_SIZES]; /* .set NULL: off */
 	struct loc_local *loc[GEN_SCAN_MAX_SIZES];  /* NULL: off */
+	struct batch_reader *br;                    /* NULL: batches read with system calls */
+	struct batch_item *items;                   /* BATCH_MAX_FILES, for the batches' reads */
 };
 
 /* Blocks a segment or range of len bytes holds at block size bs. */
@@ -238,51 +242,45 @@ static void pipe_bad(struct pipe *p, const char *path, const char *why)
 	free(msg);
 }
 
-/* Opens and reads a batch's files into its buffer, each at its offset and up to the size the
- * walk saw (a file that grew since is read that far; one that shrank reads what it has, and the
- * rest of its positions stay unused), tails zero-padded to the largest block size. A file that
- * cannot be opened, or fails a read, is reported and not counted as read; what a failing read
- * delivered before stays counted, as it did when the walker read small files itself. */
-static void read_batch(struct pipe *p, struct buf *b)
+/* Reads a batch's files into its buffer (batchread.c: many in flight with io_uring), each at its
+ * offset and up to the size the walk saw (a file that grew since is read that far; one that
+ * shrank reads what it has, and the rest of its positions stay unused), tails zero-padded to the
+ * largest block size. A file that cannot be opened, or fails a read, is reported and not counted
+ * as read; what a failing read delivered before stays counted, as it did when the walker read
+ * small files itself. */
+static void read_batch(struct pipe *p, struct hstate *hs, struct buf *b)
 {
+	struct batch_item *items = hs->items;
+	for (size_t j = 0; j < b->nfiles; j++)
+		items[j] = (struct batch_item){.path = b->names + b->files[j].name, .buf = b->data + b->files[j].off,
+					       .size = (size_t)b->files[j].size};
+	bool ring = hs->br != NULL;
+	if (!ring) {
+		batch_read_sync(items, b->nfiles);
+	} else if (batch_reader_read(hs->br, items, b->nfiles)) {
+		batch_reader_free(hs->br); /* it read them all the plain way; the next batches will too */
+		hs->br = NULL;
+		ring = false;
+	}
+	__atomic_add_fetch(ring ? &p->batches_uring : &p->batches_sync, 1, __ATOMIC_RELAXED);
 	for (size_t j = 0; j < b->nfiles; j++) {
 		struct batch_file *f = &b->files[j];
-		const char *path = b->names + f->name;
-		char what[96] = "";
-		int err = 0;
-		f->got = 0;
-		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOCTTY);
-		if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership */
-			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0) {
-			err = errno;
-			snprintf(what, sizeof what, "cannot open");
-		}
-		while (fd >= 0 && f->got < f->size) {
-			ssize_t n = read(fd, b->data + f->off + f->got, (size_t)f->size - f->got);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				err = errno;
-				snprintf(what, sizeof what, "read error at offset %llu", (unsigned long long)f->got);
-				break;
-			}
-			if (n == 0)
-				break;
-			f->got += (size_t)n;
-		}
-		if (fd >= 0)
-			close(fd);
+		const struct batch_item *it = &items[j];
+		f->got = it->got;
 		size_t padded = (f->got + p->maxbs - 1) / p->maxbs * p->maxbs;
 		memset(b->data + f->off + f->got, 0, padded - f->got);
-		if (err) {
+		if (it->err) {
 			char why[256];
-			snprintf(why, sizeof why, "%s: %s", what, strerror(err));
-			pipe_bad(p, path, why);
+			if (!strcmp(it->what, "read error"))
+				snprintf(why, sizeof why, "read error at offset %llu: %s", (unsigned long long)it->got,
+					 strerror(it->err));
+			else
+				snprintf(why, sizeof why, "%s: %s", it->what, strerror(it->err));
+			pipe_bad(p, it->path, why);
 		}
-		if (err || f->got < f->size) {
+		if (it->err || f->got < f->size) {
 			pthread_mutex_lock(&p->lock);
-			p->unread_files += err != 0;
+			p->unread_files += it->err != 0;
 			p->unread_bytes += f->size - f->got;
 			pthread_mutex_unlock(&p->lock);
 		}
@@ -379,8 +377,9 @@ static void hstate_flush(struct pipe *p, struct hstate *hs, bool keep)
 static bool hstate_init(const struct scan_config *cfg, struct hstate *hs, uint64_t maxbs)
 {
 	memset(hs, 0, sizeof *hs);
-	if (!(hs->fc = fp_new(cfg->hash)))
+	if (!(hs->fc = fp_new(cfg->hash)) || !(hs->items = calloc(BATCH_MAX_FILES, sizeof *hs->items)))
 		return false;
+	hs->br = batch_reader_new(); /* NULL: no io_uring here, system calls then */
 	for (int i = 0; i < cfg->nsizes; i++) {
 		if (cfg->sizes[i].comp) {
 			if (!hs->codec && !(hs->codec = comp_codec_new(maxbs)))
@@ -432,7 +431,7 @@ static void *hasher(void *arg)
 			memset(counts, 0, sizeof counts);
 			h = hash_range(p, &hs, b, fps, counts, chunk, why, sizeof why);
 		} else if (b->batch) {
-			read_batch(p, b); /* counted as it is hashed: below, nothing is left to count */
+			read_batch(p, &hs, b); /* counted as it is hashed: below, nothing is left to count */
 			for (int i = 0; i < cfg->nsizes && !h && !pipe_failed(p); i++)
 				h = hash_batch(p, &hs, writer, b, i, fps[i], why, sizeof why);
 		} else {
@@ -467,6 +466,8 @@ out:
 	free(chunk);
 	comp_codec_free(hs.codec);
 	fp_free(hs.fc);
+	batch_reader_free(hs.br);
+	free(hs.items);
 	return NULL;
 }
 
@@ -892,6 +893,8 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 	free(p.bad);
 	st->files -= p.unread_files;
 	st->bytes -= p.unread_bytes;
+	st->batches_uring = p.batches_uring;
+	st->batches_sync = p.batches_sync;
 	if (p.nbad && cfg->strict && !rc) {
 		snprintf(st->failure, sizeof st->failure, "%s (--strict)", st->first_errors[0]);
 		rc = -1;

@@ -53,6 +53,8 @@ struct scan_stats {
 	int nfirst;
 	double seconds;
 	bool interrupted;
+	uint64_t batches_uring;    /* batches of small files read through io_uring ... */
+	uint64_t batches_sync;     /* ... and with system calls (no io_uring here) */
 	char failure[512];         /* why scan_run returned -1 */
 };
 

@@ -124,6 +124,23 @@ done
 sbytes=$(du -b --apparent-size -s "$S" | cut -f1)
 sbytes=$((sbytes - $(stat -c %s "$S")))
 jcheck "$E2E_TMP/small4.json" ".results[0] | .files == 1500 and .errors == 0 and .bytes == $sbytes"
+# The hashers read batches through io_uring (many files in flight) where the kernel lets them, and
+# with plain system calls where it does not (no-io-uring: a seccomp filter failing
+# io_uring_setup): the same results either way.
+jcheck "$E2E_TMP/small2.json" '.reads.small_file_batches | .io_uring + .syscalls >= 3'
+if [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" = 0 ]; then
+	jcheck "$E2E_TMP/small2.json" '.reads.small_file_batches.syscalls == 0'
+fi
+RC=0
+"$top_builddir/tests/e2e/no-io-uring" ENOSYS "$DEDISGEN" "$S" -b 4096,8192 -t 2 -o "$E2E_TMP/smallnu.dist" \
+	-j "$E2E_TMP/smallnu.json" -q || RC=$?
+if [ "$RC" -ne 77 ]; then
+	[ "$RC" -eq 0 ] || fail "small files without io_uring exited $RC"
+	jcheck "$E2E_TMP/smallnu.json" '.reads.small_file_batches | .io_uring == 0 and .syscalls >= 3'
+	for bs in 4096 8192; do
+		cmp -s "$E2E_TMP/small1.dist.$bs" "$E2E_TMP/smallnu.dist.$bs" || fail "small files: without io_uring differs at $bs"
+	done
+fi
 
 # A file that holds less than its size says (sysfs: 4096, a few bytes of text) is read for what it
 # has; the blocks it was given beyond that stay unused.

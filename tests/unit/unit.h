@@ -38,6 +38,7 @@ int suite_gen_counts(void);
 int suite_distcmp(void);
 int suite_gen_options(void);
 int suite_gen_measure(void);
+int suite_gen_batchread(void);
 /* dedisengine (tests/unit/test_engine) */
 int suite_engine_index(void);
 

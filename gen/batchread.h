@@ -1,0 +1,33 @@
+/* batchread.h - reading a batch of small files with many opens and reads in flight (io_uring:
+ * open, read, close linked per file), for a hashing thread; plain system calls where it is absent. */
+#ifndef DEDIS_GEN_BATCHREAD_H
+#define DEDIS_GEN_BATCHREAD_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* One file to read: up to `size` bytes of `path` into buf. The reader fills got (bytes read: less
+ * than size when the file held less) and err (0, or the errno of the step that failed, with
+ * what = "cannot open" or "read error"). */
+struct batch_item {
+	const char *path;
+	uint8_t *buf;
+	size_t size;
+	size_t got;
+	int err;
+	const char *what;
+};
+
+struct batch_reader;
+
+/* A reader for one thread: NULL when io_uring cannot be used here (no kernel support, forbidden,
+ * out of memory); the caller then reads with system calls (batch_read_sync). */
+struct batch_reader *batch_reader_new(void);
+void batch_reader_free(struct batch_reader *br);
+/* Reads every item, up to BATCH_IN_FLIGHT files at once. 0, or -1 when the ring itself failed
+ * (the items it had not finished are then read with system calls before returning, so the
+ * caller still gets every item read; the reader should not be used again). */
+int batch_reader_read(struct batch_reader *br, struct batch_item *items, size_t n);
+/* The same with one open, read(s) and close per file. */
+void batch_read_sync(struct batch_item *items, size_t n);
+
+#endif
