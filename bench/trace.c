@@ -5,27 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "errmsg.h"
+#include "reserve.h"
 #include "rng.h"
 #include "trace.h"
 
 /* md5 of 4096 zero bytes */
 static const unsigned char zero_md5[16] = {0x62, 0x0f, 0x0b, 0x67, 0xa9, 0x1f, 0x7f, 0x74,
 					   0x15, 0x1b, 0xc5, 0xbe, 0x74, 0x5b, 0x71, 0x10};
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 1024;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(*p, c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
 
 static uint64_t md5_hash(const unsigned char *k)
 {
@@ -182,8 +168,8 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 			rc = errmsg_set(err, errlen, -1, "%s:%llu: lba %llu is out of range", path, ln, (unsigned long long)lba);
 			break;
 		}
-		if (grow((void **)&t->req, &t->cap, t->n + 1, sizeof *t->req) ||
-		    (write && grow((void **)&t->ids, &t->idcap, t->nids + nblocks, sizeof *t->ids))) {
+		if (array_reserve((void **)&t->req, &t->cap, t->n + 1, sizeof *t->req, 1024) ||
+		    (write && array_reserve((void **)&t->ids, &t->idcap, t->nids + nblocks, sizeof *t->ids, 1024))) {
 			rc = errmsg_set(err, errlen, -1, "%s:%llu: out of memory", path, ln);
 			break;
 		}

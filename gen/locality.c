@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "locality.h"
+#include "reserve.h"
 
 unsigned loc_level_for(uint64_t stream_blocks)
 {
@@ -152,21 +153,6 @@ void loc_local_free(struct loc_local *l)
 	free(l);
 }
 
-static int reserve(void **p, size_t *cap, size_t need, size_t each)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	void *np = realloc(*p, ncap * each);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* Drops the segments of windows no longer selected at level (the stream outgrew them). */
 static void compact(struct loc_local *l, unsigned level)
 {
@@ -199,8 +185,8 @@ int loc_local_record(struct loc_local *l, const uint8_t *fps, size_t n, uint64_t
 			end = n;
 		if (loc_window_selected(w, level)) {
 			size_t k = end - i;
-			if (reserve((void **)&l->segs, &l->segcap, l->nseg + 1, sizeof *l->segs) ||
-			    reserve((void **)&l->pfx, &l->pfxcap, l->npfx + k, sizeof *l->pfx))
+			if (array_reserve((void **)&l->segs, &l->segcap, l->nseg + 1, sizeof *l->segs, 64) ||
+			    array_reserve((void **)&l->pfx, &l->pfxcap, l->npfx + k, sizeof *l->pfx, 64))
 				return -1;
 			l->segs[l->nseg++] = (struct seg){pos + i, l->npfx, (uint32_t)k};
 			for (size_t j = 0; j < k; j++)
@@ -217,7 +203,7 @@ int loc_local_flush(struct loc_local *l)
 	int rc = 0;
 	compact(l, __atomic_load_n(&r->level, __ATOMIC_RELAXED));
 	pthread_mutex_lock(&r->lock);
-	if (reserve((void **)&r->parts, &r->partcap, r->nparts + 1, sizeof *r->parts)) {
+	if (array_reserve((void **)&r->parts, &r->partcap, r->nparts + 1, sizeof *r->parts, 64)) {
 		rc = -1;
 	} else {
 		r->parts[r->nparts++] = l;
@@ -356,7 +342,7 @@ static uint64_t *window_array(struct loc_recorder *r)
 {
 	const size_t bytes = WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t);
 	if (!r->nchunks || r->chunks[r->nchunks - 1].used == WIN_CHUNK) {
-		if (reserve((void **)&r->chunks, &r->chunkcap, r->nchunks + 1, sizeof *r->chunks))
+		if (array_reserve((void **)&r->chunks, &r->chunkcap, r->nchunks + 1, sizeof *r->chunks, 64))
 			return NULL;
 		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
@@ -382,7 +368,7 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 	}
 	if (lo < r->nwin && r->wins[lo].number == number)
 		return &r->wins[lo];
-	if (reserve((void **)&r->wins, &r->wincap, r->nwin + 1, sizeof *r->wins))
+	if (array_reserve((void **)&r->wins, &r->wincap, r->nwin + 1, sizeof *r->wins, 64))
 		return NULL;
 	uint64_t *f = window_array(r);
 	if (!f)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "batchread.h"
 #include "fingerprint.h"
+#include "reserve.h"
 #include "scan.h"
 
 #define MIN_BUF (4u << 20)
@@ -574,21 +575,6 @@ static bool stopped(const struct reader *r)
 
 static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t to, off_t *done);
 
-static int reserve_bytes(void **v, size_t *cap, size_t need, size_t each)
-{
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 64;
-	while (nc < need)
-		nc *= 2;
-	void *n = realloc(*v, nc * each);
-	if (!n)
-		return -1;
-	*v = n;
-	*cap = nc;
-	return 0;
-}
-
 /* A small regular file joins the current batch (a new one when it would not fit): its stream
  * positions are reserved from the size the walk saw, and a hasher reads it. Returns 0, or -1
  * when the pipe failed or the scan was interrupted. */
@@ -607,8 +593,8 @@ static int batch_file(struct reader *r, const struct walk_entry *e)
 			return -1;
 		b->batch = true;
 	}
-	if (reserve_bytes((void **)&b->files, &b->filecap, b->nfiles + 1, sizeof *b->files) ||
-	    reserve_bytes((void **)&b->names, &b->names_cap, b->names_used + len, 1)) {
+	if (array_reserve((void **)&b->files, &b->filecap, b->nfiles + 1, sizeof *b->files, 64) ||
+	    array_reserve((void **)&b->names, &b->names_cap, b->names_used + len, 1, 64)) {
 		pipe_fail(p, "out of memory");
 		return -1;
 	}
