@@ -108,6 +108,16 @@ static void queued(struct batch_reader *br, struct io_uring_sqe *sqe, int k, enu
 	br->slots[k].pending++;
 }
 
+/* A free submission entry. Between two submissions at most three per slot are queued, 192 of the
+ * ring's 256; should the kernel have left some unsubmitted, submitting makes room. */
+static struct io_uring_sqe *get_sqe(struct batch_reader *br)
+{
+	struct io_uring_sqe *sqe;
+	while (!(sqe = io_uring_get_sqe(&br->ring)))
+		io_uring_submit(&br->ring);
+	return sqe;
+}
+
 /* The slot's next chain: open (unless it holds the file), read what is left (unless the file is
  * empty or done), close. Every chain ends with the close, so a slot is never left holding a file. */
 static void submit_chain(struct batch_reader *br, int k)
@@ -117,19 +127,18 @@ static void submit_chain(struct batch_reader *br, int k)
 	bool read = it->got < it->size && !it->err && (!s->opened || s->more);
 	struct io_uring_sqe *sqe;
 	s->more = s->retry = s->closed = s->failed = false;
-	/* never NULL: a slot has at most three requests queued (see RING_ENTRIES) */
 	if (!s->opened) {
-		sqe = io_uring_get_sqe(&br->ring);
+		sqe = get_sqe(br);
 		io_uring_prep_openat_direct(sqe, AT_FDCWD, it->path, DIRECT_FLAGS | (s->noatime ? O_NOATIME : 0), 0,
 					    (unsigned)k);
 		queued(br, sqe, k, OP_OPEN, IOSQE_IO_LINK);
 	}
 	if (read) {
-		sqe = io_uring_get_sqe(&br->ring);
+		sqe = get_sqe(br);
 		io_uring_prep_read(sqe, k, it->buf + it->got, (unsigned)(it->size - it->got), it->got);
 		queued(br, sqe, k, OP_READ, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
 	}
-	sqe = io_uring_get_sqe(&br->ring);
+	sqe = get_sqe(br);
 	io_uring_prep_close_direct(sqe, (unsigned)k);
 	queued(br, sqe, k, OP_CLOSE, 0);
 }
@@ -199,26 +208,28 @@ static void reap(struct batch_reader *br, size_t *active)
 	io_uring_cq_advance(&br->ring, seen);
 }
 
-/* The ring refused to submit or wait: let what it holds finish (its reads write into the items'
- * buffers), then read the files it had not finished, and those not started, the plain way. */
+/* The ring refused to submit or wait: let what the kernel holds finish (its reads write into the
+ * items' buffers; requests still queued on our side never left), then read the files it had not
+ * finished, and those not started, the plain way. */
 static int fail(struct batch_reader *br, struct batch_item *rest, size_t nrest)
 {
+	long outstanding = -(long)io_uring_sq_ready(&br->ring);
+	for (int k = 0; k < IN_FLIGHT; k++)
+		outstanding += br->slots[k].it ? br->slots[k].pending : 0;
+	while (outstanding > 0) {
+		struct io_uring_cqe *cqe;
+		int rc = io_uring_wait_cqe(&br->ring, &cqe);
+		if (rc == -EINTR)
+			continue;
+		if (rc < 0) /* requests may still write into our buffers, and there is no way to wait for them */
+			abort();
+		io_uring_cqe_seen(&br->ring, cqe);
+		outstanding--;
+	}
 	for (int k = 0; k < IN_FLIGHT; k++) {
-		struct slot *s = &br->slots[k];
-		while (s->it && s->pending) {
-			struct io_uring_cqe *cqe;
-			int rc = io_uring_wait_cqe(&br->ring, &cqe);
-			if (rc == -EINTR)
-				continue;
-			if (rc < 0)
-				abort(); /* requests still writing into our buffers, and no way to wait for them */
-			uint64_t d = io_uring_cqe_get_data64(cqe);
-			br->slots[d >> 2].pending--;
-			io_uring_cqe_seen(&br->ring, cqe);
-		}
-		if (s->it)
-			read_one_sync(s->it);
-		s->it = NULL;
+		if (br->slots[k].it)
+			read_one_sync(br->slots[k].it);
+		br->slots[k].it = NULL;
 	}
 	batch_read_sync(rest, nrest);
 	return -1;
