@@ -31,6 +31,9 @@ struct slot {
 	bool opened;     /* the slot holds the file */
 	bool closed;     /* its close completed */
 	bool more;       /* a short read, not at the end: read on */
+	bool sync_read;  /* the kernel could not run its open or read (-ECANCELED: no io-wq worker, as
+			  * under a pids limit; -EAGAIN, -EINTR): read the file the plain way instead */
+	bool fake_cancel; /* test seam: the rest of this chain reports -ECANCELED, as after a break */
 };
 
 struct batch_reader {
@@ -38,6 +41,9 @@ struct batch_reader {
 	struct slot slots[IN_FLIGHT];
 	int free_slots[IN_FLIGHT];
 	int nfree;
+	bool broken;     /* the ring failed once: everything is read with system calls from then on */
+	unsigned cancel_every, fail_after; /* test seam (batch_reader_inject) */
+	unsigned long completions, waits;
 };
 
 struct batch_reader *batch_reader_new(void)
@@ -108,39 +114,45 @@ static void queued(struct batch_reader *br, struct io_uring_sqe *sqe, int k, enu
 	br->slots[k].pending++;
 }
 
-/* A free submission entry. Between two submissions at most three per slot are queued, 192 of the
- * ring's 256; should the kernel have left some unsubmitted, submitting makes room. */
-static struct io_uring_sqe *get_sqe(struct batch_reader *br)
-{
-	struct io_uring_sqe *sqe;
-	while (!(sqe = io_uring_get_sqe(&br->ring)))
-		io_uring_submit(&br->ring);
-	return sqe;
-}
-
 /* The slot's next chain: open (unless it holds the file), read what is left (unless the file is
  * empty or done), close. Every chain ends with the close, so a slot is never left holding a file. */
 static void submit_chain(struct batch_reader *br, int k)
 {
 	struct slot *s = &br->slots[k];
 	struct batch_item *it = s->it;
-	bool read = it->got < it->size && !it->err && (!s->opened || s->more);
+	bool read = it->got < it->size && !it->err && !s->sync_read && (!s->opened || s->more);
 	struct io_uring_sqe *sqe;
-	s->more = s->retry = s->closed = s->failed = false;
+	/* Each slot has one chain queued or in flight at a time, so at most 192 of the ring's 256
+	 * entries are ever in use; should the kernel have left some unsubmitted, submit them first.
+	 * Still no room is a broken ring: nothing of this chain is queued, the caller reads the
+	 * slot's file the plain way. */
+	if (io_uring_sq_space_left(&br->ring) < 3)
+		(void)io_uring_submit(&br->ring);
+	if (io_uring_sq_space_left(&br->ring) < 3) {
+		br->broken = true;
+		return;
+	}
+	s->more = s->retry = s->closed = s->failed = s->fake_cancel = false;
 	if (!s->opened) {
-		sqe = get_sqe(br);
+		sqe = io_uring_get_sqe(&br->ring);
 		io_uring_prep_openat_direct(sqe, AT_FDCWD, it->path, DIRECT_FLAGS | (s->noatime ? O_NOATIME : 0), 0,
 					    (unsigned)k);
 		queued(br, sqe, k, OP_OPEN, IOSQE_IO_LINK);
 	}
 	if (read) {
-		sqe = get_sqe(br);
+		sqe = io_uring_get_sqe(&br->ring);
 		io_uring_prep_read(sqe, k, it->buf + it->got, (unsigned)(it->size - it->got), it->got);
 		queued(br, sqe, k, OP_READ, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
 	}
-	sqe = get_sqe(br);
+	sqe = io_uring_get_sqe(&br->ring);
 	io_uring_prep_close_direct(sqe, (unsigned)k);
 	queued(br, sqe, k, OP_CLOSE, 0);
+}
+
+/* A result that says the kernel did not run the request (rather than that the file failed). */
+static bool not_run(int res)
+{
+	return res == -ECANCELED || res == -EAGAIN || res == -EINTR;
 }
 
 /* One completion; true when it finished its slot's file (the slot is free again). */
@@ -157,6 +169,8 @@ static bool complete(struct batch_reader *br, int k, enum op op, int res)
 		s->failed = true;
 		if (res == -EPERM && s->noatime) {
 			s->retry = true;
+		} else if (not_run(res)) {
+			s->sync_read = true;
 		} else {
 			it->err = -res;
 			it->what = "cannot open";
@@ -166,7 +180,9 @@ static bool complete(struct batch_reader *br, int k, enum op op, int res)
 		if (res > 0) {
 			it->got += (size_t)res;
 			s->more = it->got < it->size;
-		} else if (res < 0 && res != -ECANCELED) {
+		} else if (not_run(res)) { /* its own cancellation: a broken link cancels nothing before it */
+			s->sync_read = true;
+		} else if (res < 0) {
 			it->err = -res;
 			it->what = "read error";
 		}
@@ -191,9 +207,25 @@ static bool complete(struct batch_reader *br, int k, enum op op, int res)
 		submit_chain(br, k);
 		return false;
 	}
+	if (s->sync_read)
+		read_one_sync(it);
 	s->it = NULL;
 	br->free_slots[br->nfree++] = k;
 	return true;
+}
+
+/* Test seam: every cancel_every-th open or read reports -ECANCELED, and what follows it in its
+ * chain too, as the kernel reports a request no worker could run and the links it broke. */
+static int injected(struct batch_reader *br, int k, enum op op, int res)
+{
+	struct slot *s = &br->slots[k];
+	if (s->fake_cancel)
+		return -ECANCELED;
+	if ((op == OP_OPEN || op == OP_READ) && ++br->completions % br->cancel_every == 0) {
+		s->fake_cancel = true;
+		return -ECANCELED;
+	}
+	return res;
 }
 
 static void reap(struct batch_reader *br, size_t *active)
@@ -202,7 +234,11 @@ static void reap(struct batch_reader *br, size_t *active)
 	unsigned head, seen = 0;
 	io_uring_for_each_cqe(&br->ring, head, cqe) {
 		uint64_t d = io_uring_cqe_get_data64(cqe);
-		*active -= complete(br, (int)(d >> 2), (enum op)(d & 3), cqe->res);
+		int k = (int)(d >> 2), res = cqe->res;
+		enum op op = (enum op)(d & 3);
+		if (br->cancel_every)
+			res = injected(br, k, op, res);
+		*active -= complete(br, k, op, res);
 		seen++;
 	}
 	io_uring_cq_advance(&br->ring, seen);
@@ -213,6 +249,7 @@ static void reap(struct batch_reader *br, size_t *active)
  * finished, and those not started, the plain way. */
 static int fail(struct batch_reader *br, struct batch_item *rest, size_t nrest)
 {
+	br->broken = true; /* entries still queued on our side point into this batch's buffers */
 	long outstanding = -(long)io_uring_sq_ready(&br->ring);
 	for (int k = 0; k < IN_FLIGHT; k++)
 		outstanding += br->slots[k].it ? br->slots[k].pending : 0;
@@ -238,6 +275,10 @@ static int fail(struct batch_reader *br, struct batch_item *rest, size_t nrest)
 int batch_reader_read(struct batch_reader *br, struct batch_item *items, size_t n)
 {
 	size_t next = 0, active = 0;
+	if (br->broken) {
+		batch_read_sync(items, n);
+		return -1;
+	}
 	br->nfree = 0;
 	for (int k = IN_FLIGHT - 1; k >= 0; k--)
 		br->free_slots[br->nfree++] = k;
@@ -251,10 +292,23 @@ int batch_reader_read(struct batch_reader *br, struct batch_item *items, size_t 
 			submit_chain(br, k);
 			active++;
 		}
+		if (br->broken)
+			return fail(br, items + next, n - next);
 		int rc = io_uring_submit_and_wait(&br->ring, 1);
+		if (br->fail_after && ++br->waits == br->fail_after)
+			rc = -ENOMEM; /* test seam: what it submitted is in the kernel all the same */
 		if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
 			return fail(br, items + next, n - next);
 		reap(br, &active);
+		if (br->broken)
+			return fail(br, items + next, n - next);
 	}
 	return 0;
+}
+
+void batch_reader_inject(struct batch_reader *br, unsigned cancel_every, unsigned fail_after)
+{
+	br->cancel_every = cancel_every;
+	br->fail_after = fail_after;
+	br->completions = br->waits = 0;
 }

@@ -23,10 +23,15 @@ struct batch_reader;
  * out of memory); the caller then reads with system calls (batch_read_sync). */
 struct batch_reader *batch_reader_new(void);
 void batch_reader_free(struct batch_reader *br);
-/* Reads every item, up to BATCH_IN_FLIGHT files at once. 0, or -1 when the ring itself failed
- * (the items it had not finished are then read with system calls before returning, so the
- * caller still gets every item read; the reader should not be used again). */
+/* Reads every item, up to 64 files at once. A file whose open or read the kernel could not run
+ * (-ECANCELED when no worker thread can be created, as under a pids limit) is read with system
+ * calls. 0, or -1 when the ring itself failed: the items it had not finished are then read with
+ * system calls before returning, so the caller still gets every item read; from then on the
+ * reader reads everything with system calls and returns -1 (free it). */
 int batch_reader_read(struct batch_reader *br, struct batch_item *items, size_t n);
+/* Test seam: every cancel_every-th open or read completes as -ECANCELED (the rest of its chain
+ * with it), and the fail_after-th wait on the ring fails (-ENOMEM) after submitting; 0: off. */
+void batch_reader_inject(struct batch_reader *br, unsigned cancel_every, unsigned fail_after);
 /* The same with one open, read(s) and close per file. */
 void batch_read_sync(struct batch_item *items, size_t n);
 

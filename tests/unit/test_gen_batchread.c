@@ -149,11 +149,63 @@ static void test_uring(void)
 	remove_files();
 }
 
+/* Opens and reads the kernel could not run (-ECANCELED, as when no io-wq worker can be created
+ * under a pids limit) are read the plain way: every 1st, 3rd and 7th of them cancelled, the files
+ * still come out whole, neither "shrunk" nor failed. */
+static void test_uring_cancelled(void)
+{
+	struct batch_reader *br = batch_reader_new();
+	if (!br) {
+		fprintf(stderr, "  (no io_uring here) ");
+		return;
+	}
+	make_files();
+	static const unsigned every[] = {1, 3, 7};
+	for (size_t e = 0; e < sizeof every / sizeof *every; e++) {
+		size_t n;
+		struct batch_item *it = items_new(&n);
+		batch_reader_inject(br, every[e], 0);
+		CU_ASSERT_EQUAL(batch_reader_read(br, it, n), 0);
+		check(it);
+		items_free(it, n);
+	}
+	batch_reader_free(br);
+	remove_files();
+}
+
+/* The ring failing mid-batch (after its 1st, 2nd or 5th submission, with requests in the
+ * kernel): every item still read, -1 returned, and the reader reads the next batch the plain way. */
+static void test_uring_ring_failure(void)
+{
+	static const unsigned after[] = {1, 2, 5};
+	for (size_t a = 0; a < sizeof after / sizeof *after; a++) {
+		struct batch_reader *br = batch_reader_new();
+		if (!br) {
+			fprintf(stderr, "  (no io_uring here) ");
+			return;
+		}
+		make_files();
+		for (int round = 0; round < 2; round++) {
+			size_t n;
+			struct batch_item *it = items_new(&n);
+			if (!round)
+				batch_reader_inject(br, 0, after[a]);
+			CU_ASSERT_EQUAL(batch_reader_read(br, it, n), -1);
+			check(it);
+			items_free(it, n);
+		}
+		batch_reader_free(br);
+		remove_files();
+	}
+}
+
 int suite_gen_batchread(void)
 {
 	static const struct unit_test tests[] = {
 		{"batch reads: system calls", test_sync},
 		{"batch reads: io_uring chains == system calls", test_uring},
+		{"batch reads: cancelled opens and reads read the plain way", test_uring_cancelled},
+		{"batch reads: a failed ring reads the rest the plain way", test_uring_ring_failure},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_batchread", tests);
