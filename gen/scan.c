@@ -22,14 +22,16 @@
  * ranges, and each hasher pread()s its range in chunks small enough to stay in its L2 cache,
  * hashing them there. The page cache -> user copy is then as cheap as it gets (its stores and
  * the hash's loads hit L2, not DRAM), and it is spread over the hashing threads. Smaller files
- * are read and packed by the reader, so one buffer holds hundreds of them. */
+ * are listed in batches (below) that the hashers read, so one buffer holds hundreds of them. */
 #define RANGE_MIN (1u << 20)
 #define CHUNK (128u << 10)
 /* Regular files below RANGE_MIN are not read by the walking thread either: it stats them (the
  * walk does) and lists them in a batch whose positions it reserves from their sizes; a hasher
  * opens and reads them. On a tree of small files (/usr/share: 62,000 files, 13 KiB on average)
  * the one thread's open + read + close was the whole scan's limit, whatever the hashers. A batch
- * holds at most this many files (empty ones take no buffer space). */
+ * holds at most this many files. Files whose stat says size 0 are read by the walker as before:
+ * procfs and some FUSE files say 0 and hold bytes, which a batch (read up to the walked size)
+ * would miss; truly empty files are few (141 of /usr/share's 62,626). */
 #define BATCH_MAX_FILES 4096
 
 /* Part of one file: `len` data bytes at data + off, then zeros up to the largest block size. */
@@ -85,7 +87,7 @@ struct pipe {
 	bool done, failed;
 	char failure[512];
 	uint64_t *blocks;        /* per size, under lock */
-	char **bad;              /* "path: reason" of ranges the hashers could not read, under lock */
+	char **bad;              /* "path: reason" of what the hashers could not read (ranges, batch files), under lock */
 	size_t nbad;
 	uint64_t unread_files;   /* batch files a hasher could not open or read, under lock ... */
 	uint64_t unread_bytes;   /* ... and the bytes the walker counted for them that were not read */
@@ -623,7 +625,7 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 	struct pipe *p = r->p;
 	const char *path = e->path;
 	uint64_t end = e->len ? e->start + e->len : UINT64_MAX;
-	if (e->kind == WALK_FILE && !e->start && !e->len && e->size < RANGE_MIN)
+	if (e->kind == WALK_FILE && !e->start && !e->len && e->size && e->size < RANGE_MIN)
 		return batch_file(r, e);
 	/* the batch in the making goes first: an item's blocks are consecutive in the stream */
 	if (r->cur && r->cur->batch) {
