@@ -57,7 +57,7 @@ struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
 /* Adds every entry of `from` (a memory index of the same fp_len) to ix, as add() would (counts
  * summed, the earlier first position kept), by one sorted merge per shard instead of an insert
  * per entry; `from` is left empty. INDEX_FULL: ix's limit would be crossed; neither index was
- * changed. */
+ * changed. -1 (out of memory): the shards merged so far have moved from `from` to ix. */
 int index_mem_absorb(struct gindex *ix, struct gindex *from);
 
 /* The metadata a Berkeley DB index keeps next to its counts (bdb.c). */

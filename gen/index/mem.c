@@ -207,7 +207,6 @@ static int grow(struct mem_index *m, struct shard *sh)
 			 "(use --mem-limit to spill to disk)", (unsigned long long)ncap);
 		return -1;
 	}
-	memset(ns, 0, nbytes);
 	uint64_t start = 0, cursor = 0, k, over = sh->cap;
 	while (start < sh->cap) { /* an empty slot or one at its home starts a run */
 		const uint8_t *s = sh->slots + start * es;
@@ -629,7 +628,6 @@ int index_mem_absorb(struct gindex *ix, struct gindex *from)
 				 (unsigned long long)ncap[i]);
 			return -1;
 		}
-		memset(ns, 0, ncap[i] * es);
 		struct sink put = {.m = m, .slots = ns, .cap = ncap[i]};
 		if (merge_shards(&put, src, a, b)) {
 			free(ns);
@@ -639,6 +637,11 @@ int index_mem_absorb(struct gindex *ix, struct gindex *from)
 		m->bytes += (ncap[i] - a->cap) * es;
 		m->n += put.n - a->n;
 		*a = (struct shard){ns, ncap[i], put.n};
+		/* from's shard goes now, not at the end: the peak is one new shard over both, not all */
+		src->bytes -= b->cap * es;
+		src->n -= b->n;
+		free(b->slots);
+		*b = (struct shard){0};
 	}
 	reset(src);
 	return 0;
