@@ -118,22 +118,20 @@ static bool drain(struct engine *e)
 		struct vol_slot *s = &e->st->slots[i];
 		if (s == e->me || !s->pid)
 			continue;
-		/* the start time is read from /proc once a slot and then every 1024 spins; between,
+		/* the start time is read from /proc at the first spin and then every 1024; between,
 		 * a signal 0 tells whether the pid still runs (a reuse within that window only delays
-		 * the answer) */
+		 * the answer); a slot not inside an operation costs no /proc read */
 		unsigned spins = 0;
-		bool alive = owner_alive(s);
+		bool found_dead = false;
 		while (A(load_n)(&s->active, __ATOMIC_SEQ_CST)) {
-			if (alive)
-				alive = ++spins % 1024 ? pid_alive(s->pid) : owner_alive(s);
-			if (!alive) {
-				dead = true;
+			if (spins++ % 1024 ? !pid_alive(s->pid) : !owner_alive(s)) {
+				dead = found_dead = true;
 				A(store_n)(&s->active, 0, __ATOMIC_SEQ_CST);
 				break;
 			}
 			sched_yield();
 		}
-		if (!owner_alive(s))
+		if (s->bin_pbn && (found_dead || !owner_alive(s)))
 			s->bin_pbn = 0; /* its bin is closed: GC may reclaim what it left */
 	}
 	return dead;
