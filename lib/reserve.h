@@ -4,7 +4,7 @@
 #define DEDIS_RESERVE_H
 #include <stddef.h>
 
-/* 0, or -1 (out of memory: *p and *cap unchanged). */
+/* 0, or -1 (out of memory, or need * each past SIZE_MAX: *p and *cap unchanged). */
 int array_reserve(void **p, size_t *cap, size_t need, size_t each, size_t first);
 
 #endif

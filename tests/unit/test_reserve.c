@@ -1,0 +1,51 @@
+/* test_reserve.c - array_reserve: capacities double from the first size, and a request whose
+ * byte count overflows is refused with the array left as it was. */
+#include <stdint.h>
+#include <stdlib.h>
+#include "reserve.h"
+#include "unit.h"
+
+static void test_growth(void)
+{
+	int *a = NULL;
+	size_t cap = 0;
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, 1, sizeof *a, 64), 0);
+	CU_ASSERT_EQUAL(cap, 64);
+	a[63] = 7;
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, 64, sizeof *a, 64), 0); /* fits: unchanged */
+	CU_ASSERT_EQUAL(cap, 64);
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, 65, sizeof *a, 64), 0);
+	CU_ASSERT_EQUAL(cap, 128);
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, 1000, sizeof *a, 64), 0);
+	CU_ASSERT_EQUAL(cap, 1024);
+	CU_ASSERT_EQUAL(a[63], 7); /* realloc kept the contents */
+	free(a);
+	char *b = NULL;
+	size_t bcap = 0;
+	CU_ASSERT_EQUAL(array_reserve((void **)&b, &bcap, 5, 1, 0), 0); /* first 0: from 1 */
+	CU_ASSERT_EQUAL(bcap, 8);
+	free(b);
+}
+
+static void test_overflow(void)
+{
+	int *a = NULL;
+	size_t cap = 0;
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, 16, sizeof *a, 16), 0);
+	int *before = a;
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, SIZE_MAX / 2, sizeof *a, 16), -1);
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, SIZE_MAX / sizeof *a + 1, sizeof *a, 16), -1);
+	CU_ASSERT_PTR_EQUAL(a, before);
+	CU_ASSERT_EQUAL(cap, 16);
+	free(a);
+}
+
+int suite_reserve(void)
+{
+	static const struct unit_test tests[] = {
+		{"array_reserve: doubling from the first capacity", test_growth},
+		{"array_reserve: an overflowing request is refused, nothing changed", test_overflow},
+		{NULL, NULL},
+	};
+	return unit_add_suite("reserve", tests);
+}
