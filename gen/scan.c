@@ -402,13 +402,20 @@ struct hasher_arg {
 	int writer;
 };
 
+/* Page-aligned memory for buffers read into and hashed: C11's aligned_alloc wants the size
+ * a multiple of the alignment, which a chunk plus one 512-byte block is not. */
+static void *page_alloc(size_t bytes)
+{
+	return aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+}
+
 static void *hasher(void *arg)
 {
 	struct pipe *p = ((struct hasher_arg *)arg)->p;
 	int writer = ((struct hasher_arg *)arg)->writer;
 	const struct scan_config *cfg = p->cfg;
 	struct hstate hs;
-	uint8_t *fps[GEN_SCAN_MAX_SIZES] = {0}, *chunk = aligned_alloc(4096, p->chunk + p->maxbs);
+	uint8_t *fps[GEN_SCAN_MAX_SIZES] = {0}, *chunk = page_alloc(p->chunk + p->maxbs);
 	size_t counts[GEN_SCAN_MAX_SIZES];
 	char why[512];
 	bool ok = hstate_init(cfg, &hs, p->maxbs) && chunk;
@@ -773,7 +780,7 @@ static int setup(struct pipe *p, const struct scan_config *cfg, int nbufs, struc
 		if (!b)
 			return -1;
 		all[i] = b;
-		if (!(b->data = aligned_alloc(4096, p->cap)))
+		if (!(b->data = page_alloc(p->cap)))
 			return -1;
 		b->next = p->free_list;
 		p->free_list = b;
