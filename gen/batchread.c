@@ -42,7 +42,9 @@ struct batch_reader {
 	int free_slots[IN_FLIGHT];
 	int nfree;
 	bool broken;     /* the ring failed once: everything is read with system calls from then on */
+	unsigned long queued_total, reaped_total; /* requests queued and completions consumed, ever */
 	unsigned cancel_every, fail_after; /* test seam (batch_reader_inject) */
+	int cancel_errno;
 	unsigned long completions, waits;
 };
 
@@ -105,6 +107,15 @@ void batch_read_sync(struct batch_item *items, size_t n)
 		read_one_sync(&items[j]);
 }
 
+/* Items given to the ring that it will not read: read with system calls, and say so. */
+static void read_plain(struct batch_item *items, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		read_one_sync(&items[j]);
+		items[j].plain = true;
+	}
+}
+
 /* A prepared request of slot k's chain, tagged and (link) linked to the next: flags and tag are set
  * after the io_uring_prep_* call, which clears them. */
 static void queued(struct batch_reader *br, struct io_uring_sqe *sqe, int k, enum op op, unsigned flags)
@@ -112,6 +123,7 @@ static void queued(struct batch_reader *br, struct io_uring_sqe *sqe, int k, enu
 	io_uring_sqe_set_data64(sqe, (uint64_t)k << 2 | op);
 	sqe->flags |= (uint8_t)flags;
 	br->slots[k].pending++;
+	br->queued_total++;
 }
 
 /* The slot's next chain: open (unless it holds the file), read what is left (unless the file is
@@ -207,15 +219,17 @@ static bool complete(struct batch_reader *br, int k, enum op op, int res)
 		submit_chain(br, k);
 		return false;
 	}
-	if (s->sync_read)
+	if (s->sync_read) {
 		read_one_sync(it);
+		it->plain = true;
+	}
 	s->it = NULL;
 	br->free_slots[br->nfree++] = k;
 	return true;
 }
 
-/* Test seam: every cancel_every-th open or read reports -ECANCELED, and what follows it in its
- * chain too, as the kernel reports a request no worker could run and the links it broke. */
+/* Test seam: every cancel_every-th open or read reports -cancel_errno, and what follows it in its
+ * chain -ECANCELED, as the kernel reports a request no worker could run and the links it broke. */
 static int injected(struct batch_reader *br, int k, enum op op, int res)
 {
 	struct slot *s = &br->slots[k];
@@ -223,7 +237,7 @@ static int injected(struct batch_reader *br, int k, enum op op, int res)
 		return -ECANCELED;
 	if ((op == OP_OPEN || op == OP_READ) && ++br->completions % br->cancel_every == 0) {
 		s->fake_cancel = true;
-		return -ECANCELED;
+		return -br->cancel_errno;
 	}
 	return res;
 }
@@ -242,6 +256,7 @@ static void reap(struct batch_reader *br, size_t *active)
 		seen++;
 	}
 	io_uring_cq_advance(&br->ring, seen);
+	br->reaped_total += seen;
 }
 
 /* The ring refused to submit or wait: let what the kernel holds finish (its reads write into the
@@ -261,14 +276,17 @@ static int fail(struct batch_reader *br, struct batch_item *rest, size_t nrest)
 		if (rc < 0) /* requests may still write into our buffers, and there is no way to wait for them */
 			abort();
 		io_uring_cqe_seen(&br->ring, cqe);
+		br->reaped_total++;
 		outstanding--;
 	}
 	for (int k = 0; k < IN_FLIGHT; k++) {
-		if (br->slots[k].it)
+		if (br->slots[k].it) {
 			read_one_sync(br->slots[k].it);
+			br->slots[k].it->plain = true;
+		}
 		br->slots[k].it = NULL;
 	}
-	batch_read_sync(rest, nrest);
+	read_plain(rest, nrest);
 	return -1;
 }
 
@@ -276,7 +294,7 @@ int batch_reader_read(struct batch_reader *br, struct batch_item *items, size_t 
 {
 	size_t next = 0, active = 0;
 	if (br->broken) {
-		batch_read_sync(items, n);
+		read_plain(items, n);
 		return -1;
 	}
 	br->nfree = 0;
@@ -288,6 +306,7 @@ int batch_reader_read(struct batch_reader *br, struct batch_item *items, size_t 
 			struct batch_item *it = &items[next++];
 			it->got = 0;
 			it->err = 0;
+			it->plain = false;
 			br->slots[k] = (struct slot){.it = it, .noatime = true};
 			submit_chain(br, k);
 			active++;
@@ -306,9 +325,15 @@ int batch_reader_read(struct batch_reader *br, struct batch_item *items, size_t 
 	return 0;
 }
 
-void batch_reader_inject(struct batch_reader *br, unsigned cancel_every, unsigned fail_after)
+void batch_reader_inject(struct batch_reader *br, unsigned cancel_every, int cancel_errno, unsigned fail_after)
 {
 	br->cancel_every = cancel_every;
+	br->cancel_errno = cancel_errno;
 	br->fail_after = fail_after;
 	br->completions = br->waits = 0;
+}
+
+unsigned long batch_reader_unreaped(struct batch_reader *br)
+{
+	return br->queued_total - br->reaped_total - io_uring_sq_ready(&br->ring);
 }

@@ -381,9 +381,10 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 	json_object_set_new(doc, "hash", json_string(r->hash));
 	json_object_set_new(doc, "results", results);
 	if (r->reads_known && !r->json_mpi) /* (dedisgen-mpi: each rank its own; not summed) */
-		json_object_set_new(doc, "reads", json_pack("{s:i, s:{s:I, s:I}}", "threads", r->threads,
+		json_object_set_new(doc, "reads", json_pack("{s:i, s:{s:I, s:I}, s:I}", "threads", r->threads,
 							     "small_file_batches", "io_uring", (json_int_t)r->batches_uring,
-							     "syscalls", (json_int_t)r->batches_sync));
+							     "syscalls", (json_int_t)r->batches_sync, "small_file_fallbacks",
+							     (json_int_t)r->small_file_fallbacks));
 	if (r->json_mpi) {
 		json_object_set_new(doc, "mpi", r->json_mpi);
 		r->json_mpi = NULL;
@@ -567,6 +568,7 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 	r->reads_known = true;
 	r->batches_uring = st->batches_uring;
 	r->batches_sync = st->batches_sync;
+	r->small_file_fallbacks = st->small_file_fallbacks;
 	free(sizes);
 	return failed;
 }

@@ -64,7 +64,7 @@ struct run {
 	json_t *json_mpi;          /* dedisgen-mpi: the JSON's "mpi" object (run_write takes it) */
 	int threads;               /* the scan's hashing threads: the end's merge and walk use as many */
 	bool reads_known;          /* a scan ran: the JSON says how its small files were read */
-	uint64_t batches_uring, batches_sync;
+	uint64_t batches_uring, batches_sync, small_file_fallbacks;
 };
 
 void run_say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -91,7 +91,7 @@ struct pipe {
 	size_t nbad;
 	uint64_t unread_files;   /* batch files a hasher could not open or read, under lock ... */
 	uint64_t unread_bytes;   /* ... and the bytes the walker counted for them that were not read */
-	uint64_t batches_uring, batches_sync; /* atomic */
+	uint64_t batches_uring, batches_sync, small_file_fallbacks; /* atomic */
 };
 
 static double now_s(void)
@@ -261,11 +261,16 @@ static void read_batch(struct pipe *p, struct hstate *hs, struct buf *b)
 	if (!ring) {
 		batch_read_sync(items, b->nfiles);
 	} else if (batch_reader_read(hs->br, items, b->nfiles)) {
-		batch_reader_free(hs->br); /* it read them all the plain way; the next batches will too */
+		batch_reader_free(hs->br); /* the ring failed: the next batches are read the plain way */
 		hs->br = NULL;
-		ring = false;
 	}
+	/* A batch counts where it was sent; its files the ring did not read are counted apart. */
 	__atomic_add_fetch(ring ? &p->batches_uring : &p->batches_sync, 1, __ATOMIC_RELAXED);
+	uint64_t plain = 0;
+	for (size_t j = 0; j < b->nfiles; j++)
+		plain += items[j].plain;
+	if (plain)
+		__atomic_add_fetch(&p->small_file_fallbacks, plain, __ATOMIC_RELAXED);
 	for (size_t j = 0; j < b->nfiles; j++) {
 		struct batch_file *f = &b->files[j];
 		const struct batch_item *it = &items[j];
@@ -890,6 +895,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 	st->bytes -= p.unread_bytes;
 	st->batches_uring = p.batches_uring;
 	st->batches_sync = p.batches_sync;
+	st->small_file_fallbacks = p.small_file_fallbacks;
 	if (p.nbad && cfg->strict && !rc) {
 		snprintf(st->failure, sizeof st->failure, "%s (--strict)", st->first_errors[0]);
 		rc = -1;

@@ -55,6 +55,8 @@ struct scan_stats {
 	bool interrupted;
 	uint64_t batches_uring;    /* batches of small files read through io_uring ... */
 	uint64_t batches_sync;     /* ... and with system calls (no io_uring here) */
+	uint64_t small_file_fallbacks; /* files of io_uring batches read with system calls after all
+				    * (the kernel did not run their open or read, or the ring failed) */
 	char failure[512];         /* why scan_run returned -1 */
 };
 

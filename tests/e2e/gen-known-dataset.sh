@@ -129,14 +129,14 @@ jcheck "$E2E_TMP/small4.json" ".results[0] | .files == 1500 and .errors == 0 and
 # io_uring_setup): the same results either way.
 jcheck "$E2E_TMP/small2.json" '.reads.small_file_batches | .io_uring + .syscalls >= 3'
 if "$top_builddir/tests/e2e/batch-uring-probe" 2>/dev/null; then
-	jcheck "$E2E_TMP/small2.json" '.reads.small_file_batches.syscalls == 0'
+	jcheck "$E2E_TMP/small2.json" '.reads | .small_file_batches.syscalls == 0 and .small_file_fallbacks == 0'
 fi
 RC=0
 "$top_builddir/tests/e2e/no-io-uring" ENOSYS "$DEDISGEN" "$S" -b 4096,8192 -t 2 -o "$E2E_TMP/smallnu.dist" \
 	-j "$E2E_TMP/smallnu.json" -q || RC=$?
 if [ "$RC" -ne 77 ]; then
 	[ "$RC" -eq 0 ] || fail "small files without io_uring exited $RC"
-	jcheck "$E2E_TMP/smallnu.json" '.reads.small_file_batches | .io_uring == 0 and .syscalls >= 3'
+	jcheck "$E2E_TMP/smallnu.json" '.reads | .small_file_batches.io_uring == 0 and .small_file_batches.syscalls >= 3 and .small_file_fallbacks == 0'
 	for bs in 4096 8192; do
 		cmp -s "$E2E_TMP/small1.dist.$bs" "$E2E_TMP/smallnu.dist.$bs" || fail "small files: without io_uring differs at $bs"
 	done

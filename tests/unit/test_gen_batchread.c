@@ -90,6 +90,14 @@ static void check(const struct batch_item *it)
 	}
 }
 
+static size_t count_plain(const struct batch_item *it, size_t n)
+{
+	size_t c = 0;
+	for (size_t j = 0; j < n; j++)
+		c += it[j].plain;
+	return c;
+}
+
 static void make_files(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/dedis-unit-batch.XXXXXX");
@@ -143,6 +151,8 @@ static void test_uring(void)
 		struct batch_item *it = items_new(&n);
 		CU_ASSERT_EQUAL(batch_reader_read(br, it, n), 0);
 		check(it);
+		CU_ASSERT_EQUAL(count_plain(it, n), 0);
+		CU_ASSERT_EQUAL(batch_reader_unreaped(br), 0);
 		items_free(it, n);
 	}
 	batch_reader_free(br);
@@ -150,8 +160,9 @@ static void test_uring(void)
 }
 
 /* Opens and reads the kernel could not run (-ECANCELED, as when no io-wq worker can be created
- * under a pids limit) are read the plain way: every 1st, 3rd and 7th of them cancelled, the files
- * still come out whole, neither "shrunk" nor failed. */
+ * under a pids limit; -EAGAIN, -EINTR) are read the plain way: every 1st, 3rd and 7th of them not
+ * run, the files still come out whole, neither "shrunk" nor failed, and marked as read plainly
+ * (all of them when every open is refused, some but not all otherwise). */
 static void test_uring_cancelled(void)
 {
 	struct batch_reader *br = batch_reader_new();
@@ -161,20 +172,30 @@ static void test_uring_cancelled(void)
 	}
 	make_files();
 	static const unsigned every[] = {1, 3, 7};
-	for (size_t e = 0; e < sizeof every / sizeof *every; e++) {
-		size_t n;
-		struct batch_item *it = items_new(&n);
-		batch_reader_inject(br, every[e], 0);
-		CU_ASSERT_EQUAL(batch_reader_read(br, it, n), 0);
-		check(it);
-		items_free(it, n);
-	}
+	static const int errnos[] = {ECANCELED, EAGAIN, EINTR};
+	for (size_t x = 0; x < sizeof errnos / sizeof *errnos; x++)
+		for (size_t e = 0; e < sizeof every / sizeof *every; e++) {
+			size_t n;
+			struct batch_item *it = items_new(&n);
+			batch_reader_inject(br, every[e], errnos[x], 0);
+			CU_ASSERT_EQUAL(batch_reader_read(br, it, n), 0);
+			check(it);
+			size_t plain = count_plain(it, n);
+			if (every[e] == 1) {
+				CU_ASSERT_EQUAL(plain, n);
+			} else {
+				CU_ASSERT(plain > 0 && plain < n);
+			}
+			CU_ASSERT_EQUAL(batch_reader_unreaped(br), 0);
+			items_free(it, n);
+		}
 	batch_reader_free(br);
 	remove_files();
 }
 
 /* The ring failing mid-batch (after its 1st, 2nd or 5th submission, with requests in the
- * kernel): every item still read, -1 returned, and the reader reads the next batch the plain way. */
+ * kernel): every request the kernel took is waited for before returning, every item still read,
+ * -1 returned, and the reader reads the next batch the plain way. */
 static void test_uring_ring_failure(void)
 {
 	static const unsigned after[] = {1, 2, 5};
@@ -189,9 +210,16 @@ static void test_uring_ring_failure(void)
 			size_t n;
 			struct batch_item *it = items_new(&n);
 			if (!round)
-				batch_reader_inject(br, 0, after[a]);
+				batch_reader_inject(br, 0, 0, after[a]);
 			CU_ASSERT_EQUAL(batch_reader_read(br, it, n), -1);
+			CU_ASSERT_EQUAL(batch_reader_unreaped(br), 0);
 			check(it);
+			size_t plain = count_plain(it, n);
+			if (round || after[a] == 1) { /* broken, or failed before any completion was seen */
+				CU_ASSERT_EQUAL(plain, n);
+			} else {
+				CU_ASSERT(plain > 0);
+			}
 			items_free(it, n);
 		}
 		batch_reader_free(br);
