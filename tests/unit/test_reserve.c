@@ -37,7 +37,31 @@ static void test_overflow(void)
 	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, SIZE_MAX / sizeof *a + 1, sizeof *a, 16), -1);
 	CU_ASSERT_PTR_EQUAL(a, before);
 	CU_ASSERT_EQUAL(cap, 16);
+	/* Doubling from 16 passes SIZE_MAX / 4 although the request does not: the capacity asked for
+	 * is clamped to the request (unclamped, its byte count wraps to 0 and realloc frees the
+	 * array), and the allocator's refusal leaves the array as it was. */
+	CU_ASSERT_EQUAL(array_reserve((void **)&a, &cap, SIZE_MAX / sizeof *a, sizeof *a, 16), -1);
+	CU_ASSERT_PTR_EQUAL(a, before);
+	CU_ASSERT_EQUAL(cap, 16);
+	a[15] = 3; /* still ours */
+	CU_ASSERT_EQUAL(a[15], 3);
 	free(a);
+	/* The same where the wrapped byte count is not 0 but 16 MiB, which realloc would give: elements
+	 * of 2^40 + 1 bytes, 2^24 - 1 of them (the most whose bytes fit), doubled from 16 to 2^24. */
+	char *big = NULL;
+	size_t bigcap = 0, each = ((size_t)1 << 40) + 1;
+	CU_ASSERT_EQUAL(SIZE_MAX / each, ((size_t)1 << 24) - 1);
+	CU_ASSERT_EQUAL(array_reserve((void **)&big, &bigcap, SIZE_MAX / each, each, 16), -1);
+	CU_ASSERT_PTR_NULL(big);
+	CU_ASSERT_EQUAL(bigcap, 0);
+	free(big);
+}
+
+/* Under AddressSanitizer an impossible allocation aborts unless it may return NULL, as malloc does. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
 }
 
 int suite_reserve(void)
