@@ -16,6 +16,7 @@ const struct engine_opt engine_options[] = {
 	{"index", 'i', "KIND", "format", "mem", "fingerprint index: mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)"},
 	{"hash", 'H', "NAME", "format", "sha1", "fingerprint: sha1 or sha256"},
 	{"compress", 'c', "KIND", "format", "none", "lz4: unique blocks are LZ4-compressed and packed several to a physical block; none: stored whole"},
+	{"preallocate", 0, "MODE", "format", "auto", "full: the whole chunk store allocated at format, as a thick device (refused when it does not fit); sparse: room taken as blocks are written; auto: full on a tmpfs where it takes at most half the free room (a write that first touches a tmpfs page costs twice as much), else sparse"},
 	{"json", 'j', NULL, "stat fsck gc", NULL, "print the result as JSON"},
 	{"plot", 'p', "FILE.png", "stat", NULL, "render space (logical, physical, index) and the write-path case mix with gnuplot"},
 	{"verify-hits", 0, NULL, "import", NULL, "compare bytes on every index hit and count collisions"},
@@ -63,6 +64,10 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 		if (strcmp(v, "none") && strcmp(v, "lz4"))
 			return fail(err, errlen, "--compress: unknown value '%s' (none, lz4)", v);
 		c->compress = v;
+	} else if (!strcmp(n, "preallocate")) {
+		if (strcmp(v, "auto") && strcmp(v, "full") && strcmp(v, "sparse"))
+			return fail(err, errlen, "--preallocate: unknown value '%s' (auto, full, sparse)", v);
+		c->preallocate = v;
 	} else if (!strcmp(n, "hash")) {
 		if (strcmp(v, "sha1") && strcmp(v, "sha256"))
 			return fail(err, errlen, "--hash: unknown value '%s' (sha1, sha256)", v);

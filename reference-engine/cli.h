@@ -12,7 +12,7 @@ struct engine_cli {
 	char **args;           /* positional arguments after the command */
 	int nargs;
 	uint64_t size, data_size, block_size, commit_every;
-	const char *index, *hash, *compress, *json, *plot;
+	const char *index, *hash, *compress, *preallocate, *json, *plot;
 	bool verify_hits, direct, quiet, help, version;
 };
 

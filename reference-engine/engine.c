@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "errmsg.h"
+#include "units.h"
 #include "engine-int.h"
 
 const struct index_ops *index_find(const char *name)
@@ -89,7 +90,11 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	if (p->journal_bytes && p->journal_bytes < 4096)
 		return fail(err, errlen, -EINVAL, "journal of %llu bytes is too small (at least 4 KiB)",
 			    (unsigned long long)p->journal_bytes);
-	if (mkdir(dir, 0755) && errno != EEXIST)
+	const char *prealloc = p->preallocate ? p->preallocate : "auto";
+	if (strcmp(prealloc, "auto") && strcmp(prealloc, "full") && strcmp(prealloc, "sparse"))
+		return fail(err, errlen, -EINVAL, "unknown preallocation '%s' (auto, full, sparse)", prealloc);
+	bool made = mkdir(dir, 0755) == 0;
+	if (!made && errno != EEXIST)
 		return fail(err, errlen, -errno, "cannot create %s: %s", dir, strerror(errno));
 	struct superblock sb;
 	const char *why;
@@ -104,6 +109,20 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	if (!dir_empty(dir))
 		return fail(err, errlen, -EEXIST, "%s is not empty: a volume is formatted into a new or empty directory",
 			    dir);
+	enum store_room room;
+	uint64_t free_bytes;
+	int rc = store_room_for(dir, prealloc, data * bs, &room, &free_bytes);
+	if (rc) { /* refused before anything is written: the directory is left as it was */
+		if (made)
+			rmdir(dir);
+		char need[32], have[32];
+		units_format_size(data * bs, need, sizeof need);
+		units_format_size(free_bytes, have, sizeof have);
+		if (rc == -ENOSPC)
+			return fail(err, errlen, -EINVAL, "%s: a fully preallocated chunk store needs %s, its file system has %s free",
+				    dir, need, have);
+		return fail(err, errlen, rc, "%s: %s", dir, strerror(-rc));
+	}
 
 	memset(&sb, 0, sizeof sb);
 	memcpy(sb.magic, VOL_MAGIC, 8);
@@ -125,9 +144,9 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 
 	/* Only the durable files: the first open builds the caches (state, working map, references,
 	 * index) from them, as it would after a power loss. */
-	int rc = txn_create(dir, logical, sb.journal_bytes);
+	rc = txn_create(dir, logical, sb.journal_bytes);
 	if (!rc)
-		rc = store_create(dir, bs, data, sb.stripes, sb.stripe_unit);
+		rc = store_create(dir, bs, data, sb.stripes, sb.stripe_unit, room);
 	/* The superblock goes last: a volume without one is not a volume, so a failed format
 	 * leaves nothing that looks usable. */
 	if (!rc)

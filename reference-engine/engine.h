@@ -18,6 +18,9 @@ struct engine_format_params {
 	const char *compress;     /* "none" (default) or "lz4": unique blocks compressed and packed */
 	uint64_t journal_bytes;   /* the map journal; 0 = half the map, 1 MiB to 64 MiB (a small
 	                           * volume: 16 whole-map records, at least 16 KiB) */
+	const char *preallocate;  /* the chunk store's room: "auto" (NULL: allocated at format on a
+	                           * tmpfs with room to spare, else sparse), "full" (allocated at
+	                           * format, as a thick device), "sparse" (taken as blocks are written) */
 };
 
 /* Sees every write and sync the engine issues to its durable files (the map, the journal, the

@@ -95,7 +95,8 @@ static void print_stats(const struct engine_stats *s)
 
 static int cmd_format(const struct engine_cli *c)
 {
-	struct engine_format_params p = {c->size, c->data_size, (uint32_t)c->block_size, c->index, c->hash, c->compress, 0};
+	struct engine_format_params p = {c->size, c->data_size, (uint32_t)c->block_size, c->index, c->hash, c->compress, 0,
+					 c->preallocate};
 	char err[512];
 	if (c->block_size > UINT32_MAX)
 		return bad("--block-size %s is too large%s", "", "");

@@ -320,7 +320,7 @@ int main(int argc, char **argv)
 	char vol[4096], img[4096], err[512];
 	snprintf(vol, sizeof vol, "%s/vol", dir);
 	snprintf(img, sizeof img, "%s/cut", dir);
-	struct engine_format_params fp = {LBNS * BS, DATA_BLOCKS * BS, BS, "mem", "sha1", argv[4], JOURNAL};
+	struct engine_format_params fp = {LBNS * BS, DATA_BLOCKS * BS, BS, "mem", "sha1", argv[4], JOURNAL, NULL};
 	if (engine_format(vol, &fp, err, sizeof err)) {
 		fprintf(stderr, "powerloss: %s\n", err);
 		return 2;

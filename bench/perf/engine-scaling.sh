@@ -12,6 +12,9 @@
 # measures start-up and the machine's noise as much as the engine), REPS (alternating repetitions,
 # best kept, 5),
 # DIST (personalfiles), BACKENDS ("mem bdb bloom"). Prints PASS/BELOW per target; exits 0.
+# Like for like: the plain file is allocated before the run (dedisbench fallocates its files) and
+# so is the engine's chunk store on a tmpfs (dedisengine's --preallocate auto); in another DIR the
+# store is sparse and its unique writes also pay for allocating their blocks.
 set -euo pipefail
 
 DIR=${DIR:-/dev/shm}

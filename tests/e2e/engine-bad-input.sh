@@ -87,6 +87,8 @@ index|format $nv --size 8MiB --index foo
 block size|format $nv --size 8MiB --block-size 3000
 block size|format $nv --size 8MiB --block-size 128KiB
 hash|format $nv --size 8MiB --hash md5
+preallocate|format $nv --size 8MiB --preallocate thick
+preallocated chunk store needs|format $nv --size 900TiB --preallocate full
 size|format $nv
 size|format $nv --size lots
 option|format $nv --size 8MiB --frobnicate

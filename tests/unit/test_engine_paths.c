@@ -1,5 +1,6 @@
 /* test_engine_paths.c - the reference engine's paths: each of the five write cases with its
  * reference-count effect, reads of unmapped blocks, discard, GC, ENOSPC, recovery, superblock checks. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -29,7 +30,7 @@ static struct engine *fresh(uint64_t logical_blocks, uint64_t data_blocks, const
 {
 	snprintf(dir, sizeof dir, "/tmp/dedis-unit-eng-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	struct engine_format_params fp = {logical_blocks * BS, data_blocks * BS, BS, index, "sha1", NULL, 0};
+	struct engine_format_params fp = {logical_blocks * BS, data_blocks * BS, BS, index, "sha1", NULL, 0, NULL};
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(engine_format(dir, &fp, err, sizeof err), 0);
 	struct engine_open_params op = {0};
@@ -191,7 +192,7 @@ static void superblock_checksum(void)
 	struct engine_stats g;
 	CU_ASSERT_EQUAL(engine_describe(dir, &g, err, sizeof err), -EINVAL);
 	/* formatting over it is refused too: a damaged volume is not an empty directory */
-	struct engine_format_params fp = {8 * BS, 8 * BS, BS, "mem", "sha1", NULL, 0};
+	struct engine_format_params fp = {8 * BS, 8 * BS, BS, "mem", "sha1", NULL, 0, NULL};
 	CU_ASSERT_NOT_EQUAL(engine_format(dir, &fp, err, sizeof err), 0);
 	cleanup();
 }
@@ -380,7 +381,7 @@ static void store_layout(void)
 		uint64_t n = cases[c].blocks;
 		unsigned k = cases[c].stripes;
 		uint32_t u = cases[c].unit;
-		CU_ASSERT_EQUAL_FATAL(store_create(d, bs, n, k, u), 0);
+		CU_ASSERT_EQUAL_FATAL(store_create(d, bs, n, k, u, STORE_SPARSE), 0);
 		struct store s;
 		CU_ASSERT_EQUAL_FATAL(store_open(&s, d, bs, n, k, u, false, NULL), 0);
 		uint8_t buf[512], got[512];
@@ -467,6 +468,80 @@ static void hot_tables_resident_in_memory(void)
 	}
 }
 
+/* Bytes allocated to a volume's chunk store (all its data files). */
+static uint64_t store_allocated(const char *vol)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < VOL_STRIPES; i++) {
+		char path[160];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s.%u", vol, VOL_DATA, i);
+		if (!stat(path, &st))
+			sum += (uint64_t)st.st_blocks * 512;
+	}
+	return sum;
+}
+
+/* --preallocate: auto allocates the chunk store at format on a tmpfs (no write then pays for a
+ * first touch of a page) and leaves it sparse on a disk file system; full allocates it anywhere;
+ * sparse nowhere; full where it cannot fit is refused with nothing created. */
+static void chunk_store_preallocation(void)
+{
+	const char *parents[] = {"/dev/shm", "/tmp"};
+	const uint64_t store = 64 * 4096 + 64 * 4096 / 16; /* 4096-byte blocks, 1/16 headroom */
+	for (size_t i = 0; i < 2; i++) {
+		char d[64];
+		snprintf(d, sizeof d, "%s/dedis-unit-prealloc-XXXXXX", parents[i]);
+		if (!mkdtemp(d)) {
+			CU_ASSERT_EQUAL(i, 0); /* a machine without /dev/shm: /tmp alone is checked */
+			continue;
+		}
+		struct statfs fs;
+		CU_ASSERT_EQUAL_FATAL(statfs(d, &fs), 0);
+		bool tmpfs = fs.f_type == TMPFS_MAGIC;
+		static const char *const modes[] = {NULL, "auto", "full", "sparse"};
+		for (size_t m = 0; m < 4; m++) {
+			char vol[96], err[256];
+			snprintf(vol, sizeof vol, "%s/v%zu", d, m);
+			struct engine_format_params p = {.logical_bytes = 64 * 4096, .preallocate = modes[m]};
+			CU_ASSERT_EQUAL_FATAL(engine_format(vol, &p, err, sizeof err), 0);
+			bool full = m == 2 || (m < 2 && tmpfs);
+			if (full) {
+				CU_ASSERT(store_allocated(vol) >= store);
+			} else {
+				CU_ASSERT_EQUAL(store_allocated(vol), 0);
+			}
+			/* and a preallocated volume works as any: a block written reads back */
+			struct engine_open_params op = {0};
+			struct engine *e = NULL;
+			CU_ASSERT_EQUAL_FATAL(engine_open(vol, &op, &e, err, sizeof err), 0);
+			static uint8_t block[4096];
+			memset(block, 0x5c, sizeof block);
+			CU_ASSERT_EQUAL(engine_write(e, 7, block), 0);
+			memset(block, 0, sizeof block);
+			CU_ASSERT_EQUAL(engine_read(e, 7, block), 0);
+			CU_ASSERT_EQUAL(block[4095], 0x5c);
+			CU_ASSERT_EQUAL(engine_close(e), 0);
+		}
+		/* full where it cannot fit: refused, the directory not even created */
+		char vol[96], err[256];
+		snprintf(vol, sizeof vol, "%s/too-big", d);
+		uint64_t room = (uint64_t)fs.f_bavail * fs.f_bsize;
+		struct engine_format_params big = {.logical_bytes = room + (1ULL << 30), .preallocate = "full"};
+		CU_ASSERT_EQUAL(engine_format(vol, &big, err, sizeof err), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "preallocated"));
+		struct stat st;
+		CU_ASSERT_EQUAL(stat(vol, &st), -1);
+		/* an unknown mode: refused before anything is created */
+		struct engine_format_params odd = {.logical_bytes = 64 * 4096, .preallocate = "thick"};
+		CU_ASSERT_EQUAL(engine_format(vol, &odd, err, sizeof err), -EINVAL);
+		CU_ASSERT_EQUAL(stat(vol, &st), -1);
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+		CU_ASSERT_EQUAL(system(cmd), 0);
+	}
+}
+
 /* A writer that died inside an operation, its pid since reused by a live process: the slot
  * records its owner's start time, so the next quiesce (fsck's) repairs instead of waiting for
  * the unrelated process to exit. Played in a child with an alarm: before the start time was kept,
@@ -499,7 +574,7 @@ static void reused_pid_does_not_stall_quiesce(void)
 static void bad_geometry_refused(void)
 {
 	char err[256];
-	struct engine_format_params fp = {1 << 20, 0, 3000, "mem", "sha1", NULL, 0};
+	struct engine_format_params fp = {1 << 20, 0, 3000, "mem", "sha1", NULL, 0, NULL};
 	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, err, sizeof err), 0);
 	fp.block_size = 4096;
 	fp.index = "btree";
@@ -526,6 +601,8 @@ int suite_engine_paths(void)
 		{"chunk store: stripe units, files and every PBN's place", store_layout},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
 		{"hot tables resident on a memory file system only", hot_tables_resident_in_memory},
+		{"chunk store preallocated: auto on tmpfs, full anywhere, full refused where it cannot fit",
+		 chunk_store_preallocation},
 		{"a reused pid does not stall a quiesce", reused_pid_does_not_stall_quiesce},
 		{NULL, NULL},
 	};
