@@ -79,6 +79,8 @@ expect_only "sha1 sha256" _dedisgen dedisgen --hash ''
 expect_only "stat" _dedisengine dedisengine st
 expect "--size --index --hash" _dedisengine dedisengine format vol --
 expect_only "bdb bloom" _dedisengine dedisengine format vol --index b
+expect_only "full" _dedisengine dedisengine format vol --preallocate f
+expect_only "lz4" _dedisengine dedisengine format vol --compress l
 comp _dedisengine dedisengine stat --
 [[ $got == *" --size "* ]] && fail "dedisengine stat offers format's --size: [$got]"
 note "completion works for dedisbench, dedisgen and dedisengine"
