@@ -16,7 +16,7 @@ const struct engine_opt engine_options[] = {
 	{"index", 'i', "KIND", "format", "mem", "fingerprint index: mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)"},
 	{"hash", 'H', "NAME", "format", "sha1", "fingerprint: sha1 or sha256"},
 	{"compress", 'c', "KIND", "format", "none", "lz4: unique blocks are LZ4-compressed and packed several to a physical block; none: stored whole"},
-	{"preallocate", 0, "MODE", "format", "auto", "full: the whole chunk store allocated at format, as a thick device (refused when it does not fit); sparse: room taken as blocks are written; auto: full on a tmpfs where it takes at most half the free room (a write that first touches a tmpfs page costs twice as much), else sparse"},
+	{"preallocate", 0, "MODE", "format", "auto", "full: the whole chunk store allocated at format, as a thick device (refused when it does not fit); sparse: room taken as blocks are written; auto: full on a tmpfs where it takes at most half the free room and half the memory available (a write that first touches a tmpfs page costs twice as much), else sparse"},
 	{"json", 'j', NULL, "stat fsck gc", NULL, "print the result as JSON"},
 	{"plot", 'p', "FILE.png", "stat", NULL, "render space (logical, physical, index) and the write-path case mix with gnuplot"},
 	{"verify-hits", 0, NULL, "import", NULL, "compare bytes on every index hit and count collisions"},

@@ -63,6 +63,20 @@ static bool dir_empty(const char *dir)
 	return empty;
 }
 
+/* A format that failed part way: the files it created removed (the directory held nothing
+ * before), and the directory too if it made it. */
+static void unformat(const char *dir, unsigned stripes, bool made)
+{
+	char path[4096], name[64];
+	for (unsigned f = 0; f < 2 + stripes; f++)
+		if (!engine_durable_name(f, name, sizeof name) && !meta_path(path, sizeof path, dir, name))
+			unlink(path);
+	if (!meta_path(path, sizeof path, dir, VOL_SUPERBLOCK))
+		unlink(path);
+	if (made)
+		rmdir(dir);
+}
+
 int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen)
 {
 	uint32_t bs = p->block_size ? p->block_size : 4096;
@@ -151,8 +165,13 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	 * leaves nothing that looks usable. */
 	if (!rc)
 		rc = sb_write(dir, &sb);
-	if (rc)
+	if (rc) {
+		unformat(dir, sb.stripes, made);
+		if (room == STORE_ALLOCATE && (rc == -ENOSPC || rc == -EDQUOT || rc == -EOPNOTSUPP))
+			return fail(err, errlen, -EINVAL, "%s: cannot preallocate the chunk store (%s); nothing was created",
+				    dir, strerror(-rc));
 		return fail(err, errlen, rc, "cannot format %s: %s", dir, strerror(-rc));
+	}
 	return 0;
 }
 

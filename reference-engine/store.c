@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -36,6 +37,20 @@ static void locate(const struct store *s, uint64_t pbn, unsigned *file, uint64_t
 	*off = ((q / s->stripes) * s->unit + pbn % s->unit) * s->block_size;
 }
 
+/* MemAvailable in bytes, 0 when unknown. */
+static uint64_t mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return 0;
+	char line[128];
+	unsigned long long kib = 0;
+	while (fgets(line, sizeof line, f) && sscanf(line, "MemAvailable: %llu kB", &kib) != 1)
+		;
+	fclose(f);
+	return (uint64_t)kib * 1024;
+}
+
 int store_room_for(const char *dir, const char *mode, uint64_t bytes, enum store_room *room, uint64_t *free_bytes)
 {
 	*room = STORE_SPARSE;
@@ -45,19 +60,22 @@ int store_room_for(const char *dir, const char *mode, uint64_t bytes, enum store
 	if (mode && !strcmp(mode, "sparse"))
 		return 0;
 	bool full = mode && !strcmp(mode, "full");
-	struct statfs fs;
-	if (statfs(dir, &fs))
+	struct statvfs fs;
+	struct statfs kind;
+	if (statvfs(dir, &fs) || statfs(dir, &kind))
 		return full ? -errno : 0; /* auto: sparse, as where nothing is known */
-	*free_bytes = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
+	bool unlimited = fs.f_blocks == 0; /* a tmpfs mounted with size=0 reports no size at all */
+	*free_bytes = (uint64_t)fs.f_bavail * (uint64_t)fs.f_frsize;
 	if (full) {
 		*room = STORE_ALLOCATE;
-		return bytes > *free_bytes ? -ENOSPC : 0;
+		return !unlimited && bytes > *free_bytes ? -ENOSPC : 0;
 	}
 	/* auto: a store in memory is allocated now, so that no write pays for a page of it (a
 	 * first touch of a tmpfs page costs microseconds, more than the write; left to the writes,
-	 * the mem engine ran at three quarters of its rate), as long as it leaves at least half
-	 * the room free for everyone else. */
-	if (fs.f_type == TMPFS_MAGIC && bytes <= *free_bytes / 2)
+	 * the mem engine ran at three quarters of its rate), as long as it leaves at least half of
+	 * the file system's room and half of the memory available free: a tmpfs's size is a cap,
+	 * not memory it holds. */
+	if (kind.f_type == TMPFS_MAGIC && (unlimited || bytes <= *free_bytes / 2) && bytes <= mem_available() / 2)
 		*room = STORE_TRY_ALLOCATE;
 	return 0;
 }
@@ -78,9 +96,12 @@ int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned
 		 * whole size now, as a thick device does. */
 		uint64_t mine = stripe_blocks(blocks, stripes, unit, i);
 		int rc = ftruncate(fd, (off_t)(mine * block_size)) ? -errno : 0;
-		if (!rc && room != STORE_SPARSE && mine && fallocate(fd, 0, 0, (off_t)(mine * block_size)) &&
-		    room == STORE_ALLOCATE)
-			rc = -errno;
+		if (!rc && room != STORE_SPARSE && mine) {
+			if (fallocate(fd, 0, 0, (off_t)(mine * block_size)))
+				rc = room == STORE_ALLOCATE ? -errno : 0;
+			else if (fsync(fd)) /* the room reserved survives a crash right after format */
+				rc = -errno;
+		}
 		close(fd);
 		if (rc)
 			return rc;

@@ -104,6 +104,25 @@ command|
 volume|stat $nv
 volume|import $nv $T/data
 EOF
+# --preallocate full that passes the room check but runs out while allocating (the map and the
+# journal take room too): one line, exit 2, and the half-made volume removed. It needs a small file
+# system of its own: a 12 MiB tmpfs mounted here (root only).
+sm="$T/small"
+mkdir "$sm"
+if mount -t tmpfs -o size=12M tmpfs "$sm" 2>/dev/null; then
+	rc=0
+	"$DEDISENGINE" format "$sm/v" --size 12MiB --data-size $((12 * 1048576 - 4096)) --preallocate full \
+		>"$T/o" 2>"$T/e" || rc=$?
+	left=$(ls -A "$sm")
+	umount "$sm"
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "cannot preallocate" "$T/e" ||
+		fail "a full preallocation that runs out: exit $rc, stderr: $(cat "$T/e")"
+	[ -z "$left" ] || fail "a full preallocation that ran out left: $left"
+	note "a full preallocation that runs out part way: exit 2, nothing left"
+else
+	note "not root: a full preallocation that runs out part way was not tried (it needs a tmpfs of its own)"
+fi
+
 gc0=$(content "$vol")
 strict0=$(sums "$vol")
 expect2 "import of a missing file" "nonexistent" "$DEDISENGINE" import "$vol" "$T/nonexistent"
