@@ -431,6 +431,8 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;
 	}
+	if (space.source == SPACE_COMMAND && cfg.target.kind == TARGET_ENGINE)
+		cfg.target.sparse = true; /* a volume it formats is sparse, so the command sees what is written */
 	bool made_output_dir = cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) == 0;
 	if (cfg.o.output_dir && !made_output_dir && errno != EEXIST) {
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(errno));

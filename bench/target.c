@@ -451,6 +451,8 @@ static int prepare_engine(struct target *t, uint32_t block_size, char *err, size
 			.logical_bytes = t->region_size * t->procs, .data_bytes = 0, /* the engine's default headroom */
 			.block_size = block_size, .index = t->engine_index, .hash = "sha1",
 			.compress = t->engine_compress, .journal_bytes = 0,
+			/* a space command (du, df) must see the blocks as they are written */
+			.preallocate = t->sparse ? "sparse" : NULL,
 		};
 		t->engine_formatted = true; /* from here on, whatever is in the directory is this run's */
 		return engine_format(t->path, &fp, err, errlen) ? -1 : 0;

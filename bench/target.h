@@ -36,8 +36,9 @@ struct target {
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
 	bool engine_dir_made;   /* ENGINE: this run created the volume directory (removed with it) */
 	bool keep_data;         /* an earlier run's data must stay (a kept ledger describes it) */
-	bool sparse;            /* size files without reserving their space (issue 14: backup measures
-	                         * each generation's space as it is written) */
+	bool sparse;            /* size files without reserving their space, and format an engine
+	                         * volume's chunk store sparse (issue 14: backup measures each
+	                         * generation's space as it is written; so does a --space-cmd) */
 };
 
 struct target_request {

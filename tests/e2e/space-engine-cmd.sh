@@ -31,6 +31,25 @@ after=$(du -sB1 "$E2E_TMP/d" | cut -f1)
 jcheck "$J" ".space.source == \"command\" and .space.before_bytes == $before and .space.after_bytes == $after and .space.observed_bytes == $after - $before"
 jcheck "$J" '.space.basis == "dedup" and .space.expected_bytes == .physical.distinct_blocks * 4096'
 
+# On a tmpfs an engine volume's chunk store is allocated at format (dedisengine's --preallocate
+# auto), unless a --space-cmd measures the run: a volume it formats is sparse, so the command
+# sees the blocks as they are written (allocated, it would see the whole store at once).
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	S=$(mktemp -d /dev/shm/dedis-e2e-space.XXXXXX)
+	store_kib() { du -skc "$1"/data.* | tail -1 | cut -f1; } # the chunk store's allocated KiB
+	expect_ok -T "engine:$S/pre" -P 1 -F 16 --seed 3 --keep -j "$E2E_TMP/pre.json"
+	expect_ok -T "engine:$S/cmd" -P 1 -F 16 --seed 3 --keep -j "$E2E_TMP/scmd.json" --space-cmd "du -sB1 '$S'"
+	pre=$(store_kib "$S/pre") cmd=$(store_kib "$S/cmd")
+	rm -rf "$S"
+	# the store is 17/16 of the 16 MiB volume; the run wrote fewer distinct blocks than that
+	[ "$pre" -ge $((17 * 1024)) ] || fail "engine volume on tmpfs: chunk store not preallocated ($pre KiB)"
+	[ "$cmd" -lt $((16 * 1024)) ] || fail "engine volume under --space-cmd: chunk store allocated ($cmd KiB), not sparse"
+	# what du saw grew with the blocks written: less than the volume plus 2 MiB of metadata (a
+	# preallocated store alone is 17 MiB)
+	jcheck "$E2E_TMP/scmd.json" '.space.source == "command" and .space.observed_bytes < .space.logical_bytes + 2 * 1048576'
+	note "engine volume on tmpfs: chunk store $pre KiB preallocated; $cmd KiB written under --space-cmd"
+fi
+
 # bad input: one line, exit 2, nothing written
 bad() { # bad WHAT-STDERR-MUST-SAY ARGS...
 	local want=$1
