@@ -173,9 +173,13 @@ static void check_peers(struct launch *l, bool done)
 	if (!l->peers)
 		return;
 	char why[512];
-	if (l->peers->check(l->peers->ctx, l->sh, done, l->failed ? l->failure : NULL, l->interrupted, why, sizeof why) &&
-	    !l->failed && !l->interrupted) {
-		set_failure(l, "%s", why);
+	enum peers_stop stop =
+		l->peers->check(l->peers->ctx, l->sh, done, l->failed ? l->failure : NULL, l->interrupted, why, sizeof why);
+	if (stop != PEERS_GO && !l->failed && !l->interrupted) {
+		if (stop == PEERS_INTERRUPTED)
+			l->interrupted = true; /* as if the signal had reached this part first */
+		else
+			set_failure(l, "%s", why);
 		stop_all(l);
 	}
 }

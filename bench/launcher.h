@@ -13,6 +13,8 @@ int launcher_run(const struct bench_config *c, struct run_result *r, char *err, 
 
 /* The other parts of a run that spans several launchers (dedisbench-mpi: one per MPI rank),
  * called from the launcher's thread only. */
+enum peers_stop { PEERS_GO, PEERS_FAILED, PEERS_INTERRUPTED };
+
 struct launcher_peers {
 	void *ctx;
 	/* Every local worker is populated and open (ready), or not: blocks until every part has
@@ -20,9 +22,11 @@ struct launcher_peers {
 	bool (*start)(void *ctx, bool ready);
 	/* At least every PEERS_CHECK_MS while the workers run, and once after they exited (done):
 	 * this part's live stats and whether it stops early (failure: why, or interrupted). Returns
-	 * true, with why, when another part stopped the run. */
-	bool (*check)(void *ctx, const struct run_shared *sh, bool done, const char *failure, bool interrupted,
-		      char *why, size_t whylen);
+	 * PEERS_FAILED, with why, when another part stopped the run by failing (or was lost), and
+	 * PEERS_INTERRUPTED when it stopped it on a signal (mpirun delivers one to every part, not
+	 * at once: the first to take it interrupts the others). */
+	enum peers_stop (*check)(void *ctx, const struct run_shared *sh, bool done, const char *failure,
+				 bool interrupted, char *why, size_t whylen);
 	/* The whole run's live stats for the time series and the progress line (all parts' workers,
 	 * this one's current, the others' as last heard), or NULL where this part does not report. */
 	const struct run_shared *(*view)(void *ctx, unsigned *procs);

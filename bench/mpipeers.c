@@ -137,13 +137,14 @@ static bool peers_start(void *ctx, bool ready)
 }
 
 /* Tell every other rank to stop (once). */
-static void send_stop(struct mpi_peers *p, const char *why)
+/* The stop message: its kind ('F' a failure or a lost rank, 'I' an interruption), then why. */
+static void send_stop(struct mpi_peers *p, char kind, const char *why)
 {
 	if (p->stop_sent)
 		return;
 	p->stop_sent = true;
 	char msg[512];
-	snprintf(msg, sizeof msg, "%s", why);
+	snprintf(msg, sizeof msg, "%c%s", kind, why);
 	for (int k = 0; k < p->size; k++) {
 		if (k == p->rank)
 			continue;
@@ -200,24 +201,24 @@ static bool find_lost(struct mpi_peers *p, uint64_t now, uint64_t timeout)
 	return p->lost > before;
 }
 
-static bool peers_check(void *ctx, const struct run_shared *sh, bool done, const char *failure, bool interrupted,
-			char *why, size_t whylen)
+static enum peers_stop peers_check(void *ctx, const struct run_shared *sh, bool done, const char *failure,
+				   bool interrupted, char *why, size_t whylen)
 {
 	struct mpi_peers *p = ctx;
-	bool stopped = false;
+	enum peers_stop stopped = PEERS_GO;
 	if (failure || interrupted) {
 		char msg[512];
 		snprintf(msg, sizeof msg, "rank %d on %s: %s", p->rank, p->rows[p->rank].host,
 			 failure ? failure : "interrupted");
-		send_stop(p, msg);
+		send_stop(p, failure ? 'F' : 'I', msg);
 	}
 	if (p->stop_posted) {
 		int flag = 0;
 		MPI_Test((MPI_Request *)p->stop_req, &flag, MPI_STATUS_IGNORE);
 		if (flag) {
 			p->stop_posted = false;
-			snprintf(why, whylen, "%s", p->stop_buf);
-			stopped = true;
+			snprintf(why, whylen, "%s", p->stop_buf + 1);
+			stopped = p->stop_buf[0] == 'I' ? PEERS_INTERRUPTED : PEERS_FAILED;
 		}
 	}
 	uint64_t now = now_ns();
@@ -225,9 +226,9 @@ static bool peers_check(void *ctx, const struct run_shared *sh, bool done, const
 		memcpy(p->whole->w, sh->w, p->rows[0].workers * sizeof sh->w[0]);
 		take_snapshots(p);
 		if (find_lost(p, now, p->peer_timeout_ns)) {
-			send_stop(p, p->lost_why);
+			send_stop(p, 'F', p->lost_why);
 			snprintf(why, whylen, "%s", p->lost_why);
-			stopped = true;
+			stopped = PEERS_FAILED;
 		}
 	} else {
 		if (done || now >= p->next_beat_ns) {
@@ -434,7 +435,7 @@ static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_coun
 		}
 		take_snapshots(p);
 		if (find_lost(p, now_ns(), timeout))
-			send_stop(p, p->lost_why);
+			send_stop(p, 'F', p->lost_why);
 		else if (!busy)
 			nap();
 	}
