@@ -437,19 +437,28 @@ static uint64_t allocated_bytes(const char *path)
 	return (uint64_t)st.st_blocks * 512;
 }
 
+/* Scratch directory i of a memory file system (/dev/shm) and a disk one (/tmp), and its statfs;
+ * false where the machine has no /dev/shm (then /tmp alone is checked). */
+static bool scratch_dir(size_t i, const char *name, char *d, size_t len, struct statfs *fs)
+{
+	static const char *const parents[] = {"/dev/shm", "/tmp"};
+	snprintf(d, len, "%s/dedis-unit-%s-XXXXXX", parents[i], name);
+	if (!mkdtemp(d)) {
+		CU_ASSERT_EQUAL(i, 0);
+		return false;
+	}
+	CU_ASSERT_EQUAL_FATAL(statfs(d, fs), 0);
+	return true;
+}
+
 static void hot_tables_resident_in_memory(void)
 {
-	const char *parents[] = {"/dev/shm", "/tmp"};
 	const size_t len = 64 * 4096 + 100;
 	for (size_t i = 0; i < 2; i++) {
 		char d[64];
-		snprintf(d, sizeof d, "%s/dedis-unit-resident-XXXXXX", parents[i]);
-		if (!mkdtemp(d)) {
-			CU_ASSERT_EQUAL(i, 0); /* a machine without /dev/shm: /tmp alone is checked */
-			continue;
-		}
 		struct statfs fs;
-		CU_ASSERT_EQUAL_FATAL(statfs(d, &fs), 0);
+		if (!scratch_dir(i, "resident", d, sizeof d, &fs))
+			continue;
 		bool in_memory = fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
 		void *p = meta_map(d, "table", len, 1, NULL);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -487,20 +496,15 @@ static uint64_t store_allocated(const char *vol)
  * sparse nowhere; full where it cannot fit is refused with nothing created. */
 static void chunk_store_preallocation(void)
 {
-	const char *parents[] = {"/dev/shm", "/tmp"};
 	const uint64_t store = 64 * 4096 + 64 * 4096 / 16; /* 4096-byte blocks, 1/16 headroom */
 	for (size_t i = 0; i < 2; i++) {
 		char d[64];
-		snprintf(d, sizeof d, "%s/dedis-unit-prealloc-XXXXXX", parents[i]);
-		if (!mkdtemp(d)) {
-			CU_ASSERT_EQUAL(i, 0); /* a machine without /dev/shm: /tmp alone is checked */
-			continue;
-		}
 		struct statfs fs;
-		CU_ASSERT_EQUAL_FATAL(statfs(d, &fs), 0);
+		if (!scratch_dir(i, "prealloc", d, sizeof d, &fs))
+			continue;
 		bool tmpfs = fs.f_type == TMPFS_MAGIC;
 		if (i == 0 && !tmpfs) /* auto's allocation is then not exercised: say so */
-			fprintf(stderr, "  (%s is not a tmpfs: auto checked as sparse only) ", parents[i]);
+			fprintf(stderr, "  (/dev/shm is not a tmpfs: auto checked as sparse only) ");
 		static const char *const modes[] = {NULL, "auto", "full", "sparse"};
 		for (size_t m = 0; m < 4; m++) {
 			char vol[96], err[256];
