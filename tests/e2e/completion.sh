@@ -81,6 +81,11 @@ expect "--size --index --hash" _dedisengine dedisengine format vol --
 expect_only "bdb bloom" _dedisengine dedisengine format vol --index b
 expect_only "full" _dedisengine dedisengine format vol --preallocate f
 expect_only "lz4" _dedisengine dedisengine format vol --compress l
+# an option's value given with '=' (bash splits it into three words) is not a positional word:
+# the FILE of import still completes as a file name
+touch img.raw
+expect_only "img.raw" _dedisengine dedisengine import --commit-every = 4 vol i
+rm img.raw
 comp _dedisengine dedisengine stat --
 [[ $got == *" --size "* ]] && fail "dedisengine stat offers format's --size: [$got]"
 note "completion works for dedisbench, dedisgen and dedisengine"
