@@ -1,7 +1,7 @@
 /* hostload.h - the host's CPU and memory use, read from /proc/stat and /proc/meminfo: the cost of
- * a run on the system under test, sampled each second into the time series and summed for the run. */
-#ifndef DEDIS_BENCH_HOSTLOAD_H
-#define DEDIS_BENCH_HOSTLOAD_H
+ * a run on the system under test (sampled each second, summed for the run), the memory free now. */
+#ifndef DEDIS_LIB_HOSTLOAD_H
+#define DEDIS_LIB_HOSTLOAD_H
 
 #include <stdbool.h>
 #include <stdint.h>
