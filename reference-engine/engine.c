@@ -63,9 +63,8 @@ static bool dir_empty(const char *dir)
 	return empty;
 }
 
-/* A format that failed part way: the files it created removed (the directory held nothing
- * before), and the directory too if it made it. */
-static void unformat(const char *dir, unsigned stripes, bool made)
+/* The durable files (map, journal, data files) and the superblock: what a format creates. */
+static void remove_durable(const char *dir, unsigned stripes)
 {
 	char path[4096], name[64];
 	for (unsigned f = 0; f < 2 + stripes; f++)
@@ -73,8 +72,6 @@ static void unformat(const char *dir, unsigned stripes, bool made)
 			unlink(path);
 	if (!meta_path(path, sizeof path, dir, VOL_SUPERBLOCK))
 		unlink(path);
-	if (made)
-		rmdir(dir);
 }
 
 int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen)
@@ -104,9 +101,9 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	if (p->journal_bytes && p->journal_bytes < 4096)
 		return fail(err, errlen, -EINVAL, "journal of %llu bytes is too small (at least 4 KiB)",
 			    (unsigned long long)p->journal_bytes);
-	const char *prealloc = p->preallocate ? p->preallocate : "auto";
-	if (strcmp(prealloc, "auto") && strcmp(prealloc, "full") && strcmp(prealloc, "sparse"))
-		return fail(err, errlen, -EINVAL, "unknown preallocation '%s' (auto, full, sparse)", prealloc);
+	enum store_room room;
+	if (store_room_parse(p->preallocate, &room))
+		return fail(err, errlen, -EINVAL, "unknown preallocation '%s' (auto, full, sparse)", p->preallocate);
 	bool made = mkdir(dir, 0755) == 0;
 	if (!made && errno != EEXIST)
 		return fail(err, errlen, -errno, "cannot create %s: %s", dir, strerror(errno));
@@ -123,19 +120,18 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	if (!dir_empty(dir))
 		return fail(err, errlen, -EEXIST, "%s is not empty: a volume is formatted into a new or empty directory",
 			    dir);
-	enum store_room room;
 	uint64_t free_bytes;
-	int rc = store_room_for(dir, prealloc, data * bs, &room, &free_bytes);
+	int rc = store_room_for(dir, data * bs, &room, &free_bytes);
 	if (rc) { /* refused before anything is written: the directory is left as it was */
 		if (made)
 			rmdir(dir);
+		if (rc != -ENOSPC)
+			return fail(err, errlen, rc, "%s: %s", dir, strerror(-rc));
 		char need[32], have[32];
 		units_format_size(data * bs, need, sizeof need);
 		units_format_size(free_bytes, have, sizeof have);
-		if (rc == -ENOSPC)
-			return fail(err, errlen, -EINVAL, "%s: a fully preallocated chunk store needs %s, its file system has %s free",
-				    dir, need, have);
-		return fail(err, errlen, rc, "%s: %s", dir, strerror(-rc));
+		return fail(err, errlen, -EINVAL, "%s: a fully preallocated chunk store needs %s, its file system has %s free",
+			    dir, need, have);
 	}
 
 	memset(&sb, 0, sizeof sb);
@@ -166,7 +162,9 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	if (!rc)
 		rc = sb_write(dir, &sb);
 	if (rc) {
-		unformat(dir, sb.stripes, made);
+		remove_durable(dir, sb.stripes); /* the directory held nothing before */
+		if (made)
+			rmdir(dir);
 		if (room == STORE_ALLOCATE && (rc == -ENOSPC || rc == -EDQUOT || rc == -EOPNOTSUPP))
 			return fail(err, errlen, -EINVAL, "%s: cannot preallocate the chunk store (%s); nothing was created",
 				    dir, strerror(-rc));
@@ -225,14 +223,10 @@ int engine_remove(const char *dir)
 	char path[4096];
 	if (sb_read(dir, &sb, &why) == 0) {
 		remove_caches(dir, &sb);
-		for (unsigned f = 0; f < 2 + sb.stripes; f++) {
-			char name[64];
-			if (!engine_durable_name(f, name, sizeof name) && !meta_path(path, sizeof path, dir, name))
-				unlink(path);
-		}
-	}
-	if (!meta_path(path, sizeof path, dir, VOL_SUPERBLOCK))
+		remove_durable(dir, sb.stripes);
+	} else if (!meta_path(path, sizeof path, dir, VOL_SUPERBLOCK)) {
 		unlink(path);
+	}
 	return rmdir(dir) ? -errno : 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "dio.h"
+#include "hostload.h"
 #include "meta.h"
 #include "store.h"
 
@@ -40,43 +41,48 @@ static void locate(const struct store *s, uint64_t pbn, unsigned *file, uint64_t
 /* MemAvailable in bytes, 0 when unknown. */
 static uint64_t mem_available(void)
 {
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return 0;
-	char line[128];
-	unsigned long long kib = 0;
-	while (fgets(line, sizeof line, f) && sscanf(line, "MemAvailable: %llu kB", &kib) != 1)
-		;
-	fclose(f);
-	return (uint64_t)kib * 1024;
+	struct host_mem m;
+	return hostload_mem("/proc", &m) ? 0 : m.total - m.used;
 }
 
-int store_room_for(const char *dir, const char *mode, uint64_t bytes, enum store_room *room, uint64_t *free_bytes)
+int store_room_parse(const char *mode, enum store_room *room)
 {
-	*room = STORE_SPARSE;
-	*free_bytes = 0;
-	if (mode && strcmp(mode, "auto") && strcmp(mode, "full") && strcmp(mode, "sparse"))
+	if (!mode || !strcmp(mode, "auto"))
+		*room = STORE_TRY_ALLOCATE;
+	else if (!strcmp(mode, "full"))
+		*room = STORE_ALLOCATE;
+	else if (!strcmp(mode, "sparse"))
+		*room = STORE_SPARSE;
+	else
 		return -EINVAL;
-	if (mode && !strcmp(mode, "sparse"))
+	return 0;
+}
+
+int store_room_for(const char *dir, uint64_t bytes, enum store_room *room, uint64_t *free_bytes)
+{
+	*free_bytes = 0;
+	if (*room == STORE_SPARSE)
 		return 0;
-	bool full = mode && !strcmp(mode, "full");
+	bool full = *room == STORE_ALLOCATE;
 	struct statvfs fs;
 	struct statfs kind;
-	if (statvfs(dir, &fs) || statfs(dir, &kind))
-		return full ? -errno : 0; /* auto: sparse, as where nothing is known */
+	if (statvfs(dir, &fs) || statfs(dir, &kind)) {
+		if (full)
+			return -errno;
+		*room = STORE_SPARSE; /* auto: sparse, as where nothing is known */
+		return 0;
+	}
 	bool unlimited = fs.f_blocks == 0; /* a tmpfs mounted with size=0 reports no size at all */
 	*free_bytes = (uint64_t)fs.f_bavail * (uint64_t)fs.f_frsize;
-	if (full) {
-		*room = STORE_ALLOCATE;
+	if (full)
 		return !unlimited && bytes > *free_bytes ? -ENOSPC : 0;
-	}
 	/* auto: a store in memory is allocated now, so that no write pays for a page of it (a
 	 * first touch of a tmpfs page costs microseconds, more than the write; left to the writes,
 	 * the mem engine ran at three quarters of its rate), as long as it leaves at least half of
 	 * the file system's room and half of the memory available free: a tmpfs's size is a cap,
 	 * not memory it holds. */
-	if (kind.f_type == TMPFS_MAGIC && (unlimited || bytes <= *free_bytes / 2) && bytes <= mem_available() / 2)
-		*room = STORE_TRY_ALLOCATE;
+	if (kind.f_type != TMPFS_MAGIC || (!unlimited && bytes > *free_bytes / 2) || bytes > mem_available() / 2)
+		*room = STORE_SPARSE;
 	return 0;
 }
 

@@ -26,11 +26,14 @@ enum store_room {
 	STORE_TRY_ALLOCATE, /* all of it now where the file system can (else sparse) */
 	STORE_ALLOCATE,     /* all of it now, or the format fails */
 };
-/* The room for `bytes` of chunk store in dir's file system by engine_format_params.preallocate
- * (NULL or "auto": allocated when dir is a tmpfs and it takes at most half the free room there
- * and half the memory available; "full": allocated; "sparse"). -EINVAL: an unknown mode;
- * -ENOSPC: "full" and more than the free room (*free_bytes). */
-int store_room_for(const char *dir, const char *mode, uint64_t bytes, enum store_room *room, uint64_t *free_bytes);
+/* The room asked for by engine_format_params.preallocate: NULL or "auto" (STORE_TRY_ALLOCATE),
+ * "full" (STORE_ALLOCATE), "sparse"; -EINVAL for anything else. */
+int store_room_parse(const char *mode, enum store_room *room);
+/* What that request comes to for `bytes` of chunk store in dir's file system: auto (TRY_ALLOCATE)
+ * stays so only on a tmpfs where the store takes at most half the free room and half the memory
+ * available, else becomes SPARSE; ALLOCATE is -ENOSPC where it exceeds the free room
+ * (*free_bytes). */
+int store_room_for(const char *dir, uint64_t bytes, enum store_room *room, uint64_t *free_bytes);
 /* unit: the superblock's stripe_unit (0: one block). */
 int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit,
 		 enum store_room room);
