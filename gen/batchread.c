@@ -219,10 +219,8 @@ static bool complete(struct batch_reader *br, int k, enum op op, int res)
 		submit_chain(br, k);
 		return false;
 	}
-	if (s->sync_read) {
-		read_one_sync(it);
-		it->plain = true;
-	}
+	if (s->sync_read)
+		read_plain(it, 1);
 	s->it = NULL;
 	br->free_slots[br->nfree++] = k;
 	return true;
@@ -280,10 +278,8 @@ static int fail(struct batch_reader *br, struct batch_item *rest, size_t nrest)
 		outstanding--;
 	}
 	for (int k = 0; k < IN_FLIGHT; k++) {
-		if (br->slots[k].it) {
-			read_one_sync(br->slots[k].it);
-			br->slots[k].it->plain = true;
-		}
+		if (br->slots[k].it)
+			read_plain(br->slots[k].it, 1);
 		br->slots[k].it = NULL;
 	}
 	read_plain(rest, nrest);

@@ -267,13 +267,10 @@ static void read_batch(struct pipe *p, struct hstate *hs, struct buf *b)
 	/* A batch counts where it was sent; its files the ring did not read are counted apart. */
 	__atomic_add_fetch(ring ? &p->batches_uring : &p->batches_sync, 1, __ATOMIC_RELAXED);
 	uint64_t plain = 0;
-	for (size_t j = 0; j < b->nfiles; j++)
-		plain += items[j].plain;
-	if (plain)
-		__atomic_add_fetch(&p->small_file_fallbacks, plain, __ATOMIC_RELAXED);
 	for (size_t j = 0; j < b->nfiles; j++) {
 		struct batch_file *f = &b->files[j];
 		const struct batch_item *it = &items[j];
+		plain += it->plain;
 		f->got = it->got;
 		size_t padded = (f->got + p->maxbs - 1) / p->maxbs * p->maxbs;
 		memset(b->data + f->off + f->got, 0, padded - f->got);
@@ -293,6 +290,8 @@ static void read_batch(struct pipe *p, struct hstate *hs, struct buf *b)
 			pthread_mutex_unlock(&p->lock);
 		}
 	}
+	if (plain)
+		__atomic_add_fetch(&p->small_file_fallbacks, plain, __ATOMIC_RELAXED);
 }
 
 /* n fingerprints at consecutive positions from pos, of size i, into the counts and the locality
