@@ -11,10 +11,11 @@
  * -1 when it could not start (err says why). The target must have been prepared. */
 int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen);
 
-/* The other parts of a run that spans several launchers (dedisbench-mpi: one per MPI rank),
- * called from the launcher's thread only. */
+/* Whether another part stopped the run: no, by failing (or being lost), or on a signal. */
 enum peers_stop { PEERS_GO, PEERS_FAILED, PEERS_INTERRUPTED };
 
+/* The other parts of a run that spans several launchers (dedisbench-mpi: one per MPI rank),
+ * called from the launcher's thread only. */
 struct launcher_peers {
 	void *ctx;
 	/* Every local worker is populated and open (ready), or not: blocks until every part has
