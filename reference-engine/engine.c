@@ -664,13 +664,16 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 			continue;
 		}
 		if (rc == -ENOSPC && collections < 16) {
-			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect.
-			 * Other writers may take what a pass freed before this one retries, so collect
-			 * again while passes still free something (a pass that frees nothing: full). */
+			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect,
+			 * and retry while the store then has a free block. Not "while a pass frees
+			 * something": another writer's pass may have freed them all just before this
+			 * one, which then frees nothing though the store has room (a README recipe, 2
+			 * writers on a 4 MiB volume, failed so under load). */
 			uint64_t freed = 0;
 			if ((rc = gc(e, &freed)))
 				return rc;
-			if (collections++ == 0 || freed)
+			collections++;
+			if (space_used_blocks(&e->space) < e->space.blocks)
 				continue;
 			return -ENOSPC;
 		}
