@@ -665,15 +665,15 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 		}
 		if (rc == -ENOSPC && collections < 16) {
 			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect,
-			 * and retry while the store then has a free block. Not "while a pass frees
-			 * something": another writer's pass may have freed them all just before this
-			 * one, which then frees nothing though the store has room (a README recipe, 2
-			 * writers on a 4 MiB volume, failed so under load). */
+			 * and retry while the pass freed something (other writers may take it first: then
+			 * collect again) or the store has a free block after it (another writer's pass may
+			 * have freed them all just before this one, which then frees nothing). Full: a
+			 * pass that frees nothing and leaves no free block. */
 			uint64_t freed = 0;
 			if ((rc = gc(e, &freed)))
 				return rc;
 			collections++;
-			if (space_used_blocks(&e->space) < e->space.blocks)
+			if (freed || space_used_blocks(&e->space) < e->space.blocks)
 				continue;
 			return -ENOSPC;
 		}
