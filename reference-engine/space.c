@@ -25,6 +25,15 @@ bool space_pbn_free(const struct space *s, uint64_t pbn)
 	return true;
 }
 
+/* Claim PBN p if it is free (every word 0) with REF_RESERVED on its word 0; words 1.. of a free
+ * PBN stay 0: only its owner's fragments set them. */
+static bool claim(struct space *s, uint64_t p)
+{
+	uint32_t zero = 0;
+	return space_pbn_free(s, p) &&
+	       A(compare_exchange_n)(&s->refs[p * s->frags], &zero, REF_RESERVED, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
 int space_alloc(struct space *s, struct vol_slot *me, uint64_t *pbn)
 {
 	for (uint64_t tried = 0; tried < s->blocks + SPACE_EXTENT; tried++) {
@@ -33,10 +42,16 @@ int space_alloc(struct space *s, struct vol_slot *me, uint64_t *pbn)
 			me->ext_end = me->ext_next + SPACE_EXTENT;
 		}
 		uint64_t p = me->ext_next++ % s->blocks;
-		uint32_t zero = 0;
-		if (space_pbn_free(s, p) &&
-		    A(compare_exchange_n)(&s->refs[p * s->frags], &zero, REF_RESERVED, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			/* words 1.. of a free PBN stay 0: only its owner's fragments set them */
+		if (claim(s, p)) {
+			*pbn = p;
+			return 0;
+		}
+	}
+	/* The extents this process carved need not have covered the store: another writer carving
+	 * at the same time takes every other one, and with an even number of extents per lap it
+	 * takes the same ones lap after lap. Before saying full, look at every block once. */
+	for (uint64_t p = 0; p < s->blocks; p++) {
+		if (claim(s, p)) {
 			*pbn = p;
 			return 0;
 		}

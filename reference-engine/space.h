@@ -53,7 +53,8 @@ uint32_t space_bytes(const struct space *s, uint64_t addr);
 bool space_valid(const struct space *s, uint64_t addr);
 
 /* A free PBN (every word 0), claimed with REF_RESERVED on its word 0, from this process's extent
- * (a new one carved from the cursor when it runs out). -ENOSPC after a full sweep. */
+ * (a new one carved from the cursor when it runs out). -ENOSPC only when a look at every block
+ * found none free. */
 int space_alloc(struct space *s, struct vol_slot *me, uint64_t *pbn);
 /* Atomic updates; each returns the word before it. */
 uint32_t space_ref(struct space *s, uint64_t addr);
