@@ -664,16 +664,13 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 			continue;
 		}
 		if (rc == -ENOSPC && collections < 16) {
-			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect,
-			 * and retry while the pass freed something (other writers may take it first: then
-			 * collect again) or the store has a free block after it (another writer's pass may
-			 * have freed them all just before this one, which then frees nothing). Full: a
-			 * pass that frees nothing and leaves no free block. */
+			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect.
+			 * Other writers may take what a pass freed before this one retries, so collect
+			 * again while passes still free something (a pass that frees nothing: full). */
 			uint64_t freed = 0;
 			if ((rc = gc(e, &freed)))
 				return rc;
-			collections++;
-			if (freed || space_used_blocks(&e->space) < e->space.blocks)
+			if (collections++ == 0 || freed)
 				continue;
 			return -ENOSPC;
 		}
