@@ -242,6 +242,19 @@ static int merge_writers(struct counter *c, int (*before)(void *), void *before_
 	return 0;
 }
 
+uint64_t counter_distinct_bound(const struct counter *c)
+{
+	if (c->back)
+		return UINT64_MAX;
+	if (c->merged)
+		return c->merged_distinct;
+	uint64_t sum = 0;
+	for (int w = 0; w < c->writers; w++)
+		for (int r = 0; r < RANGES; r++)
+			sum += part_of(c, w, r)->ops->distinct(part_of(c, w, r));
+	return sum;
+}
+
 int counter_settle(struct counter *c, char *why, size_t whylen)
 {
 	return counter_settle_beside(c, NULL, NULL, why, whylen);

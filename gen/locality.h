@@ -41,8 +41,10 @@ void loc_local_free(struct loc_local *l);
 
 /* After the scan. Resolution: begin builds a table of the recorded prefixes; every index entry
  * is then offered (its first position is the first position of the content its prefix names);
- * end turns the records into resolved positions. */
-int loc_resolve_begin(struct loc_recorder *r);
+ * end turns the records into resolved positions. keys_bound: no more distinct prefixes than this
+ * are expected among the records (the contents counted; UINT64_MAX: unknown), which sizes the
+ * table (more are taken, at the cost of a rehash). */
+int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound);
 void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first);
 int loc_resolve_end(struct loc_recorder *r);
 /* visit split over threads, between begin and end: each thread its own resolver, offering

@@ -171,7 +171,7 @@ static int phase(struct xchg *x, size_t rec, route_deliver_fn deliver, int (*wal
 static int walk_local(struct xchg *x, char *why, size_t whylen)
 {
 	struct dist tmp;
-	if (x->s->loc && loc_resolve_begin(x->s->loc)) {
+	if (x->s->loc && loc_resolve_begin(x->s->loc, UINT64_MAX)) {
 		snprintf(why, whylen, "out of memory resolving the locality records");
 		return -1;
 	}

@@ -212,9 +212,17 @@ static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *a
 	return 0;
 }
 
-static int resolve_begin(void *loc)
+/* The locality table's build, beside the merge: sized by the contents the threads counted, read
+ * before the merge starts changing them. */
+struct resolve_begin_arg {
+	struct loc_recorder *loc;
+	uint64_t keys_bound;
+};
+
+static int resolve_begin(void *arg)
 {
-	return loc_resolve_begin(loc);
+	struct resolve_begin_arg *a = arg;
+	return loc_resolve_begin(a->loc, a->keys_bound);
 }
 
 /* The distribution and its sections, settle included: one walk of the final index, by as many
@@ -231,7 +239,8 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 		if (s->loc && side_load_windows(s->db, s->loc, why, whylen))
 			return -1;
 	}
-	if (counter_settle_beside(s->counter, s->loc ? resolve_begin : NULL, s->loc, why, whylen))
+	struct resolve_begin_arg begin = {s->loc, counter_distinct_bound(s->counter)};
+	if (counter_settle_beside(s->counter, s->loc ? resolve_begin : NULL, &begin, why, whylen))
 		return -1;
 	int n = r->threads > 1 ? r->threads : 1, rc = 0;
 	struct join_part *parts = calloc((size_t)n, sizeof *parts);

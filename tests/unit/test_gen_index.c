@@ -588,6 +588,30 @@ static void *write_slices(void *arg)
 	return NULL;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct fingerprints each of write_slices' 4 writers adds, summed (by sorting). */
+static uint64_t writers_distinct_sum(const uint8_t *fps)
+{
+	uint64_t sum = 0, *mine = malloc(10 * 500 * sizeof *mine);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mine);
+	for (int w = 0; w < 4; w++) {
+		size_t n = 0;
+		for (uint64_t k = (uint64_t)w; k < 40; k += 4)
+			for (uint64_t i = k * 500; i < k * 500 + 500; i++)
+				memcpy(&mine[n++], fps + i * FL, sizeof *mine); /* make_fp's first 8 bytes differ */
+		qsort(mine, n, sizeof *mine, cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			sum += !i || mine[i] != mine[i - 1];
+	}
+	free(mine);
+	return sum;
+}
+
 static void test_counter_writers(void)
 {
 	struct index_meta m = {0};
@@ -623,7 +647,13 @@ static void test_counter_writers(void)
 		}
 		struct dist b;
 		uint64_t fb[2] = {0}, zb, zfb;
+		/* before the merge: the sum of the writers' own distinct contents; with a back, unknown */
+		uint64_t bound = counter_distinct_bound(c);
+		CU_ASSERT_EQUAL(bound, spill ? UINT64_MAX : writers_distinct_sum(fps));
+		CU_ASSERT(spill || bound > fa[1]); /* the writers share contents */
 		CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
+		if (!spill) /* merged: exact */
+			CU_ASSERT_EQUAL(counter_distinct_bound(c), fa[1]);
 		CU_ASSERT_EQUAL(counter_distribution(c, zero, sum_firsts, fb, &b, &zb, &zfb, why, sizeof why), 0);
 		CU_ASSERT(spill ? counter_spills(c) >= 2 : counter_spills(c) == 0);
 		/* per distinct content, the writers' overlapping parts cost at least one index's worth */

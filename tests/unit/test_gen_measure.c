@@ -133,15 +133,22 @@ static int resolver_visit(const uint8_t *fp, uint64_t count, uint64_t first, voi
 	return 0;
 }
 
-static int begin_resolving(void *r)
+struct begin_arg {
+	struct loc_recorder *r;
+	uint64_t keys_bound;
+};
+
+static int begin_resolving(void *arg)
 {
-	return loc_resolve_begin(r);
+	struct begin_arg *a = arg;
+	return loc_resolve_begin(a->r, a->keys_bound);
 }
 
 /* walkers 0: one walk through loc_resolve_visit; else dedisgen's end: the table built beside the
- * settle, that many threads walking with a resolver each. */
+ * settle, that many threads walking with a resolver each. keys_bound: the table's size hint, 0
+ * for the counter's bound as dedisgen gives it. */
 static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, unsigned level_during,
-			 struct dist_locality *out, uint64_t *zero_first, int walkers)
+			 struct dist_locality *out, uint64_t *zero_first, int walkers, uint64_t keys_bound)
 {
 	char why[256];
 	struct loc_recorder *r = loc_recorder_new(FL);
@@ -168,14 +175,15 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 	struct dist d;
 	struct resolve_arg a = {r};
 	if (!walkers) {
-		CU_ASSERT_EQUAL(loc_resolve_begin(r), 0);
+		CU_ASSERT_EQUAL(loc_resolve_begin(r, keys_bound ? keys_bound : UINT64_MAX), 0);
 		CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, why, sizeof why), 0);
 	} else {
 		void *res[8];
 		for (int k = 0; k < walkers; k++)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(res[k] = loc_resolver_new(r));
 		struct counter_walkers w = {walkers, resolver_visit, res};
-		CU_ASSERT_EQUAL(counter_settle_beside(c, begin_resolving, r, why, sizeof why), 0);
+		struct begin_arg b = {r, keys_bound ? keys_bound : counter_distinct_bound(c)};
+		CU_ASSERT_EQUAL(counter_settle_beside(c, begin_resolving, &b, why, sizeof why), 0);
 		CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, zero_first, why, sizeof why), 0);
 		for (int k = 0; k < walkers; k++)
 			loc_resolver_finish(res[k]);
@@ -215,12 +223,18 @@ static void test_recorder_exact(void)
 	uint64_t *ids = synthetic_stream(n), *f = malloc(n * sizeof *f), zf;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	struct dist_locality want = {0}, got;
-	run_recorder(ids, n, n, 0, &got, &zf, 0);
-	/* the same resolved by 3 and by 5 threads, each with its own resolver */
-	for (int walkers = 3; walkers <= 5; walkers += 2) {
+	run_recorder(ids, n, n, 0, &got, &zf, 0, 0);
+	/* the same resolved by 3 and by 5 threads, each with its own resolver, the table sized by the
+	 * contents counted; and with a bound far below the distinct prefixes (the table grows over and
+	 * over while it is built), by one walk and by 3 threads */
+	static const struct {
+		int walkers;
+		uint64_t keys_bound;
+	} ways[] = {{3, 0}, {5, 0}, {0, 16}, {3, 16}};
+	for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {
 		struct dist_locality par;
 		uint64_t pzf;
-		run_recorder(ids, n, n, 0, &par, &pzf, walkers);
+		run_recorder(ids, n, n, 0, &par, &pzf, ways[k].walkers, ways[k].keys_bound);
 		CU_ASSERT_EQUAL(pzf, zf);
 		CU_ASSERT_EQUAL(memcmp(&par, &got, sizeof par), 0);
 	}
@@ -263,7 +277,7 @@ static void test_recorder_exact(void)
 	CU_ASSERT_FATAL(kept > 0 && kept < windows);
 	uint64_t big = LOC_BUDGET << level;
 	CU_ASSERT_EQUAL(loc_level_for(big), level);
-	run_recorder(ids, n, big, level - 1, &got, &zf, 2);
+	run_recorder(ids, n, big, level - 1, &got, &zf, 2, 0);
 	memset(&want, 0, sizeof want);
 	for (uint64_t w = 0; w * LOC_WINDOW < n; w++) {
 		if (!loc_window_selected(w, level))
