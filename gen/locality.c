@@ -72,10 +72,12 @@ struct loc_recorder {
 	size_t nwin, wincap;
 	/* the windows' arrays, carved from chunks of WIN_CHUNK windows mapped in 2 MiB pages: one at
 	 * a time from malloc, each was a fresh mapping faulted in 4 KiB page by page (16 ms of a
-	 * 2 GiB scan's end for 8 windows on a VM, more than resolving them) */
+	 * 2 GiB scan's end for 8 windows on a VM, more than resolving them); after a resolution, from
+	 * the resolution table's pages first (they are faulted in already) */
 	struct win_chunk {
 		uint64_t *base;
-		size_t used;
+		size_t used, cap; /* windows */
+		size_t bytes;     /* of the mapping */
 	} *chunks;
 	size_t nchunks, chunkcap;
 };
@@ -118,7 +120,7 @@ void loc_recorder_free(struct loc_recorder *r)
 	free(r->parts);
 	free_resolution(r);
 	for (size_t i = 0; i < r->nchunks; i++)
-		munmap(r->chunks[i].base, WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t));
+		munmap(r->chunks[i].base, r->chunks[i].bytes);
 	free(r->chunks);
 	free(r->wins);
 	pthread_mutex_destroy(&r->lock);
@@ -375,18 +377,29 @@ void loc_resolver_finish(struct loc_resolver *v)
 	free(v);
 }
 
+/* Makes a mapping of `bytes` the chunk the next windows are carved from; 0 or -1 (out of memory:
+ * the mapping is not taken). */
+static int add_chunk(struct loc_recorder *r, void *base, size_t bytes)
+{
+	if (array_reserve((void **)&r->chunks, &r->chunkcap, r->nchunks + 1, sizeof *r->chunks, 64))
+		return -1;
+	r->chunks[r->nchunks++] = (struct win_chunk){base, 0, bytes / (LOC_WINDOW * sizeof(uint64_t)), bytes};
+	return 0;
+}
+
 /* A window's array of LOC_WINDOW firsts, all UINT64_MAX; it lives until the recorder is freed. */
 static uint64_t *window_array(struct loc_recorder *r)
 {
-	const size_t bytes = WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t);
-	if (!r->nchunks || r->chunks[r->nchunks - 1].used == WIN_CHUNK) {
-		if (array_reserve((void **)&r->chunks, &r->chunkcap, r->nchunks + 1, sizeof *r->chunks, 64))
-			return NULL;
+	if (!r->nchunks || r->chunks[r->nchunks - 1].used == r->chunks[r->nchunks - 1].cap) {
+		const size_t bytes = WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t);
 		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
 		madvise(m, bytes, MADV_HUGEPAGE);
-		r->chunks[r->nchunks++] = (struct win_chunk){m, 0};
+		if (add_chunk(r, m, bytes)) {
+			munmap(m, bytes);
+			return NULL;
+		}
 	}
 	struct win_chunk *c = &r->chunks[r->nchunks - 1];
 	uint64_t *f = c->base + c->used++ * LOC_WINDOW;
@@ -421,10 +434,8 @@ int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
 	pipeline_drain(r, r->ring, &r->ring_n);
-	/* every record's prefix becomes its first position, in place (lookups pipelined), then goes
-	 * to its window */
-	struct win *w = NULL;
-	for (size_t k = 0; k < r->nparts && !rc; k++) {
+	/* every record's prefix becomes its first position, in place (lookups pipelined) */
+	for (size_t k = 0; k < r->nparts; k++) {
 		struct loc_local *l = r->parts[k];
 		uint64_t *pfx = l->pfx;
 		for (size_t i = 0; i < l->npfx; i++) {
@@ -434,6 +445,14 @@ int loc_resolve_end(struct loc_recorder *r)
 			/* a block whose count was dropped (an unreadable range) resolves to nothing */
 			pfx[i] = f ? *f : UINT64_MAX;
 		}
+	}
+	/* then goes to its window; the table, done with, holds the first windows */
+	if (r->table && r->table_bytes >= LOC_WINDOW * sizeof(uint64_t) && !add_chunk(r, r->table, r->table_bytes))
+		r->table = NULL;
+	free_resolution(r);
+	struct win *w = NULL;
+	for (size_t k = 0; k < r->nparts && !rc; k++) {
+		struct loc_local *l = r->parts[k];
 		for (size_t i = 0; i < l->nseg; i++) {
 			const struct seg *s = &l->segs[i];
 			uint64_t number = s->pos >> LOC_WINDOW_SHIFT;
@@ -441,10 +460,9 @@ int loc_resolve_end(struct loc_recorder *r)
 				rc = -1;
 				break;
 			}
-			memcpy(&w->firsts[s->pos & (LOC_WINDOW - 1)], &pfx[s->off], s->n * sizeof *pfx);
+			memcpy(&w->firsts[s->pos & (LOC_WINDOW - 1)], &l->pfx[s->off], s->n * sizeof *l->pfx);
 		}
 	}
-	free_resolution(r);
 	for (size_t i = 0; i < r->nparts; i++)
 		loc_local_free(r->parts[i]);
 	r->nparts = r->npfx = 0;
