@@ -70,10 +70,10 @@ struct loc_recorder {
 	size_t ring_n;                    /* entries ever pushed since loc_resolve_begin */
 	struct win *wins;        /* sorted by number */
 	size_t nwin, wincap;
-	/* the windows' arrays, carved from chunks of WIN_CHUNK windows mapped in 2 MiB pages: one at
-	 * a time from malloc, each was a fresh mapping faulted in 4 KiB page by page (16 ms of a
-	 * 2 GiB scan's end for 8 windows on a VM, more than resolving them); after a resolution, from
-	 * the resolution table's pages first (they are faulted in already) */
+	/* the windows' arrays, carved from chunks of WIN_CHUNK windows faulted in at once: one at a
+	 * time from malloc, each was a fresh mapping faulted in 4 KiB page by page (16 ms of a 2 GiB
+	 * scan's end for 8 windows on a VM, more than resolving them); after a resolution, from the
+	 * resolution table's pages first (they are faulted in already) */
 	struct win_chunk {
 		uint64_t *base;
 		size_t used, cap; /* windows */
@@ -243,17 +243,27 @@ static uint64_t *first_of(struct loc_recorder *r, uint64_t p)
 	return s->key ? &s->first : NULL;
 }
 
-/* A table of cap empty slots: zeroed pages straight from mmap, in 2 MiB pages where the kernel
- * has them (a table of tens of MiB costs thousands of 4 KiB page faults otherwise, more than the
- * inserts themselves). */
+/* bytes of zeroed memory straight from mmap, faulted in by one madvise: a table of tens of MiB
+ * costs thousands of page faults otherwise, more than the inserts themselves. In 4 KiB pages, not
+ * 2 MiB ones: on the 2-core VM a fresh 2 MiB page costs seven times what its 512 small ones do
+ * (32 MiB by a new process: 60-73 ms against 10 ms), which was most of an 8 GiB scan's end; the
+ * table's random probes are cache misses with 2 MiB pages too. NULL: out of memory. */
+static void *map_zeroed(size_t bytes)
+{
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+#ifdef MADV_POPULATE_WRITE
+	(void)madvise(m, bytes, MADV_POPULATE_WRITE); /* before Linux 5.14: faulted in as written */
+#endif
+	return m;
+}
+
+/* A table of cap empty slots. */
 static struct pslot *new_table(size_t cap, size_t *bytes)
 {
 	*bytes = cap * sizeof(struct pslot);
-	void *t = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return NULL;
-	madvise(t, *bytes, MADV_HUGEPAGE);
-	return t;
+	return map_zeroed(*bytes);
 }
 
 /* Room for twice the keys: the bound the table was sized by was passed (records of a count that
@@ -392,10 +402,9 @@ static uint64_t *window_array(struct loc_recorder *r)
 {
 	if (!r->nchunks || r->chunks[r->nchunks - 1].used == r->chunks[r->nchunks - 1].cap) {
 		const size_t bytes = WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t);
-		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
+		void *m = map_zeroed(bytes);
+		if (!m)
 			return NULL;
-		madvise(m, bytes, MADV_HUGEPAGE);
 		if (add_chunk(r, m, bytes)) {
 			munmap(m, bytes);
 			return NULL;
