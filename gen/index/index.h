@@ -30,6 +30,9 @@ struct index_ops {
 	 * first + i. Stops at the first failure (or INDEX_FULL) and sets *done to the number added
 	 * before it. */
 	int (*add_batch)(struct gindex *ix, const uint8_t *fps, size_t n, uint64_t first, size_t *done);
+	/* May be NULL. Asks for the memory an add of fp will read first, ahead of that add: a caller
+	 * adding a run of fingerprints overlaps the cache misses of several. Changes nothing. */
+	void (*prefetch)(const struct gindex *ix, const uint8_t *fp);
 	/* first may be NULL */
 	int (*lookup)(struct gindex *ix, const uint8_t *fp, uint64_t *count, uint64_t *first);
 	/* Visit every entry; `sorted` asks for ascending fingerprint order (mem sorts in place,

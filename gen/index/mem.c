@@ -326,18 +326,26 @@ static int mem_add(struct gindex *ix, const uint8_t *fp, uint64_t n, uint64_t fi
 	return 0;
 }
 
+/* fp's home slot: its fingerprint bytes and, a slot being 30 bytes unaligned, its count in the
+ * next cache line about a third of the time. */
+static void mem_prefetch(const struct gindex *ix, const uint8_t *fp)
+{
+	const struct mem_index *m = (const struct mem_index *)ix;
+	const struct shard *sh = &m->shards[fp[0]];
+	if (!sh->cap)
+		return;
+	const uint8_t *s = sh->slots + home_of(fp, sh->cap) * m->es;
+	__builtin_prefetch(s);
+	__builtin_prefetch(s + m->es - 1);
+}
+
 static int mem_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, uint64_t first, size_t *done)
 {
-	struct mem_index *m = (struct mem_index *)ix;
 	size_t fl = ix->fp_len;
 	enum { AHEAD = 8 };
 	for (size_t i = 0; i < n; i++) {
-		if (i + AHEAD < n) {
-			const uint8_t *f = fps + (i + AHEAD) * fl;
-			const struct shard *sh = &m->shards[f[0]];
-			if (sh->cap)
-				__builtin_prefetch(sh->slots + home_of(f, sh->cap) * m->es);
-		}
+		if (i + AHEAD < n)
+			mem_prefetch(ix, fps + (i + AHEAD) * fl);
 		int rc = mem_add(ix, fps + i * fl, 1, first + i);
 		if (rc) {
 			*done = i;
@@ -676,6 +684,7 @@ static const struct index_ops mem_ops = {
 	.name = "mem",
 	.add = mem_add,
 	.add_batch = mem_add_batch,
+	.prefetch = mem_prefetch,
 	.lookup = mem_lookup,
 	.iterate = mem_iterate,
 	.distinct = mem_distinct,
