@@ -299,29 +299,44 @@ int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 	if (!(r->table = new_table(r->grow_at + r->grow_at / 2, &r->table_bytes)))
 		return -1;
 	r->cap = r->grow_at + r->grow_at / 2;
+	/* Each prefix starts from its first recorded position: the index's first position of its
+	 * content is no later (every record was counted), and equal where every position was recorded
+	 * and nothing was counted before this stream (loc_records_complete). */
 	for (size_t k = 0; k < r->nparts; k++) {
-		const uint64_t *pfx = r->parts[k]->pfx;
-		size_t n = r->parts[k]->npfx;
-		for (size_t i = 0; i < n; i++) {
-			if (i + RESOLVE_AHEAD < n)
-				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
-			struct pslot *s = slot_of(r, pfx[i]);
-			if (!s) {
-				r->zero_key = true;
-				r->zero_key_first = UINT64_MAX;
-			} else if (!s->key) {
-				if (r->nkeys == r->grow_at) {
-					if (grow_table(r))
-						return -1;
-					r->grow_at = r->cap / 3 * 2;
-					s = slot_of(r, pfx[i]);
+		const struct loc_local *l = r->parts[k];
+		const uint64_t *pfx = l->pfx;
+		for (size_t g = 0; g < l->nseg; g++) {
+			const struct seg *sg = &l->segs[g];
+			for (size_t i = sg->off; i < sg->off + sg->n; i++) {
+				if (i + RESOLVE_AHEAD < l->npfx)
+					__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
+				uint64_t pos = sg->pos + (i - sg->off);
+				struct pslot *s = slot_of(r, pfx[i]);
+				if (!s) {
+					if (!r->zero_key || pos < r->zero_key_first)
+						r->zero_key_first = pos;
+					r->zero_key = true;
+				} else if (!s->key) {
+					if (r->nkeys == r->grow_at) {
+						if (grow_table(r))
+							return -1;
+						r->grow_at = r->cap / 3 * 2;
+						s = slot_of(r, pfx[i]);
+					}
+					*s = (struct pslot){pfx[i], pos};
+					r->nkeys++;
+				} else if (pos < s->first) {
+					s->first = pos;
 				}
-				*s = (struct pslot){pfx[i], UINT64_MAX};
-				r->nkeys++;
 			}
 		}
 	}
 	return 0;
+}
+
+bool loc_records_complete(const struct loc_recorder *r)
+{
+	return __atomic_load_n(&r->level, __ATOMIC_RELAXED) == 0;
 }
 
 /* Two contents sharing a 64-bit prefix: the earlier first wins, whatever the walk order. */

@@ -45,6 +45,10 @@ void loc_local_free(struct loc_local *l);
  * are expected among the records (the contents counted; UINT64_MAX: unknown), which sizes the
  * table (more are taken, at the cost of a rehash). */
 int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound);
+/* After begin: every position was recorded (the stream fits the budget), so each prefix's first
+ * record is its content's first position in this stream, and the offers (visit) are needed only
+ * where the index holds positions from before it (-k onto an analysis; ranks' shares). */
+bool loc_records_complete(const struct loc_recorder *r);
 void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first);
 int loc_resolve_end(struct loc_recorder *r);
 /* visit split over threads, between begin and end: each thread its own resolver, offering

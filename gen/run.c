@@ -242,20 +242,22 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 	struct resolve_begin_arg begin = {s->loc, counter_distinct_bound(s->counter)};
 	if (counter_settle_beside(s->counter, s->loc ? resolve_begin : NULL, &begin, why, whylen))
 		return -1;
+	/* the walk offers the records first positions only where they do not know them already */
+	bool offer_loc = s->loc && (s->prior || !loc_records_complete(s->loc));
 	int n = r->threads > 1 ? r->threads : 1, rc = 0;
 	struct join_part *parts = calloc((size_t)n, sizeof *parts);
 	void **args = calloc((size_t)n, sizeof *args);
 	for (int k = 0; parts && args && k < n && !rc; k++) {
 		args[k] = &parts[k];
 		if ((s->comp && !(parts[k].comp = comp_join_part_new(s->comp))) ||
-		    (s->loc && !(parts[k].loc = loc_resolver_new(s->loc))))
+		    (offer_loc && !(parts[k].loc = loc_resolver_new(s->loc))))
 			rc = -1;
 	}
 	if (!parts || !args || rc) {
 		snprintf(why, whylen, "out of memory joining the measured sections");
 		rc = -1;
 	} else {
-		struct counter_walkers w = {n, s->comp || s->loc ? join_visit : NULL, args};
+		struct counter_walkers w = {n, s->comp || offer_loc ? join_visit : NULL, args};
 		rc = counter_distribution_by(s->counter, s->zero_fp, &w, &s->dist, &s->zero_blocks, &zero_first, why,
 					     whylen);
 	}

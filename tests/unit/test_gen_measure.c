@@ -144,7 +144,8 @@ static int begin_resolving(void *arg)
 	return loc_resolve_begin(a->r, a->keys_bound);
 }
 
-/* walkers 0: one walk through loc_resolve_visit; else dedisgen's end: the table built beside the
+/* walkers 0: one walk through loc_resolve_visit; -1: no offers at all, the records resolving
+ * themselves (a stream within the budget); else dedisgen's end: the table built beside the
  * settle, that many threads walking with a resolver each. keys_bound: the table's size hint, 0
  * for the counter's bound as dedisgen gives it. */
 static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, unsigned level_during,
@@ -174,9 +175,11 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 		CU_ASSERT_EQUAL(loc_local_flush(t[k]), 0);
 	struct dist d;
 	struct resolve_arg a = {r};
-	if (!walkers) {
+	if (walkers <= 0) {
 		CU_ASSERT_EQUAL(loc_resolve_begin(r, keys_bound ? keys_bound : UINT64_MAX), 0);
-		CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(loc_records_complete(r), level_during == 0);
+		CU_ASSERT_EQUAL(counter_distribution(c, zero, walkers ? NULL : resolve_visit, &a, &d, NULL, zero_first,
+						     why, sizeof why), 0);
 	} else {
 		void *res[8];
 		for (int k = 0; k < walkers; k++)
@@ -225,12 +228,13 @@ static void test_recorder_exact(void)
 	struct dist_locality want = {0}, got;
 	run_recorder(ids, n, n, 0, &got, &zf, 0, 0);
 	/* the same resolved by 3 and by 5 threads, each with its own resolver, the table sized by the
-	 * contents counted; and with a bound far below the distinct prefixes (the table grows over and
-	 * over while it is built), by one walk and by 3 threads */
+	 * contents counted; with a bound far below the distinct prefixes (the table grows over and
+	 * over while it is built), by one walk and by 3 threads; and with no walk at all, every
+	 * position recorded */
 	static const struct {
 		int walkers;
 		uint64_t keys_bound;
-	} ways[] = {{3, 0}, {5, 0}, {0, 16}, {3, 16}};
+	} ways[] = {{3, 0}, {5, 0}, {0, 16}, {3, 16}, {-1, 0}, {-1, 16}};
 	for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {
 		struct dist_locality par;
 		uint64_t pzf;
