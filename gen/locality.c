@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "locality.h"
 #include "reserve.h"
 
@@ -454,22 +455,58 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 	return &r->wins[lo];
 }
 
+/* A thread's records: every prefix becomes its first position, in place (lookups pipelined). */
+static void resolve_part(struct loc_recorder *r, struct loc_local *l)
+{
+	uint64_t *pfx = l->pfx;
+	for (size_t i = 0; i < l->npfx; i++) {
+		if (i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
+			__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
+		const uint64_t *f = first_of(r, pfx[i]);
+		/* a block whose count was dropped (an unreadable range) resolves to nothing */
+		pfx[i] = f ? *f : UINT64_MAX;
+	}
+}
+
+/* The threads' records resolved by as many threads as there are records' owners and cores: the
+ * table is only read, each record array written by one. Alone this was 30-35 ms of the end of
+ * an 8 GiB scan, with the other cores idle. */
+struct resolve_job {
+	struct loc_recorder *r;
+	size_t next; /* the next part (atomic) */
+};
+
+static void *resolve_parts(void *arg)
+{
+	struct resolve_job *j = arg;
+	size_t k;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->r->nparts)
+		resolve_part(j->r, j->r->parts[k]);
+	return NULL;
+}
+
+static void resolve_all(struct loc_recorder *r)
+{
+	struct resolve_job j = {r, 0};
+	pthread_t tids[63];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t helpers = r->nparts < (size_t)(cores > 1 ? cores : 1) ? r->nparts : (size_t)(cores > 1 ? cores : 1);
+	helpers = helpers ? helpers - 1 : 0;
+	if (helpers > sizeof tids / sizeof tids[0])
+		helpers = sizeof tids / sizeof tids[0];
+	size_t started = 0;
+	while (started < helpers && !pthread_create(&tids[started], NULL, resolve_parts, &j))
+		started++; /* a thread not started leaves its parts to the others */
+	resolve_parts(&j);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+}
+
 int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
 	pipeline_drain(r, r->ring, &r->ring_n);
-	/* every record's prefix becomes its first position, in place (lookups pipelined) */
-	for (size_t k = 0; k < r->nparts; k++) {
-		struct loc_local *l = r->parts[k];
-		uint64_t *pfx = l->pfx;
-		for (size_t i = 0; i < l->npfx; i++) {
-			if (i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
-				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
-			const uint64_t *f = first_of(r, pfx[i]);
-			/* a block whose count was dropped (an unreadable range) resolves to nothing */
-			pfx[i] = f ? *f : UINT64_MAX;
-		}
-	}
+	resolve_all(r);
 	/* then goes to its window; the table, done with, holds the first windows */
 	if (r->table && r->table_bytes >= LOC_WINDOW * sizeof(uint64_t) && !add_chunk(r, r->table, r->table_bytes))
 		r->table = NULL;
