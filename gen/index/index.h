@@ -62,6 +62,9 @@ struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
  * per entry; `from` is left empty. INDEX_FULL: ix's limit would be crossed; neither index was
  * changed. -1 (out of memory): the shards merged so far have moved from `from` to ix. */
 int index_mem_absorb(struct gindex *ix, struct gindex *from);
+/* The same for n indexes at once, by one k-way merge per shard: each entry is written once,
+ * where absorbing them one after the other rewrites ix's table n times. */
+int index_mem_absorb_all(struct gindex *ix, struct gindex *const *from, int n);
 
 /* The metadata a Berkeley DB index keeps next to its counts (bdb.c). */
 struct index_meta {

@@ -1,12 +1,13 @@
 /* mem.c - the in-memory fingerprint index: 256 shards (by the first fingerprint byte), each a
  * Robin Hood table of [full digest | 32-bit count | 48-bit first position] slots grown by 1.25x
- * at 85 %. Slots stay sorted by their 64-bit hash, so growing, and absorbing another index, is one
- * sequential merge. */
+ * at 85 %. Slots stay sorted by their 64-bit hash, so growing, and absorbing other indexes, is
+ * one sequential merge. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "index.h"
+#include "reserve.h"
 
 /* Sizing: a SHA-1 slot is 20 + 4 + 6 = 30 bytes; the load stays within [0.68, 0.85] once a shard
  * has grown a few times, so a large index costs 35-44 B per distinct fingerprint (about 39 on
@@ -517,142 +518,228 @@ static void sink_put(struct sink *k, const uint8_t *entry)
 	k->cursor = pos + 1;
 }
 
-/* One of the source's entries, held by this index from now on: an overflowing count gets its
- * own record here. */
-static int put_from(struct sink *k, const struct mem_index *src, const uint8_t *s)
+/* A k-way merge of one shard of several indexes (the absorbing one first), in hash order: a
+ * binary heap of the cursors by their current hash, and the entries of one hash gathered from
+ * all of them, then combined digest by digest (distinct digests sharing 8 bytes are
+ * astronomically rare, but each must stay itself). */
+struct gathered {
+	const uint8_t *slot; /* NULL once combined into an earlier one */
+	int from;            /* the index it is in */
+};
+
+struct kmerge {
+	int n;                    /* indexes */
+	struct mem_index **ix;    /* whose overflow list a slot's count is in */
+	struct cursor *cur;       /* per index */
+	int *heap, nheap;         /* indexes with entries left, the smallest current hash on top */
+	struct gathered *group;   /* the entries of the current hash */
+	size_t ngroup, groupcap;
+};
+
+static uint64_t current_hash(const struct kmerge *q, int i)
 {
-	size_t fl = k->m->base.fp_len;
-	if (k->slots && slot_count(s, fl) == COUNT_OVERFLOW && ovf_add(k->m, s, true_count((struct mem_index *)src, s)))
-		return -1;
-	sink_put(k, s);
-	return 0;
+	return hash_of(cursor_slot(&q->cur[i]));
 }
 
-/* An entry both indexes hold: counts added, the earlier first position kept. */
-static int put_both(struct sink *k, struct mem_index *src, const uint8_t *a, const uint8_t *b)
+static void heap_swap(struct kmerge *q, int a, int b)
+{
+	int t = q->heap[a];
+	q->heap[a] = q->heap[b];
+	q->heap[b] = t;
+}
+
+static void heap_down(struct kmerge *q, int at)
+{
+	for (;;) {
+		int l = 2 * at + 1, r = l + 1, min = at;
+		if (l < q->nheap && current_hash(q, q->heap[l]) < current_hash(q, q->heap[min]))
+			min = l;
+		if (r < q->nheap && current_hash(q, q->heap[r]) < current_hash(q, q->heap[min]))
+			min = r;
+		if (min == at)
+			return;
+		heap_swap(q, at, min);
+		at = min;
+	}
+}
+
+static void heap_up(struct kmerge *q, int at)
+{
+	while (at > 0 && current_hash(q, q->heap[(at - 1) / 2]) > current_hash(q, q->heap[at])) {
+		heap_swap(q, at, (at - 1) / 2);
+		at = (at - 1) / 2;
+	}
+}
+
+/* The gathered entries, one per digest, into the sink: counts added (past 32 bits into the
+ * absorbing index's overflow list), the earliest first position kept. */
+static int put_group(struct sink *k, struct kmerge *q)
 {
 	struct mem_index *m = k->m;
 	size_t fl = m->base.fp_len;
-	uint8_t entry[SLOT_MAX];
-	memcpy(entry, a, m->es);
-	if (k->slots) {
-		uint64_t total = true_count(m, a) + true_count(src, b);
-		if (slot_first(b, fl) < slot_first(a, fl))
-			set_first(entry, fl, slot_first(b, fl));
-		if (slot_count(a, fl) == COUNT_OVERFLOW) {
-			ovf_find(m, a)->count = total;
-		} else if (total >= COUNT_OVERFLOW) {
-			if (ovf_add(m, a, total))
+	for (size_t i = 0; i < q->ngroup; i++) {
+		const uint8_t *e = q->group[i].slot;
+		if (!e)
+			continue;
+		uint64_t total = true_count(q->ix[q->group[i].from], e), first = slot_first(e, fl);
+		const uint8_t *mine = q->group[i].from == 0 ? e : NULL; /* the absorbing index's slot */
+		for (size_t j = i + 1; j < q->ngroup; j++) {
+			const uint8_t *f = q->group[j].slot;
+			if (!f || memcmp(e, f, fl))
+				continue;
+			total += true_count(q->ix[q->group[j].from], f);
+			if (slot_first(f, fl) < first)
+				first = slot_first(f, fl);
+			if (q->group[j].from == 0)
+				mine = f;
+			q->group[j].slot = NULL;
+		}
+		if (!k->slots) { /* counting */
+			sink_put(k, e);
+			continue;
+		}
+		uint8_t entry[SLOT_MAX];
+		memcpy(entry, e, m->es);
+		set_first(entry, fl, first);
+		if (total < COUNT_OVERFLOW) {
+			set_count(entry, fl, (uint32_t)total);
+		} else {
+			if (mine && slot_count(mine, fl) == COUNT_OVERFLOW)
+				ovf_find(m, mine)->count = total;
+			else if (ovf_add(m, entry, total))
 				return -1;
 			set_count(entry, fl, COUNT_OVERFLOW);
-		} else {
-			set_count(entry, fl, (uint32_t)total);
 		}
-	}
-	sink_put(k, entry);
-	return 0;
-}
-
-/* The entries of a's and b's groups of one hash (distinct digests sharing 8 bytes are
- * astronomically rare, but each must stay itself). Both cursors end past their group. */
-static int merge_group(struct sink *k, struct mem_index *src, struct cursor *a, struct cursor *b, uint64_t h)
-{
-	size_t fl = k->m->base.fp_len;
-	struct cursor a0 = *a, b0 = *b;
-	const uint8_t *sa, *sb;
-	for (; (sa = cursor_slot(a)) && hash_of(sa) == h; cursor_next(a)) {
-		struct cursor t = b0;
-		while ((sb = cursor_slot(&t)) && hash_of(sb) == h && memcmp(sa, sb, fl))
-			cursor_next(&t);
-		int rc = sb && hash_of(sb) == h ? put_both(k, src, sa, sb) : (sink_put(k, sa), 0);
-		if (rc)
-			return -1;
-	}
-	for (; (sb = cursor_slot(b)) && hash_of(sb) == h; cursor_next(b)) {
-		struct cursor t = a0;
-		while ((sa = cursor_slot(&t)) && hash_of(sa) == h && memcmp(sa, sb, fl))
-			cursor_next(&t);
-		if (!(sa && hash_of(sa) == h) && put_from(k, src, sb))
-			return -1;
+		sink_put(k, entry);
 	}
 	return 0;
 }
 
-/* Walks both shards in hash order into the sink. */
-static int merge_shards(struct sink *k, struct mem_index *src, const struct shard *a, const struct shard *b)
+/* Walks shard `shard` of the indexes in hash order into the sink. */
+static int merge_shards(struct sink *k, struct kmerge *q, int shard)
 {
-	struct cursor ca = cursor_at(k->m, a), cb = cursor_at(src, b);
-	const uint8_t *sa, *sb;
-	for (;;) {
-		sa = cursor_slot(&ca);
-		sb = cursor_slot(&cb);
-		if (!sa && !sb)
-			return 0;
-		uint64_t ha = sa ? hash_of(sa) : 0, hb = sb ? hash_of(sb) : 0;
-		if (sa && (!sb || ha < hb)) {
-			sink_put(k, sa);
-			cursor_next(&ca);
-		} else if (sb && (!sa || hb < ha)) {
-			if (put_from(k, src, sb))
-				return -1;
-			cursor_next(&cb);
-		} else if (merge_group(k, src, &ca, &cb, ha)) {
-			return -1;
+	q->nheap = 0;
+	for (int i = 0; i < q->n; i++) {
+		q->cur[i] = cursor_at(q->ix[i], &q->ix[i]->shards[shard]);
+		if (cursor_slot(&q->cur[i])) {
+			q->heap[q->nheap++] = i;
+			heap_up(q, q->nheap - 1);
 		}
 	}
+	while (q->nheap) {
+		uint64_t h = current_hash(q, q->heap[0]);
+		q->ngroup = 0;
+		while (q->nheap && current_hash(q, q->heap[0]) == h) {
+			int i = q->heap[0];
+			const uint8_t *s;
+			for (; (s = cursor_slot(&q->cur[i])) && hash_of(s) == h; cursor_next(&q->cur[i])) {
+				if (array_reserve((void **)&q->group, &q->groupcap, q->ngroup + 1, sizeof *q->group, 16)) {
+					snprintf(k->m->base.err, sizeof k->m->base.err, "memory index: out of memory merging");
+					return -1;
+				}
+				q->group[q->ngroup++] = (struct gathered){s, i};
+			}
+			if (!cursor_slot(&q->cur[i]))
+				q->heap[0] = q->heap[--q->nheap];
+			heap_down(q, 0);
+		}
+		if (put_group(k, q))
+			return -1;
+	}
+	return 0;
 }
 
-int index_mem_absorb(struct gindex *ix, struct gindex *from)
+/* Whether any absorbed index has entries in the shard. */
+static bool others_have(const struct kmerge *q, int shard)
 {
-	struct mem_index *m = (struct mem_index *)ix, *src = (struct mem_index *)from;
+	for (int f = 1; f < q->n; f++)
+		if (q->ix[f]->shards[shard].n)
+			return true;
+	return false;
+}
+
+int index_mem_absorb_all(struct gindex *ix, struct gindex *const *from, int nfrom)
+{
+	struct mem_index *m = (struct mem_index *)ix;
 	size_t es = m->es;
 	uint64_t ncap[NSHARDS], bytes = m->bytes;
-	if (from->ops != &mem_ops || from->fp_len != ix->fp_len) {
-		snprintf(ix->err, sizeof ix->err, "memory index: can only absorb a memory index of the same hash");
-		return -1;
+	for (int f = 0; f < nfrom; f++) {
+		if (from[f]->ops != &mem_ops || from[f]->fp_len != ix->fp_len || from[f] == ix) {
+			snprintf(ix->err, sizeof ix->err, "memory index: can only absorb other memory indexes of the same hash");
+			return -1;
+		}
 	}
+	struct kmerge q = {.n = nfrom + 1};
+	q.ix = malloc((size_t)q.n * sizeof *q.ix);
+	q.cur = malloc((size_t)q.n * sizeof *q.cur);
+	q.heap = malloc((size_t)q.n * sizeof *q.heap);
+	int rc = -1;
+	if (!q.ix || !q.cur || !q.heap) {
+		snprintf(ix->err, sizeof ix->err, "memory index: out of memory merging");
+		goto out;
+	}
+	q.ix[0] = m;
+	for (int f = 0; f < nfrom; f++)
+		q.ix[f + 1] = (struct mem_index *)from[f];
 	/* first the sizes, so that a limit refuses before anything changes */
 	for (int i = 0; i < NSHARDS; i++) {
-		struct shard *a = &m->shards[i], *b = &src->shards[i];
-		ncap[i] = a->cap; /* the capacity adds one by one would have grown to */
-		if (!b->n)
+		ncap[i] = m->shards[i].cap; /* the capacity adds one by one would have grown to */
+		if (!others_have(&q, i))
 			continue;
 		struct sink count = {.m = m};
-		if (merge_shards(&count, src, a, b))
-			return -1;
+		if (merge_shards(&count, &q, i))
+			goto out;
 		while (count.n * MAX_LOAD_DEN > ncap[i] * MAX_LOAD_NUM)
 			ncap[i] = ncap[i] ? ncap[i] + ncap[i] / 4 : MIN_CAP;
-		bytes += (ncap[i] - a->cap) * es;
+		bytes += (ncap[i] - m->shards[i].cap) * es;
 	}
-	if (m->limit && bytes > m->limit)
-		return INDEX_FULL;
+	if (m->limit && bytes > m->limit) {
+		rc = INDEX_FULL;
+		goto out;
+	}
 	for (int i = 0; i < NSHARDS; i++) {
-		struct shard *a = &m->shards[i], *b = &src->shards[i];
-		if (!b->n)
+		struct shard *a = &m->shards[i];
+		if (!others_have(&q, i))
 			continue;
 		uint8_t *ns = zeroed_table(ncap[i] * es);
 		if (!ns) {
 			snprintf(ix->err, sizeof ix->err, "memory index: out of memory merging to %llu slots",
 				 (unsigned long long)ncap[i]);
-			return -1;
+			goto out;
 		}
 		struct sink put = {.m = m, .slots = ns, .cap = ncap[i]};
-		if (merge_shards(&put, src, a, b)) {
+		if (merge_shards(&put, &q, i)) {
 			free(ns);
-			return -1;
+			goto out;
 		}
 		free(a->slots);
 		m->bytes += (ncap[i] - a->cap) * es;
 		m->n += put.n - a->n;
 		*a = (struct shard){ns, ncap[i], put.n};
-		/* from's shard goes now, not at the end: the peak is one new shard over both, not all */
-		src->bytes -= b->cap * es;
-		src->n -= b->n;
-		free(b->slots);
-		*b = (struct shard){0};
+		/* the absorbed shards go now, not at the end: the peak is one new shard over them all */
+		for (int f = 1; f < q.n; f++) {
+			struct mem_index *src = q.ix[f];
+			struct shard *b = &src->shards[i];
+			src->bytes -= b->cap * es;
+			src->n -= b->n;
+			free(b->slots);
+			*b = (struct shard){0};
+		}
 	}
-	reset(src);
-	return 0;
+	for (int f = 1; f < q.n; f++)
+		reset(q.ix[f]);
+	rc = 0;
+out:
+	free(q.ix);
+	free(q.cur);
+	free(q.heap);
+	free(q.group);
+	return rc;
+}
+
+int index_mem_absorb(struct gindex *ix, struct gindex *from)
+{
+	return index_mem_absorb_all(ix, &from, 1);
 }
 
 static uint64_t mem_distinct(const struct gindex *ix)

@@ -216,10 +216,12 @@ static void test_mem_limit_full(void)
 	ix->ops->close(ix);
 }
 
-/* One entry of the absorb test: fingerprint, then count and position into a (0: absent) and b. */
+/* One entry of the absorb tests: fingerprint, then its count and position in each index (count
+ * 0: absent there). */
+enum { ABSORB_MAX = 4 };
 struct absorb_case {
 	uint8_t fp[FL];
-	uint64_t na, fa, nb, fb;
+	uint64_t n[ABSORB_MAX], f[ABSORB_MAX];
 };
 
 /* Fingerprint k of the absorb test: make_fp's, but pairs 2j and 2j + 1 below 600 share bytes
@@ -232,10 +234,12 @@ static void absorb_fp(uint64_t k, uint8_t *fp)
 		fp[FL - 1] ^= 0x5a;
 }
 
-/* index_mem_absorb(a, b) == adding b's entries to a one by one: 30,000 fingerprints (a third in a
- * only, a third in b only, a third in both), hash-sharing pairs across and within the two, counts
- * past 32 bits on either side or only in their sum, and shards that wrap around their end. */
-static void test_mem_absorb(void)
+/* Absorbing nix - 1 indexes into the first (one by one through index_mem_absorb when nix is 2,
+ * else at once) == adding their entries to it one by one: 30,000 fingerprints, each in some of
+ * the indexes (with 2: a third in a only, a third in b only, a third in both), hash-sharing
+ * pairs across and within them, counts past 32 bits in one, in several or only in their sum,
+ * and shards that wrap around their end. */
+static void check_absorb(int nix)
 {
 	enum { N = 30000 };
 	struct absorb_case *cs = calloc(N, sizeof *cs);
@@ -243,60 +247,81 @@ static void test_mem_absorb(void)
 	for (uint64_t k = 0; k < N; k++) {
 		struct absorb_case *e = &cs[k];
 		absorb_fp(k, e->fp);
-		uint64_t side = (k * 2654435761u) % 3; /* 0: a only, 1: b only, 2: both */
-		if (side != 1) {
-			e->na = k % 5 + 1;
-			e->fa = (k * 7919) % 90001;
-		}
-		if (side != 0) {
-			e->nb = k % 3 + 1;
-			e->fb = (k * 104729) % 90001;
+		/* the indexes holding it: a non-empty subset */
+		unsigned in = nix == 2 ? (unsigned)((k * 2654435761u) % 3 + 1)
+				       : (unsigned)(((k * 2654435761u) >> 7) % ((1u << nix) - 1) + 1);
+		for (int x = 0; x < nix; x++) {
+			if (!(in >> x & 1))
+				continue;
+			e->n[x] = (k + (uint64_t)x) % (x == 1 ? 3 : 5) + 1;
+			e->f[x] = (k * (x == 0 ? 7919 : x == 1 ? 104729 : 15485863u * (uint64_t)x)) % 90001;
 		}
 	}
-	cs[700].na = (1ULL << 32) + 5, cs[700].nb = cs[700].nb ? cs[700].nb : 2;  /* large in a */
-	cs[701].nb = (1ULL << 33) + 1, cs[701].na = 0;                          /* large in b only */
-	cs[702].na = UINT32_MAX - 3, cs[702].nb = 10;                           /* large once summed */
-	cs[703].na = 1ULL << 34, cs[703].nb = 1ULL << 35;                       /* large in both */
-	for (int k = 700; k < 704; k++)
-		cs[k].fb = cs[k].fb ? cs[k].fb : 77;
+	cs[700].n[0] = (1ULL << 32) + 5, cs[700].n[1] = cs[700].n[1] ? cs[700].n[1] : 2; /* large in a */
+	memset(cs[701].n, 0, sizeof cs[701].n), cs[701].n[nix - 1] = (1ULL << 33) + 1; /* large in the last only */
+	cs[702].n[0] = UINT32_MAX - 3, cs[702].n[1] = 10;                                 /* large once summed */
+	cs[703].n[0] = 1ULL << 34, cs[703].n[1] = 1ULL << 35;                             /* large in both */
+	if (nix > 2) {
+		cs[704].n[0] = 0; /* large only once three others' are summed */
+		for (int x = 1; x < nix; x++)
+			cs[704].n[x] = UINT32_MAX / 3 + 7;
+	}
+	for (int k = 700; k < 705; k++)
+		for (int x = 0; x < nix; x++)
+			cs[k].f[x] = cs[k].f[x] ? cs[k].f[x] : 77 + (uint64_t)x;
 
-	struct gindex *a = index_mem_open(FL, 0), *b = index_mem_open(FL, 0), *ref = index_mem_open(FL, 0);
-	uint64_t in_b = 0, distinct = 0;
+	struct gindex *ix[ABSORB_MAX], *ref = index_mem_open(FL, 0);
+	uint64_t held[ABSORB_MAX] = {0}, distinct = 0;
+	for (int x = 0; x < nix; x++)
+		ix[x] = index_mem_open(FL, 0);
 	for (uint64_t k = 0; k < N; k++) {
 		struct absorb_case *e = &cs[k];
-		if (e->na) {
-			CU_ASSERT_EQUAL_FATAL(a->ops->add(a, e->fp, e->na, e->fa), 0);
-			CU_ASSERT_EQUAL_FATAL(ref->ops->add(ref, e->fp, e->na, e->fa), 0);
+		bool any = false;
+		for (int x = 0; x < nix; x++) {
+			if (!e->n[x])
+				continue;
+			CU_ASSERT_EQUAL_FATAL(ix[x]->ops->add(ix[x], e->fp, e->n[x], e->f[x]), 0);
+			CU_ASSERT_EQUAL_FATAL(ref->ops->add(ref, e->fp, e->n[x], e->f[x]), 0);
+			held[x]++;
+			any = true;
 		}
-		if (e->nb) {
-			CU_ASSERT_EQUAL_FATAL(b->ops->add(b, e->fp, e->nb, e->fb), 0);
-			CU_ASSERT_EQUAL_FATAL(ref->ops->add(ref, e->fp, e->nb, e->fb), 0);
-			in_b++;
-		}
-		distinct += e->na || e->nb;
+		distinct += any;
 	}
-	CU_ASSERT_EQUAL(b->ops->distinct(b), in_b);
-	CU_ASSERT_EQUAL_FATAL(index_mem_absorb(a, b), 0);
-	CU_ASSERT_EQUAL(b->ops->distinct(b), 0);
-	CU_ASSERT_EQUAL(b->ops->bytes(b), 0);
+	for (int x = 0; x < nix; x++)
+		CU_ASSERT_EQUAL(ix[x]->ops->distinct(ix[x]), held[x]);
+	struct gindex *a = ix[0];
+	int absorbed = nix == 2 ? index_mem_absorb(a, ix[1]) : index_mem_absorb_all(a, ix + 1, nix - 1);
+	CU_ASSERT_EQUAL_FATAL(absorbed, 0);
+	for (int x = 1; x < nix; x++) {
+		CU_ASSERT_EQUAL(ix[x]->ops->distinct(ix[x]), 0);
+		CU_ASSERT_EQUAL(ix[x]->ops->bytes(ix[x]), 0);
+	}
 	CU_ASSERT_EQUAL(a->ops->distinct(a), distinct);
 	CU_ASSERT_EQUAL(ref->ops->distinct(ref), distinct);
 	int wrong = 0;
 	for (uint64_t k = 0; k < N; k++) {
 		struct absorb_case *e = &cs[k];
-		uint64_t c = 0, f = 0;
-		if (!e->na && !e->nb)
+		uint64_t c = 0, f = 0, want_n = 0, want_f = UINT64_MAX;
+		for (int x = 0; x < nix; x++) {
+			if (!e->n[x])
+				continue;
+			want_n += e->n[x];
+			if (e->f[x] < want_f)
+				want_f = e->f[x];
+		}
+		if (!want_n)
 			continue;
-		uint64_t want_f = !e->na ? e->fb : !e->nb ? e->fa : e->fa < e->fb ? e->fa : e->fb;
-		if (a->ops->lookup(a, e->fp, &c, &f) != 1 || c != e->na + e->nb || f != want_f)
+		if (a->ops->lookup(a, e->fp, &c, &f) != 1 || c != want_n || f != want_f)
 			wrong++;
 	}
 	CU_ASSERT_EQUAL(wrong, 0);
 	/* the merged table is an index like any other: further adds find and count its entries */
+	uint64_t c5 = 0, f5 = 1;
+	CU_ASSERT_EQUAL(ref->ops->lookup(ref, cs[5].fp, &c5, &f5), 1);
 	CU_ASSERT_EQUAL(a->ops->add(a, cs[5].fp, 1, 0), 0);
 	uint64_t c = 0, f = 1;
 	CU_ASSERT_EQUAL(a->ops->lookup(a, cs[5].fp, &c, &f), 1);
-	CU_ASSERT_EQUAL(c, cs[5].na + cs[5].nb + 1);
+	CU_ASSERT_EQUAL(c, c5 + 1);
 	CU_ASSERT_EQUAL(f, 0);
 	struct sum sa = {0}, sr = {0};
 	CU_ASSERT_EQUAL(ref->ops->add(ref, cs[5].fp, 1, 0), 0);
@@ -306,10 +331,21 @@ static void test_mem_absorb(void)
 	CU_ASSERT_EQUAL(sa.total, sr.total);
 	CU_ASSERT_EQUAL(sa.firsts, sr.firsts);
 	CU_ASSERT_EQUAL(sa.unsorted, 0);
-	a->ops->close(a);
-	b->ops->close(b);
+	for (int x = 0; x < nix; x++)
+		ix[x]->ops->close(ix[x]);
 	ref->ops->close(ref);
 	free(cs);
+}
+
+static void test_mem_absorb(void)
+{
+	check_absorb(2);
+}
+
+static void test_mem_absorb_all(void)
+{
+	check_absorb(3);
+	check_absorb(4);
 }
 
 /* A limit the merged table would cross: INDEX_FULL, and neither index changed. */
@@ -684,6 +720,7 @@ int suite_gen_index(void)
 		{"mem counts past 32 bits", test_mem_count_overflow},
 		{"mem limit -> INDEX_FULL", test_mem_limit_full},
 		{"mem absorb == one add per entry", test_mem_absorb},
+		{"mem absorb of 2 and 3 indexes at once == one add per entry", test_mem_absorb_all},
 		{"mem absorb past the limit changes nothing", test_mem_absorb_limit},
 		{"bdb insert/lookup/meta/keep/side records", test_bdb_basic},
 		{"bdb old format refused by -k and merge", test_bdb_old_format},
