@@ -531,6 +531,7 @@ struct kmerge {
 	int n;                    /* indexes */
 	struct mem_index **ix;    /* whose overflow list a slot's count is in */
 	struct cursor *cur;       /* per index */
+	uint64_t *hash;           /* per index: the hash of its cursor's slot, while it has one */
 	int *heap, nheap;         /* indexes with entries left, the smallest current hash on top */
 	struct gathered *group;   /* the entries of the current hash */
 	size_t ngroup, groupcap;
@@ -538,7 +539,7 @@ struct kmerge {
 
 static uint64_t current_hash(const struct kmerge *q, int i)
 {
-	return hash_of(cursor_slot(&q->cur[i]));
+	return q->hash[i];
 }
 
 static void heap_swap(struct kmerge *q, int a, int b)
@@ -621,7 +622,9 @@ static int merge_shards(struct sink *k, struct kmerge *q, int shard)
 	q->nheap = 0;
 	for (int i = 0; i < q->n; i++) {
 		q->cur[i] = cursor_at(q->ix[i], &q->ix[i]->shards[shard]);
-		if (cursor_slot(&q->cur[i])) {
+		const uint8_t *s = cursor_slot(&q->cur[i]);
+		if (s) {
+			q->hash[i] = hash_of(s);
 			q->heap[q->nheap++] = i;
 			heap_up(q, q->nheap - 1);
 		}
@@ -639,7 +642,9 @@ static int merge_shards(struct sink *k, struct kmerge *q, int shard)
 				}
 				q->group[q->ngroup++] = (struct gathered){s, i};
 			}
-			if (!cursor_slot(&q->cur[i]))
+			if (s)
+				q->hash[i] = hash_of(s);
+			else
 				q->heap[0] = q->heap[--q->nheap];
 			heap_down(q, 0);
 		}
@@ -673,8 +678,9 @@ int index_mem_absorb_all(struct gindex *ix, struct gindex *const *from, int nfro
 	q.ix = malloc((size_t)q.n * sizeof *q.ix);
 	q.cur = malloc((size_t)q.n * sizeof *q.cur);
 	q.heap = malloc((size_t)q.n * sizeof *q.heap);
+	q.hash = malloc((size_t)q.n * sizeof *q.hash);
 	int rc = -1;
-	if (!q.ix || !q.cur || !q.heap) {
+	if (!q.ix || !q.cur || !q.heap || !q.hash) {
 		snprintf(ix->err, sizeof ix->err, "memory index: out of memory merging");
 		goto out;
 	}
@@ -733,6 +739,7 @@ out:
 	free(q.ix);
 	free(q.cur);
 	free(q.heap);
+	free(q.hash);
 	free(q.group);
 	return rc;
 }
