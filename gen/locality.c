@@ -286,6 +286,156 @@ static int grow_table(struct loc_recorder *r)
 	return 0;
 }
 
+/* fn(arg) on this thread and up to n - 1 more, no more than the cores: each takes its work from
+ * a counter in arg, so a thread that could not be started leaves its share to the others. */
+static void on_threads(size_t n, void *(*fn)(void *), void *arg)
+{
+	pthread_t tids[63];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t most = cores > 1 ? (size_t)cores : 1, helpers = n < most ? n : most;
+	helpers = helpers ? helpers - 1 : 0;
+	if (helpers > sizeof tids / sizeof tids[0])
+		helpers = sizeof tids / sizeof tids[0];
+	size_t started = 0;
+	while (started < helpers && !pthread_create(&tids[started], NULL, fn, arg))
+		started++;
+	fn(arg);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+}
+
+/* One thread's records into the table, alone: it grows when it would pass 2/3 full. */
+static int insert_part(struct loc_recorder *r, const struct loc_local *l)
+{
+	const uint64_t *pfx = l->pfx;
+	for (size_t g = 0; g < l->nseg; g++) {
+		const struct seg *sg = &l->segs[g];
+		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
+			if (i + RESOLVE_AHEAD < l->npfx)
+				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
+			uint64_t pos = sg->pos + (i - sg->off);
+			struct pslot *s = slot_of(r, pfx[i]);
+			if (!s) {
+				if (!r->zero_key || pos < r->zero_key_first)
+					r->zero_key_first = pos;
+				r->zero_key = true;
+			} else if (!s->key) {
+				if (r->nkeys == r->grow_at) {
+					if (grow_table(r))
+						return -1;
+					r->grow_at = r->cap / 3 * 2;
+					s = slot_of(r, pfx[i]);
+				}
+				*s = (struct pslot){pfx[i], pos};
+				r->nkeys++;
+			} else if (pos < s->first) {
+				s->first = pos;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The records of several threads into the table at once: a slot is taken by a compare-and-swap
+ * of its key, and its first position lowered by another, kept meanwhile as position + 1 (the
+ * table's zeros then read as "none", UINT64_MAX). A table that would pass 2/3 full cannot grow
+ * under the threads: they stop, and the build starts over alone. */
+struct insert_job {
+	struct loc_recorder *r;
+	size_t next;      /* the next part, then the next slice of the table (atomic) */
+	size_t nkeys;     /* atomic */
+	int overflow;     /* atomic */
+	uint64_t zero;    /* prefix 0's first position + 1, 0: none (atomic) */
+};
+
+static void lower_plus_one(uint64_t *v, uint64_t pos)
+{
+	uint64_t cur = __atomic_load_n(v, __ATOMIC_RELAXED);
+	while (cur - 1 > pos && !__atomic_compare_exchange_n(v, &cur, pos + 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void insert_part_shared(struct insert_job *j, const struct loc_local *l)
+{
+	struct loc_recorder *r = j->r;
+	const uint64_t *pfx = l->pfx;
+	for (size_t g = 0; g < l->nseg; g++) {
+		const struct seg *sg = &l->segs[g];
+		if (__atomic_load_n(&j->overflow, __ATOMIC_RELAXED))
+			return;
+		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
+			if (i + RESOLVE_AHEAD < l->npfx)
+				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
+			uint64_t pos = sg->pos + (i - sg->off), key = pfx[i];
+			if (!key) {
+				lower_plus_one(&j->zero, pos);
+				continue;
+			}
+			size_t at = home(r, key), probes = 0;
+			for (;;) {
+				uint64_t k = __atomic_load_n(&r->table[at].key, __ATOMIC_ACQUIRE);
+				if (!k) {
+					if (__atomic_compare_exchange_n(&r->table[at].key, &k, key, false, __ATOMIC_ACQ_REL,
+									__ATOMIC_ACQUIRE)) {
+						if (__atomic_add_fetch(&j->nkeys, 1, __ATOMIC_RELAXED) > r->grow_at) {
+							__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
+							return;
+						}
+						break;
+					}
+				}
+				if (k == key)
+					break;
+				if (++probes == r->cap) { /* full: only past grow_at, which another thread saw */
+					__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
+					return;
+				}
+				at = at + 1 == r->cap ? 0 : at + 1;
+			}
+			lower_plus_one(&r->table[at].first, pos);
+		}
+	}
+}
+
+static void *insert_parts(void *arg)
+{
+	struct insert_job *j = arg;
+	size_t k;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->r->nparts)
+		insert_part_shared(j, j->r->parts[k]);
+	return NULL;
+}
+
+/* After the shared build: first positions back from position + 1, by slices of the table. */
+#define FIX_SLICE ((size_t)1 << 16)
+static void *fix_firsts(void *arg)
+{
+	struct insert_job *j = arg;
+	struct pslot *t = j->r->table;
+	size_t k;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) * FIX_SLICE < j->r->cap) {
+		size_t end = (k + 1) * FIX_SLICE < j->r->cap ? (k + 1) * FIX_SLICE : j->r->cap;
+		for (size_t i = k * FIX_SLICE; i < end; i++)
+			t[i].first -= 1; /* empty slots too: their first is never read */
+	}
+	return NULL;
+}
+
+/* 0, 1: the table would pass 2/3 full (nothing kept), or -1. */
+static int insert_shared(struct loc_recorder *r)
+{
+	struct insert_job j = {.r = r};
+	on_threads(r->nparts, insert_parts, &j);
+	if (j.overflow)
+		return 1;
+	j.next = 0;
+	on_threads((r->cap + FIX_SLICE - 1) / FIX_SLICE, fix_firsts, &j);
+	r->nkeys = j.nkeys;
+	r->zero_key = j.zero != 0;
+	r->zero_key_first = j.zero - 1;
+	return 0;
+}
+
 int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 {
 	free_resolution(r);
@@ -302,36 +452,22 @@ int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 	r->cap = r->grow_at + r->grow_at / 2;
 	/* Each prefix starts from its first recorded position: the index's first position of its
 	 * content is no later (every record was counted), and equal where every position was recorded
-	 * and nothing was counted before this stream (loc_records_complete). */
-	for (size_t k = 0; k < r->nparts; k++) {
-		const struct loc_local *l = r->parts[k];
-		const uint64_t *pfx = l->pfx;
-		for (size_t g = 0; g < l->nseg; g++) {
-			const struct seg *sg = &l->segs[g];
-			for (size_t i = sg->off; i < sg->off + sg->n; i++) {
-				if (i + RESOLVE_AHEAD < l->npfx)
-					__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
-				uint64_t pos = sg->pos + (i - sg->off);
-				struct pslot *s = slot_of(r, pfx[i]);
-				if (!s) {
-					if (!r->zero_key || pos < r->zero_key_first)
-						r->zero_key_first = pos;
-					r->zero_key = true;
-				} else if (!s->key) {
-					if (r->nkeys == r->grow_at) {
-						if (grow_table(r))
-							return -1;
-						r->grow_at = r->cap / 3 * 2;
-						s = slot_of(r, pfx[i]);
-					}
-					*s = (struct pslot){pfx[i], pos};
-					r->nkeys++;
-				} else if (pos < s->first) {
-					s->first = pos;
-				}
-			}
-		}
+	 * and nothing was counted before this stream (loc_records_complete). Several threads' records
+	 * go in by as many threads (up to the cores): built by one, the table was the longest part
+	 * of the end of a scan by 16 threads. */
+	if (r->nparts > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		int rc = insert_shared(r);
+		if (rc <= 0)
+			return rc;
+		size_t bytes = r->table_bytes; /* more prefixes than the bound: alone, growing */
+		munmap(r->table, bytes);
+		r->cap = r->grow_at + r->grow_at / 2;
+		if (!(r->table = new_table(r->cap, &r->table_bytes)))
+			return -1;
 	}
+	for (size_t k = 0; k < r->nparts; k++)
+		if (insert_part(r, r->parts[k]))
+			return -1;
 	return 0;
 }
 
@@ -488,18 +624,7 @@ static void *resolve_parts(void *arg)
 static void resolve_all(struct loc_recorder *r)
 {
 	struct resolve_job j = {r, 0};
-	pthread_t tids[63];
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t helpers = r->nparts < (size_t)(cores > 1 ? cores : 1) ? r->nparts : (size_t)(cores > 1 ? cores : 1);
-	helpers = helpers ? helpers - 1 : 0;
-	if (helpers > sizeof tids / sizeof tids[0])
-		helpers = sizeof tids / sizeof tids[0];
-	size_t started = 0;
-	while (started < helpers && !pthread_create(&tids[started], NULL, resolve_parts, &j))
-		started++; /* a thread not started leaves its parts to the others */
-	resolve_parts(&j);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
+	on_threads(r->nparts, resolve_parts, &j);
 }
 
 int loc_resolve_end(struct loc_recorder *r)

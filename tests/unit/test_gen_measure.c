@@ -16,6 +16,9 @@
 #define NONE UINT64_MAX
 
 /* A distinct fingerprint per content id (any 20 bytes do: the code never hashes them again). */
+/* Content ZERO_PREFIX_ID's fingerprint starts with 8 zero bytes: the prefix the resolution
+ * table cannot hold (0 marks its empty slots), kept apart. */
+#define ZERO_PREFIX_ID 111
 static void fp_of(uint64_t id, uint8_t *fp)
 {
 	struct rng r;
@@ -24,6 +27,8 @@ static void fp_of(uint64_t id, uint8_t *fp)
 		uint64_t v = rng_next(&r);
 		memcpy(fp + k, &v, 4);
 	}
+	if (id == ZERO_PREFIX_ID)
+		memset(fp, 0, 8);
 }
 
 /* first(i) of a stream of content ids. */
@@ -256,6 +261,11 @@ static void test_recorder_exact(void)
 		f[i] = first_of_id[ids[i]];
 	}
 	CU_ASSERT_EQUAL(zf, first_of_id[0]);
+	/* the zero prefix's content is copied: its records resolve through the prefix kept apart */
+	size_t zero_prefix_copies = 0;
+	for (size_t i = 0; i < n; i++)
+		zero_prefix_copies += ids[i] == ZERO_PREFIX_ID && f[i] < i;
+	CU_ASSERT(zero_prefix_copies >= 2);
 	loc_runs(f, n, 0, 0, first_of_id[0], &want);
 	CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
 	uint64_t zruns = 0;
