@@ -94,7 +94,9 @@ fi
 # strace (when present) shows what the engine really did.
 STRACE=()
 if command -v strace >/dev/null 2>&1 && strace -qq -o /dev/null true 2>/dev/null; then
-	STRACE=(env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$E2E_TMP/strace"
+	# -y: descriptors shown with their paths, so a pread/pwrite is known by its file (the run
+	# lock's pwrite of "PID\n./dedisbench ..." is not a worker file's)
+	STRACE=(env ASAN_OPTIONS=detect_leaks=0 strace -f -y -qq -o "$E2E_TMP/strace"
 		-e trace=openat,io_uring_setup,io_uring_register,io_uring_enter,io_submit,pwrite64,pread64)
 fi
 traced() { # the engine's system calls in the last run, if traced: SQPOLL (1/0)
@@ -104,7 +106,8 @@ traced() { # the engine's system calls in the last run, if traced: SQPOLL (1/0)
 	[ "$(grep -c 'io_uring_setup(' "$s")" -ge $P ] || fail "fewer than $P rings set up: $(grep io_uring_setup "$s")"
 	grep -q 'IORING_REGISTER_FILES' "$s" || fail "the worker file was not registered"
 	grep -q 'IORING_REGISTER_BUFFERS' "$s" || fail "the buffers were not registered"
-	grep -Eq 'io_submit\(|p(write|read)64\(.*dedisbench' "$s" && fail "io_uring run used io_submit or pwrite/pread"
+	grep -Eq 'io_submit\(|p(write|read)64\([0-9]+<[^>]*/dedisbench\.[0-9]+>' "$s" &&
+		fail "io_uring run used io_submit or pwrite/pread on a worker file: $(grep -E 'io_submit\(|p(write|read)64\(' "$s" | head -3)"
 	if [ "$1" = 1 ]; then
 		grep -q 'IORING_SETUP_SQPOLL' "$s" || fail "--sqpoll: no ring with IORING_SETUP_SQPOLL"
 	else
