@@ -261,9 +261,7 @@ uint64_t counter_distinct_bound(const struct counter *c)
 {
 	if (c->back)
 		return UINT64_MAX;
-	if (c->merged)
-		return c->merged_distinct;
-	uint64_t sum = 0;
+	uint64_t sum = 0; /* once merged, writer 0's parts hold everything and the others none */
 	for (int w = 0; w < c->writers; w++)
 		for (int r = 0; r < RANGES; r++)
 			sum += part_of(c, w, r)->ops->distinct(part_of(c, w, r));

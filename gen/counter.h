@@ -27,8 +27,8 @@ int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first
 /* After the writers have stopped: without a back, merges the writers' counts (fingerprint ranges
  * in parallel threads); with one, moves what memory holds to the back, in fingerprint order. */
 int counter_settle(struct counter *c, char *why, size_t whylen);
-/* Before settle: at least the distinct contents counted (the sum of the writers' own counts), or
- * UINT64_MAX where a back holds some. */
+/* At least the distinct contents counted: the sum of the writers' own counts (exact once settled,
+ * or with one writer), or UINT64_MAX where a back holds some. */
 uint64_t counter_distinct_bound(const struct counter *c);
 /* settle, with before(arg) (0 or -1: out of memory) run by one of the merging threads meanwhile,
  * or after the settle when there is nothing to merge in parallel. */

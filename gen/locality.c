@@ -304,6 +304,19 @@ static void on_threads(size_t n, void *(*fn)(void *), void *arg)
 		pthread_join(tids[i], NULL);
 }
 
+/* A table for `keys` prefixes, and the keys a table of cap slots takes before it grows: at most
+ * 2/3 full, and never full (a probe for an absent prefix ends at an empty slot), whatever the
+ * bound it was sized by, 0 included. */
+static size_t cap_for(size_t keys)
+{
+	return keys + keys / 2 + 2;
+}
+
+static size_t room_for(size_t cap)
+{
+	return cap * 2 / 3 < cap - 1 ? cap * 2 / 3 : cap - 1;
+}
+
 /* One thread's records into the table, alone: it grows when it would pass 2/3 full. */
 static int insert_part(struct loc_recorder *r, const struct loc_local *l)
 {
@@ -320,10 +333,10 @@ static int insert_part(struct loc_recorder *r, const struct loc_local *l)
 					r->zero_key_first = pos;
 				r->zero_key = true;
 			} else if (!s->key) {
-				if (r->nkeys == r->grow_at) {
+				if (r->nkeys >= r->grow_at) {
 					if (grow_table(r))
 						return -1;
-					r->grow_at = r->cap / 3 * 2;
+					r->grow_at = room_for(r->cap);
 					s = slot_of(r, pfx[i]);
 				}
 				*s = (struct pslot){pfx[i], pos};
@@ -446,10 +459,10 @@ int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 	 * a fraction of them. Fresh pages are what this table costs: on a VM, one sized by the
 	 * records of an 8 GiB scan (48 MiB) took 0.12 s to fault in, most of that scan's end. */
 	size_t keys = keys_bound < r->npfx ? (size_t)keys_bound : r->npfx;
-	r->grow_at = keys + 1;
-	if (!(r->table = new_table(r->grow_at + r->grow_at / 2, &r->table_bytes)))
+	r->cap = cap_for(keys);
+	r->grow_at = room_for(r->cap);
+	if (!(r->table = new_table(r->cap, &r->table_bytes)))
 		return -1;
-	r->cap = r->grow_at + r->grow_at / 2;
 	/* Each prefix starts from its first recorded position: the index's first position of its
 	 * content is no later (every record was counted), and equal where every position was recorded
 	 * and nothing was counted before this stream (loc_records_complete). Several threads' records
@@ -461,7 +474,6 @@ int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 			return rc;
 		size_t bytes = r->table_bytes; /* more prefixes than the bound: alone, growing */
 		munmap(r->table, bytes);
-		r->cap = r->grow_at + r->grow_at / 2;
 		if (!(r->table = new_table(r->cap, &r->table_bytes)))
 			return -1;
 	}

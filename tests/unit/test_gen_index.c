@@ -663,7 +663,9 @@ static void test_counter_writers(void)
 	struct dist a;
 	uint64_t fa[2] = {0}, za, zfa;
 	CU_ASSERT_EQUAL(counter_settle(one, why, sizeof why), 0);
+	uint64_t one_bound = counter_distinct_bound(one); /* one writer: exact, settled or not */
 	CU_ASSERT_EQUAL(counter_distribution(one, zero, sum_firsts, fa, &a, &za, &zfa, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(one_bound, fa[1]);
 
 	mkdb();
 	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);

@@ -151,8 +151,9 @@ static int begin_resolving(void *arg)
 
 /* walkers 0: one walk through loc_resolve_visit; -1: no offers at all, the records resolving
  * themselves (a stream within the budget); else dedisgen's end: the table built beside the
- * settle, that many threads walking with a resolver each. keys_bound: the table's size hint, 0
- * for the counter's bound as dedisgen gives it. */
+ * settle, that many threads walking with a resolver each. keys_bound: the table's size hint,
+ * BOUND_BY_COUNTER for the counter's bound as dedisgen gives it. */
+#define BOUND_BY_COUNTER UINT64_MAX
 static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, unsigned level_during,
 			 struct dist_locality *out, uint64_t *zero_first, int walkers, uint64_t keys_bound)
 {
@@ -181,7 +182,8 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 	struct dist d;
 	struct resolve_arg a = {r};
 	if (walkers <= 0) {
-		CU_ASSERT_EQUAL(loc_resolve_begin(r, keys_bound ? keys_bound : UINT64_MAX), 0);
+		CU_ASSERT_EQUAL(loc_resolve_begin(r, keys_bound == BOUND_BY_COUNTER ? counter_distinct_bound(c) : keys_bound),
+				0);
 		CU_ASSERT_EQUAL(loc_records_complete(r), level_during == 0);
 		CU_ASSERT_EQUAL(counter_distribution(c, zero, walkers ? NULL : resolve_visit, &a, &d, NULL, zero_first,
 						     why, sizeof why), 0);
@@ -190,7 +192,7 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 		for (int k = 0; k < walkers; k++)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(res[k] = loc_resolver_new(r));
 		struct counter_walkers w = {walkers, resolver_visit, res};
-		struct begin_arg b = {r, keys_bound ? keys_bound : counter_distinct_bound(c)};
+		struct begin_arg b = {r, keys_bound == BOUND_BY_COUNTER ? counter_distinct_bound(c) : keys_bound};
 		CU_ASSERT_EQUAL(counter_settle_beside(c, begin_resolving, &b, why, sizeof why), 0);
 		CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, zero_first, why, sizeof why), 0);
 		for (int k = 0; k < walkers; k++)
@@ -231,15 +233,16 @@ static void test_recorder_exact(void)
 	uint64_t *ids = synthetic_stream(n), *f = malloc(n * sizeof *f), zf;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	struct dist_locality want = {0}, got;
-	run_recorder(ids, n, n, 0, &got, &zf, 0, 0);
+	run_recorder(ids, n, n, 0, &got, &zf, 0, BOUND_BY_COUNTER);
 	/* the same resolved by 3 and by 5 threads, each with its own resolver, the table sized by the
-	 * contents counted; with a bound far below the distinct prefixes (the table grows over and
-	 * over while it is built), by one walk and by 3 threads; and with no walk at all, every
-	 * position recorded */
+	 * contents counted; with a bound far below the distinct prefixes, 16, 1 or even 0 (the table
+	 * grows over and over while it is built), by one walk and by 3 threads; and with no walk at
+	 * all, every position recorded */
 	static const struct {
 		int walkers;
 		uint64_t keys_bound;
-	} ways[] = {{3, 0}, {5, 0}, {0, 16}, {3, 16}, {-1, 0}, {-1, 16}};
+	} ways[] = {{3, BOUND_BY_COUNTER}, {5, BOUND_BY_COUNTER}, {0, 16}, {3, 16}, {-1, BOUND_BY_COUNTER}, {-1, 16},
+		    {0, 0}, {-1, 0}, {3, 1}};
 	for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {
 		struct dist_locality par;
 		uint64_t pzf;
@@ -291,7 +294,7 @@ static void test_recorder_exact(void)
 	CU_ASSERT_FATAL(kept > 0 && kept < windows);
 	uint64_t big = LOC_BUDGET << level;
 	CU_ASSERT_EQUAL(loc_level_for(big), level);
-	run_recorder(ids, n, big, level - 1, &got, &zf, 2, 0);
+	run_recorder(ids, n, big, level - 1, &got, &zf, 2, BOUND_BY_COUNTER);
 	memset(&want, 0, sizeof want);
 	for (uint64_t w = 0; w * LOC_WINDOW < n; w++) {
 		if (!loc_window_selected(w, level))
