@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "counter.h"
+#include "fanout.h"
 #include "counts.h"
 
 /* Ranges of the first fingerprint byte: range r holds fingerprints whose first byte >> 4 is r,
@@ -239,14 +240,7 @@ static int merge_writers(struct counter *c, int (*before)(void *), void *before_
 	}
 	note_peak(c);
 	struct merge_job j = {.c = c, .before = before, .before_arg = before_arg};
-	int n = c->writers < RANGES ? c->writers : RANGES, started = 0;
-	pthread_t tids[RANGES];
-	for (; started < n - 1; started++)
-		if (pthread_create(&tids[started], NULL, merge_ranges, &j))
-			break;
-	merge_ranges(&j);
-	for (int i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
+	fanout_run(c->writers < RANGES ? (size_t)c->writers : RANGES, merge_ranges, &j);
 	if (j.failed) {
 		snprintf(why, whylen, "%s", j.why);
 		return -1;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
+#include "fanout.h"
 #include "locality.h"
 #include "reserve.h"
 
@@ -286,22 +286,11 @@ static int grow_table(struct loc_recorder *r)
 	return 0;
 }
 
-/* fn(arg) on this thread and up to n - 1 more, no more than the cores: each takes its work from
- * a counter in arg, so a thread that could not be started leaves its share to the others. */
-static void on_threads(size_t n, void *(*fn)(void *), void *arg)
+/* Threads for that many jobs: one each, no more than the cores. */
+static size_t threads_for(size_t jobs)
 {
-	pthread_t tids[63];
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t most = cores > 1 ? (size_t)cores : 1, helpers = n < most ? n : most;
-	helpers = helpers ? helpers - 1 : 0;
-	if (helpers > sizeof tids / sizeof tids[0])
-		helpers = sizeof tids / sizeof tids[0];
-	size_t started = 0;
-	while (started < helpers && !pthread_create(&tids[started], NULL, fn, arg))
-		started++;
-	fn(arg);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
+	size_t cores = fanout_cores();
+	return jobs < cores ? jobs : cores;
 }
 
 /* A table for `keys` prefixes, and the keys a table of cap slots takes before it grows: at most
@@ -438,11 +427,12 @@ static void *fix_firsts(void *arg)
 static int insert_shared(struct loc_recorder *r)
 {
 	struct insert_job j = {.r = r};
-	on_threads(r->nparts, insert_parts, &j);
+	fanout_run(threads_for(r->nparts), insert_parts, &j);
 	if (j.overflow)
 		return 1;
 	j.next = 0;
-	on_threads((r->cap + FIX_SLICE - 1) / FIX_SLICE, fix_firsts, &j);
+	size_t slices = (r->cap + FIX_SLICE - 1) / FIX_SLICE;
+	fanout_run(threads_for(slices), fix_firsts, &j);
 	r->nkeys = j.nkeys;
 	r->zero_key = j.zero != 0;
 	r->zero_key_first = j.zero - 1;
@@ -468,14 +458,12 @@ int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 	 * and nothing was counted before this stream (loc_records_complete). Several threads' records
 	 * go in by as many threads (up to the cores): built by one, the table was the longest part
 	 * of the end of a scan by 16 threads. */
-	if (r->nparts > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+	if (r->nparts > 1 && fanout_cores() > 1) {
 		int rc = insert_shared(r);
 		if (rc <= 0)
 			return rc;
-		size_t bytes = r->table_bytes; /* more prefixes than the bound: alone, growing */
-		munmap(r->table, bytes);
-		if (!(r->table = new_table(r->cap, &r->table_bytes)))
-			return -1;
+		/* more prefixes than the bound: emptied (its pages kept), then built alone, growing */
+		memset(r->table, 0, r->table_bytes);
 	}
 	for (size_t k = 0; k < r->nparts; k++)
 		if (insert_part(r, r->parts[k]))
@@ -636,7 +624,7 @@ static void *resolve_parts(void *arg)
 static void resolve_all(struct loc_recorder *r)
 {
 	struct resolve_job j = {r, 0};
-	on_threads(r->nparts, resolve_parts, &j);
+	fanout_run(threads_for(r->nparts), resolve_parts, &j);
 }
 
 int loc_resolve_end(struct loc_recorder *r)
