@@ -57,13 +57,11 @@ struct gindex {
 /* In-memory index (mem.c). mem_limit: 0 = none, else add returns INDEX_FULL rather than grow
  * the table past that many bytes. */
 struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
-/* Adds every entry of `from` (a memory index of the same fp_len) to ix, as add() would (counts
- * summed, the earlier first position kept), by one sorted merge per shard instead of an insert
- * per entry; `from` is left empty. INDEX_FULL: ix's limit would be crossed; neither index was
- * changed. -1 (out of memory): the shards merged so far have moved from `from` to ix. */
-int index_mem_absorb(struct gindex *ix, struct gindex *from);
-/* The same for n indexes at once, by one k-way merge per shard: each entry is written once,
- * where absorbing them one after the other rewrites ix's table n times. */
+/* Adds every entry of the n indexes `from` (memory indexes of the same fp_len) to ix, as add()
+ * would (counts summed, the earliest first position kept), by one k-way merge per shard instead
+ * of an insert per entry (and instead of one index after another, which rewrites ix's table n
+ * times); the `from` indexes are left empty. INDEX_FULL: ix's limit would be crossed; no index
+ * was changed. -1 (out of memory): the shards merged so far have moved from `from` to ix. */
 int index_mem_absorb_all(struct gindex *ix, struct gindex *const *from, int n);
 
 /* The metadata a Berkeley DB index keeps next to its counts (bdb.c). */

@@ -537,11 +537,6 @@ struct kmerge {
 	size_t ngroup, groupcap;
 };
 
-static uint64_t current_hash(const struct kmerge *q, int i)
-{
-	return q->hash[i];
-}
-
 static void heap_swap(struct kmerge *q, int a, int b)
 {
 	int t = q->heap[a];
@@ -553,9 +548,9 @@ static void heap_down(struct kmerge *q, int at)
 {
 	for (;;) {
 		int l = 2 * at + 1, r = l + 1, min = at;
-		if (l < q->nheap && current_hash(q, q->heap[l]) < current_hash(q, q->heap[min]))
+		if (l < q->nheap && q->hash[q->heap[l]] < q->hash[q->heap[min]])
 			min = l;
-		if (r < q->nheap && current_hash(q, q->heap[r]) < current_hash(q, q->heap[min]))
+		if (r < q->nheap && q->hash[q->heap[r]] < q->hash[q->heap[min]])
 			min = r;
 		if (min == at)
 			return;
@@ -566,7 +561,7 @@ static void heap_down(struct kmerge *q, int at)
 
 static void heap_up(struct kmerge *q, int at)
 {
-	while (at > 0 && current_hash(q, q->heap[(at - 1) / 2]) > current_hash(q, q->heap[at])) {
+	while (at > 0 && q->hash[q->heap[(at - 1) / 2]] > q->hash[q->heap[at]]) {
 		heap_swap(q, at, (at - 1) / 2);
 		at = (at - 1) / 2;
 	}
@@ -630,9 +625,9 @@ static int merge_shards(struct sink *k, struct kmerge *q, int shard)
 		}
 	}
 	while (q->nheap) {
-		uint64_t h = current_hash(q, q->heap[0]);
+		uint64_t h = q->hash[q->heap[0]];
 		q->ngroup = 0;
-		while (q->nheap && current_hash(q, q->heap[0]) == h) {
+		while (q->nheap && q->hash[q->heap[0]] == h) {
 			int i = q->heap[0];
 			const uint8_t *s;
 			for (; (s = cursor_slot(&q->cur[i])) && hash_of(s) == h; cursor_next(&q->cur[i])) {
@@ -742,11 +737,6 @@ out:
 	free(q.hash);
 	free(q.group);
 	return rc;
-}
-
-int index_mem_absorb(struct gindex *ix, struct gindex *from)
-{
-	return index_mem_absorb_all(ix, &from, 1);
 }
 
 static uint64_t mem_distinct(const struct gindex *ix)
