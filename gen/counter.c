@@ -1,18 +1,17 @@
 /* counter.c - one block size's counts: each hashing thread (writer) counts into its own memory
  * indexes, one per fingerprint range, with no lock; at the end the writers' parts of each range
- * are merged by parallel threads, or spilled (in fingerprint order) to an optional Berkeley DB
- * index behind, which also takes a part whenever memory reaches --mem-limit. */
+ * are walked as one by parallel threads, or spilled (in fingerprint order) to an optional Berkeley
+ * DB index behind, which also takes a part whenever memory reaches --mem-limit. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counter.h"
-#include "fanout.h"
 #include "counts.h"
 
 /* Ranges of the first fingerprint byte: range r holds fingerprints whose first byte >> 4 is r,
  * so the ranges in order are fingerprint order (a sorted walk is one range after another), and
- * the merge has 16 independent pieces of work. */
+ * the final walk has 16 independent pieces of work. */
 #define RANGES 16
 #define RANGE_OF(fp) ((fp)[0] >> 4)
 
@@ -23,10 +22,9 @@ struct counter {
 	pthread_mutex_t back_lock; /* the back is shared by the writers' spills */
 	int writers;
 	struct gindex **part;      /* part[w * RANGES + r]: writer w's counts of range r */
-	bool merged;               /* writer 0's parts hold everything (no back) */
 	uint64_t spills;
 	uint64_t peak_entries, peak_bytes; /* entries: once per part holding a content */
-	uint64_t merged_distinct;          /* the distinct contents once merged (no back), else 0 */
+	uint64_t walked_distinct;          /* the distinct contents a final walk found (no back), else 0 */
 };
 
 static struct gindex *part_of(const struct counter *c, int w, int r)
@@ -85,7 +83,7 @@ int counter_set_writers(struct counter *c, int writers)
 }
 
 /* Sums over every part: what memory holds now (entries counted once per part). Called when no
- * writer runs (settle, merge): the parts are not read while their writers change them. */
+ * writer runs (settle, the final walk): the parts are not read while their writers change them. */
 static void note_peak(struct counter *c)
 {
 	uint64_t n = 0, b = 0;
@@ -173,89 +171,15 @@ int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first
 	return add_to(c, 0, fp, 1, n, first, why, whylen);
 }
 
-/* ---- the end: merge the writers' parts (no back) or spill them all (back) ---- */
-
-struct merge_job {
-	struct counter *c;
-	int next;          /* the next job (atomic): 0 is `before`, then the ranges 1 .. RANGES */
-	int failed;        /* atomic */
-	int (*before)(void *arg);
-	void *before_arg;
-	char why[600];
-};
-
-static void merge_fail(struct merge_job *j, const char *what, const char *detail)
-{
-	if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
-		snprintf(j->why, sizeof j->why, "%s%s", what, detail);
-}
-
-static void *merge_ranges(void *arg)
-{
-	struct merge_job *j = arg;
-	struct counter *c = j->c;
-	int r;
-	while ((r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED) - 1) < RANGES) {
-		if (r < 0) { /* first, as the longest job: the others' merges go on beside it */
-			if (j->before && j->before(j->before_arg))
-				merge_fail(j, "out of memory", "");
-			continue;
-		}
-		/* all writers' parts at once: absorbed one after the other, writer 0's table was
-		 * rewritten writers - 1 times (most of the end of a 16-thread scan) */
-		struct gindex *dst = part_of(c, 0, r), **from = malloc((size_t)(c->writers - 1) * sizeof *from);
-		if (!from) {
-			merge_fail(j, "out of memory", "");
-			return NULL;
-		}
-		for (int w = 1; w < c->writers; w++)
-			from[w - 1] = part_of(c, w, r);
-		int rc = index_mem_absorb_all(dst, from, c->writers - 1); /* no back: the parts have no limit */
-		free(from);
-		if (rc) {
-			merge_fail(j, "merging the threads' counts: ", dst->err);
-			return NULL;
-		}
-	}
-	return NULL;
-}
-
-/* before (may be NULL) on this thread: 0, or -1 with why "out of memory". */
-static int run_before(int (*before)(void *), void *arg, char *why, size_t whylen)
-{
-	if (before && before(arg)) {
-		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-/* Writer 0's parts take the other writers' counts, ranges in parallel (one thread per writer,
- * up to the number of ranges), with before (may be NULL) run by one of them meanwhile. */
-static int merge_writers(struct counter *c, int (*before)(void *), void *before_arg, char *why, size_t whylen)
-{
-	if (c->merged || c->writers == 1) {
-		c->merged = true;
-		return run_before(before, before_arg, why, whylen);
-	}
-	note_peak(c);
-	struct merge_job j = {.c = c, .before = before, .before_arg = before_arg};
-	fanout_run(c->writers < RANGES ? (size_t)c->writers : RANGES, merge_ranges, &j);
-	if (j.failed) {
-		snprintf(why, whylen, "%s", j.why);
-		return -1;
-	}
-	c->merged = true;
-	for (int r = 0; r < RANGES; r++)
-		c->merged_distinct += part_of(c, 0, r)->ops->distinct(part_of(c, 0, r));
-	return 0;
-}
+/* ---- the end: the writers' parts walked as one (no back), or all spilled (back) ---- */
 
 uint64_t counter_distinct_bound(const struct counter *c)
 {
 	if (c->back)
 		return UINT64_MAX;
-	uint64_t sum = 0; /* once merged, writer 0's parts hold everything and the others none */
+	if (c->walked_distinct)
+		return c->walked_distinct;
+	uint64_t sum = 0;
 	for (int w = 0; w < c->writers; w++)
 		for (int r = 0; r < RANGES; r++)
 			sum += part_of(c, w, r)->ops->distinct(part_of(c, w, r));
@@ -264,15 +188,8 @@ uint64_t counter_distinct_bound(const struct counter *c)
 
 int counter_settle(struct counter *c, char *why, size_t whylen)
 {
-	return counter_settle_beside(c, NULL, NULL, why, whylen);
-}
-
-int counter_settle_beside(struct counter *c, int (*before)(void *), void *before_arg, char *why, size_t whylen)
-{
 	if (!c->back)
-		return merge_writers(c, before, before_arg, why, whylen);
-	if (run_before(before, before_arg, why, whylen))
-		return -1;
+		return 0; /* nothing moves: the final walk merges the writers' parts as it reads them */
 	int rc = 0;
 	pthread_mutex_lock(&c->back_lock);
 	note_peak(c);
@@ -301,8 +218,8 @@ static int to_hist(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 	return w->also ? w->also(fp, count, first, w->also_arg) : 0;
 }
 
-/* The walk of the merged ranges, by threads taking ranges in turn: each its own histogram and
- * visitor argument. */
+/* The walk of the ranges, by threads taking ranges in turn (each range's writers' parts walked as
+ * one index): each thread its own histogram and visitor argument. */
 struct walk_job {
 	struct counter *c;
 	struct walk_arg *args;
@@ -319,16 +236,21 @@ static void *walk_ranges(void *arg)
 {
 	struct walk_thread *t = arg;
 	struct walk_job *j = t->j;
+	struct gindex **parts = malloc((size_t)j->c->writers * sizeof *parts);
 	int r;
-	while (!__atomic_load_n(&j->failed, __ATOMIC_RELAXED) &&
+	if (!parts && !__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
+		snprintf(j->why, sizeof j->why, "out of memory building the histogram");
+	while (parts && !__atomic_load_n(&j->failed, __ATOMIC_RELAXED) &&
 	       (r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < RANGES) {
-		struct gindex *src = part_of(j->c, 0, r);
-		if (src->ops->iterate(src, false, false, to_hist, &j->args[t->k])) {
+		for (int w = 0; w < j->c->writers; w++)
+			parts[w] = part_of(j->c, w, r);
+		if (index_mem_iterate_all(parts, j->c->writers, to_hist, &j->args[t->k])) {
 			if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
-				snprintf(j->why, sizeof j->why, "%s", src->err[0] ? src->err : "out of memory building the histogram");
-			return NULL;
+				snprintf(j->why, sizeof j->why, "%s", parts[0]->err[0] ? parts[0]->err : "out of memory building the histogram");
+			break;
 		}
 	}
+	free(parts);
 	return NULL;
 }
 
@@ -359,6 +281,8 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 		rc = -1;
 	}
 	for (int k = 0; k < n; k++) {
+		for (size_t i = 0; i < args[k].h.cap; i++)
+			c->walked_distinct += args[k].h.vals[i]; /* contents with each count: 0 in empty slots */
 		for (size_t i = 0; !rc && i < args[k].h.cap; i++)
 			if (args[k].h.keys[i] && count_hist_add(h, args[k].h.keys[i], args[k].h.vals[i])) {
 				snprintf(why, whylen, "out of memory building the histogram");
@@ -387,8 +311,6 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	if (!c->back && merge_writers(c, NULL, NULL, why, whylen))
-		return -1;
 	note_peak(c);
 	if (c->back) { /* the parts are empty after settle: everything is in the back, walked in order */
 		if (c->back->ops->iterate(c->back, false, false, to_hist, &w)) {
@@ -398,11 +320,17 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 	} else if (walk_parallel(c, walkers, h, why, whylen)) {
 		goto out;
 	}
-	if (zero_fp) {
-		struct gindex *src = c->back ? c->back : part_of(c, 0, RANGE_OF(zero_fp));
-		if (src->ops->lookup(src, zero_fp, &zc, &zf) < 0) {
+	for (int k = 0; zero_fp && k < (c->back ? 1 : c->writers); k++) { /* every writer's share of it */
+		struct gindex *src = c->back ? c->back : part_of(c, k, RANGE_OF(zero_fp));
+		uint64_t n = 0, f = UINT64_MAX;
+		int found = src->ops->lookup(src, zero_fp, &n, &f);
+		if (found < 0) {
 			snprintf(why, whylen, "%s", src->err);
 			goto out;
+		}
+		if (found) {
+			zc += n;
+			zf = f < zf ? f : zf;
 		}
 	}
 	if (count_hist_to_dist(h, out, &e)) {
@@ -420,12 +348,12 @@ out:
 	return rc;
 }
 
-/* Before the merge a content seen by several threads has an entry in each one's part: per
- * distinct content, memory costs the peak over the merged count. With a back (spills), the
- * entries memory held at its peak stand in. */
+/* A content seen by several threads has an entry in each one's part: per distinct content,
+ * memory costs the peak over the distinct contents the final walk found. With a back (spills),
+ * the entries memory held at its peak stand in. */
 double counter_bytes_per_distinct(const struct counter *c)
 {
-	uint64_t n = c->merged_distinct ? c->merged_distinct : c->peak_entries;
+	uint64_t n = c->walked_distinct ? c->walked_distinct : c->peak_entries;
 	return n ? (double)c->peak_bytes / (double)n : 0.0;
 }
 

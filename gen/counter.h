@@ -1,5 +1,5 @@
-/* counter.h - one block size's fingerprint counts: per-writer memory indexes in front (merged at
- * the end), optionally a Berkeley DB index behind that takes them whenever memory reaches --mem-limit. */
+/* counter.h - one block size's fingerprint counts: per-writer memory indexes in front (walked as
+ * one at the end), optionally a Berkeley DB index behind that takes them whenever memory reaches --mem-limit. */
 #ifndef DEDIS_GEN_COUNTER_H
 #define DEDIS_GEN_COUNTER_H
 
@@ -24,15 +24,13 @@ int counter_add_batch(struct counter *c, int writer, const uint8_t *fps, size_t 
 		      size_t whylen);
 /* count(fp) += n, first(fp) = min(first(fp), first), as writer 0 (not beside the writers). */
 int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first, char *why, size_t whylen);
-/* After the writers have stopped: without a back, merges the writers' counts (fingerprint ranges
- * in parallel threads); with one, moves what memory holds to the back, in fingerprint order. */
+/* After the writers have stopped: with a back, moves what memory holds to the back, in
+ * fingerprint order; without one there is nothing to move (the distribution walks the writers'
+ * indexes as one). */
 int counter_settle(struct counter *c, char *why, size_t whylen);
-/* At least the distinct contents counted: the sum of the writers' own counts (exact once settled,
- * or with one writer), or UINT64_MAX where a back holds some. */
+/* At least the distinct contents counted: the sum of the writers' own counts (exact with one
+ * writer, or once counter_distribution has walked them), or UINT64_MAX where a back holds some. */
 uint64_t counter_distinct_bound(const struct counter *c);
-/* settle, with before(arg) (0 or -1: out of memory) run by one of the merging threads meanwhile,
- * or after the settle when there is nothing to merge in parallel. */
-int counter_settle_beside(struct counter *c, int (*before)(void *arg), void *arg, char *why, size_t whylen);
 /* After settle: the distribution of the counts and the count and first position of zero_fp (the
  * all-zero block's fingerprint; may be NULL; first is UINT64_MAX when absent). `also` (may be
  * NULL) sees every entry during the same walk of the index (the compressibility and locality
@@ -50,7 +48,7 @@ struct counter_walkers {
 int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const struct counter_walkers *w,
 			    struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen);
 /* Memory-index bytes per distinct fingerprint: the most memory the indexes held, over the distinct
- * contents (with several writers, a content seen by k of them was held k times until the merge). */
+ * contents (with several writers, a content seen by k of them is held k times). */
 double counter_bytes_per_distinct(const struct counter *c);
 uint64_t counter_spills(const struct counter *c);
 void counter_free(struct counter *c);

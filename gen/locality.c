@@ -69,6 +69,14 @@ struct loc_recorder {
 	uint64_t zero_key_first;
 	struct pslot ring[RESOLVE_AHEAD]; /* a circular buffer: entry k at k % RESOLVE_AHEAD */
 	size_t ring_n;                    /* entries ever pushed since loc_resolve_begin */
+	/* loc_resolve_begin_copies: the table is built at the end from the copied contents the
+	 * resolvers gathered, one array each (the key: prefix, first: the content's first position) */
+	bool by_copies;
+	struct copied {
+		struct pslot *e;
+		size_t n;
+	} *copied;
+	size_t ncopied, copiedcap, copies;
 	struct win *wins;        /* sorted by number */
 	size_t nwin, wincap;
 	/* the windows' arrays, carved from chunks of WIN_CHUNK windows faulted in at once: one at a
@@ -110,6 +118,11 @@ static void free_resolution(struct loc_recorder *r)
 	r->table = NULL;
 	r->cap = r->nkeys = r->grow_at = r->ring_n = 0;
 	r->zero_key = false;
+	for (size_t i = 0; i < r->ncopied; i++)
+		free(r->copied[i].e);
+	free(r->copied);
+	r->copied = NULL;
+	r->ncopied = r->copiedcap = r->copies = 0;
 }
 
 void loc_recorder_free(struct loc_recorder *r)
@@ -306,7 +319,31 @@ static size_t room_for(size_t cap)
 	return cap * 2 / 3 < cap - 1 ? cap * 2 / 3 : cap - 1;
 }
 
-/* One thread's records into the table, alone: it grows when it would pass 2/3 full. */
+/* One key into the table, alone: its first position lowered to pos; the table grows when it would
+ * pass 2/3 full. 0 or -1 (out of memory). */
+static int insert_key(struct loc_recorder *r, uint64_t key, uint64_t pos)
+{
+	struct pslot *s = slot_of(r, key);
+	if (!s) {
+		if (!r->zero_key || pos < r->zero_key_first)
+			r->zero_key_first = pos;
+		r->zero_key = true;
+	} else if (!s->key) {
+		if (r->nkeys >= r->grow_at) {
+			if (grow_table(r))
+				return -1;
+			r->grow_at = room_for(r->cap);
+			s = slot_of(r, key);
+		}
+		*s = (struct pslot){key, pos};
+		r->nkeys++;
+	} else if (pos < s->first) {
+		s->first = pos;
+	}
+	return 0;
+}
+
+/* One thread's records into the table, alone. */
 static int insert_part(struct loc_recorder *r, const struct loc_local *l)
 {
 	const uint64_t *pfx = l->pfx;
@@ -315,24 +352,8 @@ static int insert_part(struct loc_recorder *r, const struct loc_local *l)
 		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
 			if (i + RESOLVE_AHEAD < l->npfx)
 				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
-			uint64_t pos = sg->pos + (i - sg->off);
-			struct pslot *s = slot_of(r, pfx[i]);
-			if (!s) {
-				if (!r->zero_key || pos < r->zero_key_first)
-					r->zero_key_first = pos;
-				r->zero_key = true;
-			} else if (!s->key) {
-				if (r->nkeys >= r->grow_at) {
-					if (grow_table(r))
-						return -1;
-					r->grow_at = room_for(r->cap);
-					s = slot_of(r, pfx[i]);
-				}
-				*s = (struct pslot){pfx[i], pos};
-				r->nkeys++;
-			} else if (pos < s->first) {
-				s->first = pos;
-			}
+			if (insert_key(r, pfx[i], sg->pos + (i - sg->off)))
+				return -1;
 		}
 	}
 	return 0;
@@ -344,7 +365,7 @@ static int insert_part(struct loc_recorder *r, const struct loc_local *l)
  * under the threads: they stop, and the build starts over alone. */
 struct insert_job {
 	struct loc_recorder *r;
-	size_t next;      /* the next part, then the next slice of the table (atomic) */
+	size_t next;      /* the next part (or copied array), then the next slice of the table (atomic) */
 	size_t nkeys;     /* atomic */
 	int overflow;     /* atomic */
 	uint64_t zero;    /* prefix 0's first position + 1, 0: none (atomic) */
@@ -357,54 +378,90 @@ static void lower_plus_one(uint64_t *v, uint64_t pos)
 		;
 }
 
+/* New keys are added to the job's count in batches: one shared counter bumped by every thread for
+ * every key was most of the build's time (its cache line moving between the cores). The table may
+ * pass grow_at by threads x KEYS_BATCH keys before one of them sees it; it still has empty slots. */
+#define KEYS_BATCH 1024
+
+/* One key into the shared table; *mine counts the thread's new keys not yet added to the job's.
+ * 0, or 1: the table would pass 2/3 full (the job stops). */
+static int insert_key_shared(struct insert_job *j, uint64_t key, uint64_t pos, size_t *mine)
+{
+	struct loc_recorder *r = j->r;
+	if (!key) {
+		lower_plus_one(&j->zero, pos);
+		return 0;
+	}
+	size_t at = home(r, key), probes = 0;
+	for (;;) {
+		uint64_t k = __atomic_load_n(&r->table[at].key, __ATOMIC_ACQUIRE);
+		if (!k && __atomic_compare_exchange_n(&r->table[at].key, &k, key, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			if (++*mine == KEYS_BATCH) {
+				if (__atomic_add_fetch(&j->nkeys, *mine, __ATOMIC_RELAXED) > r->grow_at)
+					return 1;
+				*mine = 0;
+			}
+			break;
+		}
+		if (k == key)
+			break;
+		if (++probes == r->cap) /* full: only past grow_at, which another thread saw */
+			return 1;
+		at = at + 1 == r->cap ? 0 : at + 1;
+	}
+	lower_plus_one(&r->table[at].first, pos);
+	return 0;
+}
+
+/* Ends a thread's part of the build: its last new keys counted; 0 or 1 as above. */
+static int keys_done(struct insert_job *j, size_t mine)
+{
+	return __atomic_add_fetch(&j->nkeys, mine, __ATOMIC_RELAXED) > j->r->grow_at;
+}
+
 static void insert_part_shared(struct insert_job *j, const struct loc_local *l)
 {
 	struct loc_recorder *r = j->r;
 	const uint64_t *pfx = l->pfx;
-	for (size_t g = 0; g < l->nseg; g++) {
+	size_t mine = 0;
+	int over = 0;
+	for (size_t g = 0; g < l->nseg && !over && !__atomic_load_n(&j->overflow, __ATOMIC_RELAXED); g++) {
 		const struct seg *sg = &l->segs[g];
-		if (__atomic_load_n(&j->overflow, __ATOMIC_RELAXED))
-			return;
-		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
+		for (size_t i = sg->off; i < sg->off + sg->n && !over; i++) {
 			if (i + RESOLVE_AHEAD < l->npfx)
 				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
-			uint64_t pos = sg->pos + (i - sg->off), key = pfx[i];
-			if (!key) {
-				lower_plus_one(&j->zero, pos);
-				continue;
-			}
-			size_t at = home(r, key), probes = 0;
-			for (;;) {
-				uint64_t k = __atomic_load_n(&r->table[at].key, __ATOMIC_ACQUIRE);
-				if (!k) {
-					if (__atomic_compare_exchange_n(&r->table[at].key, &k, key, false, __ATOMIC_ACQ_REL,
-									__ATOMIC_ACQUIRE)) {
-						if (__atomic_add_fetch(&j->nkeys, 1, __ATOMIC_RELAXED) > r->grow_at) {
-							__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
-							return;
-						}
-						break;
-					}
-				}
-				if (k == key)
-					break;
-				if (++probes == r->cap) { /* full: only past grow_at, which another thread saw */
-					__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
-					return;
-				}
-				at = at + 1 == r->cap ? 0 : at + 1;
-			}
-			lower_plus_one(&r->table[at].first, pos);
+			over = insert_key_shared(j, pfx[i], sg->pos + (i - sg->off), &mine);
 		}
 	}
+	if (over || keys_done(j, mine))
+		__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
+}
+
+static void insert_copied_shared(struct insert_job *j, const struct copied *c)
+{
+	struct loc_recorder *r = j->r;
+	size_t mine = 0;
+	int over = 0;
+	for (size_t i = 0; i < c->n && !over; i++) {
+		if (i + RESOLVE_AHEAD < c->n)
+			__builtin_prefetch(&r->table[home(r, c->e[i + RESOLVE_AHEAD].key)], 1);
+		over = insert_key_shared(j, c->e[i].key, c->e[i].first, &mine);
+	}
+	if (over || keys_done(j, mine))
+		__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
 }
 
 static void *insert_parts(void *arg)
 {
 	struct insert_job *j = arg;
-	size_t k;
-	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->r->nparts)
-		insert_part_shared(j, j->r->parts[k]);
+	struct loc_recorder *r = j->r;
+	size_t k, n = r->by_copies ? r->ncopied : r->nparts;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < n) {
+		if (r->by_copies)
+			insert_copied_shared(j, &r->copied[k]);
+		else
+			insert_part_shared(j, r->parts[k]);
+	}
 	return NULL;
 }
 
@@ -427,7 +484,7 @@ static void *fix_firsts(void *arg)
 static int insert_shared(struct loc_recorder *r)
 {
 	struct insert_job j = {.r = r};
-	fanout_run(threads_for(r->nparts), insert_parts, &j);
+	fanout_run(threads_for(r->by_copies ? r->ncopied : r->nparts), insert_parts, &j);
 	if (j.overflow)
 		return 1;
 	j.next = 0;
@@ -442,6 +499,7 @@ static int insert_shared(struct loc_recorder *r)
 int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 {
 	free_resolution(r);
+	r->by_copies = false;
 	if (!r->npfx)
 		return 0;
 	/* Sized for the distinct prefixes the records can hold, at most 2/3 full: there are no more
@@ -468,6 +526,35 @@ int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 	for (size_t k = 0; k < r->nparts; k++)
 		if (insert_part(r, r->parts[k]))
 			return -1;
+	return 0;
+}
+
+int loc_resolve_begin_copies(struct loc_recorder *r)
+{
+	free_resolution(r);
+	r->by_copies = true;
+	return 0;
+}
+
+/* The table of the copied contents the resolvers gathered: sized by their number, so it never
+ * grows (the serial build below is there for a table that would). Small where most contents are
+ * seen once - a tar of /usr: 2 % of them - so the records' lookups hit the cache. */
+static int build_copies_table(struct loc_recorder *r)
+{
+	r->cap = cap_for(r->copies);
+	r->grow_at = room_for(r->cap);
+	if (!(r->table = new_table(r->cap, &r->table_bytes)))
+		return -1;
+	if (fanout_cores() > 1 && r->ncopied > 1) {
+		int rc = insert_shared(r);
+		if (rc <= 0)
+			return rc;
+		memset(r->table, 0, r->table_bytes);
+	}
+	for (size_t k = 0; k < r->ncopied; k++)
+		for (size_t i = 0; i < r->copied[k].n; i++)
+			if (insert_key(r, r->copied[k].e[i].key, r->copied[k].e[i].first))
+				return -1;
 	return 0;
 }
 
@@ -511,11 +598,15 @@ void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first
 }
 
 /* A thread's own pipeline into the shared table. Threads offer disjoint fingerprint ranges and a
- * prefix is the fingerprint's first 8 bytes, so each slot is written by one thread only. */
+ * prefix is the fingerprint's first 8 bytes, so each slot is written by one thread only. By copies:
+ * the thread's copied contents, handed to the recorder when it finishes. */
 struct loc_resolver {
 	struct loc_recorder *r;
 	struct pslot ring[RESOLVE_AHEAD];
 	size_t ring_n;
+	struct pslot *copied;
+	size_t ncopied, cap;
+	bool failed; /* out of memory gathering */
 };
 
 struct loc_resolver *loc_resolver_new(struct loc_recorder *r)
@@ -526,17 +617,43 @@ struct loc_resolver *loc_resolver_new(struct loc_recorder *r)
 	return v;
 }
 
-void loc_resolver_visit(struct loc_resolver *v, const uint8_t *fp, uint64_t first)
+void loc_resolver_visit(struct loc_resolver *v, const uint8_t *fp, uint64_t count, uint64_t first)
 {
-	pipeline_push(v->r, v->ring, &v->ring_n, fp, first);
+	if (!v->r->by_copies) {
+		pipeline_push(v->r, v->ring, &v->ring_n, fp, first);
+		return;
+	}
+	if (count < 2 || v->failed)
+		return;
+	if (array_reserve((void **)&v->copied, &v->cap, v->ncopied + 1, sizeof *v->copied, 1024)) {
+		v->failed = true;
+		return;
+	}
+	v->copied[v->ncopied++] = (struct pslot){prefix_of(fp), first};
 }
 
-void loc_resolver_finish(struct loc_resolver *v)
+int loc_resolver_finish(struct loc_resolver *v)
 {
 	if (!v)
-		return;
-	pipeline_drain(v->r, v->ring, &v->ring_n);
+		return 0;
+	struct loc_recorder *r = v->r;
+	int rc = v->failed ? -1 : 0;
+	if (!r->by_copies) {
+		pipeline_drain(r, v->ring, &v->ring_n);
+	} else if (!rc && v->ncopied) {
+		pthread_mutex_lock(&r->lock);
+		if (array_reserve((void **)&r->copied, &r->copiedcap, r->ncopied + 1, sizeof *r->copied, 16)) {
+			rc = -1;
+		} else {
+			r->copied[r->ncopied++] = (struct copied){v->copied, v->ncopied};
+			r->copies += v->ncopied;
+			v->copied = NULL;
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	free(v->copied);
 	free(v);
+	return rc;
 }
 
 /* Makes a mapping of `bytes` the chunk the next windows are carved from; 0 or -1 (out of memory:
@@ -591,16 +708,20 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 	return &r->wins[lo];
 }
 
-/* A thread's records: every prefix becomes its first position, in place (lookups pipelined). */
+/* A thread's records: every prefix becomes its first position, in place (lookups pipelined). A
+ * prefix the table lacks is, by copies, a content seen once (its own first position); else a
+ * block whose count was dropped (an unreadable range), which resolves to nothing. */
 static void resolve_part(struct loc_recorder *r, struct loc_local *l)
 {
 	uint64_t *pfx = l->pfx;
-	for (size_t i = 0; i < l->npfx; i++) {
-		if (i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
-			__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
-		const uint64_t *f = first_of(r, pfx[i]);
-		/* a block whose count was dropped (an unreadable range) resolves to nothing */
-		pfx[i] = f ? *f : UINT64_MAX;
+	for (size_t g = 0; g < l->nseg; g++) {
+		const struct seg *sg = &l->segs[g];
+		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
+			if (i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
+				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
+			const uint64_t *f = first_of(r, pfx[i]);
+			pfx[i] = f ? *f : r->by_copies ? sg->pos + (i - sg->off) : UINT64_MAX;
+		}
 	}
 }
 
@@ -631,7 +752,10 @@ int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
 	pipeline_drain(r, r->ring, &r->ring_n);
-	resolve_all(r);
+	if (r->by_copies && r->npfx && build_copies_table(r))
+		return -1;
+	if (r->table)
+		resolve_all(r);
 	/* then goes to its window; the table, done with, holds the first windows */
 	if (r->table && r->table_bytes >= LOC_WINDOW * sizeof(uint64_t) && !add_chunk(r, r->table, r->table_bytes))
 		r->table = NULL;

@@ -39,25 +39,36 @@ int loc_local_record(struct loc_local *l, const uint8_t *fps, size_t n, uint64_t
 int loc_local_flush(struct loc_local *l);
 void loc_local_free(struct loc_local *l);
 
-/* After the scan. Resolution: begin builds a table of the recorded prefixes; every index entry
- * is then offered (its first position is the first position of the content its prefix names);
- * end turns the records into resolved positions. keys_bound: no more distinct prefixes than this
- * are expected among the records (the contents counted; UINT64_MAX: unknown), which sizes the
- * table (more are taken, at the cost of a rehash). */
+/* After the scan, the records are resolved to their contents' first positions, one of two ways.
+ *
+ * By the records: begin builds a table of the recorded prefixes, each from its first record;
+ * every index entry is then offered (visit: its first position is the first position of the
+ * content its prefix names); end turns the records into resolved positions. keys_bound: no more
+ * distinct prefixes than this are expected among the records (the contents counted; UINT64_MAX:
+ * unknown), which sizes the table (more are taken, at the cost of a rehash). Any stream: windows,
+ * -k onto an analysis, ranks' shares.
+ *
+ * By copies, where every position was recorded (loc_records_complete) and the index holds nothing
+ * from before this stream: the walk offers every entry with its count, the resolvers keep those
+ * counted more than once, and end builds the table from them alone: a record whose prefix is not
+ * there is its content's only block, its own first position. The table is a fraction of the
+ * records' one, most of all on data of few copies. */
 int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound);
-/* After begin: every position was recorded (the stream fits the budget), so each prefix's first
- * record is its content's first position in this stream, and the offers (visit) are needed only
- * where the index holds positions from before it (-k onto an analysis; ranks' shares). */
+int loc_resolve_begin_copies(struct loc_recorder *r);
+/* Every position was recorded: the stream fits the budget. */
 bool loc_records_complete(const struct loc_recorder *r);
+/* By the records, the offers from one thread; not by copies. */
 void loc_resolve_visit(struct loc_recorder *r, const uint8_t *fp, uint64_t first);
+/* 0 or -1 (out of memory). */
 int loc_resolve_end(struct loc_recorder *r);
-/* visit split over threads, between begin and end: each thread its own resolver, offering
- * entries of fingerprint ranges no other thread offers (whole first bytes); finish resolves what
- * its pipeline still holds and frees it (before end). */
+/* The offers split over threads, between begin (either way) and end: each thread its own
+ * resolver, offering entries of fingerprint ranges no other thread offers (whole first bytes);
+ * finish resolves what its pipeline still holds, or hands its copies over, and frees it (before
+ * end): 0 or -1 (out of memory). */
 struct loc_resolver;
 struct loc_resolver *loc_resolver_new(struct loc_recorder *r);
-void loc_resolver_visit(struct loc_resolver *v, const uint8_t *fp, uint64_t first);
-void loc_resolver_finish(struct loc_resolver *v);
+void loc_resolver_visit(struct loc_resolver *v, const uint8_t *fp, uint64_t count, uint64_t first);
+int loc_resolver_finish(struct loc_resolver *v);
 /* Resolved records kept by an earlier analysis (-k): window number and LOC_WINDOW first
  * positions (UINT64_MAX where nothing was recorded). */
 int loc_load_window(struct loc_recorder *r, uint64_t window, const uint64_t *firsts);

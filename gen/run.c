@@ -208,27 +208,15 @@ static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *a
 	if (j->comp && comp_join_part_visit(j->comp, fp, count))
 		return -1;
 	if (j->loc)
-		loc_resolver_visit(j->loc, fp, first);
+		loc_resolver_visit(j->loc, fp, count, first);
 	return 0;
-}
-
-/* The locality table's build, beside the merge: sized by the contents the threads counted, read
- * before the merge starts changing them. */
-struct resolve_begin_arg {
-	struct loc_recorder *loc;
-	uint64_t keys_bound;
-};
-
-static int resolve_begin(void *arg)
-{
-	struct resolve_begin_arg *a = arg;
-	return loc_resolve_begin(a->loc, a->keys_bound);
 }
 
 /* The distribution and its sections, settle included: one walk of the final index, by as many
  * threads as hashed, gives the counts, joins the compressibility samples with their copies and
- * resolves the locality records' first positions (whose table is built while the threads' counts
- * merge). With -k the DB's samples and locality windows take part (its positions come first). */
+ * resolves the locality records' first positions (by copies where the records are the whole
+ * stream, else against a table of the records built before the walk). With -k the DB's samples
+ * and locality windows take part (its positions come first). */
 static int measured_sections(struct run *r, struct size_out *s, char *why, size_t whylen)
 {
 	uint64_t zero_first = UINT64_MAX;
@@ -239,25 +227,29 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 		if (s->loc && side_load_windows(s->db, s->loc, why, whylen))
 			return -1;
 	}
-	struct resolve_begin_arg begin = {s->loc, counter_distinct_bound(s->counter)};
-	if (counter_settle_beside(s->counter, s->loc ? resolve_begin : NULL, &begin, why, whylen))
+	/* the bound is read before the settle: with a DB it moves the counts there */
+	bool by_copies = s->loc && !s->prior && loc_records_complete(s->loc);
+	if (s->loc && (by_copies ? loc_resolve_begin_copies(s->loc)
+				 : loc_resolve_begin(s->loc, counter_distinct_bound(s->counter)))) {
+		snprintf(why, whylen, "out of memory");
 		return -1;
-	/* the walk offers the records first positions only where they do not know them already */
-	bool offer_loc = s->loc && (s->prior || !loc_records_complete(s->loc));
+	}
+	if (counter_settle(s->counter, why, whylen))
+		return -1;
 	int n = r->threads > 1 ? r->threads : 1, rc = 0;
 	struct join_part *parts = calloc((size_t)n, sizeof *parts);
 	void **args = calloc((size_t)n, sizeof *args);
 	for (int k = 0; parts && args && k < n && !rc; k++) {
 		args[k] = &parts[k];
 		if ((s->comp && !(parts[k].comp = comp_join_part_new(s->comp))) ||
-		    (offer_loc && !(parts[k].loc = loc_resolver_new(s->loc))))
+		    (s->loc && !(parts[k].loc = loc_resolver_new(s->loc))))
 			rc = -1;
 	}
 	if (!parts || !args || rc) {
 		snprintf(why, whylen, "out of memory joining the measured sections");
 		rc = -1;
 	} else {
-		struct counter_walkers w = {n, s->comp || offer_loc ? join_visit : NULL, args};
+		struct counter_walkers w = {n, s->comp || s->loc ? join_visit : NULL, args};
 		rc = counter_distribution_by(s->counter, s->zero_fp, &w, &s->dist, &s->zero_blocks, &zero_first, why,
 					     whylen);
 	}
@@ -267,7 +259,10 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 			rc = -1;
 		}
 		comp_join_part_free(parts[k].comp);
-		loc_resolver_finish(parts[k].loc);
+		if (loc_resolver_finish(parts[k].loc) && !rc) {
+			snprintf(why, whylen, "out of memory resolving the locality records");
+			rc = -1;
+		}
 	}
 	free(parts);
 	free(args);

@@ -57,12 +57,10 @@ struct gindex {
 /* In-memory index (mem.c). mem_limit: 0 = none, else add returns INDEX_FULL rather than grow
  * the table past that many bytes. */
 struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
-/* Adds every entry of the n indexes `from` (memory indexes of the same fp_len) to ix, as add()
- * would (counts summed, the earliest first position kept), by one k-way merge per shard instead
- * of an insert per entry (and instead of one index after another, which rewrites ix's table n
- * times); the `from` indexes are left empty. INDEX_FULL: ix's limit would be crossed; no index
- * was changed. -1 (out of memory): the shards merged so far have moved from `from` to ix. */
-int index_mem_absorb_all(struct gindex *ix, struct gindex *const *from, int n);
+/* Visits the union of n memory indexes of one fp_len as if they were one: each digest once, its
+ * counts summed and its earliest first position (a k-way merge per shard, in hash order; nothing
+ * is copied or changed). 0, fn's non-zero return, or -1 with ix[0]->err filled. */
+int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, void *arg);
 
 /* The metadata a Berkeley DB index keeps next to its counts (bdb.c). */
 struct index_meta {

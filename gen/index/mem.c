@@ -1,7 +1,7 @@
 /* mem.c - the in-memory fingerprint index: 256 shards (by the first fingerprint byte), each a
  * Robin Hood table of [full digest | 32-bit count | 48-bit first position] slots grown by 1.25x
- * at 85 %. Slots stay sorted by their 64-bit hash, so growing, and absorbing other indexes, is
- * one sequential merge. */
+ * at 85 %. Slots stay sorted by their 64-bit hash, so growing is one sequential merge, and several
+ * indexes are walked as one by merging their shards in hash order. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,7 +440,7 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 	return rc;
 }
 
-/* ---- absorbing another index: a sorted merge per shard ---- */
+/* ---- several indexes walked as one: a k-way merge per shard ---- */
 
 static const struct index_ops mem_ops;
 
@@ -493,47 +493,22 @@ static void cursor_next(struct cursor *c)
 	cursor_skip_empty(c);
 }
 
-/* The new table being written in ascending hash order: each entry at max(its home, the slot
- * after the previous one), as grow() does; entries pushed past the end go through place(). With
- * slots NULL it only counts. */
-struct sink {
-	struct mem_index *m;
-	uint8_t *slots;
-	uint64_t cap, cursor, n;
-};
-
-static void sink_put(struct sink *k, const uint8_t *entry)
-{
-	k->n++;
-	if (!k->slots)
-		return;
-	uint64_t pos = home_of(entry, k->cap);
-	if (pos < k->cursor)
-		pos = k->cursor;
-	if (pos >= k->cap) {
-		place(k->m, k->slots, k->cap, entry);
-		return;
-	}
-	memcpy(k->slots + pos * k->m->es, entry, k->m->es);
-	k->cursor = pos + 1;
-}
-
-/* A k-way merge of one shard of several indexes (the absorbing one first), in hash order: a
- * binary heap of the cursors by their current hash, and the entries of one hash gathered from
- * all of them, then combined digest by digest (distinct digests sharing 8 bytes are
- * astronomically rare, but each must stay itself). */
+/* A k-way merge of one shard of several indexes, in hash order: a binary heap of the cursors by
+ * their current hash, and the entries of one hash gathered from all of them, then combined digest
+ * by digest (distinct digests sharing 8 bytes are astronomically rare, but each must stay
+ * itself). */
 struct gathered {
 	const uint8_t *slot; /* NULL once combined into an earlier one */
 	int from;            /* the index it is in */
 };
 
 struct kmerge {
-	int n;                    /* indexes */
-	struct mem_index **ix;    /* whose overflow list a slot's count is in */
-	struct cursor *cur;       /* per index */
-	uint64_t *hash;           /* per index: the hash of its cursor's slot, while it has one */
-	int *heap, nheap;         /* indexes with entries left, the smallest current hash on top */
-	struct gathered *group;   /* the entries of the current hash */
+	int n;                        /* indexes */
+	struct mem_index **ix;        /* whose overflow list a slot's count is in */
+	struct cursor *cur;           /* per index */
+	uint64_t *hash;               /* per index: the hash of its cursor's slot, while it has one */
+	int *heap, nheap;             /* indexes with entries left, the smallest current hash on top */
+	struct gathered *group;       /* the entries of the current hash */
 	size_t ngroup, groupcap;
 };
 
@@ -567,18 +542,15 @@ static void heap_up(struct kmerge *q, int at)
 	}
 }
 
-/* The gathered entries, one per digest, into the sink: counts added (past 32 bits into the
- * absorbing index's overflow list), the earliest first position kept. */
-static int put_group(struct sink *k, struct kmerge *q)
+/* The gathered entries, one visit per digest: counts added, the earliest first position. */
+static int visit_group(struct kmerge *q, index_visit_fn fn, void *arg)
 {
-	struct mem_index *m = k->m;
-	size_t fl = m->base.fp_len;
+	size_t fl = q->ix[0]->base.fp_len;
 	for (size_t i = 0; i < q->ngroup; i++) {
 		const uint8_t *e = q->group[i].slot;
 		if (!e)
 			continue;
 		uint64_t total = true_count(q->ix[q->group[i].from], e), first = slot_first(e, fl);
-		const uint8_t *mine = q->group[i].from == 0 ? e : NULL; /* the absorbing index's slot */
 		for (size_t j = i + 1; j < q->ngroup; j++) {
 			const uint8_t *f = q->group[j].slot;
 			if (!f || memcmp(e, f, fl))
@@ -586,33 +558,18 @@ static int put_group(struct sink *k, struct kmerge *q)
 			total += true_count(q->ix[q->group[j].from], f);
 			if (slot_first(f, fl) < first)
 				first = slot_first(f, fl);
-			if (q->group[j].from == 0)
-				mine = f;
 			q->group[j].slot = NULL;
 		}
-		if (!k->slots) { /* counting */
-			sink_put(k, e);
-			continue;
-		}
-		uint8_t entry[SLOT_MAX];
-		memcpy(entry, e, m->es);
-		set_first(entry, fl, first);
-		if (total < COUNT_OVERFLOW) {
-			set_count(entry, fl, (uint32_t)total);
-		} else {
-			if (mine && slot_count(mine, fl) == COUNT_OVERFLOW)
-				ovf_find(m, mine)->count = total;
-			else if (ovf_add(m, entry, total))
-				return -1;
-			set_count(entry, fl, COUNT_OVERFLOW);
-		}
-		sink_put(k, entry);
+		int rc = fn(e, total, first, arg);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
 
-/* Walks shard `shard` of the indexes in hash order into the sink. */
-static int merge_shards(struct sink *k, struct kmerge *q, int shard)
+/* Walks shard `shard` of the indexes in hash order: 0, fn's non-zero return, or -1 (out of
+ * memory, with ix[0]'s err filled). */
+static int merge_shards(struct kmerge *q, int shard, index_visit_fn fn, void *arg)
 {
 	q->nheap = 0;
 	for (int i = 0; i < q->n; i++) {
@@ -631,10 +588,8 @@ static int merge_shards(struct sink *k, struct kmerge *q, int shard)
 			int i = q->heap[0];
 			const uint8_t *s;
 			for (; (s = cursor_slot(&q->cur[i])) && hash_of(s) == h; cursor_next(&q->cur[i])) {
-				if (array_reserve((void **)&q->group, &q->groupcap, q->ngroup + 1, sizeof *q->group, 16)) {
-					snprintf(k->m->base.err, sizeof k->m->base.err, "memory index: out of memory merging");
+				if (array_reserve((void **)&q->group, &q->groupcap, q->ngroup + 1, sizeof *q->group, 16))
 					return -1;
-				}
 				q->group[q->ngroup++] = (struct gathered){s, i};
 			}
 			if (s)
@@ -643,94 +598,38 @@ static int merge_shards(struct sink *k, struct kmerge *q, int shard)
 				q->heap[0] = q->heap[--q->nheap];
 			heap_down(q, 0);
 		}
-		if (put_group(k, q))
-			return -1;
+		int rc = visit_group(q, fn, arg);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
 
-/* Whether any absorbed index has entries in the shard. */
-static bool others_have(const struct kmerge *q, int shard)
+int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, void *arg)
 {
-	for (int f = 1; f < q->n; f++)
-		if (q->ix[f]->shards[shard].n)
-			return true;
-	return false;
-}
-
-int index_mem_absorb_all(struct gindex *ix, struct gindex *const *from, int nfrom)
-{
-	struct mem_index *m = (struct mem_index *)ix;
-	size_t es = m->es;
-	uint64_t ncap[NSHARDS], bytes = m->bytes;
-	for (int f = 0; f < nfrom; f++) {
-		if (from[f]->ops != &mem_ops || from[f]->fp_len != ix->fp_len || from[f] == ix) {
-			snprintf(ix->err, sizeof ix->err, "memory index: can only absorb other memory indexes of the same hash");
+	for (int i = 0; i < n; i++) {
+		if (ix[i]->ops != &mem_ops || ix[i]->fp_len != ix[0]->fp_len) {
+			snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: can only walk memory indexes of one hash together");
 			return -1;
 		}
 	}
-	struct kmerge q = {.n = nfrom + 1};
-	q.ix = malloc((size_t)q.n * sizeof *q.ix);
-	q.cur = malloc((size_t)q.n * sizeof *q.cur);
-	q.heap = malloc((size_t)q.n * sizeof *q.heap);
-	q.hash = malloc((size_t)q.n * sizeof *q.hash);
+	if (n == 1)
+		return ix[0]->ops->iterate(ix[0], false, false, fn, arg);
+	struct kmerge q = {.n = n};
+	q.ix = malloc((size_t)n * sizeof *q.ix);
+	q.cur = malloc((size_t)n * sizeof *q.cur);
+	q.heap = malloc((size_t)n * sizeof *q.heap);
+	q.hash = malloc((size_t)n * sizeof *q.hash);
 	int rc = -1;
-	if (!q.ix || !q.cur || !q.heap || !q.hash) {
-		snprintf(ix->err, sizeof ix->err, "memory index: out of memory merging");
-		goto out;
+	if (q.ix && q.cur && q.heap && q.hash) {
+		for (int i = 0; i < n; i++)
+			q.ix[i] = (struct mem_index *)ix[i];
+		rc = 0;
+		for (int sh = 0; sh < NSHARDS && !rc; sh++)
+			rc = merge_shards(&q, sh, fn, arg);
 	}
-	q.ix[0] = m;
-	for (int f = 0; f < nfrom; f++)
-		q.ix[f + 1] = (struct mem_index *)from[f];
-	/* first the sizes, so that a limit refuses before anything changes */
-	for (int i = 0; i < NSHARDS; i++) {
-		ncap[i] = m->shards[i].cap; /* the capacity adds one by one would have grown to */
-		if (!others_have(&q, i))
-			continue;
-		struct sink count = {.m = m};
-		if (merge_shards(&count, &q, i))
-			goto out;
-		while (count.n * MAX_LOAD_DEN > ncap[i] * MAX_LOAD_NUM)
-			ncap[i] = ncap[i] ? ncap[i] + ncap[i] / 4 : MIN_CAP;
-		bytes += (ncap[i] - m->shards[i].cap) * es;
-	}
-	if (m->limit && bytes > m->limit) {
-		rc = INDEX_FULL;
-		goto out;
-	}
-	for (int i = 0; i < NSHARDS; i++) {
-		struct shard *a = &m->shards[i];
-		if (!others_have(&q, i))
-			continue;
-		uint8_t *ns = zeroed_table(ncap[i] * es);
-		if (!ns) {
-			snprintf(ix->err, sizeof ix->err, "memory index: out of memory merging to %llu slots",
-				 (unsigned long long)ncap[i]);
-			goto out;
-		}
-		struct sink put = {.m = m, .slots = ns, .cap = ncap[i]};
-		if (merge_shards(&put, &q, i)) {
-			free(ns);
-			goto out;
-		}
-		free(a->slots);
-		m->bytes += (ncap[i] - a->cap) * es;
-		m->n += put.n - a->n;
-		*a = (struct shard){ns, ncap[i], put.n};
-		/* the absorbed shards go now, not at the end: the peak is one new shard over them all */
-		for (int f = 1; f < q.n; f++) {
-			struct mem_index *src = q.ix[f];
-			struct shard *b = &src->shards[i];
-			src->bytes -= b->cap * es;
-			src->n -= b->n;
-			free(b->slots);
-			*b = (struct shard){0};
-		}
-	}
-	for (int f = 1; f < q.n; f++)
-		reset(q.ix[f]);
-	rc = 0;
-out:
+	if (rc == -1 && !ix[0]->err[0])
+		snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: out of memory walking");
 	free(q.ix);
 	free(q.cur);
 	free(q.heap);

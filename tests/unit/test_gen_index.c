@@ -216,36 +216,62 @@ static void test_mem_limit_full(void)
 	ix->ops->close(ix);
 }
 
-/* One entry of the absorb tests: fingerprint, then its count and position in each index (count
- * 0: absent there). */
-enum { ABSORB_MAX = 4 };
-struct absorb_case {
+/* One entry of the joint-walk tests: fingerprint, then its count and position in each index
+ * (count 0: absent there). */
+enum { JOINT_MAX = 4 };
+struct joint_case {
 	uint8_t fp[FL];
-	uint64_t n[ABSORB_MAX], f[ABSORB_MAX];
+	uint64_t n[JOINT_MAX], f[JOINT_MAX];
 };
 
-/* Fingerprint k of the absorb test: make_fp's, but pairs 2j and 2j + 1 below 600 share bytes
- * 0..8 (shard and hash) and differ only in their last byte: distinct digests the index must keep
+/* Fingerprint k of the joint-walk test: make_fp's, but pairs 2j and 2j + 1 below 600 share bytes
+ * 0..8 (shard and hash) and differ only in their last byte: distinct digests the walk must keep
  * apart though they sort as equals. */
-static void absorb_fp(uint64_t k, uint8_t *fp)
+static void joint_fp(uint64_t k, uint8_t *fp)
 {
 	make_fp(k < 600 ? k & ~UINT64_C(1) : k, fp);
 	if (k < 600 && (k & 1))
 		fp[FL - 1] ^= 0x5a;
 }
 
-/* Absorbing nix - 1 indexes into the first at once == adding their entries to it one by one:
- * 30,000 fingerprints, each in some of the indexes (with 2: a third in a only, a third in b only,
- * a third in both), hash-sharing pairs across and within them, counts past 32 bits in one, in
- * several or only in their sum, and shards that wrap around their end. */
-static void check_absorb(int nix)
+/* What a joint walk visited, added to an index of its own: a digest visited twice would be
+ * counted once there, so `visits` over its distinct tells. */
+struct joint_seen {
+	struct gindex *out;
+	uint64_t visits;
+	struct sum sum;
+};
+
+static int joint_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	struct joint_seen *s = arg;
+	s->visits++;
+	s->sum.n++;
+	s->sum.total += count;
+	s->sum.firsts += first;
+	return s->out->ops->add(s->out, fp, count, first) ? -1 : 0;
+}
+
+/* Stops a walk at its third visit, returning 7. */
+static int stop_at_three(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
+{
+	(void)fp, (void)count, (void)first;
+	return ++*(int *)arg == 3 ? 7 : 0;
+}
+
+/* Walking nix indexes as one == adding their entries to one index one by one: 30,000
+ * fingerprints, each in some of the indexes (with 2: a third in a only, a third in b only, a
+ * third in both), hash-sharing pairs across and within them, counts past 32 bits in one, in
+ * several or only in their sum, and shards that wrap around their end. The indexes are left as
+ * they were. */
+static void check_iterate_all(int nix)
 {
 	enum { N = 30000 };
-	struct absorb_case *cs = calloc(N, sizeof *cs);
+	struct joint_case *cs = calloc(N, sizeof *cs);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cs);
 	for (uint64_t k = 0; k < N; k++) {
-		struct absorb_case *e = &cs[k];
-		absorb_fp(k, e->fp);
+		struct joint_case *e = &cs[k];
+		joint_fp(k, e->fp);
 		/* the indexes holding it: a non-empty subset */
 		unsigned in = nix == 2 ? (unsigned)((k * 2654435761u) % 3 + 1)
 				       : (unsigned)(((k * 2654435761u) >> 7) % ((1u << nix) - 1) + 1);
@@ -269,12 +295,12 @@ static void check_absorb(int nix)
 		for (int x = 0; x < nix; x++)
 			cs[k].f[x] = cs[k].f[x] ? cs[k].f[x] : 77 + (uint64_t)x;
 
-	struct gindex *ix[ABSORB_MAX], *ref = index_mem_open(FL, 0);
-	uint64_t held[ABSORB_MAX] = {0}, distinct = 0;
+	struct gindex *ix[JOINT_MAX], *ref = index_mem_open(FL, 0);
+	uint64_t held[JOINT_MAX] = {0}, bytes[JOINT_MAX], distinct = 0;
 	for (int x = 0; x < nix; x++)
 		ix[x] = index_mem_open(FL, 0);
 	for (uint64_t k = 0; k < N; k++) {
-		struct absorb_case *e = &cs[k];
+		struct joint_case *e = &cs[k];
 		bool any = false;
 		for (int x = 0; x < nix; x++) {
 			if (!e->n[x])
@@ -286,19 +312,21 @@ static void check_absorb(int nix)
 		}
 		distinct += any;
 	}
-	for (int x = 0; x < nix; x++)
+	for (int x = 0; x < nix; x++) {
 		CU_ASSERT_EQUAL(ix[x]->ops->distinct(ix[x]), held[x]);
-	struct gindex *a = ix[0];
-	CU_ASSERT_EQUAL_FATAL(index_mem_absorb_all(a, ix + 1, nix - 1), 0);
-	for (int x = 1; x < nix; x++) {
-		CU_ASSERT_EQUAL(ix[x]->ops->distinct(ix[x]), 0);
-		CU_ASSERT_EQUAL(ix[x]->ops->bytes(ix[x]), 0);
+		bytes[x] = ix[x]->ops->bytes(ix[x]);
 	}
-	CU_ASSERT_EQUAL(a->ops->distinct(a), distinct);
-	CU_ASSERT_EQUAL(ref->ops->distinct(ref), distinct);
+	struct joint_seen seen = {.out = index_mem_open(FL, 0)};
+	CU_ASSERT_EQUAL_FATAL(index_mem_iterate_all(ix, nix, joint_visit, &seen), 0);
+	for (int x = 0; x < nix; x++) { /* left as they were */
+		CU_ASSERT_EQUAL(ix[x]->ops->distinct(ix[x]), held[x]);
+		CU_ASSERT_EQUAL(ix[x]->ops->bytes(ix[x]), bytes[x]);
+	}
+	CU_ASSERT_EQUAL(seen.visits, distinct); /* each digest once ... */
+	CU_ASSERT_EQUAL(seen.out->ops->distinct(seen.out), distinct);
 	int wrong = 0;
-	for (uint64_t k = 0; k < N; k++) {
-		struct absorb_case *e = &cs[k];
+	for (uint64_t k = 0; k < N; k++) { /* ... with its counts summed and its earliest position */
+		struct joint_case *e = &cs[k];
 		uint64_t c = 0, f = 0, want_n = 0, want_f = UINT64_MAX;
 		for (int x = 0; x < nix; x++) {
 			if (!e->n[x])
@@ -309,72 +337,29 @@ static void check_absorb(int nix)
 		}
 		if (!want_n)
 			continue;
-		if (a->ops->lookup(a, e->fp, &c, &f) != 1 || c != want_n || f != want_f)
+		if (seen.out->ops->lookup(seen.out, e->fp, &c, &f) != 1 || c != want_n || f != want_f)
 			wrong++;
 	}
 	CU_ASSERT_EQUAL(wrong, 0);
-	/* the merged table is an index like any other: further adds find and count its entries */
-	uint64_t c5 = 0, f5 = 1;
-	CU_ASSERT_EQUAL(ref->ops->lookup(ref, cs[5].fp, &c5, &f5), 1);
-	CU_ASSERT_EQUAL(a->ops->add(a, cs[5].fp, 1, 0), 0);
-	uint64_t c = 0, f = 1;
-	CU_ASSERT_EQUAL(a->ops->lookup(a, cs[5].fp, &c, &f), 1);
-	CU_ASSERT_EQUAL(c, c5 + 1);
-	CU_ASSERT_EQUAL(f, 0);
-	struct sum sa = {0}, sr = {0};
-	CU_ASSERT_EQUAL(ref->ops->add(ref, cs[5].fp, 1, 0), 0);
-	CU_ASSERT_EQUAL(a->ops->iterate(a, true, true, visit, &sa), 0);
-	CU_ASSERT_EQUAL(ref->ops->iterate(ref, true, true, visit, &sr), 0);
-	CU_ASSERT_EQUAL(sa.n, sr.n);
-	CU_ASSERT_EQUAL(sa.total, sr.total);
-	CU_ASSERT_EQUAL(sa.firsts, sr.firsts);
-	CU_ASSERT_EQUAL(sa.unsorted, 0);
+	struct sum sr = {0};
+	CU_ASSERT_EQUAL(ref->ops->iterate(ref, false, false, visit, &sr), 0);
+	CU_ASSERT_EQUAL(seen.sum.n, sr.n);
+	CU_ASSERT_EQUAL(seen.sum.total, sr.total);
+	CU_ASSERT_EQUAL(seen.sum.firsts, sr.firsts);
+	/* a visitor's non-zero return stops the walk and is returned */
+	CU_ASSERT_EQUAL(index_mem_iterate_all(ix, nix, stop_at_three, &(int){0}), 7);
 	for (int x = 0; x < nix; x++)
 		ix[x]->ops->close(ix[x]);
+	seen.out->ops->close(seen.out);
 	ref->ops->close(ref);
 	free(cs);
 }
 
-static void test_mem_absorb(void)
+static void test_mem_iterate_all(void)
 {
-	check_absorb(2);
-}
-
-static void test_mem_absorb_all(void)
-{
-	check_absorb(3);
-	check_absorb(4);
-}
-
-/* A limit the merged table would cross: INDEX_FULL, and neither index changed. */
-static void test_mem_absorb_limit(void)
-{
-	/* a: 1,500 entries in 256 shards of 64 slots (480 KiB); a + b: about 82 a shard, past the
-	 * 600 KB the limit leaves for shards of 100 slots (750 KiB) */
-	struct gindex *a = index_mem_open(FL, 600 * 1000), *b = index_mem_open(FL, 0);
-	uint8_t fp[FL];
-	for (uint64_t i = 0; i < 1500; i++) {
-		make_fp(i, fp);
-		CU_ASSERT_EQUAL_FATAL(a->ops->add(a, fp, 2, i), 0);
-	}
-	for (uint64_t i = 1000; i < 21000; i++) {
-		make_fp(i, fp);
-		CU_ASSERT_EQUAL_FATAL(b->ops->add(b, fp, 1, i), 0);
-	}
-	uint64_t abytes = a->ops->bytes(a);
-	CU_ASSERT(abytes <= 600 * 1000);
-	CU_ASSERT_EQUAL(index_mem_absorb_all(a, &b, 1), INDEX_FULL);
-	CU_ASSERT_EQUAL(a->ops->distinct(a), 1500);
-	CU_ASSERT_EQUAL(a->ops->bytes(a), abytes);
-	CU_ASSERT_EQUAL(b->ops->distinct(b), 20000);
-	uint64_t c = 0, f = 0;
-	make_fp(1200, fp);
-	CU_ASSERT_EQUAL(a->ops->lookup(a, fp, &c, &f), 1);
-	CU_ASSERT_EQUAL(c, 2);
-	CU_ASSERT_EQUAL(b->ops->lookup(b, fp, &c, &f), 1);
-	CU_ASSERT_EQUAL(c, 1);
-	a->ops->close(a);
-	b->ops->close(b);
+	check_iterate_all(2);
+	check_iterate_all(3);
+	check_iterate_all(4);
 }
 
 struct side_seen {
@@ -606,7 +591,7 @@ static void test_counter_spill(void)
 }
 
 /* Writers on threads: each adds every 4th slice of 500 fingerprints, concurrently, into its own
- * parts; the merged (or spilled) result is the single writer's. */
+ * parts; the result, their parts walked as one (or spilled), is the single writer's. */
 struct writer_job {
 	struct counter *c;
 	const uint8_t *fps;
@@ -654,7 +639,7 @@ static void test_counter_writers(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fps);
 	for (uint64_t i = 0; i < 20000; i++)
 		make_fp(i % 4000 + (i % 3 ? 0 : i), fps + i * FL);
-	make_fp(7, zero);
+	make_fp(3000, zero); /* at positions 1500 (writer 3), 7000, 11000 and 19000 (writer 2) */
 
 	struct counter *one = counter_new(FL, 0, NULL);
 	CU_ASSERT_EQUAL(counter_add_batch(one, 0, fps, 20000, 0, why, sizeof why), 0);
@@ -664,6 +649,8 @@ static void test_counter_writers(void)
 	uint64_t one_bound = counter_distinct_bound(one); /* one writer: exact, settled or not */
 	CU_ASSERT_EQUAL(counter_distribution(one, zero, sum_firsts, fa, &a, &za, &zfa, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(one_bound, fa[1]);
+	CU_ASSERT_EQUAL(za, 4);
+	CU_ASSERT_EQUAL(zfa, 1500);
 
 	mkdb();
 	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
@@ -683,14 +670,15 @@ static void test_counter_writers(void)
 		}
 		struct dist b;
 		uint64_t fb[2] = {0}, zb, zfb;
-		/* before the merge: the sum of the writers' own distinct contents; with a back, unknown */
+		/* before the final walk: the sum of the writers' own distinct contents; with a back, unknown */
 		uint64_t bound = counter_distinct_bound(c);
 		CU_ASSERT_EQUAL(bound, spill ? UINT64_MAX : writers_distinct_sum(fps));
 		CU_ASSERT(spill || bound > fa[1]); /* the writers share contents */
 		CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
-		if (!spill) /* merged: exact */
-			CU_ASSERT_EQUAL(counter_distinct_bound(c), fa[1]);
+		CU_ASSERT_EQUAL(counter_distinct_bound(c), bound); /* settling merges nothing now */
 		CU_ASSERT_EQUAL(counter_distribution(c, zero, sum_firsts, fb, &b, &zb, &zfb, why, sizeof why), 0);
+		if (!spill) /* walked: exact */
+			CU_ASSERT_EQUAL(counter_distinct_bound(c), fa[1]);
 		CU_ASSERT(spill ? counter_spills(c) >= 2 : counter_spills(c) == 0);
 		/* per distinct content, the writers' overlapping parts cost at least one index's worth */
 		if (!spill)
@@ -719,13 +707,11 @@ int suite_gen_index(void)
 		{"mem bytes per distinct", test_mem_bytes_per_distinct_large},
 		{"mem counts past 32 bits", test_mem_count_overflow},
 		{"mem limit -> INDEX_FULL", test_mem_limit_full},
-		{"mem absorb == one add per entry", test_mem_absorb},
-		{"mem absorb of 2 and 3 indexes at once == one add per entry", test_mem_absorb_all},
-		{"mem absorb past the limit changes nothing", test_mem_absorb_limit},
+		{"mem: 2, 3 and 4 indexes walked as one == one add per entry", test_mem_iterate_all},
 		{"bdb insert/lookup/meta/keep/side records", test_bdb_basic},
 		{"bdb old format refused by -k and merge", test_bdb_old_format},
 		{"counter spill == memory", test_counter_spill},
-		{"counter: 4 writer threads == 1 writer (merged, spilled)", test_counter_writers},
+		{"counter: 4 writer threads == 1 writer (walked as one, spilled)", test_counter_writers},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_index", tests);

@@ -133,26 +133,14 @@ static int resolve_visit(const uint8_t *fp, uint64_t count, uint64_t first, void
 
 static int resolver_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 {
-	(void)count;
-	loc_resolver_visit(arg, fp, first);
+	loc_resolver_visit(arg, fp, count, first);
 	return 0;
 }
 
-struct begin_arg {
-	struct loc_recorder *r;
-	uint64_t keys_bound;
-};
-
-static int begin_resolving(void *arg)
-{
-	struct begin_arg *a = arg;
-	return loc_resolve_begin(a->r, a->keys_bound);
-}
-
-/* walkers 0: one walk through loc_resolve_visit; -1: no offers at all, the records resolving
- * themselves (a stream within the budget); else dedisgen's end: the table built beside the
- * settle, that many threads walking with a resolver each. keys_bound: the table's size hint,
- * BOUND_BY_COUNTER for the counter's bound as dedisgen gives it. */
+/* walkers 0: by the records, one walk through loc_resolve_visit (dedisgen-mpi's way); > 0: by the
+ * records, that many threads walking with a resolver each (dedisgen's end with -k or windows);
+ * < 0: by copies, -walkers threads with a resolver each (dedisgen's end otherwise). keys_bound:
+ * the records' table's size hint, BOUND_BY_COUNTER for the counter's bound as dedisgen gives it. */
 #define BOUND_BY_COUNTER UINT64_MAX
 static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, unsigned level_during,
 			 struct dist_locality *out, uint64_t *zero_first, int walkers, uint64_t keys_bound)
@@ -181,22 +169,25 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 		CU_ASSERT_EQUAL(loc_local_flush(t[k]), 0);
 	struct dist d;
 	struct resolve_arg a = {r};
-	if (walkers <= 0) {
+	if (walkers < 0) {
+		CU_ASSERT_EQUAL(loc_resolve_begin_copies(r), 0);
+	} else {
 		CU_ASSERT_EQUAL(loc_resolve_begin(r, keys_bound == BOUND_BY_COUNTER ? counter_distinct_bound(c) : keys_bound),
 				0);
-		CU_ASSERT_EQUAL(loc_records_complete(r), level_during == 0);
-		CU_ASSERT_EQUAL(counter_distribution(c, zero, walkers ? NULL : resolve_visit, &a, &d, NULL, zero_first,
-						     why, sizeof why), 0);
+	}
+	CU_ASSERT_EQUAL(loc_records_complete(r), level_during == 0);
+	CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
+	if (walkers == 0) {
+		CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, why, sizeof why), 0);
 	} else {
+		int nw = walkers < 0 ? -walkers : walkers;
 		void *res[8];
-		for (int k = 0; k < walkers; k++)
+		for (int k = 0; k < nw; k++)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(res[k] = loc_resolver_new(r));
-		struct counter_walkers w = {walkers, resolver_visit, res};
-		struct begin_arg b = {r, keys_bound == BOUND_BY_COUNTER ? counter_distinct_bound(c) : keys_bound};
-		CU_ASSERT_EQUAL(counter_settle_beside(c, begin_resolving, &b, why, sizeof why), 0);
+		struct counter_walkers w = {nw, resolver_visit, res};
 		CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, zero_first, why, sizeof why), 0);
-		for (int k = 0; k < walkers; k++)
-			loc_resolver_finish(res[k]);
+		for (int k = 0; k < nw; k++)
+			CU_ASSERT_EQUAL(loc_resolver_finish(res[k]), 0);
 	}
 	CU_ASSERT_EQUAL(loc_resolve_end(r), 0);
 	CU_ASSERT_EQUAL(loc_compute(r, stream_blocks, *zero_first, out), 0);
@@ -234,15 +225,15 @@ static void test_recorder_exact(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	struct dist_locality want = {0}, got;
 	run_recorder(ids, n, n, 0, &got, &zf, 0, BOUND_BY_COUNTER);
-	/* the same resolved by 3 and by 5 threads, each with its own resolver, the table sized by the
-	 * contents counted; with a bound far below the distinct prefixes, 16, 1 or even 0 (the table
-	 * grows over and over while it is built), by one walk and by 3 threads; and with no walk at
-	 * all, every position recorded */
+	/* the same resolved by the records by 3 and by 5 threads, each with its own resolver, the
+	 * table sized by the contents counted; with a bound far below the distinct prefixes, 16, 1 or
+	 * even 0 (the table grows over and over while it is built), by one walk and by 3 threads; and
+	 * by copies, by 1, 3 and 5 threads */
 	static const struct {
 		int walkers;
 		uint64_t keys_bound;
-	} ways[] = {{3, BOUND_BY_COUNTER}, {5, BOUND_BY_COUNTER}, {0, 16}, {3, 16}, {-1, BOUND_BY_COUNTER}, {-1, 16},
-		    {0, 0}, {-1, 0}, {3, 1}};
+	} ways[] = {{3, BOUND_BY_COUNTER}, {5, BOUND_BY_COUNTER}, {0, 16}, {3, 16}, {0, 0}, {3, 1},
+		    {-1, 0}, {-3, 0}, {-5, 0}};
 	for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {
 		struct dist_locality par;
 		uint64_t pzf;
