@@ -377,11 +377,9 @@ static unsigned bucket_of(uint32_t size, uint64_t bs)
 	return b < DIST_COMP_BUCKETS ? (unsigned)b : DIST_COMP_BUCKETS - 1;
 }
 
-/* One entry into cells acc and class_measured: the sampler is only read, so threads joining
- * disjoint entries into their own cells may share it. */
 /* A bitmap of the set's tags, one bit each (bits 40.. of the tag, apart from the bits that place
  * it in the set): every index entry is offered to the join and almost none was measured, so most
- * are turned away by a bit in a few KiB of cache rather than a probe of the set's tags (a miss in
+ * are turned away by a bit in the cache (16 KiB for 8,192 samples) rather than a probe of the set's tags (a miss in
  * L1 each; 14 ns an entry, a tenth of the end of a scan). NULL: none (a set too large for one to
  * stay in cache). */
 #define FILTER_BITS_PER_ENTRY 16
@@ -416,6 +414,8 @@ static int filter_build(struct comp_filter *f, const struct comp_set *set)
 	return 0;
 }
 
+/* One entry into cells acc and class_measured: the sampler is only read, so threads joining
+ * disjoint entries into their own cells may share it. f (may be NULL): the part's bitmap. */
 static int join_into(const struct comp_sampler *s, const struct comp_filter *f, class_cells acc,
 		     uint64_t *class_measured, const uint8_t *fp, uint64_t copies)
 {
@@ -452,7 +452,7 @@ int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies)
 
 struct comp_join_part {
 	const struct comp_sampler *s;
-	struct comp_filter filter; /* each part its own: a few KiB, built from the set in microseconds */
+	struct comp_filter filter; /* each part its own: 2 bytes a sample, 2 MiB at most */
 	class_cells acc;
 	uint64_t class_measured[DIST_CLASSES];
 };

@@ -280,9 +280,10 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 		snprintf(why, whylen, "%s", j.why);
 		rc = -1;
 	}
+	uint64_t distinct = 0;
 	for (int k = 0; k < n; k++) {
 		for (size_t i = 0; i < args[k].h.cap; i++)
-			c->walked_distinct += args[k].h.vals[i]; /* contents with each count: 0 in empty slots */
+			distinct += args[k].h.vals[i]; /* contents with each count: 0 in empty slots */
 		for (size_t i = 0; !rc && i < args[k].h.cap; i++)
 			if (args[k].h.keys[i] && count_hist_add(h, args[k].h.keys[i], args[k].h.vals[i])) {
 				snprintf(why, whylen, "out of memory building the histogram");
@@ -290,6 +291,8 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 			}
 		count_hist_free(&args[k].h);
 	}
+	if (!rc)
+		c->walked_distinct = distinct;
 	return rc;
 }
 

@@ -72,6 +72,7 @@ struct loc_recorder {
 	/* loc_resolve_begin_copies: the table is built at the end from the copied contents the
 	 * resolvers gathered, one array each (the key: prefix, first: the content's first position) */
 	bool by_copies;
+	uint64_t *keybits, keymask; /* by copies: a bit per key (its low bits), NULL: none */
 	struct copied {
 		struct pslot *e;
 		size_t n;
@@ -123,6 +124,8 @@ static void free_resolution(struct loc_recorder *r)
 	free(r->copied);
 	r->copied = NULL;
 	r->ncopied = r->copiedcap = r->copies = 0;
+	free(r->keybits);
+	r->keybits = NULL;
 }
 
 void loc_recorder_free(struct loc_recorder *r)
@@ -380,7 +383,9 @@ static void lower_plus_one(uint64_t *v, uint64_t pos)
 
 /* New keys are added to the job's count in batches: one shared counter bumped by every thread for
  * every key was most of the build's time (its cache line moving between the cores). The table may
- * pass grow_at by threads x KEYS_BATCH keys before one of them sees it; it still has empty slots. */
+ * then pass grow_at by up to threads x KEYS_BATCH keys before a thread sees it, and a small table
+ * may even fill: a probe that went round the whole table stops the build (probes == cap), and
+ * each thread's last keys are counted when it ends, so a table past grow_at is never kept. */
 #define KEYS_BATCH 1024
 
 /* One key into the shared table; *mine counts the thread's new keys not yet added to the job's.
@@ -708,19 +713,58 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 	return &r->wins[lo];
 }
 
+/* By copies almost every record's prefix is absent from the table (a content seen once): a bit per
+ * key, in a bitmap small enough for the L1 cache, turns most of them away before a probe (which
+ * reads several slots of a table at most 2/3 full: 14 ns a record, the longest part of the end
+ * of a scan of a tar of /usr after the walk). Past FILTER_MAX_BITS (many copies) there is none. */
+#define FILTER_BITS_PER_KEY 16
+#define FILTER_MAX_BITS ((size_t)1 << 23)
+
+static int build_key_filter(struct loc_recorder *r)
+{
+	size_t want = FILTER_BITS_PER_KEY * (r->nkeys + 1), nbits = 512;
+	while (nbits < want && nbits < FILTER_MAX_BITS)
+		nbits *= 2;
+	if (nbits < want)
+		return 0;
+	if (!(r->keybits = calloc(nbits / 64, sizeof *r->keybits)))
+		return -1;
+	r->keymask = nbits - 1;
+	for (size_t i = 0; i < r->cap; i++) {
+		uint64_t b = r->table[i].key & r->keymask;
+		if (r->table[i].key)
+			r->keybits[b / 64] |= UINT64_C(1) << (b % 64);
+	}
+	if (r->zero_key) /* prefix 0, kept apart from the table */
+		r->keybits[0] |= 1;
+	return 0;
+}
+
+static inline bool maybe_key(const struct loc_recorder *r, uint64_t p)
+{
+	uint64_t b = p & r->keymask;
+	return !r->keybits || (r->keybits[b / 64] >> (b % 64) & 1);
+}
+
 /* A thread's records: every prefix becomes its first position, in place (lookups pipelined). A
- * prefix the table lacks is, by copies, a content seen once (its own first position); else a
+ * prefix the table lacks is, by copies, a content seen once (its own first position), as is one
+ * whose copied content starts later (another content sharing the prefix); by the records, a
  * block whose count was dropped (an unreadable range), which resolves to nothing. */
 static void resolve_part(struct loc_recorder *r, struct loc_local *l)
 {
 	uint64_t *pfx = l->pfx;
+	bool ahead = !r->keybits; /* with a filter the table is small: no prefetch */
 	for (size_t g = 0; g < l->nseg; g++) {
 		const struct seg *sg = &l->segs[g];
 		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
-			if (i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
+			if (ahead && i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
 				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
-			const uint64_t *f = first_of(r, pfx[i]);
-			pfx[i] = f ? *f : r->by_copies ? sg->pos + (i - sg->off) : UINT64_MAX;
+			uint64_t pos = sg->pos + (i - sg->off);
+			const uint64_t *f = maybe_key(r, pfx[i]) ? first_of(r, pfx[i]) : NULL;
+			if (r->by_copies) /* a first after the record is another content's (a prefix collision) */
+				pfx[i] = f && *f <= pos ? *f : pos;
+			else
+				pfx[i] = f ? *f : UINT64_MAX;
 		}
 	}
 }
@@ -752,7 +796,7 @@ int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
 	pipeline_drain(r, r->ring, &r->ring_n);
-	if (r->by_copies && r->npfx && build_copies_table(r))
+	if (r->by_copies && r->npfx && (build_copies_table(r) || build_key_filter(r)))
 		return -1;
 	if (r->table)
 		resolve_all(r);

@@ -57,9 +57,10 @@ struct gindex {
 /* In-memory index (mem.c). mem_limit: 0 = none, else add returns INDEX_FULL rather than grow
  * the table past that many bytes. */
 struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
-/* Visits the union of n memory indexes of one fp_len as if they were one: each digest once, its
- * counts summed and its earliest first position (a k-way merge per shard, in hash order; nothing
- * is copied or changed). 0, fn's non-zero return, or -1 with ix[0]->err filled. */
+/* Visits the union of n >= 1 memory indexes of one fp_len as if they were one: each digest once,
+ * its counts summed and its earliest first position (a k-way merge per shard, in hash order;
+ * nothing is copied or changed). 0, fn's non-zero return, or -1 with ix[0]->err filled (out of
+ * memory, or not memory indexes of one hash). */
 int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, void *arg);
 
 /* The metadata a Berkeley DB index keeps next to its counts (bdb.c). */

@@ -567,8 +567,8 @@ static int visit_group(struct kmerge *q, index_visit_fn fn, void *arg)
 	return 0;
 }
 
-/* Walks shard `shard` of the indexes in hash order: 0, fn's non-zero return, or -1 (out of
- * memory, with ix[0]'s err filled). */
+/* Walks shard `shard` of the indexes in hash order: 0, fn's non-zero return, or -1 with ix[0]'s
+ * err filled (out of memory). */
 static int merge_shards(struct kmerge *q, int shard, index_visit_fn fn, void *arg)
 {
 	q->nheap = 0;
@@ -581,15 +581,37 @@ static int merge_shards(struct kmerge *q, int shard, index_visit_fn fn, void *ar
 			heap_up(q, q->nheap - 1);
 		}
 	}
+	size_t fl = q->ix[0]->base.fp_len;
 	while (q->nheap) {
-		uint64_t h = q->hash[q->heap[0]];
-		q->ngroup = 0;
+		int top = q->heap[0];
+		uint64_t h = q->hash[top];
+		const uint8_t *e = cursor_slot(&q->cur[top]), *next;
+		cursor_next(&q->cur[top]);
+		next = cursor_slot(&q->cur[top]);
+		/* the common case, a hash in one entry of one index, visited straight away: no other
+		 * index has it (in a min-heap an equal would show at the root's children) */
+		if ((!next || hash_of(next) != h) && (q->nheap < 2 || q->hash[q->heap[1]] != h) &&
+		    (q->nheap < 3 || q->hash[q->heap[2]] != h)) {
+			int rc = fn(e, true_count(q->ix[top], e), slot_first(e, fl), arg);
+			if (rc)
+				return rc;
+			if (next)
+				q->hash[top] = hash_of(next);
+			else
+				q->heap[0] = q->heap[--q->nheap];
+			heap_down(q, 0);
+			continue;
+		}
+		if (array_reserve((void **)&q->group, &q->groupcap, 1, sizeof *q->group, 16))
+			goto oom;
+		q->group[0] = (struct gathered){e, top};
+		q->ngroup = 1;
 		while (q->nheap && q->hash[q->heap[0]] == h) {
 			int i = q->heap[0];
 			const uint8_t *s;
 			for (; (s = cursor_slot(&q->cur[i])) && hash_of(s) == h; cursor_next(&q->cur[i])) {
 				if (array_reserve((void **)&q->group, &q->groupcap, q->ngroup + 1, sizeof *q->group, 16))
-					return -1;
+					goto oom;
 				q->group[q->ngroup++] = (struct gathered){s, i};
 			}
 			if (s)
@@ -603,6 +625,9 @@ static int merge_shards(struct kmerge *q, int shard, index_visit_fn fn, void *ar
 			return rc;
 	}
 	return 0;
+oom:
+	snprintf(q->ix[0]->base.err, sizeof q->ix[0]->base.err, "memory index: out of memory walking");
+	return -1;
 }
 
 int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, void *arg)
@@ -627,9 +652,9 @@ int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, vo
 		rc = 0;
 		for (int sh = 0; sh < NSHARDS && !rc; sh++)
 			rc = merge_shards(&q, sh, fn, arg);
-	}
-	if (rc == -1 && !ix[0]->err[0])
+	} else {
 		snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: out of memory walking");
+	}
 	free(q.ix);
 	free(q.cur);
 	free(q.heap);

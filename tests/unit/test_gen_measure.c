@@ -633,12 +633,92 @@ static void test_select_hash(void)
 	CU_ASSERT_EQUAL(gen_auto_sample_rate(8193), 0.5);
 }
 
+/* -k's case, by the records: the index also holds contents of a stream before this one (positions
+ * below BASE), so the walk's offers lower some records below their first record. A short stream
+ * in three parts, each with fewer new keys than the shared table build counts in one batch: the
+ * build must count them all, or the table reads as empty and every offer is skipped. */
+static void test_recorder_prior(void)
+{
+	enum { N = 1500, BASE = 10000, ITEM = 100 };
+	char why[256];
+	uint64_t *ids = synthetic_stream(N), *f = malloc(N * sizeof *f), maxid = 0;
+	struct loc_recorder *r = loc_recorder_new(FL);
+	struct counter *c = counter_new(FL, 0, NULL);
+	struct loc_local *t[3];
+	uint8_t fps[ITEM * FL], zero[FL];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ids && f && r && c);
+	fp_of(0, zero);
+	/* no zero-prefix content: the table's key count alone then says whether offers are taken */
+	for (size_t i = 0; i < N; i++)
+		maxid = ids[i] > maxid ? ids[i] : maxid;
+	uint64_t stand_in = maxid + 1;
+	for (size_t i = 0; i < N; i++)
+		if (ids[i] == ZERO_PREFIX_ID)
+			ids[i] = stand_in;
+	for (int k = 0; k < 3; k++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t[k] = loc_local_new(r));
+	loc_recorder_advance(r, BASE + N);
+	for (size_t j = 0; j < N; j += ITEM) {
+		size_t n = N - j < ITEM ? N - j : ITEM;
+		for (size_t i = 0; i < n; i++)
+			fp_of(ids[j + i], fps + i * FL);
+		CU_ASSERT_EQUAL(counter_add_batch(c, 0, fps, n, BASE + j, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(loc_local_record(t[j / ITEM % 3], fps, n, BASE + j), 0);
+	}
+	for (int k = 0; k < 3; k++)
+		CU_ASSERT_EQUAL(loc_local_flush(t[k]), 0);
+	for (size_t i = 0; i < N; i++)
+		maxid = ids[i] > maxid ? ids[i] : maxid;
+	/* the earlier stream held every odd content at id % BASE */
+	bool *seen = calloc(maxid + 1, sizeof *seen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(seen);
+	size_t from_before = 0;
+	for (size_t i = 0; i < N; i++) {
+		if (!seen[ids[i]] && (ids[i] & 1)) {
+			fp_of(ids[i], fps);
+			CU_ASSERT_EQUAL(counter_add(c, fps, 1, ids[i] % BASE, why, sizeof why), 0);
+			from_before++;
+		}
+		seen[ids[i]] = true;
+	}
+	CU_ASSERT(from_before > 100);
+	/* the direct computation: a first position in the earlier stream, else the first occurrence */
+	firsts_of(ids, N, f);
+	for (size_t i = 0; i < N; i++)
+		f[i] = ids[i] & 1 ? ids[i] % BASE : BASE + f[i];
+
+	CU_ASSERT_EQUAL(loc_resolve_begin(r, counter_distinct_bound(c)), 0);
+	CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
+	void *res[2];
+	for (int k = 0; k < 2; k++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(res[k] = loc_resolver_new(r));
+	struct counter_walkers w = {2, resolver_visit, res};
+	struct dist d;
+	uint64_t zf = 0;
+	CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, &zf, why, sizeof why), 0);
+	for (int k = 0; k < 2; k++)
+		CU_ASSERT_EQUAL(loc_resolver_finish(res[k]), 0);
+	CU_ASSERT_EQUAL(loc_resolve_end(r), 0);
+	struct dist_locality got, want = {0};
+	CU_ASSERT_EQUAL(loc_compute(r, BASE + N, zf, &got), 0);
+	loc_runs(f, N, BASE, 0, zf, &want);
+	CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
+	CU_ASSERT(got.duplicates >= from_before); /* each odd content's first block here is a copy */
+	dist_free(&d);
+	counter_free(c);
+	loc_recorder_free(r);
+	free(seen);
+	free(ids);
+	free(f);
+}
+
 int suite_gen_measure(void)
 {
 	static const struct unit_test tests[] = {
 		{"locality: a known stream's runs", test_runs_known},
 		{"locality: zero-block sequential edge", test_runs_zero_sequential},
 		{"locality: recorder == direct, exact and windows", test_recorder_exact},
+		{"locality: records lowered by an earlier stream's contents (-k)", test_recorder_prior},
 		{"locality: window selection nested, about 2^-level", test_window_selection},
 		{"compressibility: every content measured", test_comp_all},
 		{"compressibility: sampled estimates, lowered rate", test_comp_sampled},
