@@ -346,22 +346,6 @@ static int insert_key(struct loc_recorder *r, uint64_t key, uint64_t pos)
 	return 0;
 }
 
-/* One thread's records into the table, alone. */
-static int insert_part(struct loc_recorder *r, const struct loc_local *l)
-{
-	const uint64_t *pfx = l->pfx;
-	for (size_t g = 0; g < l->nseg; g++) {
-		const struct seg *sg = &l->segs[g];
-		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
-			if (i + RESOLVE_AHEAD < l->npfx)
-				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
-			if (insert_key(r, pfx[i], sg->pos + (i - sg->off)))
-				return -1;
-		}
-	}
-	return 0;
-}
-
 /* The records of several threads into the table at once: a slot is taken by a compare-and-swap
  * of its key, and its first position lowered by another, kept meanwhile as position + 1 (the
  * table's zeros then read as "none", UINT64_MAX). A table that would pass 2/3 full cannot grow
@@ -424,49 +408,53 @@ static int keys_done(struct insert_job *j, size_t mine)
 	return __atomic_add_fetch(&j->nkeys, mine, __ATOMIC_RELAXED) > j->r->grow_at;
 }
 
-static void insert_part_shared(struct insert_job *j, const struct loc_local *l)
+/* The table's key sources: the threads' records (by the records) or the resolvers' copies. */
+static size_t sources(const struct loc_recorder *r)
 {
-	struct loc_recorder *r = j->r;
-	const uint64_t *pfx = l->pfx;
-	size_t mine = 0;
-	int over = 0;
-	for (size_t g = 0; g < l->nseg && !over && !__atomic_load_n(&j->overflow, __ATOMIC_RELAXED); g++) {
-		const struct seg *sg = &l->segs[g];
-		for (size_t i = sg->off; i < sg->off + sg->n && !over; i++) {
-			if (i + RESOLVE_AHEAD < l->npfx)
-				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])], 1);
-			over = insert_key_shared(j, pfx[i], sg->pos + (i - sg->off), &mine);
-		}
-	}
-	if (over || keys_done(j, mine))
-		__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
+	return r->by_copies ? r->ncopied : r->nparts;
 }
 
-static void insert_copied_shared(struct insert_job *j, const struct copied *c)
+static inline int insert_one(struct loc_recorder *r, struct insert_job *j, uint64_t key, uint64_t pos, size_t *mine)
 {
-	struct loc_recorder *r = j->r;
+	return j ? insert_key_shared(j, key, pos, mine) : insert_key(r, key, pos);
+}
+
+/* Source k's keys into the table: alone (j NULL: the table grows as it fills), or beside other
+ * threads (j: a table that would pass 2/3 full sets the job's overflow and stops them). 0, or -1
+ * (out of memory, alone). */
+static int insert_source(struct loc_recorder *r, struct insert_job *j, size_t k)
+{
 	size_t mine = 0;
-	int over = 0;
-	for (size_t i = 0; i < c->n && !over; i++) {
-		if (i + RESOLVE_AHEAD < c->n)
-			__builtin_prefetch(&r->table[home(r, c->e[i + RESOLVE_AHEAD].key)], 1);
-		over = insert_key_shared(j, c->e[i].key, c->e[i].first, &mine);
+	int rc = 0;
+	if (r->by_copies) {
+		const struct copied *c = &r->copied[k];
+		for (size_t i = 0; i < c->n && !rc; i++) {
+			if (i + RESOLVE_AHEAD < c->n)
+				__builtin_prefetch(&r->table[home(r, c->e[i + RESOLVE_AHEAD].key)], 1);
+			rc = insert_one(r, j, c->e[i].key, c->e[i].first, &mine);
+		}
+	} else {
+		const struct loc_local *l = r->parts[k];
+		for (size_t g = 0; g < l->nseg && !rc && !(j && __atomic_load_n(&j->overflow, __ATOMIC_RELAXED)); g++) {
+			const struct seg *sg = &l->segs[g];
+			for (size_t i = sg->off; i < sg->off + sg->n && !rc; i++) {
+				if (i + RESOLVE_AHEAD < l->npfx)
+					__builtin_prefetch(&r->table[home(r, l->pfx[i + RESOLVE_AHEAD])], 1);
+				rc = insert_one(r, j, l->pfx[i], sg->pos + (i - sg->off), &mine);
+			}
+		}
 	}
-	if (over || keys_done(j, mine))
+	if (j && (rc || keys_done(j, mine)))
 		__atomic_store_n(&j->overflow, 1, __ATOMIC_RELAXED);
+	return j ? 0 : rc;
 }
 
 static void *insert_parts(void *arg)
 {
 	struct insert_job *j = arg;
-	struct loc_recorder *r = j->r;
-	size_t k, n = r->by_copies ? r->ncopied : r->nparts;
-	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < n) {
-		if (r->by_copies)
-			insert_copied_shared(j, &r->copied[k]);
-		else
-			insert_part_shared(j, r->parts[k]);
-	}
+	size_t k;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < sources(j->r))
+		insert_source(j->r, j, k);
 	return NULL;
 }
 
@@ -485,11 +473,11 @@ static void *fix_firsts(void *arg)
 	return NULL;
 }
 
-/* 0, 1: the table would pass 2/3 full (nothing kept), or -1. */
+/* 0, or 1: the table would pass 2/3 full (nothing kept). */
 static int insert_shared(struct loc_recorder *r)
 {
 	struct insert_job j = {.r = r};
-	fanout_run(threads_for(r->by_copies ? r->ncopied : r->nparts), insert_parts, &j);
+	fanout_run(threads_for(sources(r)), insert_parts, &j);
 	if (j.overflow)
 		return 1;
 	j.next = 0;
@@ -498,6 +486,27 @@ static int insert_shared(struct loc_recorder *r)
 	r->nkeys = j.nkeys;
 	r->zero_key = j.zero != 0;
 	r->zero_key_first = j.zero - 1;
+	return 0;
+}
+
+/* The table for about `keys` keys, built from every source: by as many threads as sources (up to
+ * the cores) - built by one, the records' table was the longest part of the end of a scan by 16
+ * threads - or, when it would pass 2/3 full (more keys than said), emptied (its pages kept) and
+ * built again by one, growing. 0 or -1 (out of memory). */
+static int build_table(struct loc_recorder *r, size_t keys)
+{
+	r->cap = cap_for(keys);
+	r->grow_at = room_for(r->cap);
+	if (!(r->table = new_table(r->cap, &r->table_bytes)))
+		return -1;
+	if (sources(r) > 1 && fanout_cores() > 1) {
+		if (!insert_shared(r))
+			return 0;
+		memset(r->table, 0, r->table_bytes);
+	}
+	for (size_t k = 0; k < sources(r); k++)
+		if (insert_source(r, NULL, k))
+			return -1;
 	return 0;
 }
 
@@ -510,56 +519,16 @@ int loc_resolve_begin(struct loc_recorder *r, uint64_t keys_bound)
 	/* Sized for the distinct prefixes the records can hold, at most 2/3 full: there are no more
 	 * than the records, nor than the contents counted (keys_bound), which on data with copies is
 	 * a fraction of them. Fresh pages are what this table costs: on a VM, one sized by the
-	 * records of an 8 GiB scan (48 MiB) took 0.12 s to fault in, most of that scan's end. */
-	size_t keys = keys_bound < r->npfx ? (size_t)keys_bound : r->npfx;
-	r->cap = cap_for(keys);
-	r->grow_at = room_for(r->cap);
-	if (!(r->table = new_table(r->cap, &r->table_bytes)))
-		return -1;
-	/* Each prefix starts from its first recorded position: the index's first position of its
-	 * content is no later (every record was counted), and equal where every position was recorded
-	 * and nothing was counted before this stream (loc_records_complete). Several threads' records
-	 * go in by as many threads (up to the cores): built by one, the table was the longest part
-	 * of the end of a scan by 16 threads. */
-	if (r->nparts > 1 && fanout_cores() > 1) {
-		int rc = insert_shared(r);
-		if (rc <= 0)
-			return rc;
-		/* more prefixes than the bound: emptied (its pages kept), then built alone, growing */
-		memset(r->table, 0, r->table_bytes);
-	}
-	for (size_t k = 0; k < r->nparts; k++)
-		if (insert_part(r, r->parts[k]))
-			return -1;
-	return 0;
+	 * records of an 8 GiB scan (48 MiB) took 0.12 s to fault in, most of that scan's end. Each
+	 * prefix starts from its first recorded position: the index's first position of its content
+	 * is no later (every record was counted). */
+	return build_table(r, keys_bound < r->npfx ? (size_t)keys_bound : r->npfx);
 }
 
 int loc_resolve_begin_copies(struct loc_recorder *r)
 {
 	free_resolution(r);
 	r->by_copies = true;
-	return 0;
-}
-
-/* The table of the copied contents the resolvers gathered: sized by their number, so it never
- * grows (the serial build below is there for a table that would). Small where most contents are
- * seen once - a tar of /usr: 2 % of them - so the records' lookups hit the cache. */
-static int build_copies_table(struct loc_recorder *r)
-{
-	r->cap = cap_for(r->copies);
-	r->grow_at = room_for(r->cap);
-	if (!(r->table = new_table(r->cap, &r->table_bytes)))
-		return -1;
-	if (fanout_cores() > 1 && r->ncopied > 1) {
-		int rc = insert_shared(r);
-		if (rc <= 0)
-			return rc;
-		memset(r->table, 0, r->table_bytes);
-	}
-	for (size_t k = 0; k < r->ncopied; k++)
-		for (size_t i = 0; i < r->copied[k].n; i++)
-			if (insert_key(r, r->copied[k].e[i].key, r->copied[k].e[i].first))
-				return -1;
 	return 0;
 }
 
@@ -796,7 +765,9 @@ int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
 	pipeline_drain(r, r->ring, &r->ring_n);
-	if (r->by_copies && r->npfx && (build_copies_table(r) || build_key_filter(r)))
+	/* by copies: sized by the copies gathered, so it never grows; small where most contents are
+	 * seen once (a tar of /usr: 2 % of them), so the records' lookups hit the cache */
+	if (r->by_copies && r->npfx && (build_table(r, r->copies) || build_key_filter(r)))
 		return -1;
 	if (r->table)
 		resolve_all(r);
