@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <zstd.h>
+#include "bitfilter.h"
 #include "compsample.h"
 
 uint64_t comp_threshold(double p)
@@ -377,55 +378,33 @@ static unsigned bucket_of(uint32_t size, uint64_t bs)
 	return b < DIST_COMP_BUCKETS ? (unsigned)b : DIST_COMP_BUCKETS - 1;
 }
 
-/* A bitmap of the set's tags, one bit each (bits 40.. of the tag, apart from the bits that place
- * it in the set): every index entry is offered to the join and almost none was measured, so most
- * are turned away by a bit in the cache (16 KiB for 8,192 samples) rather than a probe of the set's tags (a miss in
- * L1 each; 14 ns an entry, a tenth of the end of a scan). NULL: none (a set too large for one to
- * stay in cache). */
+/* A bitmap of the set's tags (bits 40.. of the tag, apart from the bits that place it in the set):
+ * every index entry is offered to the join and almost none was measured, so most are turned away
+ * by a bit in the cache (16 KiB for 8,192 samples) rather than a probe of the set's tags (a miss in
+ * L1 each; 14 ns an entry, a tenth of the end of a scan). None for a set too large for one to
+ * stay in cache. */
 #define FILTER_BITS_PER_ENTRY 16
 #define FILTER_MAX_BITS ((size_t)1 << 24)
-struct comp_filter {
-	uint64_t *bits;
-	uint64_t mask;
-};
 
-static inline uint64_t filter_bit(const struct comp_filter *f, const uint8_t *fp, size_t fl)
+static int filter_build(struct bitfilter *f, const struct comp_set *set)
 {
-	return (tag_of(fp, fl) >> 40) & f->mask;
-}
-
-static int filter_build(struct comp_filter *f, const struct comp_set *set)
-{
-	size_t nbits = 1024;
-	while (nbits < FILTER_BITS_PER_ENTRY * set->n && nbits < FILTER_MAX_BITS)
-		nbits *= 2;
-	f->bits = NULL;
-	if (nbits < FILTER_BITS_PER_ENTRY * set->n)
-		return 0;
-	if (!(f->bits = calloc(nbits / 64, sizeof *f->bits)))
+	if (bitfilter_init(f, set->n, FILTER_BITS_PER_ENTRY, FILTER_MAX_BITS))
 		return -1;
-	f->mask = nbits - 1;
-	for (size_t i = 0; i < set->cap; i++) {
-		if (!set->tags[i])
-			continue;
-		uint64_t b = (set->tags[i] >> 40) & f->mask;
-		f->bits[b / 64] |= UINT64_C(1) << (b % 64);
-	}
+	for (size_t i = 0; i < set->cap; i++)
+		if (set->tags[i])
+			bitfilter_add(f, set->tags[i] >> 40);
 	return 0;
 }
 
 /* One entry into cells acc and class_measured: the sampler is only read, so threads joining
  * disjoint entries into their own cells may share it. f (may be NULL): the part's bitmap. */
-static int join_into(const struct comp_sampler *s, const struct comp_filter *f, class_cells acc,
+static int join_into(const struct comp_sampler *s, const struct bitfilter *f, class_cells acc,
 		     uint64_t *class_measured, const uint8_t *fp, uint64_t copies)
 {
 	if (!s->set->n || copies == 0)
 		return 0;
-	if (f && f->bits) {
-		uint64_t b = filter_bit(f, fp, s->fl);
-		if (!(f->bits[b / 64] >> (b % 64) & 1))
-			return 0;
-	}
+	if (f && !bitfilter_maybe(f, tag_of(fp, s->fl) >> 40))
+		return 0;
 	const struct comp_sample *v = comp_set_get(s->set, fp);
 	if (!v || v->hmin > s->threshold || !memcmp(fp, s->zero_fp, s->fl))
 		return 0;
@@ -452,7 +431,7 @@ int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies)
 
 struct comp_join_part {
 	const struct comp_sampler *s;
-	struct comp_filter filter; /* each part its own: 2 bytes a sample, 2 MiB at most */
+	struct bitfilter filter; /* each part its own: 2 bytes a sample, 2 MiB at most */
 	class_cells acc;
 	uint64_t class_measured[DIST_CLASSES];
 };
@@ -496,7 +475,7 @@ void comp_join_part_free(struct comp_join_part *j)
 {
 	if (j) {
 		free_cells(j->acc);
-		free(j->filter.bits);
+		bitfilter_free(&j->filter);
 	}
 	free(j);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "bitfilter.h"
 #include "fanout.h"
 #include "locality.h"
 #include "reserve.h"
@@ -72,7 +73,7 @@ struct loc_recorder {
 	/* loc_resolve_begin_copies: the table is built at the end from the copied contents the
 	 * resolvers gathered, one array each (the key: prefix, first: the content's first position) */
 	bool by_copies;
-	uint64_t *keybits, keymask; /* by copies: a bit per key (its low bits), NULL: none */
+	struct bitfilter keys;      /* by copies: a bit per key (its low bits) */
 	struct copied {
 		struct pslot *e;
 		size_t n;
@@ -124,8 +125,7 @@ static void free_resolution(struct loc_recorder *r)
 	free(r->copied);
 	r->copied = NULL;
 	r->ncopied = r->copiedcap = r->copies = 0;
-	free(r->keybits);
-	r->keybits = NULL;
+	bitfilter_free(&r->keys);
 }
 
 void loc_recorder_free(struct loc_recorder *r)
@@ -691,28 +691,14 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 
 static int build_key_filter(struct loc_recorder *r)
 {
-	size_t want = FILTER_BITS_PER_KEY * (r->nkeys + 1), nbits = 512;
-	while (nbits < want && nbits < FILTER_MAX_BITS)
-		nbits *= 2;
-	if (nbits < want)
-		return 0;
-	if (!(r->keybits = calloc(nbits / 64, sizeof *r->keybits)))
+	if (bitfilter_init(&r->keys, r->nkeys + 1, FILTER_BITS_PER_KEY, FILTER_MAX_BITS))
 		return -1;
-	r->keymask = nbits - 1;
-	for (size_t i = 0; i < r->cap; i++) {
-		uint64_t b = r->table[i].key & r->keymask;
+	for (size_t i = 0; i < r->cap; i++)
 		if (r->table[i].key)
-			r->keybits[b / 64] |= UINT64_C(1) << (b % 64);
-	}
+			bitfilter_add(&r->keys, r->table[i].key);
 	if (r->zero_key) /* prefix 0, kept apart from the table */
-		r->keybits[0] |= 1;
+		bitfilter_add(&r->keys, 0);
 	return 0;
-}
-
-static inline bool maybe_key(const struct loc_recorder *r, uint64_t p)
-{
-	uint64_t b = p & r->keymask;
-	return !r->keybits || (r->keybits[b / 64] >> (b % 64) & 1);
 }
 
 /* A thread's records: every prefix becomes its first position, in place (lookups pipelined). A
@@ -722,14 +708,14 @@ static inline bool maybe_key(const struct loc_recorder *r, uint64_t p)
 static void resolve_part(struct loc_recorder *r, struct loc_local *l)
 {
 	uint64_t *pfx = l->pfx;
-	bool ahead = !r->keybits; /* with a filter the table is small: no prefetch */
+	bool ahead = !r->keys.bits; /* with a filter the table is small: no prefetch */
 	for (size_t g = 0; g < l->nseg; g++) {
 		const struct seg *sg = &l->segs[g];
 		for (size_t i = sg->off; i < sg->off + sg->n; i++) {
 			if (ahead && i + RESOLVE_AHEAD < l->npfx && pfx[i + RESOLVE_AHEAD])
 				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
 			uint64_t pos = sg->pos + (i - sg->off);
-			const uint64_t *f = maybe_key(r, pfx[i]) ? first_of(r, pfx[i]) : NULL;
+			const uint64_t *f = bitfilter_maybe(&r->keys, pfx[i]) ? first_of(r, pfx[i]) : NULL;
 			if (r->by_copies) /* a first after the record is another content's (a prefix collision) */
 				pfx[i] = f && *f <= pos ? *f : pos;
 			else

@@ -24,6 +24,7 @@ int suite_content(void);
 int suite_fingerprint(void);
 int suite_compmodel(void);
 int suite_reserve(void);
+int suite_bitfilter(void);
 int suite_access(void);
 int suite_dupgen(void);
 int suite_locality(void);
