@@ -60,8 +60,9 @@ unsigned slots_in_use(const struct vol_state *st);
 int recovery_rebuild(struct engine *e);
 /* After a power loss: the working map from the durable files, the index from the live data. */
 int recovery_from_durable(struct engine *e);
-/* GC with the world entered. */
-int recovery_gc(struct engine *e, uint64_t *reclaimed);
+/* GC with the world entered: adds what it reclaimed to *reclaimed and says how many PBNs are
+ * free once it is done (with the world entered, nobody can take them meanwhile). */
+int recovery_gc(struct engine *e, uint64_t *reclaimed, uint64_t *free_pbns);
 
 /* engine.c helpers used by the other modules */
 int engine_read_addr(struct engine *e, uint64_t addr, void *buf);

@@ -141,7 +141,7 @@ static int gc_pick(void *arg, const uint8_t *fp, uint64_t addr)
 	return 0;
 }
 
-int recovery_gc(struct engine *e, uint64_t *reclaimed)
+int recovery_gc(struct engine *e, uint64_t *reclaimed, uint64_t *free_pbns)
 {
 	/* Everything that made these contents unreferenced is made durable before any is reused. */
 	int rc = txn_commit(&e->txn, false);
@@ -171,5 +171,9 @@ int recovery_gc(struct engine *e, uint64_t *reclaimed)
 	}
 	e->st->base[VC_GC_RECLAIMED] += (int64_t)n;
 	*reclaimed += n;
+	uint64_t nfree = 0;
+	for (uint64_t p = 0; !rc && p < s->blocks; p++)
+		nfree += space_pbn_free(s, p);
+	*free_pbns = nfree;
 	return rc;
 }

@@ -136,7 +136,7 @@ static void note_version(struct harness *h, uint64_t lbn, uint64_t content, size
 
 static int workload(struct harness *h, const char *vol)
 {
-	struct engine_recorder rec = {rec_write, rec_sync, h};
+	struct engine_recorder rec = {.write = rec_write, .sync = rec_sync, .arg = h};
 	struct engine_open_params op = {.recorder = &rec, .commit_every = 0};
 	struct engine *e;
 	char err[512];
