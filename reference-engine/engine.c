@@ -408,6 +408,15 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		rc = -ENOMEM;
 	if (!rc && !alone && !(rc = world_enter(e))) {
 		rc = slot_claim(e);
+		/* The last one out may have marked the volume clean while this opener waited for the
+		 * shared lock behind its checkpoint: its caches are sound to join, but a crash from here
+		 * on must not find "clean", so say so on disk first, as the alone opener does. */
+		if (!rc && e->st->clean) {
+			e->st->clean = 0;
+			meta_boot_id(e->st->boot_id, sizeof e->st->boot_id);
+			if (msync(e->st, sizeof *e->st, MS_SYNC))
+				rc = -errno;
+		}
 		world_leave(e);
 	}
 	if (!rc && alone) {

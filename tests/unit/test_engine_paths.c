@@ -698,6 +698,90 @@ static void collection_by_another_writer_leaves_room(void)
 	cleanup();
 }
 
+/* Whether /proc/locks shows a flock request on inode `ino` waiting (a "->" line). */
+static bool flock_waiting_on(ino_t ino)
+{
+	FILE *f = fopen("/proc/locks", "r");
+	if (!f)
+		return false;
+	char line[256], want[32];
+	snprintf(want, sizeof want, ":%lu ", (unsigned long)ino);
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f))
+		found = strstr(line, "->") && strstr(line, "FLOCK") && strstr(line, want);
+	fclose(f);
+	return found;
+}
+
+/* The opener that arrives while the last one out checkpoints (holding the volume's lock alone). */
+struct late_opener {
+	ino_t lock_ino;
+	bool started, seen_waiting;
+	pthread_t thread;
+	struct engine *e;
+	int rc;
+};
+
+static void *late_open(void *arg)
+{
+	struct late_opener *l = arg;
+	struct engine_open_params op = {0};
+	char err[256];
+	l->rc = engine_open(dir, &op, &l->e, err, sizeof err);
+	return NULL;
+}
+
+/* The closer's first write to the map is its checkpoint, made under the exclusive lock: start the
+ * other opener there and go on once it waits for the shared lock behind it. */
+static void start_late_opener(void *arg, unsigned file, uint64_t off, const void *buf, size_t len)
+{
+	struct late_opener *l = arg;
+	(void)off, (void)buf, (void)len;
+	if (file != 0 || l->started)
+		return;
+	l->started = true;
+	if (pthread_create(&l->thread, NULL, late_open, l))
+		return;
+	for (long polls = 0; polls < 2000000 && !l->seen_waiting; polls++) /* a bound, not a delay */
+		l->seen_waiting = flock_waiting_on(l->lock_ino);
+}
+
+/* A process that opens while the last one out is closing waits for the shared lock behind its
+ * checkpoint and joins the caches as they are; the closer has meanwhile marked the volume clean.
+ * The joiner must clear that mark: a crash of it would otherwise find "clean" and skip recovery
+ * (a reviewer's find; fsck then reported a durable map behind the working one). */
+static void joiner_of_a_closing_volume_unmarks_clean(void)
+{
+	struct engine *e = fresh(64, 64, "mem");
+	char sbpath[4096];
+	struct stat sbst;
+	CU_ASSERT_FATAL(meta_path(sbpath, sizeof sbpath, dir, VOL_SUPERBLOCK) == 0 && stat(sbpath, &sbst) == 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	struct late_opener l = {.lock_ino = sbst.st_ino, .rc = -1};
+	struct engine_recorder rec = {.write = start_late_opener, .arg = &l};
+	struct engine_open_params op = {.recorder = &rec};
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(engine_write(e, 3, fill(7)), 0); /* so the close has a map to checkpoint */
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	CU_ASSERT_FATAL(l.started);
+	CU_ASSERT_EQUAL(pthread_join(l.thread, NULL), 0);
+	CU_ASSERT(l.seen_waiting);
+	CU_ASSERT_EQUAL_FATAL(l.rc, 0);
+	struct vol_state *vs = meta_map(dir, VOL_STATE, sizeof *vs, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
+	CU_ASSERT_EQUAL(vs->clean, 0); /* open by the joiner: not clean */
+	char *out = NULL;
+	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
+	CU_ASSERT_EQUAL(engine_read(l.e, 3, out), 0);
+	CU_ASSERT_EQUAL(memcmp(out, fill(7), BS), 0);
+	free(out);
+	CU_ASSERT_EQUAL(engine_close(l.e), 0);
+	CU_ASSERT_EQUAL(vs->clean, 1); /* the joiner was the last one out */
+	munmap(vs, sizeof *vs);
+	cleanup();
+}
+
 static void bad_geometry_refused(void)
 {
 	char err[256];
@@ -733,6 +817,7 @@ int suite_engine_paths(void)
 		 chunk_store_preallocation},
 		{"a reused pid does not stall a quiesce", reused_pid_does_not_stall_quiesce},
 		{"a full write takes the room another writer's collection made", collection_by_another_writer_leaves_room},
+		{"an opener joining a closing volume unmarks it clean", joiner_of_a_closing_volume_unmarks_clean},
 		{NULL, NULL},
 	};
 	return unit_add_suite("engine paths", tests);
