@@ -264,6 +264,15 @@ static void destroy(struct engine *e)
 	free(e);
 }
 
+/* From here on the caches are ahead of the disk: say so on disk first (with this boot's id, which
+ * tells a killed process from a power loss), so a power loss never leaves a stale "clean" behind. */
+static int mark_unclean(struct engine *e)
+{
+	e->st->clean = 0;
+	meta_boot_id(e->st->boot_id, sizeof e->st->boot_id);
+	return msync(e->st, sizeof *e->st, MS_SYNC) ? -errno : 0;
+}
+
 /* How an opener that has the volume alone finds its caches. */
 enum cache_state { CACHES_CLEAN, CACHES_CRASHED, CACHES_LOST };
 
@@ -410,13 +419,9 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		rc = slot_claim(e);
 		/* The last one out may have marked the volume clean while this opener waited for the
 		 * shared lock behind its checkpoint: its caches are sound to join, but a crash from here
-		 * on must not find "clean", so say so on disk first, as the alone opener does. */
-		if (!rc && e->st->clean) {
-			e->st->clean = 0;
-			meta_boot_id(e->st->boot_id, sizeof e->st->boot_id);
-			if (msync(e->st, sizeof *e->st, MS_SYNC))
-				rc = -errno;
-		}
+		 * on must not find "clean". */
+		if (!rc && e->st->clean)
+			rc = mark_unclean(e);
 		world_leave(e);
 	}
 	if (!rc && alone) {
@@ -428,14 +433,8 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 			txn_mark_all(&e->txn);
 			rc = txn_commit(&e->txn, true);
 		}
-		if (!rc) {
-			/* From here on the caches are ahead of the disk: say so on disk first, so a power
-			 * loss never leaves a stale "clean" behind. */
-			e->st->clean = 0;
-			meta_boot_id(e->st->boot_id, sizeof e->st->boot_id);
-			if (msync(e->st, sizeof *e->st, MS_SYNC))
-				rc = -errno;
-		}
+		if (!rc)
+			rc = mark_unclean(e);
 		if (!rc && !p->exclusive && flock(e->lock_fd, LOCK_SH))
 			rc = -errno;
 	}

@@ -171,9 +171,6 @@ int recovery_gc(struct engine *e, uint64_t *reclaimed, uint64_t *free_pbns)
 	}
 	e->st->base[VC_GC_RECLAIMED] += (int64_t)n;
 	*reclaimed += n;
-	uint64_t nfree = 0;
-	for (uint64_t p = 0; !rc && p < s->blocks; p++)
-		nfree += space_pbn_free(s, p);
-	*free_pbns = nfree;
+	*free_pbns = rc ? 0 : s->blocks - space_used_blocks(s);
 	return rc;
 }
