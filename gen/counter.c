@@ -8,6 +8,7 @@
 #include <string.h>
 #include "counter.h"
 #include "counts.h"
+#include "fanout.h"
 
 /* Ranges of the first fingerprint byte: range r holds fingerprints whose first byte >> 4 is r,
  * so the ranges in order are fingerprint order (a sorted walk is one range after another), and
@@ -223,19 +224,14 @@ static int to_hist(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 struct walk_job {
 	struct counter *c;
 	struct walk_arg *args;
-	int next, failed;  /* atomics */
+	int slot, next, failed; /* atomics: the next thread's argument, the next range, a failure */
 	char why[600];
-};
-
-struct walk_thread {
-	struct walk_job *j;
-	int k;
 };
 
 static void *walk_ranges(void *arg)
 {
-	struct walk_thread *t = arg;
-	struct walk_job *j = t->j;
+	struct walk_job *j = arg;
+	struct walk_arg *mine = &j->args[__atomic_fetch_add(&j->slot, 1, __ATOMIC_RELAXED)];
 	struct gindex **parts = malloc((size_t)j->c->writers * sizeof *parts);
 	int r;
 	if (!parts && !__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
@@ -244,7 +240,7 @@ static void *walk_ranges(void *arg)
 	       (r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < RANGES) {
 		for (int w = 0; w < j->c->writers; w++)
 			parts[w] = part_of(j->c, w, r);
-		if (index_mem_iterate_all(parts, j->c->writers, to_hist, &j->args[t->k])) {
+		if (index_mem_iterate_all(parts, j->c->writers, to_hist, mine)) {
 			if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
 				snprintf(j->why, sizeof j->why, "%s", parts[0]->err[0] ? parts[0]->err : "out of memory building the histogram");
 			break;
@@ -254,36 +250,25 @@ static void *walk_ranges(void *arg)
 	return NULL;
 }
 
+/* Threads that do not start leave their ranges to the others: their visitors see nothing. */
 static int walk_parallel(struct counter *c, const struct counter_walkers *w, struct count_hist *h, char *why,
 			 size_t whylen)
 {
-	int n = w->n < 1 ? 1 : w->n > RANGES ? RANGES : w->n, started = 0;
+	int n = w->n < 1 ? 1 : w->n > RANGES ? RANGES : w->n;
 	struct walk_arg args[RANGES];
-	struct walk_thread th[RANGES];
-	pthread_t tids[RANGES];
 	struct walk_job j = {.c = c, .args = args};
 	memset(args, 0, sizeof args);
 	for (int k = 0; k < n; k++) {
 		args[k].also = w->visit;
 		args[k].also_arg = w->args ? w->args[k] : NULL;
-		th[k] = (struct walk_thread){&j, k};
 	}
-	for (; started < n - 1; started++)
-		if (pthread_create(&tids[started], NULL, walk_ranges, &th[started + 1]))
-			break;
-	/* threads that did not start leave their ranges to the others: their visitors see nothing */
-	walk_ranges(&th[0]);
-	for (int i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
+	fanout_run((size_t)n, walk_ranges, &j);
 	int rc = 0;
 	if (j.failed) {
 		snprintf(why, whylen, "%s", j.why);
 		rc = -1;
 	}
-	uint64_t distinct = 0;
 	for (int k = 0; k < n; k++) {
-		for (size_t i = 0; i < args[k].h.cap; i++)
-			distinct += args[k].h.vals[i]; /* contents with each count: 0 in empty slots */
 		for (size_t i = 0; !rc && i < args[k].h.cap; i++)
 			if (args[k].h.keys[i] && count_hist_add(h, args[k].h.keys[i], args[k].h.vals[i])) {
 				snprintf(why, whylen, "out of memory building the histogram");
@@ -291,8 +276,6 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 			}
 		count_hist_free(&args[k].h);
 	}
-	if (!rc)
-		c->walked_distinct = distinct;
 	return rc;
 }
 
@@ -339,6 +322,11 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 	if (count_hist_to_dist(h, out, &e)) {
 		snprintf(why, whylen, "%s", h->n ? e.msg : "no data: nothing to analyse");
 		goto out;
+	}
+	if (!c->back) { /* the distinct contents the walk found: what the bound and the cost go by */
+		struct dist_rows rows;
+		dist_compute_rows(out, &rows);
+		c->walked_distinct = rows.distinct;
 	}
 	if (zero_blocks)
 		*zero_blocks = zc;
