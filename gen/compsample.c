@@ -197,6 +197,7 @@ struct comp_sampler {
 	uint64_t threshold;
 	uint8_t zero_fp[32];
 	struct comp_set *set;       /* what the threads handed in, and loaded samples */
+	struct bitfilter filter;    /* the samples' tags, from comp_join_begin (none before) */
 	class_cells acc;            /* the join's cells */
 	uint64_t class_measured[DIST_CLASSES];
 	uint64_t expect;            /* contents per thread, for sizing their sets */
@@ -266,6 +267,7 @@ void comp_sampler_free(struct comp_sampler *s)
 	if (!s)
 		return;
 	comp_set_free(s->set);
+	bitfilter_free(&s->filter);
 	free_cells(s->acc);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -386,24 +388,23 @@ static unsigned bucket_of(uint32_t size, uint64_t bs)
 #define FILTER_BITS_PER_ENTRY 16
 #define FILTER_MAX_BITS ((size_t)1 << 24)
 
-static int filter_build(struct bitfilter *f, const struct comp_set *set)
+int comp_join_begin(struct comp_sampler *s)
 {
-	if (bitfilter_init(f, set->n, FILTER_BITS_PER_ENTRY, FILTER_MAX_BITS))
+	bitfilter_free(&s->filter);
+	if (bitfilter_init(&s->filter, s->set->n, FILTER_BITS_PER_ENTRY, FILTER_MAX_BITS))
 		return -1;
-	for (size_t i = 0; i < set->cap; i++)
-		if (set->tags[i])
-			bitfilter_add(f, set->tags[i] >> 40);
+	for (size_t i = 0; i < s->set->cap; i++)
+		if (s->set->tags[i])
+			bitfilter_add(&s->filter, s->set->tags[i] >> 40);
 	return 0;
 }
 
 /* One entry into cells acc and class_measured: the sampler is only read, so threads joining
- * disjoint entries into their own cells may share it. f (may be NULL): the part's bitmap. */
-static int join_into(const struct comp_sampler *s, const struct bitfilter *f, class_cells acc,
-		     uint64_t *class_measured, const uint8_t *fp, uint64_t copies)
+ * disjoint entries into their own cells may share it. */
+static int join_into(const struct comp_sampler *s, class_cells acc, uint64_t *class_measured, const uint8_t *fp,
+		     uint64_t copies)
 {
-	if (!s->set->n || copies == 0)
-		return 0;
-	if (f && !bitfilter_maybe(f, tag_of(fp, s->fl) >> 40))
+	if (!s->set->n || copies == 0 || !bitfilter_maybe(&s->filter, tag_of(fp, s->fl) >> 40))
 		return 0;
 	const struct comp_sample *v = comp_set_get(s->set, fp);
 	if (!v || v->hmin > s->threshold || !memcmp(fp, s->zero_fp, s->fl))
@@ -426,12 +427,11 @@ static int join_into(const struct comp_sampler *s, const struct bitfilter *f, cl
 
 int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies)
 {
-	return join_into(s, NULL, s->acc, s->class_measured, fp, copies);
+	return join_into(s, s->acc, s->class_measured, fp, copies);
 }
 
 struct comp_join_part {
 	const struct comp_sampler *s;
-	struct bitfilter filter; /* each part its own: 2 bytes a sample, 2 MiB at most */
 	class_cells acc;
 	uint64_t class_measured[DIST_CLASSES];
 };
@@ -439,10 +439,6 @@ struct comp_join_part {
 struct comp_join_part *comp_join_part_new(const struct comp_sampler *s)
 {
 	struct comp_join_part *j = calloc(1, sizeof *j);
-	if (j && filter_build(&j->filter, s->set)) {
-		free(j);
-		return NULL;
-	}
 	if (j)
 		j->s = s;
 	return j;
@@ -450,7 +446,7 @@ struct comp_join_part *comp_join_part_new(const struct comp_sampler *s)
 
 int comp_join_part_visit(struct comp_join_part *j, const uint8_t *fp, uint64_t copies)
 {
-	return join_into(j->s, &j->filter, j->acc, j->class_measured, fp, copies);
+	return join_into(j->s, j->acc, j->class_measured, fp, copies);
 }
 
 int comp_join_part_add(struct comp_sampler *s, struct comp_join_part *j)
@@ -473,10 +469,8 @@ int comp_join_part_add(struct comp_sampler *s, struct comp_join_part *j)
 
 void comp_join_part_free(struct comp_join_part *j)
 {
-	if (j) {
+	if (j)
 		free_cells(j->acc);
-		bitfilter_free(&j->filter);
-	}
 	free(j);
 }
 

@@ -91,12 +91,14 @@ void comp_local_release(struct comp_local *l);
 
 /* The join, after the scan: every index entry (fingerprint, final copies) is offered; measured
  * contents become Horvitz-Thompson weighted cells (class floor(log2 copies), weight
- * 1 / (1 - (1 - p)^copies), the zero block left out). */
+ * 1 / (1 - (1 - p)^copies), the zero block left out). begin, once every sample is in (the
+ * threads' flushed, a DB's loaded), builds a bitmap of them that turns most entries away before
+ * a probe of the samples (without it every entry probes): 0, or -1 out of memory. */
+int comp_join_begin(struct comp_sampler *s);
 int comp_join_visit(struct comp_sampler *s, const uint8_t *fp, uint64_t copies);
 /* The same join split over threads: each offers its own (disjoint) entries to a part of its own,
  * and the parts are added into the sampler's join after - integer sums, so the cells are those of
- * one join of every entry, to the bit. A part is made once every sample is in (the threads'
- * flushed, a DB's loaded): it keeps a bitmap of them. visit and add: 0, or -1 out of memory. */
+ * one join of every entry, to the bit. visit and add: 0, or -1 out of memory. */
 struct comp_join_part;
 struct comp_join_part *comp_join_part_new(const struct comp_sampler *s);
 int comp_join_part_visit(struct comp_join_part *j, const uint8_t *fp, uint64_t copies);

@@ -283,8 +283,8 @@ static struct pslot *new_table(size_t cap, size_t *bytes)
 	return map_zeroed(*bytes);
 }
 
-/* Room for twice the keys: the bound the table was sized by was passed (records of a count that
- * was dropped, or a caller's wrong bound); rare, so a plain rehash. */
+/* Room for twice the keys: the bound the table was sized by was passed (a caller's wrong bound);
+ * rare, so a plain rehash. */
 static int grow_table(struct loc_recorder *r)
 {
 	struct pslot *old = r->table;
@@ -683,7 +683,8 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 }
 
 /* By copies almost every record's prefix is absent from the table (a content seen once): a bit per
- * key, in a bitmap small enough for the L1 cache, turns most of them away before a probe (which
+ * key, in a bitmap that stays in cache while the keys are few (at most 1 MiB), turns most of them
+ * away before a probe (which
  * reads several slots of a table at most 2/3 full: 14 ns a record, the longest part of the end
  * of a scan of a tar of /usr after the walk). Past FILTER_MAX_BITS (many copies) there is none. */
 #define FILTER_BITS_PER_KEY 16
@@ -701,10 +702,11 @@ static int build_key_filter(struct loc_recorder *r)
 	return 0;
 }
 
-/* A thread's records: every prefix becomes its first position, in place (lookups pipelined). A
- * prefix the table lacks is, by copies, a content seen once (its own first position), as is one
- * whose copied content starts later (another content sharing the prefix); by the records, a
- * block whose count was dropped (an unreadable range), which resolves to nothing. */
+/* A thread's records: every prefix becomes its first position, in place (lookups pipelined). By
+ * copies, a prefix the table lacks is a content seen once (its own first position), as is one
+ * whose copied content starts later (another content sharing the prefix). By the records, the
+ * table holds every record's prefix at a position no later than its own, so the same rule
+ * gives the table's. */
 static void resolve_part(struct loc_recorder *r, struct loc_local *l)
 {
 	uint64_t *pfx = l->pfx;
@@ -716,10 +718,7 @@ static void resolve_part(struct loc_recorder *r, struct loc_local *l)
 				__builtin_prefetch(&r->table[home(r, pfx[i + RESOLVE_AHEAD])]);
 			uint64_t pos = sg->pos + (i - sg->off);
 			const uint64_t *f = bitfilter_maybe(&r->keys, pfx[i]) ? first_of(r, pfx[i]) : NULL;
-			if (r->by_copies) /* a first after the record is another content's (a prefix collision) */
-				pfx[i] = f && *f <= pos ? *f : pos;
-			else
-				pfx[i] = f ? *f : UINT64_MAX;
+			pfx[i] = f && *f <= pos ? *f : pos;
 		}
 	}
 }

@@ -227,10 +227,10 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 		if (s->loc && side_load_windows(s->db, s->loc, why, whylen))
 			return -1;
 	}
-	/* the bound is read before the settle: with a DB it moves the counts there */
 	bool by_copies = s->loc && !s->prior && loc_records_complete(s->loc);
-	if (s->loc && (by_copies ? loc_resolve_begin_copies(s->loc)
-				 : loc_resolve_begin(s->loc, counter_distinct_bound(s->counter)))) {
+	if ((s->comp && comp_join_begin(s->comp)) ||
+	    (s->loc && (by_copies ? loc_resolve_begin_copies(s->loc)
+				  : loc_resolve_begin(s->loc, counter_distinct_bound(s->counter))))) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}

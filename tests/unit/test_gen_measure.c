@@ -436,6 +436,7 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 		join_apart(s, c, zero_fp, out);
 	} else if (how == JOIN_THREADS) {
 		void *parts[4];
+		CU_ASSERT_EQUAL(comp_join_begin(s), 0); /* every sample is in: their bitmap, as dedisgen's end */
 		for (int k = 0; k < 4; k++)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(parts[k] = comp_join_part_new(s));
 		struct counter_walkers w = {4, part_visit, parts};
