@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "compare.h"
+#include "fanout.h"
 #include "merge.h"
 #include "options.h"
 #include "report.h"
@@ -72,8 +73,7 @@ static int cmd_scan(const struct gen_options *o)
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int threads = o->threads ? (int)o->threads : (cores > 0 ? (int)cores : 1);
+	int threads = o->threads ? (int)o->threads : (int)fanout_cores();
 	bool complete;
 	uint64_t total = walk_known_total(w, &complete);
 	if (run_setup_measuring(&r, total, complete, threads)) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fanout.h"
 #include "mpigen.h"
 #include "rankpath.h"
 
@@ -29,8 +30,7 @@ static int default_threads(void)
 		MPI_Comm_size(local, &here);
 		MPI_Comm_free(&local);
 	}
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int t = cores > 0 ? (int)(cores / here) : 1;
+	int t = (int)fanout_cores() / here;
 	return t > 0 ? t : 1;
 }
 
