@@ -7,8 +7,10 @@
 #
 # Run by hand, not by make check (about a minute):
 #   DEDISGEN=/path/to/dedisgen bench/perf/dedisgen-vs-fio-dedupe.sh
-# Knobs (environment): DEDISGEN, SIZE_GIB (file size, 2), BS (4096), THREADS (cores),
-# REPS (runs per tool, best kept, 3), DIR (where the file goes: /dev/shm, else /var/tmp).
+# Knobs (environment): DEDISGEN, DATA (an existing file to scan instead, e.g. the issue's 8 GiB
+# tar of /usr in /dev/shm; it is read once and left in place), SIZE_GIB (size of the file written
+# when DATA is unset, 2), BS (4096), THREADS (cores), REPS (runs per tool, best kept, 3), DIR (where
+# the written file goes: /dev/shm, else /var/tmp).
 # Targets: dedisgen (analysis on) >= 2x fio-dedupe, and >= 80 % of the SHA-1 limit. Exits 0
 # whatever the figures (SKIP when a tool is missing); prints PASS/BELOW per target. The tools
 # run in turns (on, off, fio-dedupe; REPS times) so a busy machine slows them alike.
@@ -40,11 +42,21 @@ FIO_DEDUPE=$(command -v fio-dedupe || true)
 [[ -n $FIO_DEDUPE ]] || { echo "SKIP: fio-dedupe not found (apt-get install fio)"; exit 0; }
 command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 0; }
 
-FILE=""
-trap 'rm -f "$FILE" "$FILE.dist" "$FILE.off" "$FILE.time"' EXIT
-# shellcheck source=bench/perf/lib.sh
-. "$(dirname "$0")/lib.sh"
-make_dup_file "$SIZE_GIB" dedisgen-perf
+FILE="" OUTS=""
+if [[ -n ${DATA:-} ]]; then
+	[[ -f $DATA ]] || { echo "SKIP: DATA=$DATA is not a regular file"; exit 0; }
+	FILE=$DATA
+	OUTS=$(mktemp -d "${TMPDIR:-/var/tmp}/dedisgen-perf.XXXXXX")
+	trap 'rm -rf "$OUTS"' EXIT
+	DIR=$(dirname "$DATA")
+	cat "$FILE" >/dev/null # page cache
+else
+	trap 'rm -rf "$FILE" "$OUTS"' EXIT
+	# shellcheck source=bench/perf/lib.sh
+	. "$(dirname "$0")/lib.sh"
+	make_dup_file "$SIZE_GIB" dedisgen-perf
+	OUTS=$(mktemp -d "${TMPDIR:-/var/tmp}/dedisgen-perf.XXXXXX")
+fi
 SIZE=$(stat -c %s "$FILE")
 
 best() { sort -g | tail -1; }
@@ -53,15 +65,15 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] :
 # the tool and its threads). On a shared machine the wall figure swings with the others' load;
 # the CPU figure is the work each tool does per byte, which the load barely moves.
 time_run() {
-	/usr/bin/time -o "$FILE.time" -f '%e %U %S' "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; echo "0 0"; return; }
-	awk -v s="$SIZE" '{ printf "%.1f %.1f\n", s / $1 / 1e6, s / ($2 + $3) / 1e6 }' "$FILE.time"
+	/usr/bin/time -o "$OUTS/time" -f '%e %U %S' "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; echo "0 0"; return; }
+	awk -v s="$SIZE" '{ printf "%.1f %.1f\n", s / $1 / 1e6, s / ($2 + $3) / 1e6 }' "$OUTS/time"
 }
 
 [[ -x /usr/bin/time ]] || { echo "SKIP: /usr/bin/time not found (apt-get install time)"; exit 0; }
 on=() off=() fio=() on_cpu=() off_cpu=() fio_cpu=()
 for _ in $(seq "$REPS"); do
-	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" -o "$FILE.dist" "$FILE"); on+=("$w"); on_cpu+=("$c")
-	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" --compress-sample off --no-locality -o "$FILE.off" "$FILE")
+	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" -o "$OUTS/on.dist" "$FILE"); on+=("$w"); on_cpu+=("$c")
+	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" --compress-sample off --no-locality -o "$OUTS/off.dist" "$FILE")
 	off+=("$w"); off_cpu+=("$c")
 	read -r w c < <(time_run "$FIO_DEDUPE" -b "$BS" -t "$THREADS" "$FILE"); fio+=("$w"); fio_cpu+=("$c")
 done
@@ -71,9 +83,9 @@ fio_mbs=$(printf '%s\n' "${fio[@]}" | best)
 gen_cpu=$(printf '%s\n' "${on_cpu[@]}" | median)
 off_cpu=$(printf '%s\n' "${off_cpu[@]}" | median)
 fio_cpu=$(printf '%s\n' "${fio_cpu[@]}" | median)
-sample=$(awk '$1 == "sample" { print $2 " (" $3 " contents measured)" }' "$FILE.dist")
-analysed=$(awk '$1 == "analysed" { print $2 " blocks" ($3 ? ", windows of " $3 : ", whole stream") }' "$FILE.dist")
-rm -f "$FILE.off"
+sample=$(awk '$1 == "sample" { print $2 " (" $3 " contents measured)" }' "$OUTS/on.dist")
+analysed=$(awk '$1 == "analysed" { print $2 " blocks" ($3 ? ", windows of " $3 : ", whole stream") }' "$OUTS/on.dist")
+rm -f "$OUTS/off.dist"
 # openssl speed prints "sha1  <k-bytes/s>" in units of 1000 bytes/s.
 sha_kbs=$(openssl speed -evp sha1 -bytes "$BS" -seconds 3 2>/dev/null | awk '$1 == "sha1" {print $2}' | tr -d k)
 hash_threads=$((THREADS < CORES ? THREADS : CORES))
