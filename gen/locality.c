@@ -52,6 +52,7 @@ struct pslot {
 struct win {
 	uint64_t number;
 	uint64_t *firsts;
+	bool unfilled; /* made by the end's placing, which fills it */
 };
 
 struct loc_recorder {
@@ -81,8 +82,9 @@ struct loc_recorder {
 	size_t ncopied, copiedcap, copies;
 	struct win *wins;        /* sorted by number */
 	size_t nwin, wincap;
-	/* the windows' arrays, carved from chunks of WIN_CHUNK windows faulted in at once: one at a
-	 * time from malloc, each was a fresh mapping faulted in 4 KiB page by page (16 ms of a 2 GiB
+	/* the windows' arrays, carved from chunks of WIN_CHUNK windows, each window faulted in at
+	 * once (by the chunk's mapping, or by the thread that fills it at the end): one at a time
+	 * from malloc, each was a fresh mapping faulted in 4 KiB page by page (16 ms of a 2 GiB
 	 * scan's end for 8 windows on a VM, more than resolving them); after a resolution, from the
 	 * resolution table's pages first (they are faulted in already) */
 	struct win_chunk {
@@ -265,14 +267,20 @@ static uint64_t *first_of(struct loc_recorder *r, uint64_t p)
  * 2 MiB ones: on the 2-core VM a fresh 2 MiB page costs seven times what its 512 small ones do
  * (32 MiB by a new process: 60-73 ms against 10 ms), which was most of an 8 GiB scan's end; the
  * table's random probes are cache misses with 2 MiB pages too. NULL: out of memory. */
-static void *map_zeroed(size_t bytes)
+static void populate(void *m, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	(void)madvise(m, bytes, MADV_POPULATE_WRITE); /* before Linux 5.14: faulted in as written */
+#endif
+}
+
+static void *map_zeroed(size_t bytes, bool now)
 {
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
-#ifdef MADV_POPULATE_WRITE
-	(void)madvise(m, bytes, MADV_POPULATE_WRITE); /* before Linux 5.14: faulted in as written */
-#endif
+	if (now)
+		populate(m, bytes);
 	return m;
 }
 
@@ -280,7 +288,7 @@ static void *map_zeroed(size_t bytes)
 static struct pslot *new_table(size_t cap, size_t *bytes)
 {
 	*bytes = cap * sizeof(struct pslot);
-	return map_zeroed(*bytes);
+	return map_zeroed(*bytes, true);
 }
 
 /* Room for twice the keys: the bound the table was sized by was passed (a caller's wrong bound);
@@ -640,12 +648,13 @@ static int add_chunk(struct loc_recorder *r, void *base, size_t bytes)
 	return 0;
 }
 
-/* A window's array of LOC_WINDOW firsts, all UINT64_MAX; it lives until the recorder is freed. */
-static uint64_t *window_array(struct loc_recorder *r)
+/* A window's array of LOC_WINDOW firsts, all UINT64_MAX when `fill` (else the caller fills it); it
+ * lives until the recorder is freed. */
+static uint64_t *window_array(struct loc_recorder *r, bool fill)
 {
 	if (!r->nchunks || r->chunks[r->nchunks - 1].used == r->chunks[r->nchunks - 1].cap) {
 		const size_t bytes = WIN_CHUNK * LOC_WINDOW * sizeof(uint64_t);
-		void *m = map_zeroed(bytes);
+		void *m = map_zeroed(bytes, fill); /* unfilled: the threads that fill fault it in */
 		if (!m)
 			return NULL;
 		if (add_chunk(r, m, bytes)) {
@@ -655,11 +664,14 @@ static uint64_t *window_array(struct loc_recorder *r)
 	}
 	struct win_chunk *c = &r->chunks[r->nchunks - 1];
 	uint64_t *f = c->base + c->used++ * LOC_WINDOW;
-	memset(f, 0xff, LOC_WINDOW * sizeof *f); /* UINT64_MAX: no record */
+	if (fill)
+		memset(f, 0xff, LOC_WINDOW * sizeof *f); /* UINT64_MAX: no record */
 	return f;
 }
 
-static struct win *window(struct loc_recorder *r, uint64_t number)
+/* The window of that number, made if missing: filled with UINT64_MAX, or (fill false) marked
+ * `unfilled` for the caller to fill. */
+static struct win *window(struct loc_recorder *r, uint64_t number, bool fill)
 {
 	size_t lo = 0, hi = r->nwin;
 	while (lo < hi) {
@@ -673,11 +685,11 @@ static struct win *window(struct loc_recorder *r, uint64_t number)
 		return &r->wins[lo];
 	if (array_reserve((void **)&r->wins, &r->wincap, r->nwin + 1, sizeof *r->wins, 64))
 		return NULL;
-	uint64_t *f = window_array(r);
+	uint64_t *f = window_array(r, fill);
 	if (!f)
 		return NULL;
 	memmove(r->wins + lo + 1, r->wins + lo, (r->nwin - lo) * sizeof *r->wins);
-	r->wins[lo] = (struct win){number, f};
+	r->wins[lo] = (struct win){number, f, !fill};
 	r->nwin++;
 	return &r->wins[lo];
 }
@@ -746,6 +758,67 @@ static void resolve_all(struct loc_recorder *r)
 	fanout_run(threads_for(r->nparts), resolve_parts, &j);
 }
 
+/* The resolved records into their windows, by threads that each own a run of windows: they fault
+ * in and fill the new ones, then copy every segment that falls in theirs. One thread did this
+ * for 11 ms of an 8 GiB scan's end on the 2-core VM (5 of them faulting in the windows' 16 MiB),
+ * with the other cores idle. */
+struct place_job {
+	struct loc_recorder *r;
+	size_t pieces;
+	size_t next; /* the next piece (atomic) */
+};
+
+static void place_piece(struct loc_recorder *r, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		if (r->wins[i].unfilled) {
+			populate(r->wins[i].firsts, LOC_WINDOW * sizeof(uint64_t));
+			memset(r->wins[i].firsts, 0xff, LOC_WINDOW * sizeof(uint64_t)); /* UINT64_MAX: no record */
+		}
+		r->wins[i].unfilled = false;
+	}
+	uint64_t lo = r->wins[from].number, hi = r->wins[to - 1].number;
+	for (size_t k = 0; k < r->nparts; k++) {
+		const struct loc_local *l = r->parts[k];
+		size_t at = from;
+		for (size_t i = 0; i < l->nseg; i++) {
+			const struct seg *s = &l->segs[i];
+			uint64_t number = s->pos >> LOC_WINDOW_SHIFT;
+			if (number < lo || number > hi)
+				continue;
+			if (r->wins[at].number != number) {
+				size_t a = from, b = to;
+				while (a < b) {
+					size_t mid = (a + b) / 2;
+					if (r->wins[mid].number < number)
+						a = mid + 1;
+					else
+						b = mid;
+				}
+				at = a; /* it exists: the windows were made from these segments */
+			}
+			memcpy(&r->wins[at].firsts[s->pos & (LOC_WINDOW - 1)], &l->pfx[s->off], s->n * sizeof *l->pfx);
+		}
+	}
+}
+
+static void *place_pieces(void *arg)
+{
+	struct place_job *j = arg;
+	size_t k, n = j->r->nwin;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->pieces)
+		place_piece(j->r, n * k / j->pieces, n * (k + 1) / j->pieces);
+	return NULL;
+}
+
+static void place_all(struct loc_recorder *r)
+{
+	if (!r->nwin)
+		return;
+	struct place_job j = {r, threads_for(r->nwin), 0};
+	fanout_run(j.pieces, place_pieces, &j);
+}
+
 int loc_resolve_end(struct loc_recorder *r)
 {
 	int rc = 0;
@@ -764,15 +837,15 @@ int loc_resolve_end(struct loc_recorder *r)
 	for (size_t k = 0; k < r->nparts && !rc; k++) {
 		struct loc_local *l = r->parts[k];
 		for (size_t i = 0; i < l->nseg; i++) {
-			const struct seg *s = &l->segs[i];
-			uint64_t number = s->pos >> LOC_WINDOW_SHIFT;
-			if ((!w || w->number != number) && !(w = window(r, number))) {
+			uint64_t number = l->segs[i].pos >> LOC_WINDOW_SHIFT;
+			if ((!w || w->number != number) && !(w = window(r, number, false))) {
 				rc = -1;
 				break;
 			}
-			memcpy(&w->firsts[s->pos & (LOC_WINDOW - 1)], &l->pfx[s->off], s->n * sizeof *l->pfx);
 		}
 	}
+	if (!rc)
+		place_all(r);
 	for (size_t i = 0; i < r->nparts; i++)
 		loc_local_free(r->parts[i]);
 	r->nparts = r->npfx = 0;
@@ -781,7 +854,7 @@ int loc_resolve_end(struct loc_recorder *r)
 
 int loc_load_window(struct loc_recorder *r, uint64_t number, const uint64_t *firsts)
 {
-	struct win *w = window(r, number);
+	struct win *w = window(r, number, true);
 	if (!w)
 		return -1;
 	for (size_t i = 0; i < LOC_WINDOW; i++)
@@ -792,12 +865,21 @@ int loc_load_window(struct loc_recorder *r, uint64_t number, const uint64_t *fir
 
 /* ---- the runs ---- */
 
+enum run_type { RUN_KIND, RUN_COPY, RUN_ZERO, RUN_TYPES };
+
+/* The runs state machine over positions in order. A piece of a stream cut for threads starts as
+ * if it had just taken the previous piece's last record (continue_from): the runs open there
+ * continue, and their lengths here (that record counted once more) are kept as `lead` for the
+ * stitch instead of being counted, as are the runs still open at the piece's end. */
 struct runs {
 	struct dist_locality *out;
 	uint64_t zero;               /* the zero block's first position */
 	bool have_prev, prev_dup, prev_zero, kind_dup;
 	uint64_t prev_pos, prev_first;
-	uint64_t kind_len, copy_len, zero_len;
+	uint64_t len[RUN_TYPES];     /* of the open run of each type (kind: new or duplicate blocks) */
+	bool continued[RUN_TYPES];   /* the piece started inside a run of that type */
+	bool lead_open[RUN_TYPES];   /* ... which has not ended yet */
+	uint64_t lead_len[RUN_TYPES]; /* its length here when it ended */
 };
 
 static void hist_add(struct dist_len_hist *h, uint64_t len)
@@ -811,12 +893,28 @@ static void hist_add(struct dist_len_hist *h, uint64_t len)
 	h->blocks[k] += len;
 }
 
+static void count_run(struct dist_locality *out, enum run_type type, bool dup, uint64_t len)
+{
+	struct dist_len_hist *h[RUN_TYPES] = {dup ? &out->dup_runs : &out->new_runs, &out->copy_runs, &out->zero_runs};
+	hist_add(h[type], len);
+}
+
+/* The open run of a type ends (a zero length: there was none). */
+static void end_run(struct runs *t, enum run_type type)
+{
+	if (t->lead_open[type]) {
+		t->lead_open[type] = false;
+		t->lead_len[type] = t->len[type];
+	} else {
+		count_run(t->out, type, t->kind_dup, t->len[type]);
+	}
+	t->len[type] = 0;
+}
+
 static void close_all(struct runs *t)
 {
-	hist_add(t->kind_dup ? &t->out->dup_runs : &t->out->new_runs, t->kind_len);
-	hist_add(&t->out->copy_runs, t->copy_len);
-	hist_add(&t->out->zero_runs, t->zero_len);
-	t->kind_len = t->copy_len = t->zero_len = 0;
+	for (int k = 0; k < RUN_TYPES; k++)
+		end_run(t, (enum run_type)k);
 	t->have_prev = false;
 }
 
@@ -830,35 +928,44 @@ static void push(struct runs *t, uint64_t pos, uint64_t first)
 	t->out->analysed++;
 	t->out->duplicates += dup;
 	t->out->sequential += dup && next;
-	if (t->kind_len && dup == t->kind_dup) {
-		t->kind_len++;
-	} else {
-		hist_add(t->kind_dup ? &t->out->dup_runs : &t->out->new_runs, t->kind_len);
+	if (!t->len[RUN_KIND] || dup != t->kind_dup) {
+		end_run(t, RUN_KIND);
 		t->kind_dup = dup;
-		t->kind_len = 1;
 	}
+	t->len[RUN_KIND]++;
 	if (dup && !zero) {
-		if (t->copy_len && !t->prev_zero && next) {
-			t->copy_len++;
-		} else {
-			hist_add(&t->out->copy_runs, t->copy_len);
-			t->copy_len = 1;
-		}
+		if (!t->len[RUN_COPY] || t->prev_zero || !next)
+			end_run(t, RUN_COPY);
+		t->len[RUN_COPY]++;
 	} else {
-		hist_add(&t->out->copy_runs, t->copy_len);
-		t->copy_len = 0;
+		end_run(t, RUN_COPY);
 	}
-	if (zero) {
-		t->zero_len++;
-	} else {
-		hist_add(&t->out->zero_runs, t->zero_len);
-		t->zero_len = 0;
-	}
+	if (zero)
+		t->len[RUN_ZERO]++;
+	else
+		end_run(t, RUN_ZERO);
 	t->have_prev = true;
 	t->prev_pos = pos;
 	t->prev_first = first;
 	t->prev_dup = dup;
 	t->prev_zero = zero;
+}
+
+/* The state push() leaves after the record (pos, first), its open runs one block long and marked
+ * as continued; the record itself is the previous piece's, not counted here. */
+static void continue_from(struct runs *t, uint64_t pos, uint64_t first)
+{
+	bool dup = first < pos, zero = dup && first == t->zero;
+	t->have_prev = true;
+	t->prev_pos = pos;
+	t->prev_first = first;
+	t->prev_dup = t->kind_dup = dup;
+	t->prev_zero = zero;
+	t->len[RUN_KIND] = 1;
+	t->len[RUN_COPY] = dup && !zero;
+	t->len[RUN_ZERO] = zero;
+	for (int k = 0; k < RUN_TYPES; k++)
+		t->continued[k] = t->lead_open[k] = t->len[k] != 0;
 }
 
 void loc_runs(const uint64_t *firsts, size_t n, uint64_t start, uint64_t piece_len, uint64_t zero_first,
@@ -878,7 +985,88 @@ void loc_runs(const uint64_t *firsts, size_t n, uint64_t start, uint64_t piece_l
 		out->window = piece_len;
 }
 
-int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, struct dist_locality *out)
+/* The windows cut into pieces, one thread each. With a level the runs end at window edges, so
+ * the pieces are independent; without one (the whole stream) each piece continues from the
+ * previous piece's last record, and a serial stitch joins the runs that cross the cuts. One
+ * thread took 6 ms of an 8 GiB scan's end on the 2-core VM, 13 on a 16-core one. */
+struct piece {
+	size_t from, to; /* windows */
+	struct dist_locality out;
+	struct runs t;
+};
+
+struct compute_job {
+	const struct loc_recorder *r;
+	unsigned level;
+	uint64_t zero_first;
+	struct piece *pieces;
+	size_t npieces;
+	size_t next; /* the next piece (atomic) */
+};
+
+static void piece_runs(const struct compute_job *j, struct piece *p)
+{
+	const struct loc_recorder *r = j->r;
+	struct runs *t = &p->t;
+	*t = (struct runs){.out = &p->out, .zero = j->zero_first};
+	if (!j->level && p->from > 0 && p->from < p->to) { /* a window missing between: push() sees the gap */
+		const struct win *prev = &r->wins[p->from - 1];
+		uint64_t last = prev->firsts[LOC_WINDOW - 1];
+		if (last != UINT64_MAX)
+			continue_from(t, prev->number << LOC_WINDOW_SHIFT | (LOC_WINDOW - 1), last);
+	}
+	for (size_t i = p->from; i < p->to; i++) {
+		const struct win *w = &r->wins[i];
+		if (j->level)
+			close_all(t); /* runs end at window edges */
+		for (size_t k = 0; k < LOC_WINDOW; k++)
+			if (w->firsts[k] != UINT64_MAX)
+				push(t, w->number << LOC_WINDOW_SHIFT | k, w->firsts[k]);
+	}
+	if (j->level)
+		close_all(t);
+	p->out.present = true;
+}
+
+static void *compute_pieces(void *arg)
+{
+	struct compute_job *j = arg;
+	size_t k;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->npieces)
+		piece_runs(j, &j->pieces[k]);
+	return NULL;
+}
+
+/* The pieces' counts, and (whole stream) the runs open at each cut counted once they end: a
+ * continued run's length is the previous pieces' part plus its own less the shared record. */
+static void stitch(const struct compute_job *j, struct dist_locality *out)
+{
+	uint64_t carry[RUN_TYPES] = {0};
+	bool carry_dup = false;
+	for (size_t p = 0; p < j->npieces; p++) {
+		const struct runs *t = &j->pieces[p].t;
+		loc_add(out, &j->pieces[p].out);
+		if (j->level)
+			continue;
+		for (int k = 0; k < RUN_TYPES; k++) {
+			if (!t->continued[k]) {
+				count_run(out, (enum run_type)k, carry_dup, carry[k]);
+				carry[k] = t->len[k];
+			} else if (t->lead_open[k]) { /* it spans the piece */
+				carry[k] += t->len[k] - 1;
+			} else {
+				count_run(out, (enum run_type)k, carry_dup, carry[k] + t->lead_len[k] - 1);
+				carry[k] = t->len[k];
+			}
+		}
+		carry_dup = t->kind_dup;
+	}
+	for (int k = 0; k < RUN_TYPES; k++)
+		count_run(out, (enum run_type)k, carry_dup, carry[k]);
+}
+
+int loc_compute_in(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, size_t pieces,
+		   struct dist_locality *out)
 {
 	unsigned level = loc_level_for(stream_blocks);
 	size_t kept = 0;
@@ -888,19 +1076,28 @@ int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_fi
 			r->wins[kept++] = r->wins[i]; /* the others' arrays go with the recorder */
 	}
 	r->nwin = kept;
-	struct runs t = {.out = out, .zero = zero_first};
-	for (size_t i = 0; i < r->nwin; i++) {
-		const struct win *w = &r->wins[i];
-		if (level)
-			close_all(&t); /* runs end at window edges */
-		for (size_t j = 0; j < LOC_WINDOW; j++)
-			if (w->firsts[j] != UINT64_MAX)
-				push(&t, w->number << LOC_WINDOW_SHIFT | j, w->firsts[j]);
+	if (pieces > r->nwin)
+		pieces = r->nwin;
+	if (pieces < 1)
+		pieces = 1;
+	struct compute_job j = {r, level, zero_first, calloc(pieces, sizeof *j.pieces), pieces, 0};
+	if (!j.pieces)
+		return -1;
+	for (size_t k = 0; k < pieces; k++) {
+		j.pieces[k].from = r->nwin * k / pieces;
+		j.pieces[k].to = r->nwin * (k + 1) / pieces;
 	}
-	close_all(&t);
+	fanout_run(pieces, compute_pieces, &j);
+	stitch(&j, out);
+	free(j.pieces);
 	out->window = level ? LOC_WINDOW : 0;
 	out->present = true;
 	return 0;
+}
+
+int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, struct dist_locality *out)
+{
+	return loc_compute_in(r, stream_blocks, zero_first, threads_for(r->nwin), out);
 }
 
 int loc_each_window(const struct loc_recorder *r, loc_window_fn fn, void *arg)

@@ -300,6 +300,65 @@ static void test_recorder_exact(void)
 	free(ids);
 }
 
+/* The runs computed in pieces of windows (one thread each) equal the serial runs over the whole
+ * stream, whatever the cut: a sequential copy spanning whole windows and ending inside a later
+ * one, zeros spanning a window into the next, new data filling a window, gaps at window edges,
+ * a missing window between two, short random runs across every edge; and, past the budget, by
+ * windows. */
+static void test_compute_pieces(void)
+{
+	const size_t W = 9, n = W * LOC_WINDOW, zf = 5;
+	uint64_t *f = malloc(n * sizeof *f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct rng g;
+	rng_seed(&g, 77);
+	for (size_t i = 0; i < n;) { /* stretches of 1..40 blocks: new, a sequential copy, zeros, a gap */
+		uint64_t what = rng_below(&g, 4), len = 1 + rng_below(&g, 40), src = i ? rng_below(&g, i) : 0;
+		for (uint64_t k = 0; k < len && i < n; k++, i++)
+			f[i] = what == 0 || i <= zf ? i : what == 1 ? src + k : what == 2 ? zf : NONE;
+	}
+	for (size_t i = LOC_WINDOW + 3; i < 3 * LOC_WINDOW + 777; i++)
+		f[i] = i - LOC_WINDOW - 2; /* one copy run through windows 1 and 2, ending in 3 */
+	for (size_t i = 4 * LOC_WINDOW - 10; i < 5 * LOC_WINDOW + 100; i++)
+		f[i] = zf; /* zeros from the end of 3 through 4 into 5 */
+	f[6 * LOC_WINDOW - 1] = NONE; /* a gap at the last block of 5 and at the first of 6 */
+	f[6 * LOC_WINDOW] = NONE;
+	for (size_t i = 6 * LOC_WINDOW + 1; i < 7 * LOC_WINDOW; i++)
+		f[i] = i; /* new data to the end of 6; 7 is missing, 8 is random again */
+	for (size_t i = 7 * LOC_WINDOW; i < 8 * LOC_WINDOW; i++)
+		f[i] = NONE;
+	struct loc_recorder *r = loc_recorder_new(FL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (uint64_t w = 0; w < W; w++)
+		if (w != 7)
+			CU_ASSERT_EQUAL_FATAL(loc_load_window(r, w, f + w * LOC_WINDOW), 0);
+	struct dist_locality want = {0}, got;
+	loc_runs(f, n, 0, 0, zf, &want);
+	CU_ASSERT(want.copy_runs.count[DIST_LEN_BINS - 1] == 0 && want.duplicates > n / 4);
+	for (size_t pieces = 1; pieces <= W + 1; pieces++) {
+		CU_ASSERT_EQUAL(loc_compute_in(r, n, zf, pieces, &got), 0);
+		CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
+	}
+	/* the long runs are there: a copy run of over 2 windows, zeros of over one, new data of one */
+	CU_ASSERT(want.copy_runs.count[63 - __builtin_clzll(2 * LOC_WINDOW + 772)] >= 1);
+	CU_ASSERT(want.zero_runs.count[63 - __builtin_clzll(LOC_WINDOW + 110)] >= 1);
+	CU_ASSERT(want.new_runs.count[63 - __builtin_clzll(LOC_WINDOW - 2)] >= 1);
+	/* past the budget: the selected windows alone, runs cut at their edges */
+	unsigned level = 1;
+	while (level < 8 && (loc_window_selected(0, level) + loc_window_selected(1, level) + loc_window_selected(2, level) == 0 ||
+			     loc_window_selected(0, level) + loc_window_selected(1, level) + loc_window_selected(2, level) == 3))
+		level++;
+	memset(&want, 0, sizeof want);
+	for (uint64_t w = 0; w < W; w++)
+		if (w != 7 && loc_window_selected(w, level))
+			loc_runs(f + w * LOC_WINDOW, LOC_WINDOW, w * LOC_WINDOW, LOC_WINDOW, zf, &want);
+	CU_ASSERT_EQUAL(loc_compute_in(r, LOC_BUDGET << level, zf, 3, &got), 0);
+	CU_ASSERT_EQUAL(got.window, LOC_WINDOW);
+	CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
+	loc_recorder_free(r);
+	free(f);
+}
+
 static void test_window_selection(void)
 {
 	/* nested: a window selected at level L+1 is selected at L; about 2^-L of them */
@@ -719,6 +778,7 @@ int suite_gen_measure(void)
 		{"locality: a known stream's runs", test_runs_known},
 		{"locality: zero-block sequential edge", test_runs_zero_sequential},
 		{"locality: recorder == direct, exact and windows", test_recorder_exact},
+		{"locality: runs in pieces == serial runs, any cut", test_compute_pieces},
 		{"locality: records lowered by an earlier stream's contents (-k)", test_recorder_prior},
 		{"locality: window selection nested, about 2^-level", test_window_selection},
 		{"compressibility: every content measured", test_comp_all},
