@@ -811,11 +811,13 @@ static void *place_pieces(void *arg)
 	return NULL;
 }
 
+/* As many threads as recorded (the hashers: -t), no more than the windows or the cores. */
 static void place_all(struct loc_recorder *r)
 {
 	if (!r->nwin)
 		return;
-	struct place_job j = {r, threads_for(r->nwin), 0};
+	size_t n = threads_for(r->nwin);
+	struct place_job j = {r, r->nparts && r->nparts < n ? r->nparts : n, 0};
 	fanout_run(j.pieces, place_pieces, &j);
 }
 
@@ -1065,8 +1067,8 @@ static void stitch(const struct compute_job *j, struct dist_locality *out)
 		count_run(out, (enum run_type)k, carry_dup, carry[k]);
 }
 
-int loc_compute_in(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, size_t pieces,
-		   struct dist_locality *out)
+int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, size_t pieces,
+		struct dist_locality *out)
 {
 	unsigned level = loc_level_for(stream_blocks);
 	size_t kept = 0;
@@ -1093,11 +1095,6 @@ int loc_compute_in(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero
 	out->window = level ? LOC_WINDOW : 0;
 	out->present = true;
 	return 0;
-}
-
-int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, struct dist_locality *out)
-{
-	return loc_compute_in(r, stream_blocks, zero_first, threads_for(r->nwin), out);
 }
 
 int loc_each_window(const struct loc_recorder *r, loc_window_fn fn, void *arg)

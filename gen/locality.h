@@ -73,12 +73,11 @@ int loc_resolver_finish(struct loc_resolver *v);
  * positions (UINT64_MAX where nothing was recorded). */
 int loc_load_window(struct loc_recorder *r, uint64_t window, const uint64_t *firsts);
 /* The figures of the stream [0, stream_blocks); zero_first is the zero block's first position
- * (UINT64_MAX: none). Windows not selected at the final level are dropped. 0 or -1 (oom). */
-int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, struct dist_locality *out);
-/* The same cut into that many pieces of windows, one thread each at most (loc_compute: one per
- * window, up to the cores); the figures do not depend on the cut. */
-int loc_compute_in(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, size_t pieces,
-		   struct dist_locality *out);
+ * (UINT64_MAX: none). Windows not selected at the final level are dropped. Computed in up to
+ * `pieces` pieces of windows, one thread each (callers pass their threads); the figures do not
+ * depend on the cut. 0 or -1 (oom). */
+int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, size_t pieces,
+		struct dist_locality *out);
 /* The resolved windows kept (after loc_compute), for saving. */
 typedef int (*loc_window_fn)(uint64_t window, const uint64_t *firsts, void *arg);
 int loc_each_window(const struct loc_recorder *r, loc_window_fn fn, void *arg);

@@ -266,7 +266,7 @@ static int gather_locality(struct gen *g, struct size_out *s, uint64_t stream_en
 		for (int at = 0; whole && at < total && !status; at += 1 + (int)LOC_WINDOW)
 			if (loc_load_window(whole, all[at], all + at + 1))
 				status = EXIT_FAILED;
-		if (!whole || status || loc_compute(whole, stream_end, zero_first, &s->loc_own)) {
+		if (!whole || status || loc_compute(whole, stream_end, zero_first, (size_t)g->r.threads, &s->loc_own)) {
 			run_say(&g->r, "out of memory computing the locality");
 			status = EXIT_FAILED;
 		}
@@ -379,7 +379,8 @@ static int exchange_size(struct gen *g, int i, uint64_t *starts)
 	uint64_t zero_first = UINT64_MAX;
 	MPI_Allreduce(&w->zero_first, &zero_first, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
 	MPI_Reduce(zero, zero_sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	if (s->loc && (loc_resolve_end(s->loc) || loc_compute(s->loc, g->stream_end[i], zero_first, &s->loc_own))) {
+	if (s->loc && (loc_resolve_end(s->loc) ||
+		       loc_compute(s->loc, g->stream_end[i], zero_first, (size_t)g->r.threads, &s->loc_own))) {
 		run_say(&g->r, "out of memory computing the locality");
 		status = EXIT_FAILED;
 	}

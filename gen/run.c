@@ -268,7 +268,7 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 	free(args);
 	if (rc)
 		return -1;
-	if (s->loc && (loc_resolve_end(s->loc) || loc_compute(s->loc, s->stream_end, zero_first, &s->loc_own))) {
+	if (s->loc && (loc_resolve_end(s->loc) || loc_compute(s->loc, s->stream_end, zero_first, (size_t)n, &s->loc_own))) {
 		snprintf(why, whylen, "out of memory computing the locality");
 		return -1;
 	}

@@ -190,7 +190,7 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 			CU_ASSERT_EQUAL(loc_resolver_finish(res[k]), 0);
 	}
 	CU_ASSERT_EQUAL(loc_resolve_end(r), 0);
-	CU_ASSERT_EQUAL(loc_compute(r, stream_blocks, *zero_first, out), 0);
+	CU_ASSERT_EQUAL(loc_compute(r, stream_blocks, *zero_first, 3, out), 0);
 	dist_free(&d);
 	counter_free(c);
 	loc_recorder_free(r);
@@ -336,7 +336,7 @@ static void test_compute_pieces(void)
 	loc_runs(f, n, 0, 0, zf, &want);
 	CU_ASSERT(want.copy_runs.count[DIST_LEN_BINS - 1] == 0 && want.duplicates > n / 4);
 	for (size_t pieces = 1; pieces <= W + 1; pieces++) {
-		CU_ASSERT_EQUAL(loc_compute_in(r, n, zf, pieces, &got), 0);
+		CU_ASSERT_EQUAL(loc_compute(r, n, zf, pieces, &got), 0);
 		CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
 	}
 	/* the long runs are there: a copy run of over 2 windows, zeros of over one, new data of one */
@@ -352,7 +352,7 @@ static void test_compute_pieces(void)
 	for (uint64_t w = 0; w < W; w++)
 		if (w != 7 && loc_window_selected(w, level))
 			loc_runs(f + w * LOC_WINDOW, LOC_WINDOW, w * LOC_WINDOW, LOC_WINDOW, zf, &want);
-	CU_ASSERT_EQUAL(loc_compute_in(r, LOC_BUDGET << level, zf, 3, &got), 0);
+	CU_ASSERT_EQUAL(loc_compute(r, LOC_BUDGET << level, zf, 3, &got), 0);
 	CU_ASSERT_EQUAL(got.window, LOC_WINDOW);
 	CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
 	loc_recorder_free(r);
@@ -760,7 +760,7 @@ static void test_recorder_prior(void)
 		CU_ASSERT_EQUAL(loc_resolver_finish(res[k]), 0);
 	CU_ASSERT_EQUAL(loc_resolve_end(r), 0);
 	struct dist_locality got, want = {0};
-	CU_ASSERT_EQUAL(loc_compute(r, BASE + N, zf, &got), 0);
+	CU_ASSERT_EQUAL(loc_compute(r, BASE + N, zf, 2, &got), 0);
 	loc_runs(f, N, BASE, 0, zf, &want);
 	CU_ASSERT_EQUAL(memcmp(&want, &got, sizeof want), 0);
 	CU_ASSERT(got.duplicates >= from_before); /* each odd content's first block here is a copy */
