@@ -814,7 +814,7 @@ static void *place_pieces(void *arg)
 /* As many threads as recorded (the hashers: -t), no more than the windows or the cores. */
 static void place_all(struct loc_recorder *r)
 {
-	if (!r->nwin)
+	if (!r->nwin || !r->nparts) /* no records: every window was made filled (-k's) */
 		return;
 	size_t n = threads_for(r->nwin);
 	struct place_job j = {r, r->nparts && r->nparts < n ? r->nparts : n, 0};
@@ -846,8 +846,15 @@ int loc_resolve_end(struct loc_recorder *r)
 			}
 		}
 	}
-	if (!rc)
+	if (!rc) {
 		place_all(r);
+	} else { /* out of memory making them: those made are left empty, as window() makes them */
+		for (size_t i = 0; i < r->nwin; i++) {
+			if (r->wins[i].unfilled)
+				memset(r->wins[i].firsts, 0xff, LOC_WINDOW * sizeof(uint64_t));
+			r->wins[i].unfilled = false;
+		}
+	}
 	for (size_t i = 0; i < r->nparts; i++)
 		loc_local_free(r->parts[i]);
 	r->nparts = r->npfx = 0;
