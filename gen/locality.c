@@ -669,11 +669,9 @@ static uint64_t *window_array(struct loc_recorder *r, bool fill)
 	return f;
 }
 
-/* The window of that number, made if missing: filled with UINT64_MAX, or (fill false) marked
- * `unfilled` for the caller to fill. */
-static struct win *window(struct loc_recorder *r, uint64_t number, bool fill)
+/* The first of wins[lo, hi) numbered `number` or more (hi: none). */
+static size_t window_at(const struct loc_recorder *r, size_t lo, size_t hi, uint64_t number)
 {
-	size_t lo = 0, hi = r->nwin;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (r->wins[mid].number < number)
@@ -681,6 +679,14 @@ static struct win *window(struct loc_recorder *r, uint64_t number, bool fill)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The window of that number, made if missing: filled with UINT64_MAX, or (fill false) marked
+ * `unfilled` for the caller to fill. */
+static struct win *window(struct loc_recorder *r, uint64_t number, bool fill)
+{
+	size_t lo = window_at(r, 0, r->nwin, number);
 	if (lo < r->nwin && r->wins[lo].number == number)
 		return &r->wins[lo];
 	if (array_reserve((void **)&r->wins, &r->wincap, r->nwin + 1, sizeof *r->wins, 64))
@@ -786,17 +792,8 @@ static void place_piece(struct loc_recorder *r, size_t from, size_t to)
 			uint64_t number = s->pos >> LOC_WINDOW_SHIFT;
 			if (number < lo || number > hi)
 				continue;
-			if (r->wins[at].number != number) {
-				size_t a = from, b = to;
-				while (a < b) {
-					size_t mid = (a + b) / 2;
-					if (r->wins[mid].number < number)
-						a = mid + 1;
-					else
-						b = mid;
-				}
-				at = a; /* it exists: the windows were made from these segments */
-			}
+			if (r->wins[at].number != number)
+				at = window_at(r, from, to, number); /* it exists: made from these segments */
 			memcpy(&r->wins[at].firsts[s->pos & (LOC_WINDOW - 1)], &l->pfx[s->off], s->n * sizeof *l->pfx);
 		}
 	}
