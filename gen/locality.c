@@ -994,7 +994,8 @@ void loc_runs(const uint64_t *firsts, size_t n, uint64_t start, uint64_t piece_l
 /* The windows cut into pieces, one thread each. With a level the runs end at window edges, so
  * the pieces are independent; without one (the whole stream) each piece continues from the
  * previous piece's last record, and a serial stitch joins the runs that cross the cuts. One
- * thread took 6 ms of an 8 GiB scan's end on the 2-core VM, 13 on a 16-core one. */
+ * thread took 6 ms of an 8 GiB scan's end on the 2-core VM (on a 16-core VM this and the
+ * placing were most of the 32 ms the end spent on the locality, the other cores idle). */
 struct piece {
 	size_t from, to; /* windows */
 	struct dist_locality out;
