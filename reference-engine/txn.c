@@ -397,8 +397,10 @@ int txn_commit(struct txn *t, bool ckpt)
 	}
 	int64_t n = snapshot(t, ckpt ? 2 : 0, 0);
 	uint64_t len = REC_HDR + (uint64_t)(n > 0 ? n : 0) * CHUNK_REC;
-	if (n >= 0 && !ckpt && t->st->journal_tail + len > t->journal_bytes) {
-		/* The journal is full: fold it and this commit into the map file. */
+	if (n > 0 && !ckpt && t->st->journal_tail + len > t->journal_bytes) {
+		/* The journal is full: fold it and this commit into the map file. Not for a commit with
+		 * nothing new (it writes no record): that one leaves the durable map alone, which fsck,
+		 * holding the world after its own commit, relies on while another process flushes. */
 		ckpt = true;
 		n = snapshot(t, 1, (uint64_t)n);
 	}

@@ -20,6 +20,7 @@
 #include "meta.h"
 #include "../../reference-engine/space.h" /* not bench/space.h, earlier on the path */
 #include "store.h"
+#include "engine-int.h" /* the journal's state (empty_commit_never_folds) */
 #include "unit.h"
 
 #define BS 4096
@@ -223,6 +224,31 @@ static void sizing_from_geometry(void)
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	CU_ASSERT_EQUAL(file_size("locks"), (long long)(INDEX_STRIPES * sizeof(pthread_mutex_t)));
 	CU_ASSERT_EQUAL(file_size("journal"), 1 << 20);
+	cleanup();
+}
+
+/* A commit with nothing new leaves the durable map alone, even with the journal too full for a
+ * record header: fsck compares the durable map with the working one holding the world after its
+ * own commit, and another process's flush then must not fold the journal into the map file under
+ * its reads (it did: a checkpoint of no chunk). A commit with something new still folds. */
+static void empty_commit_never_folds(void)
+{
+	struct engine *e = fresh(64, 68, "mem");
+	struct txn *t = &e->txn;
+	CU_ASSERT_EQUAL(engine_write(e, 3, fill(7)), 0);
+	CU_ASSERT_EQUAL(engine_flush(e), 0);
+	uint64_t tail = t->st->journal_tail, seq = t->st->next_seq, full = t->journal_bytes - 16;
+	CU_ASSERT(tail > 0 && tail < full);
+	t->st->journal_tail = full; /* no room for a record's 32-byte header */
+	CU_ASSERT_EQUAL(engine_flush(e), 0);
+	CU_ASSERT_EQUAL(t->st->journal_tail, full); /* a checkpoint sets it to 0 */
+	CU_ASSERT_EQUAL(t->st->next_seq, seq);
+	CU_ASSERT_EQUAL(engine_write(e, 4, fill(8)), 0);
+	CU_ASSERT_EQUAL(engine_flush(e), 0);
+	CU_ASSERT_EQUAL(t->st->journal_tail, 0);
+	CU_ASSERT_EQUAL(t->st->next_seq, seq + 1);
+	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
 	cleanup();
 }
 
@@ -808,6 +834,7 @@ int suite_engine_paths(void)
 		{"crash recovery rebuilds references", crash_recovery},
 		{"a failed open closes no descriptor of its caller", failed_open_closes_nothing},
 		{"tiny volumes size stripes and journal from their geometry", sizing_from_geometry},
+		{"a commit with nothing new never folds the journal", empty_commit_never_folds},
 		{"a version 2 volume (fixed stripes) still opens", version2_volume_opens},
 		{"chunk store: stripe units, files and every PBN's place", store_layout},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
