@@ -56,6 +56,19 @@ static const char *fill(int v)
 	return blk;
 }
 
+/* LBN lbn reads back as fill(v)'s block (into a buffer first set to other bytes, so a read that
+ * writes nothing does not pass). */
+static bool reads_back(struct engine *e, uint64_t lbn, int v)
+{
+	char *out = NULL;
+	if (posix_memalign((void **)&out, 4096, BS))
+		return false;
+	memset(out, v ^ 0x55, BS);
+	bool ok = engine_read(e, lbn, out) == 0 && memcmp(out, fill(v), BS) == 0;
+	free(out);
+	return ok;
+}
+
 static struct engine_stats st(struct engine *e)
 {
 	struct engine_stats s;
@@ -106,15 +119,9 @@ static void write_cases(void)
 	CU_ASSERT_EQUAL(s.logical_writes, 5);
 	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
 	/* reads: mapped LBNs return their data, never-written ones zeros */
-	char *out = NULL;
-	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
-	CU_ASSERT_EQUAL(engine_read(e, 1, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(2), BS), 0);
-	memset(out, 0x55, BS);
-	CU_ASSERT_EQUAL(engine_read(e, 7, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(0), BS), 0);
+	CU_ASSERT(reads_back(e, 1, 2));
+	CU_ASSERT(reads_back(e, 7, 0));
 	CU_ASSERT_EQUAL(engine_write(e, 16, fill(3)), -EINVAL);
-	free(out);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	cleanup();
 }
@@ -162,13 +169,8 @@ static void thin_volume_enospc(void)
 	s = st(e);
 	CU_ASSERT_EQUAL(s.gc_reclaimed, 1);
 	CU_ASSERT_EQUAL(s.physical_blocks, 4);
-	char *out = NULL;
-	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
-	CU_ASSERT_EQUAL(engine_read(e, 5, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(9), BS), 0);
-	CU_ASSERT_EQUAL(engine_read(e, 3, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(1), BS), 0);
-	free(out);
+	CU_ASSERT(reads_back(e, 5, 9));
+	CU_ASSERT(reads_back(e, 3, 1));
 	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	cleanup();
@@ -316,11 +318,7 @@ static void version2_volume_opens(void)
 	char err[256] = "";
 	struct engine_open_params op = {0};
 	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
-	char *out = NULL;
-	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
-	CU_ASSERT_EQUAL(engine_read(e, 5, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(9), BS), 0);
-	free(out);
+	CU_ASSERT(reads_back(e, 5, 9));
 	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	/* a v2 superblock with a flipped bit is still refused */
@@ -379,13 +377,8 @@ static void crash_recovery(void)
 	struct engine_stats s = st(e);
 	CU_ASSERT_EQUAL(s.mapped_blocks, 32);
 	CU_ASSERT_EQUAL(s.physical_blocks, 8);
-	char *out = NULL;
-	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
-	for (int i = 0; i < 32; i++) {
-		CU_ASSERT_EQUAL(engine_read(e, (uint64_t)i, out), 0);
-		CU_ASSERT_EQUAL(memcmp(out, fill(i % 8 + 1), BS), 0);
-	}
-	free(out);
+	for (int i = 0; i < 32; i++)
+		CU_ASSERT(reads_back(e, (uint64_t)i, i % 8 + 1));
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	cleanup();
 }
@@ -704,12 +697,8 @@ static void collection_by_another_writer_leaves_room(void)
 	CU_ASSERT_EQUAL(o.collections, 2);
 	CU_ASSERT_EQUAL(o.rc, 0);
 	CU_ASSERT_EQUAL(o.reclaimed, 1); /* content 3's block, collected by the other writer */
-	char *out = NULL;
-	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
-	CU_ASSERT_EQUAL(engine_read(other, 5, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(9), BS), 0);
-	CU_ASSERT_EQUAL(engine_read(other, 7, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(11), BS), 0);
+	CU_ASSERT(reads_back(other, 5, 9));
+	CU_ASSERT(reads_back(other, 7, 11));
 	/* Four live blocks now fill the store: ENOSPC after one collection that leaves no room. */
 	o.collections = 0;
 	CU_ASSERT_EQUAL(engine_write(e, 6, fill(10)), -ENOSPC);
@@ -717,7 +706,6 @@ static void collection_by_another_writer_leaves_room(void)
 	struct engine_stats s = st(e);
 	CU_ASSERT_EQUAL(s.mapped_blocks, 4);
 	CU_ASSERT_EQUAL(s.physical_blocks, 4);
-	free(out);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	CU_ASSERT_EQUAL(engine_fsck(other, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(engine_close(other), 0);
@@ -797,11 +785,7 @@ static void joiner_of_a_closing_volume_unmarks_clean(void)
 	struct vol_state *vs = meta_map(dir, VOL_STATE, sizeof *vs, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(vs);
 	CU_ASSERT_EQUAL(vs->clean, 0); /* open by the joiner: not clean */
-	char *out = NULL;
-	CU_ASSERT_FATAL(posix_memalign((void **)&out, 4096, BS) == 0);
-	CU_ASSERT_EQUAL(engine_read(l.e, 3, out), 0);
-	CU_ASSERT_EQUAL(memcmp(out, fill(7), BS), 0);
-	free(out);
+	CU_ASSERT(reads_back(l.e, 3, 7));
 	CU_ASSERT_EQUAL(engine_close(l.e), 0);
 	CU_ASSERT_EQUAL(vs->clean, 1); /* the joiner was the last one out */
 	munmap(vs, sizeof *vs);
