@@ -75,18 +75,15 @@ one_limit() {
 
 # The limits are measured in every round too, between the runs, and their best taken as the runs'
 # is: a host whose speed drifts (a VM) moves both alike, and the share compares best with best.
+NCORES=$(for t in $THREADS; do echo $((t < CORES ? t : CORES)); done | sort -un) # the limits to measure
 declare -A runs best limits limit
 for _ in $(seq "$REPS"); do
 	for t in $THREADS; do runs[$t]+="$(one_run "$t") "; done
-	for t in $THREADS; do
-		n=$((t < CORES ? t : CORES))
-		[[ " ${seen:-} " == *" $n "* ]] || limits[$n]+="$(one_limit "$n") "
-		seen+=" $n"
-	done
-	seen=""
+	for n in $NCORES; do limits[$n]+="$(one_limit "$n") "; done
 done
-for t in $THREADS; do best[$t]=$(printf '%s\n' ${runs[$t]} | sort -g | tail -1); done
-for n in "${!limits[@]}"; do limit[$n]=$(printf '%s\n' ${limits[$n]} | sort -g | tail -1); done
+best_of() { printf '%s\n' $1 | sort -g | tail -1; }
+for t in $THREADS; do best[$t]=$(best_of "${runs[$t]}"); done
+for n in $NCORES; do limit[$n]=$(best_of "${limits[$n]}"); done
 first=${THREADS%% *}
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t ? "PASS" : "BELOW") }'; }
 
