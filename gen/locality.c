@@ -774,15 +774,20 @@ struct place_job {
 	size_t next; /* the next piece (atomic) */
 };
 
+/* A window made unfilled, faulted in and emptied (UINT64_MAX: no record). */
+static void fill_window(struct win *w)
+{
+	if (w->unfilled) {
+		populate(w->firsts, LOC_WINDOW * sizeof(uint64_t));
+		memset(w->firsts, 0xff, LOC_WINDOW * sizeof(uint64_t));
+	}
+	w->unfilled = false;
+}
+
 static void place_piece(struct loc_recorder *r, size_t from, size_t to)
 {
-	for (size_t i = from; i < to; i++) {
-		if (r->wins[i].unfilled) {
-			populate(r->wins[i].firsts, LOC_WINDOW * sizeof(uint64_t));
-			memset(r->wins[i].firsts, 0xff, LOC_WINDOW * sizeof(uint64_t)); /* UINT64_MAX: no record */
-		}
-		r->wins[i].unfilled = false;
-	}
+	for (size_t i = from; i < to; i++)
+		fill_window(&r->wins[i]);
 	uint64_t lo = r->wins[from].number, hi = r->wins[to - 1].number;
 	for (size_t k = 0; k < r->nparts; k++) {
 		const struct loc_local *l = r->parts[k];
@@ -814,7 +819,7 @@ static void place_all(struct loc_recorder *r)
 	if (!r->nwin || !r->nparts) /* no records: every window was made filled (-k's) */
 		return;
 	size_t n = threads_for(r->nwin);
-	struct place_job j = {r, r->nparts && r->nparts < n ? r->nparts : n, 0};
+	struct place_job j = {r, r->nparts < n ? r->nparts : n, 0};
 	fanout_run(j.pieces, place_pieces, &j);
 }
 
@@ -846,11 +851,8 @@ int loc_resolve_end(struct loc_recorder *r)
 	if (!rc) {
 		place_all(r);
 	} else { /* out of memory making them: those made are left empty, as window() makes them */
-		for (size_t i = 0; i < r->nwin; i++) {
-			if (r->wins[i].unfilled)
-				memset(r->wins[i].firsts, 0xff, LOC_WINDOW * sizeof(uint64_t));
-			r->wins[i].unfilled = false;
-		}
+		for (size_t i = 0; i < r->nwin; i++)
+			fill_window(&r->wins[i]);
 	}
 	for (size_t i = 0; i < r->nparts; i++)
 		loc_local_free(r->parts[i]);
@@ -1016,7 +1018,7 @@ static void piece_runs(const struct compute_job *j, struct piece *p)
 	const struct loc_recorder *r = j->r;
 	struct runs *t = &p->t;
 	*t = (struct runs){.out = &p->out, .zero = j->zero_first};
-	if (!j->level && p->from > 0 && p->from < p->to) { /* a window missing between: push() sees the gap */
+	if (!j->level && p->from > 0) { /* a window missing between: push() sees the gap */
 		const struct win *prev = &r->wins[p->from - 1];
 		uint64_t last = prev->firsts[LOC_WINDOW - 1];
 		if (last != UINT64_MAX)
