@@ -24,7 +24,10 @@ static int transfer(int fd, void *buf, size_t len, uint64_t off, int writing)
 
 int dio_write(const struct engine_recorder *r, unsigned file, int fd, const void *buf, size_t len, uint64_t off)
 {
-	int rc = transfer(fd, (void *)buf, len, off, 1);
+	int rc = r && r->fail ? r->fail(r->arg, file, off) : 0;
+	if (rc)
+		return rc;
+	rc = transfer(fd, (void *)buf, len, off, 1);
 	if (!rc && r && r->write)
 		r->write(r->arg, file, off, buf, len);
 	return rc;

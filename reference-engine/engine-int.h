@@ -37,6 +37,7 @@ struct engine {
 };
 
 #define ENGINE_REPAIR 1000 /* internal: a process died inside an operation; repair and retry */
+#define ENGINE_FULL 1001   /* internal: no free PBN (the allocator's ENOSPC, not the file system's) */
 
 static inline void count(struct engine *e, enum vol_counter c, int64_t d) { e->me->c[c] += d; }
 

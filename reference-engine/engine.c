@@ -492,6 +492,13 @@ static void close_bin(struct engine *e)
 	e->me->bin_pbn = 0;
 }
 
+/* A PBN for new content; ENGINE_FULL when none is free. */
+static int alloc_pbn(struct engine *e, uint64_t *pbn)
+{
+	int rc = space_alloc(&e->space, e->me, pbn);
+	return rc == -ENOSPC ? ENGINE_FULL : rc;
+}
+
 /* Store new content: a fragment appended to this process's open bin when it compresses, else a
  * whole block of its own. The address comes back reserved, not yet published. */
 static int store_new(struct engine *e, const void *buf, uint64_t *addr)
@@ -502,7 +509,7 @@ static int store_new(struct engine *e, const void *buf, uint64_t *addr)
 	if (clen) {
 		if (!packer_fits(&e->pack, clen)) {
 			close_bin(e);
-			if ((rc = space_alloc(&e->space, e->me, &pbn)))
+			if ((rc = alloc_pbn(e, &pbn)))
 				return rc;
 			packer_open_bin(&e->pack, pbn);
 			e->me->bin_pbn = pbn + 1;
@@ -516,7 +523,7 @@ static int store_new(struct engine *e, const void *buf, uint64_t *addr)
 		count(e, VC_COMPRESSED_WRITES, 1);
 		return 0;
 	}
-	if ((rc = space_alloc(&e->space, e->me, &pbn)))
+	if ((rc = alloc_pbn(e, &pbn)))
 		return rc;
 	if ((rc = store_write(&e->store, pbn, buf))) {
 		space_clear(&e->space, pbn * e->space.frags, REF_RESERVED);
@@ -663,6 +670,7 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 	if (!nodedup && fp_hash(e->fp, buf, e->sb.block_size, fp))
 		return -EIO;
 	unsigned collections = 0;
+	bool fs_retried = false;
 	for (;;) {
 		int rc = op_enter(e);
 		if (rc)
@@ -674,13 +682,19 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 				return rc;
 			continue;
 		}
-		if (rc == -ENOSPC && collections < MAX_COLLECTIONS) {
-			/* Full of stale blocks (overwrites are not reclaimed on the write path): collect.
-			 * The verdict is the room a pass leaves, counted while every writer is stopped,
-			 * not what this pass freed: another writer's pass may have just taken the stale
-			 * blocks (ours then frees nothing with room free: a false ENOSPC, seen with the
-			 * suite's two engine writers under load), and other writers may take the room
-			 * before this one retries (collect again). */
+		if (rc == ENGINE_FULL || (rc == -ENOSPC && !fs_retried)) {
+			/* No free PBN, the store full of stale blocks (overwrites are not reclaimed on the
+			 * write path): collect. The verdict is the room a pass leaves, counted while every
+			 * writer is stopped, not what this pass freed: another writer's pass may have just
+			 * taken the stale blocks (ours then frees nothing with room free: a false ENOSPC,
+			 * seen with the suite's two engine writers under load), and other writers may take
+			 * the room before this one retries (collect again). The file system under a
+			 * sparse store full (its ENOSPC): one collection, whose freed PBNs have their
+			 * file blocks, and one retry; free PBNs say nothing about that room. */
+			bool fs_full = rc == -ENOSPC;
+			fs_retried |= fs_full;
+			if (collections == MAX_COLLECTIONS)
+				return -ENOSPC;
 			const struct engine_recorder *r = e->p.recorder;
 			if (r && r->collect)
 				r->collect(r->arg, collections, false);
@@ -690,7 +704,7 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 			if (r && r->collect)
 				r->collect(r->arg, collections, true);
 			collections++;
-			if (free_pbns)
+			if (fs_full || free_pbns)
 				continue;
 			return -ENOSPC;
 		}

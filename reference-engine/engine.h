@@ -24,15 +24,17 @@ struct engine_format_params {
 };
 
 /* Sees every write and sync the engine issues to its durable files (the map, the journal, the
- * chunk store: file numbers 0, 1, 2 + stripe), in issue order: the power-loss harness. And, where
+ * chunk store: file numbers 0, 1, 2 + stripe), in issue order: the power-loss harness. Where
  * `collect` is set, the collections of a write that found the chunk store full: before its nth
  * (from 0) and after it, before the write retries or says ENOSPC; outside any operation, where a
- * test plays another writer. */
+ * test plays another writer. Where `fail` is set, it is asked before each such write and a
+ * negative errno it returns is that write's result, nothing written: a test's full file system. */
 struct engine_recorder {
 	void (*write)(void *arg, unsigned file, uint64_t offset, const void *buf, size_t len);
 	void (*sync)(void *arg, unsigned file);
 	void *arg;
 	void (*collect)(void *arg, unsigned nth, bool done); /* NULL: none */
+	int (*fail)(void *arg, unsigned file, uint64_t offset); /* NULL: none */
 };
 
 struct engine_open_params {

@@ -20,6 +20,7 @@
 #include "meta.h"
 #include "../../reference-engine/space.h" /* not bench/space.h, earlier on the path */
 #include "store.h"
+#include "dio.h"
 #include "engine-int.h" /* the journal's state (empty_commit_never_folds) */
 #include "unit.h"
 
@@ -226,6 +227,40 @@ static void sizing_from_geometry(void)
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	CU_ASSERT_EQUAL(file_size("locks"), (long long)(INDEX_STRIPES * sizeof(pthread_mutex_t)));
 	CU_ASSERT_EQUAL(file_size("journal"), 1 << 20);
+	cleanup();
+}
+
+static void count_collections(void *arg, unsigned nth, bool done)
+{
+	(void)nth;
+	*(unsigned *)arg += done;
+}
+
+static int data_file_system_full(void *arg, unsigned file, uint64_t offset)
+{
+	(void)arg;
+	(void)offset;
+	return file >= DIO_DATA0 ? -ENOSPC : 0;
+}
+
+/* The file system under the chunk store full (ENOSPC from the store's writes) is not the store
+ * out of PBNs: one collection and one retry, then ENOSPC, where the free-PBN rule of a full store
+ * (retry while a pass leaves room) ran 64 stop-the-world collections, each leaving the empty
+ * store's room. */
+static void file_system_full_collects_once(void)
+{
+	struct engine *e = fresh(8, 8, "mem");
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	unsigned collections = 0;
+	struct engine_recorder rec = {.arg = &collections, .collect = count_collections, .fail = data_file_system_full};
+	struct engine_open_params op = {.recorder = &rec};
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(engine_write(e, 1, fill(3)), -ENOSPC);
+	CU_ASSERT_EQUAL(collections, 1);
+	CU_ASSERT_EQUAL(st(e).mapped_blocks, 0);
+	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
 	cleanup();
 }
 
@@ -819,6 +854,7 @@ int suite_engine_paths(void)
 		{"a failed open closes no descriptor of its caller", failed_open_closes_nothing},
 		{"tiny volumes size stripes and journal from their geometry", sizing_from_geometry},
 		{"a commit with nothing new never folds the journal", empty_commit_never_folds},
+		{"a full file system under the store: one collection, then ENOSPC", file_system_full_collects_once},
 		{"a version 2 volume (fixed stripes) still opens", version2_volume_opens},
 		{"chunk store: stripe units, files and every PBN's place", store_layout},
 		{"bad geometry, index or hash refused", bad_geometry_refused},
