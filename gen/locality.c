@@ -79,7 +79,7 @@ struct loc_recorder {
 		struct pslot *e;
 		size_t n;
 	} *copied;
-	size_t ncopied, copiedcap, copies;
+	size_t ncopied, copiedcap;
 	struct win *wins;        /* sorted by number */
 	size_t nwin, wincap;
 	/* the windows' arrays, carved from chunks of WIN_CHUNK windows, each window faulted in at
@@ -126,7 +126,7 @@ static void free_resolution(struct loc_recorder *r)
 		free(r->copied[i].e);
 	free(r->copied);
 	r->copied = NULL;
-	r->ncopied = r->copiedcap = r->copies = 0;
+	r->ncopied = r->copiedcap = 0;
 	bitfilter_free(&r->keys);
 }
 
@@ -628,7 +628,6 @@ int loc_resolver_finish(struct loc_resolver *v)
 			rc = -1;
 		} else {
 			r->copied[r->ncopied++] = (struct copied){v->copied, v->ncopied};
-			r->copies += v->ncopied;
 			v->copied = NULL;
 		}
 		pthread_mutex_unlock(&r->lock);
@@ -829,7 +828,10 @@ int loc_resolve_end(struct loc_recorder *r)
 	pipeline_drain(r, r->ring, &r->ring_n);
 	/* by copies: sized by the copies gathered, so it never grows; small where most contents are
 	 * seen once (a tar of /usr: 2 % of them), so the records' lookups hit the cache */
-	if (r->by_copies && r->npfx && (build_table(r, r->copies) || build_key_filter(r)))
+	size_t copies = 0;
+	for (size_t i = 0; i < r->ncopied; i++)
+		copies += r->copied[i].n;
+	if (r->by_copies && r->npfx && (build_table(r, copies) || build_key_filter(r)))
 		return -1;
 	if (r->table)
 		resolve_all(r);
