@@ -75,6 +75,14 @@ const struct opt_def bench_option_table[] = {
 	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, (1ULL << 53) - 1, 0, "Workload",
 	 "seed for offsets and content, below 2^53 so JSON carries it exactly; the same seed repeats "
 	 "a run (default: random, reported)"},
+	{"workload", 0, "KIND", OT_ENUM, OFF(workload), "dist", workload_names, 0, 0, 0, 0, "Workload",
+	 "dist: the options above; backup: Data Domain's synthetic backups, each worker a stream writing "
+	 "--generations modified copies, one file or region each"},
+	{"generations", 0, "G", OT_UINT, OFF(generations), "10", NULL, 0, 1, 1000, 0, "Workload",
+	 "backup: generations per stream (--file-size each)"},
+	{"backup-rates", 0, "A:D:M", OT_STRING, OFF(backup_rates), "2:2:5", NULL, 0, 0, 0, 0, "Workload",
+	 "backup: percent of the previous generation's 32 KiB segments followed by new data (A), "
+	 "deleted (D), moved (M); 2:2:5 approaches 30:1 cumulative after about 80 generations"},
 	/* Load and end */
 	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
 	 "stress: closed loop, as fast as possible (the default)"},
@@ -123,6 +131,10 @@ const struct opt_def bench_option_table[] = {
 	 "percentiles, distribution written vs target, accesses per block"},
 	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "print only errors (no summary, no progress line)"},
+	{"space-cmd", 0, "CMD", OT_STRING, OFF(space_cmd), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "measure the target's used space with CMD, run by sh before and after the run: it prints the "
+	 "used bytes first on its first line (vdostats, zpool list -Hp, dmsetup status through awk); "
+	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:"},
 	/* dedisbench-mpi */
 	{"rank-content", 0, "HOW", OT_ENUM, OFF(rank_content), "global", rank_content_names, 0, 0, 0, 0, "MPI",
 	 "dedisbench-mpi: global: one content space over all ranks, the distribution scaled to the whole "
@@ -131,26 +143,12 @@ const struct opt_def bench_option_table[] = {
 	 "client)"},
 	{"peer-timeout", 0, "DUR", OT_DURATION, OFF(peer_timeout_ns), "500ms", NULL, NS_PER_SEC, 0, 0, 0, "MPI",
 	 "dedisbench-mpi: a rank not heard from for DUR (at least 0.2 s) is lost, and the run stops (bare number: seconds)"},
-	/* issue 14: observed space savings */
-	{"space-cmd", 0, "CMD", OT_STRING, OFF(space_cmd), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "measure the target's used space with CMD, run by sh before and after the run: it prints the "
-	 "used bytes first on its first line (vdostats, zpool list -Hp, dmsetup status through awk); "
-	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:"},
-	/* issue 14: trace replay (dedisbench replay TRACE is --trace TRACE) */
+	/* Replay (dedisbench replay TRACE is --trace TRACE) */
 	{"trace", 0, "FILE", OT_STRING, OFF(trace), NULL, NULL, 0, 0, 0, 0, "Replay",
 	 "replay an FIU IODedup block trace onto --target instead of generating a workload: each MD5 "
 	 "is written as the same bytes (dedisbench replay FILE)"},
 	{"speed", 0, "X", OT_RATE, OFF(speed), "0", NULL, 0, 0, 0, 0, "Replay",
 	 "replay at the trace's recorded timing sped up X times (1: as recorded); 0: as fast as possible"},
-	/* issue 14: backup generations */
-	{"workload", 0, "KIND", OT_ENUM, OFF(workload), "dist", workload_names, 0, 0, 0, 0, "Workload",
-	 "dist: the options above; backup: Data Domain's synthetic backups, each worker a stream writing "
-	 "--generations modified copies, one file or region each"},
-	{"generations", 0, "G", OT_UINT, OFF(generations), "10", NULL, 0, 1, 1000, 0, "Workload",
-	 "backup: generations per stream (--file-size each)"},
-	{"backup-rates", 0, "A:D:M", OT_STRING, OFF(backup_rates), "2:2:5", NULL, 0, 0, 0, 0, "Workload",
-	 "backup: percent of the previous generation's 32 KiB segments followed by new data (A), "
-	 "deleted (D), moved (M); 2:2:5 approaches 30:1 cumulative after about 80 generations"},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
 	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},

@@ -57,6 +57,12 @@ for tool in "${tools[@]}"; do
 		n=$((n + 1))
 	done <"$E2E_TMP/$tool.opts"
 	note "$tool: all $n long options of --help are in its man page"
+	# each group of options under one heading: a table row out of its group's place would start
+	# the group again (--help and the page both print a heading where the group changes)
+	dup=$("$bin" --help | grep -E '^[A-Z][A-Za-z/ -]*:$' | sort | uniq -d | head -1 || true)
+	[ -z "$dup" ] || fail "$tool --help has the heading '$dup' twice: its option table's rows of that group are not together"
+	dup=$(grep '^\.SS ' "$top_builddir/man/$tool.1" | sort | uniq -d | head -1 || true)
+	[ -z "$dup" ] || fail "man/$tool.1 has '$dup' twice"
 	# and the version in the page header is the tool's
 	v=$("$bin" --version | awk '{print $2}')
 	grep -q "^\.TH .*\"dedis $v\"" "$top_builddir/man/$tool.1" || fail "man/$tool.1 does not carry version $v"
