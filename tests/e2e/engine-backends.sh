@@ -55,6 +55,17 @@ for run in w m; do
 done
 note "mem, bdb and bloom agree: $(jq -cS "$LOGICAL" "$E2E_TMP/w-mem.json")"
 
+# The summary's verify section: an engine target checks reads unasked, so a run with reads has
+# one, and a write-only run, which has nothing to check, none (no "NOTHING CHECKED" alarm).
+vol="$E2E_TMP/vol-mem"
+expect_ok --target "engine:$vol" --keep --procs 2 --file-size 4MiB --seed "$SEED" --size 8MiB
+grep -q '^engine (mem index): .*: MATCH$' "$E2E_TMP/out" || fail "write-only run: no engine MATCH line: $(cat "$E2E_TMP/out")"
+grep -q '^verify' "$E2E_TMP/out" && fail "write-only run, nothing asked: a verify section: $(grep -A1 '^verify' "$E2E_TMP/out")"
+expect_ok --target "engine:$vol" --keep --procs 2 --file-size 4MiB --seed "$SEED" --size 8MiB -m
+grep -qE '^verify \(reads, as on every engine target\): [1-9][0-9]* reads checked, 0 mismatched; ok$' "$E2E_TMP/out" ||
+	fail "mixed run: want its reads verified, got: $(grep '^verify' "$E2E_TMP/out")"
+note "summary: no verify section for a write-only engine run; reads checked in a mixed one"
+
 # bdb keeps each index partition in its own Berkeley DB environment (bdb/env.<k>/); a volume
 # formatted when all of them shared one (bdb/ itself) still opens as it was: fsck clean, its
 # counters, its bytes read back, new writes deduplicated against its old entries.
