@@ -73,11 +73,20 @@ static void show_sections(FILE *out, const struct dist *d)
 		fprintf(out, "\n  compressibility (each distinct block compressed alone; sample %s, %" PRIu64
 			" contents measured; the zero block left out)\n", rate, d->comp.measured);
 		fprintf(out, "    after dedup: zstd -1 %.3f:1, LZ4 %.3f:1\n", f.zstd_ratio, f.lz4_ratio);
-		fprintf(out, "    compressed size (zstd -1, eighths of a block) share of distinct contents, by copies:\n");
+		/* eighth e holds sizes in [e/8, (e+1)/8) of the block, the last also the whole block */
+		fprintf(out, "    share of distinct contents by compressed size (zstd -1, of the block), per copies;\n"
+			     "    contents estimated from the sample\n");
+		fprintf(out, "    %-6s %10s", "copies", "contents");
+		for (int e = 1; e < 8; e++) {
+			char head[8];
+			snprintf(head, sizeof head, "<%d/8", e);
+			fprintf(out, " %6s", head);
+		}
+		fprintf(out, " %6s\n", ">=7/8");
 		for (int g = 0; g < DIST_GROUPS; g++) {
-			fprintf(out, "    %5s (%10.0f):", dist_group_names[g], f.contents[g]);
+			fprintf(out, "    %-6s %10.0f", dist_group_names[g], f.contents[g]);
 			for (int e = 0; e < 8; e++)
-				fprintf(out, " %5.3f", f.eighths[g][e]);
+				fprintf(out, " %6.3f", f.eighths[g][e]);
 			fputc('\n', out);
 		}
 	}
