@@ -1,5 +1,5 @@
-/* claim.c - recognising a file dedisbench wrote before overwriting it: its xattr mark, else its
- * first non-zero sector must be a dedisbench block header (lib/content), else it is not ours. */
+/* claim.c - recognising a file dedisbench wrote before overwriting it: its xattr mark, else every
+ * non-zero sector looked at must lie in a dedisbench block (lib/content), else it is not ours. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,11 +11,14 @@
 #include "content.h"
 
 #define SECTOR 512
-#define CHUNK (1u << 20)
+#define MAX_BLOCK (1u << 20) /* dedisbench's largest block size */
+#define CHUNK MAX_BLOCK
 /* A file of zeros is not read whole (a pre-zeroed 100 GiB target would take minutes): past this
- * much data, sectors at MiB boundaries - block boundaries for every block size - are sampled. */
+ * much data, windows at MiB boundaries - block boundaries for every block size - are sampled. */
 #define SCAN_MAX (64u << 20)
 #define SAMPLES 4096
+#define MARKED_SAMPLES 64
+#define SAMPLE_BYTES (64u << 10)
 #define MARK "dedisbench " PACKAGE_VERSION
 
 static bool zero_sector(const uint8_t *p)
@@ -23,43 +26,49 @@ static bool zero_sector(const uint8_t *p)
 	return p[0] == 0 && memcmp(p, p + 1, SECTOR - 1) == 0;
 }
 
-/* Reads [from, to) (to = 0: up to the end) looking for the first non-zero sector: 1 found
- * (*verdict set), 0 all zeros, -1 a read error. *budget: bytes still to read, 0 = stop. */
-static int scan_range(int fd, uint8_t *buf, uint64_t from, uint64_t to, enum claim_verdict *verdict,
-		      uint64_t *budget)
+/* Every non-zero sector of buf (which starts on a MiB boundary of the file, len a multiple of
+ * the sector) must lie in a dedisbench block: a header at its own offset rounded down to some
+ * block size, naming that block size. One header in front of someone else's data is not enough
+ * (that file is not ours); blocks of several sizes (runs with different -b) are. Returns 1 when a
+ * sector is not ours, else 0; *data: a non-zero sector was seen. */
+static int check_window(const uint8_t *buf, size_t len, bool *data)
 {
-	uint64_t off = from - from % SECTOR;
-	for (;;) {
-		size_t want = CHUNK;
-		if (to && to - off < want)
-			want = (size_t)(to - off);
-		if (want > *budget)
-			want = (size_t)*budget;
-		if (!want)
-			return 0;
-		ssize_t n = pread(fd, buf, want, (off_t)off);
+	for (size_t at = 0; at < len; at += SECTOR) {
+		if (zero_sector(buf + at))
+			continue;
+		*data = true;
+		bool covered = false;
+		for (size_t bs = SECTOR; bs <= MAX_BLOCK && !covered; bs <<= 1) {
+			uint64_t seed;
+			uint32_t hbs;
+			covered = content_header_probe(buf + (at & ~(bs - 1)), &seed, &hbs) == 0 && hbs == bs;
+		}
+		if (!covered)
+			return 1;
+	}
+	return 0;
+}
+
+/* Reads `len` bytes at `off` (a MiB boundary) into buf, zero-padding a short read to the
+ * sector (a file's tail, or its end). Returns the bytes to check, or -1 (errno set). */
+static ssize_t read_window(int fd, uint8_t *buf, uint64_t off, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -1;
 		if (n == 0)
-			return 0;
-		*budget -= (uint64_t)n;
-		size_t len = (size_t)n;
-		if (len % SECTOR) { /* a file's tail: zero-padded to a sector */
-			memset(buf + len, 0, SECTOR - len % SECTOR);
-			len += SECTOR - len % SECTOR;
-		}
-		for (size_t at = 0; at < len; at += SECTOR) {
-			if (zero_sector(buf + at))
-				continue;
-			uint64_t seed;
-			uint32_t bs;
-			*verdict = content_header_probe(buf + at, &seed, &bs) == 0 ? CLAIM_OURS : CLAIM_FOREIGN;
-			return 1;
-		}
-		off += (uint64_t)n;
+			break;
+		got += (size_t)n;
 	}
+	if (got % SECTOR) {
+		memset(buf + got, 0, SECTOR - got % SECTOR);
+		got += SECTOR - got % SECTOR;
+	}
+	return (ssize_t)got;
 }
 
 enum claim_verdict claim_inspect(int fd, const char **how, int *err)
@@ -70,55 +79,57 @@ enum claim_verdict claim_inspect(int fd, const char **how, int *err)
 	*err = 0;
 	char mark[64];
 	ssize_t m = fgetxattr(fd, CLAIM_XATTR, mark, sizeof mark - 1);
-	if (m > 0 && !strncmp(mark, "dedisbench", 10)) {
-		*how = "marked as dedisbench's (" CLAIM_XATTR ")";
-		return CLAIM_OURS;
-	}
-	uint8_t *buf = malloc(CHUNK + SECTOR);
-	if (!buf) {
-		*err = ENOMEM;
+	/* The mark stays with the inode when another program rewrites the file: it spares the long
+	 * look, not the first MiB and a few windows over the rest. */
+	bool marked = m > 0 && !strncmp(mark, "dedisbench", 10);
+	struct stat st;
+	uint8_t *buf = malloc(CHUNK);
+	if (!buf || fstat(fd, &st)) {
+		*err = buf ? errno : ENOMEM;
+		free(buf);
+		*how = "it cannot be read";
 		return CLAIM_UNREADABLE;
 	}
-	enum claim_verdict v = CLAIM_EMPTY;
-	int found = 0;
-	off_t pos = 0;
-	uint64_t budget = SCAN_MAX;
-	/* Holes are skipped (SEEK_DATA); a filesystem without it is read from start to end. */
-	while (budget) {
-		off_t data = lseek(fd, pos, SEEK_DATA);
-		if (data < 0) {
-			if (errno == ENXIO) /* no data beyond pos */
-				break;
-			found = scan_range(fd, buf, (uint64_t)pos, 0, &v, &budget);
+	uint64_t size = (uint64_t)st.st_size, budget = marked ? CHUNK : SCAN_MAX, pos = 0, checked_to = 0;
+	bool data = false;
+	int foreign = 0;
+	/* Whole MiB windows over the data, holes skipped (SEEK_DATA; without it, read from the start),
+	 * until SCAN_MAX bytes have been read. */
+	while (!foreign && budget && pos < size) {
+		off_t d = lseek(fd, (off_t)pos, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			break; /* no data beyond pos */
+		uint64_t from = d < 0 ? pos : (uint64_t)d - (uint64_t)d % CHUNK;
+		if (from < pos)
+			from = pos;
+		ssize_t n = read_window(fd, buf, from, CHUNK);
+		if (n < 0) {
+			foreign = -1;
 			break;
 		}
-		off_t hole = lseek(fd, data, SEEK_HOLE);
-		found = scan_range(fd, buf, (uint64_t)data, hole > data ? (uint64_t)hole : 0, &v, &budget);
-		if (found || hole <= data)
-			break;
-		pos = hole;
+		budget = budget > CHUNK ? budget - CHUNK : 0;
+		foreign = check_window(buf, (size_t)n, &data);
+		pos = checked_to = from + CHUNK;
 	}
-	struct stat st;
-	if (!found && !budget && fstat(fd, &st) == 0) { /* zeros so far, and more: sample the rest */
-		uint64_t mibs = (uint64_t)st.st_size >> 20, step = mibs / SAMPLES + 1;
-		for (uint64_t mib = SCAN_MAX >> 20; !found && mib < mibs; mib += step) {
-			ssize_t n = pread(fd, buf, SECTOR, (off_t)(mib << 20));
-			if (n < 0) {
-				found = -1;
-			} else if (n == SECTOR && !zero_sector(buf)) {
-				uint64_t seed;
-				uint32_t bs;
-				v = content_header_probe(buf, &seed, &bs) == 0 ? CLAIM_OURS : CLAIM_FOREIGN;
-				found = 1;
-			}
+	/* More than that: windows at MiB boundaries, spread over the rest. A pre-zeroed target is
+	 * taken with this look; data wholly between two windows is not seen. */
+	if (!foreign && pos < size) {
+		uint64_t mibs = (size + CHUNK - 1) / CHUNK, first = checked_to / CHUNK;
+		uint64_t step = (mibs - first) / (marked ? MARKED_SAMPLES : SAMPLES) + 1;
+		for (uint64_t mib = first; !foreign && mib < mibs; mib += step) {
+			ssize_t n = read_window(fd, buf, mib * CHUNK, SAMPLE_BYTES);
+			foreign = n < 0 ? -1 : check_window(buf, (size_t)n, &data);
 		}
 	}
-	if (found < 0) {
+	enum claim_verdict v = foreign < 0	     ? CLAIM_UNREADABLE
+			       : foreign	     ? CLAIM_FOREIGN
+			       : data || marked ? CLAIM_OURS
+						     : CLAIM_EMPTY;
+	if (foreign < 0)
 		*err = errno;
-		v = CLAIM_UNREADABLE;
-	}
 	free(buf);
-	*how = v == CLAIM_OURS	    ? "its blocks are dedisbench's"
+	*how = v == CLAIM_OURS && marked ? "marked as dedisbench's (" CLAIM_XATTR ")"
+	       : v == CLAIM_OURS	    ? "its blocks are dedisbench's"
 	       : v == CLAIM_EMPTY   ? "it holds no data"
 	       : v == CLAIM_FOREIGN ? "it holds data dedisbench did not write"
 				    : "it cannot be read";

@@ -10,15 +10,16 @@
 #define CLAIM_XATTR "user.dedis.run"
 
 enum claim_verdict {
-	CLAIM_OURS,       /* marked, or its first non-zero block is a dedisbench block (any seed) */
+	CLAIM_OURS,       /* every non-zero sector looked at lies in a dedisbench block (any seed) */
 	CLAIM_EMPTY,      /* no data at all: holes or zeros only, nothing to lose */
 	CLAIM_FOREIGN,    /* data dedisbench did not write */
 	CLAIM_UNREADABLE, /* could not be read to tell (errno kept in *err) */
 };
 
 /* Inspect an existing regular file open for reading. `how` (may be NULL) gets a short phrase
- * ("marked by dedisbench", "its blocks are dedisbench's", ...) for messages. Reads until the
- * first non-zero 512-byte sector (holes are skipped), so a file of data costs one read. */
+ * ("marked by dedisbench", "its blocks are dedisbench's", ...) for messages. Reads up to 64 MiB
+ * of its data whole (holes skipped), then 64 KiB windows at up to 4096 MiB boundaries; a file
+ * carrying the mark only its first MiB and 64 windows. */
 enum claim_verdict claim_inspect(int fd, const char **how, int *err);
 
 /* Mark a file as written by dedisbench (best effort: without xattr support the blocks tell). */

@@ -87,4 +87,26 @@ expect_ok --target "$F" "${common[@]}" --force
 rm "$F" && truncate -s 2M "$F"
 expect_ok --target "$F" "${common[@]}"
 expect_ok --target "$F" "${common[@]}" # now dedisbench's own
+
+# 6. One dedisbench block is not a claim on what follows it: a worker file's first block in front
+# of someone's data is refused, written over a file dedisbench marked (the mark stays with the
+# inode), as a target and as a worker file.
+expect_ok --target "$D" --procs 1 --file-size 4MiB --keep --quiet
+{ head -c 4096 "$D/dedisbench.0"; head -c 8M /dev/urandom; } >"$F"
+cp "$F" "$E2E_TMP/f.orig"
+WANT="target $F: it holds data dedisbench did not write; refusing to overwrite it without --force"
+refused --target "$F" --procs 1 --quiet
+cmp -s "$F" "$E2E_TMP/f.orig" || fail "a dedisbench block in front of foreign data: the file was overwritten"
+cat "$F" >"$D/dedisbench.0" # cat: no mark
+WANT="dedisbench\.0: it holds data dedisbench did not write"
+refused --target "$D" --procs 1 --file-size 8MiB --quiet
+cmp -s "$D/dedisbench.0" "$E2E_TMP/f.orig" || fail "the worker file holding foreign data after one block was overwritten"
+# ... nor, in a file without the mark, are 64 MiB of written zeros (what is read whole) in front of
+# data off a MiB boundary
+rm -f "$D"/dedisbench.* "$F" && { head -c 64M /dev/zero; head -c 6M /dev/zero; head -c 4096 /dev/zero; head -c 800K /dev/urandom; } >"$F"
+cp "$F" "$E2E_TMP/f.orig"
+WANT="target $F: it holds data dedisbench did not write"
+refused --target "$F" --procs 1 --quiet
+cmp -s "$F" "$E2E_TMP/f.orig" || fail "data after 70 MiB of written zeros was overwritten"
+rm -f "$F" "$E2E_TMP/f.orig"
 note "links never followed, foreign data refused (exit 2, untouched) unless --force, own files reused"
