@@ -1,6 +1,7 @@
 /* config.c - cross-option rules (libaio implies O_DIRECT, separate read/write rates need a
  * mixed run, ...), bundled-distribution lookup, and the checks that precede any I/O. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,85 @@ static int check_output_dir(const char *path, struct opt_error *err)
 		return 0;
 	}
 	return check_output_parent("--output-dir", path, err);
+}
+
+/* path made absolute with its links resolved; a path that does not exist yet through its parent
+ * (a volume formatted on first use, an output not written yet). */
+static void resolve_path(const char *path, char *out)
+{
+	char buf[PATH_MAX], parent[PATH_MAX];
+	if (realpath(path, out))
+		return;
+	snprintf(buf, sizeof buf, "%s", path);
+	for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
+		buf[n - 1] = 0;
+	char *slash = strrchr(buf, '/');
+	const char *name = slash ? slash + 1 : buf;
+	if (slash == buf)
+		snprintf(parent, sizeof parent, "/");
+	else if (slash)
+		snprintf(parent, sizeof parent, "%.*s", (int)(slash - buf), buf);
+	else
+		snprintf(parent, sizeof parent, ".");
+	char rp[PATH_MAX];
+	if (!realpath(parent, rp))
+		snprintf(rp, sizeof rp, "%s", parent);
+	if (snprintf(out, PATH_MAX, "%s/%s", strcmp(rp, "/") ? rp : "", name) >= PATH_MAX)
+		snprintf(out, PATH_MAX, "%s", path); /* too long to resolve: compared as given */
+}
+
+static bool inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == 0);
+}
+
+/* A report written where the run's data lives would replace it (reports are renamed into place):
+ * the target file or device itself, a worker file of a directory target, anything in an engine
+ * volume. And a report path that is a directory is refused before the run, not after it. */
+static int check_output_vs_target(const struct bench_config *c, const char *what, const char *path, bool is_dir,
+				  struct opt_error *err)
+{
+	const struct target *t = &c->target;
+	struct stat st, ts;
+	if (!is_dir && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fail(err, "%s %s is a directory", what, path);
+	if (t->kind == TARGET_NULL)
+		return 0;
+	char out[PATH_MAX], tgt[PATH_MAX];
+	resolve_path(path, out);
+	resolve_path(t->path, tgt);
+	if (t->kind == TARGET_ENGINE && inside(out, tgt))
+		return fail(err, "%s %s is inside the engine volume %s; write it elsewhere", what, path, t->path);
+	if ((t->kind == TARGET_FILE || t->kind == TARGET_BLOCKDEV) && !is_dir &&
+	    ((lstat(path, &st) == 0 && stat(t->path, &ts) == 0 && st.st_dev == ts.st_dev && st.st_ino == ts.st_ino) ||
+	     !strcmp(out, tgt)))
+		return fail(err, "%s %s is the target; write it elsewhere", what, path);
+	if (t->kind == TARGET_DIR && !is_dir) {
+		const char *name = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
+		size_t dlen = (size_t)(name - out) - 1;
+		if (strlen(tgt) == dlen && !strncmp(out, tgt, dlen) && !strncmp(name, "dedisbench.", 11) &&
+		    strspn(name + 11, "0123456789") == strlen(name + 11) && name[11])
+			return fail(err, "%s %s is a worker file of the target %s; write it elsewhere", what, path, t->path);
+	}
+	return 0;
+}
+
+static int check_outputs_vs_target(const struct bench_config *c, struct opt_error *err)
+{
+	const struct bench_options *o = &c->o;
+	const struct {
+		const char *what, *path;
+		bool dir;
+	} outs[] = {{"--json", o->json, false},
+		    {"--dist-report", o->dist_report, false},
+		    {"--access-report", o->access_report, false},
+		    {"--ledger", o->ledger, false},
+		    {"--output-dir", o->output_dir, true}};
+	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
+		if (outs[i].path && check_output_vs_target(c, outs[i].what, outs[i].path, outs[i].dir, err))
+			return -1;
+	return 0;
 }
 
 static int check_rules(struct bench_config *c, struct opt_error *err)
@@ -183,7 +263,7 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		.file_size_given = file_size_given, .block_size = (uint32_t)o->block_size,
 		.force = o->force, .direct = c->direct,
 	};
-	if (target_probe(&req, &c->target, err->msg, sizeof err->msg))
+	if (target_probe(&req, &c->target, err->msg, sizeof err->msg) || check_outputs_vs_target(c, err))
 		return -1;
 	o->file_size = c->target.region_size;
 	c->region_blocks = c->target.region_size / o->block_size;

@@ -93,4 +93,34 @@ if [ -n "$blk" ]; then
 	[ "$RC" -eq 1 ] || fail "--json on a block device: exit $RC, want 1 (refused, not written)"
 fi
 [ -f "$E2E_TMP/hard" ] && cmp -s "$E2E_TMP/hard" "$E2E_TMP/victim.orig" || fail "the victim's other name changed"
+
+# A report never replaces the run's own data (reports are renamed into place): naming the target
+# file, a worker file of a directory target or anything inside an engine volume is refused up
+# front (exit 2, one line, the target untouched), and so is a report path that is a directory.
+refused_output() { # refused_output WANT ARGS...
+	local want=$1
+	shift
+	run_bench "$@"
+	[ "$RC" -eq 2 ] || fail "dedisbench $*: exit $RC, want 2; stderr: $(cat "$E2E_TMP/err")"
+	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q -- "$want" "$E2E_TMP/err" ||
+		fail "dedisbench $*: want one line with '$want', got: $(cat "$E2E_TMP/err")"
+}
+T=$E2E_TMP/t
+expect_ok --target "$T" --procs 1 --file-size 1MiB -q --keep
+cp "$T/dedisbench.0" "$E2E_TMP/w0.orig"
+for out in --json --dist-report --access-report --ledger; do
+	refused_output "is a worker file of the target" --target "$T" --procs 1 --file-size 1MiB -q "$out" "$T/dedisbench.0"
+	cmp -s "$T/dedisbench.0" "$E2E_TMP/w0.orig" || fail "$out naming a worker file changed it"
+	refused_output "is the target" --target "$T/dedisbench.0" --procs 1 -q "$out" "$T/dedisbench.0"
+	cmp -s "$T/dedisbench.0" "$E2E_TMP/w0.orig" || fail "$out naming the target file replaced it"
+done
+refused_output "--json $O is a directory" --target "$T" --procs 1 --file-size 1MiB -q --json "$O"
+V=$E2E_TMP/vol
+expect_ok --target "engine:$V" --procs 1 --file-size 1MiB -q --keep
+cp "$V/superblock" "$E2E_TMP/sb.orig"
+refused_output "is inside the engine volume" --target "engine:$V" --procs 1 --file-size 1MiB -q --json "$V/superblock"
+refused_output "is inside the engine volume" --target "engine:$V" --procs 1 --file-size 1MiB -q --output-dir "$V"
+cmp -s "$V/superblock" "$E2E_TMP/sb.orig" || fail "a report naming the volume's superblock replaced it"
+"$DEDISENGINE" fsck "$V" >/dev/null || fail "the volume is damaged after the refused runs"
+note "reports naming the target, a worker file or an engine volume's files refused up front"
 note "links and hard links under every output name replaced, never written through; devices and FIFOs as before"
