@@ -43,16 +43,43 @@ static void worker_name(unsigned worker, char *name, size_t len)
 }
 
 /* The run lock of the target (`what` names it in the message). */
-static int take_lock(struct target *t, const char *path, enum runlock_kind kind, const char *what, char *err,
-		     size_t errlen)
+static int take_lock_into(struct runlock *l, const char *path, enum runlock_kind kind, const char *what, char *err,
+			  size_t errlen)
 {
 	char why[1600];
-	int rc = runlock_acquire(&t->lock, path, kind, why, sizeof why);
+	int rc = runlock_acquire(l, path, kind, why, sizeof why);
 	if (rc == 1)
 		return fail(err, errlen, "target %s is %s; one run per target at a time", what, why);
 	if (rc)
 		return fail(err, errlen, "target %s: %s", what, why);
 	return 0;
+}
+
+static int take_lock(struct target *t, const char *path, enum runlock_kind kind, const char *what, char *err,
+		     size_t errlen)
+{
+	return take_lock_into(&t->lock, path, kind, what, err, errlen);
+}
+
+/* One set of data can be named two ways, each with its own lock: a directory as a directory
+ * target and as an engine volume (engine:DIR), a worker file (DIR/dedisbench.N) as a file target
+ * and through its directory. The second name's lock is taken too, so the two runs meet. */
+static int take_lock_around(struct target *t, const char *path, bool dir, const char *what, char *err,
+			    size_t errlen)
+{
+	if (dir)
+		return take_lock_into(&t->lock_around, path, RUNLOCK_VOLUME, what, err, errlen);
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return 0; /* it was just found: gone again, the worker's open will fail */
+	char *slash = strrchr(real, '/');
+	const char *name = slash + 1;
+	if (strncmp(name, "dedisbench.", 11) || !name[11] || strspn(name + 11, "0123456789") != strlen(name + 11))
+		return 0;
+	if (slash == real)
+		slash++;
+	*slash = 0;
+	return take_lock_into(&t->lock_around, real, RUNLOCK_OBJECT, what, err, errlen);
 }
 
 /* An existing file about to be overwritten: refused unless it is dedisbench's, holds nothing, or
@@ -388,7 +415,8 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 			    req->path, strerror(errno));
 	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return fail(err, errlen, "target %s is not a directory, regular file or block device", req->path);
-	if (take_lock(t, req->path, RUNLOCK_OBJECT, req->path, err, errlen))
+	if (take_lock(t, req->path, RUNLOCK_OBJECT, req->path, err, errlen) ||
+	    (!S_ISBLK(st.st_mode) && take_lock_around(t, req->path, S_ISDIR(st.st_mode), req->path, err, errlen)))
 		return -1;
 	int rc;
 	if (S_ISBLK(st.st_mode))
@@ -619,4 +647,5 @@ void target_release(struct target *t)
 	t->dir_fd_open = t->excl_fd_open = false;
 	t->dir_fd = t->excl_fd = -1;
 	runlock_release(&t->lock);
+	runlock_release(&t->lock_around);
 }

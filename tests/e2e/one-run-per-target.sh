@@ -72,6 +72,11 @@ ln -s "$E2E_TMP/d" "$E2E_TMP/d-link"
 start_run B --target "$E2E_TMP/d"
 busy "$RUN_PID" "a second run on the directory" "$DEDISBENCH" --target "$E2E_TMP/d-link" --procs 2 \
 	--file-size 8MiB --size 1MiB --quiet
+# the same data by its other names: a worker file as a file target, the directory as an engine volume
+busy "$RUN_PID" "a run on a worker file of the directory" "$DEDISBENCH" --target "$E2E_TMP/d/dedisbench.0" \
+	--procs 1 --size 1MiB --quiet --force
+busy "$RUN_PID" "the directory as an engine volume" "$DEDISBENCH" --target "engine:$E2E_TMP/d-link" --procs 1 \
+	--file-size 8MiB --size 1MiB --quiet
 stop_run B "$RUN_PID"
 truncate -s 16M "$E2E_TMP/f"
 ln -s "$E2E_TMP/f" "$E2E_TMP/f-link"
@@ -79,9 +84,14 @@ start_run C --target "$E2E_TMP/f"
 busy "$RUN_PID" "a second run on the file" "$DEDISBENCH" --target "$E2E_TMP/f-link" --procs 2 \
 	--file-size 8MiB --size 1MiB --quiet
 stop_run C "$RUN_PID"
+# and an engine volume's directory as a directory target
+start_run E --target "engine:$VOL" --keep
+busy "$RUN_PID" "the engine volume as a directory target" "$DEDISBENCH" --target "$VOL" --procs 1 \
+	--file-size 8MiB --size 1MiB --quiet --force
+stop_run E "$RUN_PID"
 
 # 4. Released with its run: the next one goes ahead, and no lock file is left behind.
 expect_ok --target "engine:$VOL" --procs 2 --file-size 8MiB --size 1MiB --quiet --keep
 "$DEDISENGINE" gc "$VOL" -q || fail "gc after the runs"
 [ -z "$(ls -A "$DEDIS_LOCK_DIR")" ] || fail "lock files left: $(ls -A "$DEDIS_LOCK_DIR")"
-note "directory and file targets refused by any path while held; locks released with their runs"
+note "directory and file targets refused by any path, and by their other names (worker file, engine volume), while held; locks released with their runs"
