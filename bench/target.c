@@ -178,7 +178,11 @@ static int probe_blockdev(const struct target_request *req, struct target *t, co
 	t->device_size = size;
 	t->sector_size = (unsigned)ssz;
 	uint64_t per = size / req->procs / req->block_size * req->block_size;
-	if (req->file_size_given && req->file_size < per)
+	if (req->file_size_given && req->file_size > per)
+		return fail(err, errlen, "target %s (%llu bytes) holds %u regions of at most %llu bytes, not --file-size %llu",
+			    req->path, (unsigned long long)size, req->procs, (unsigned long long)per,
+			    (unsigned long long)req->file_size);
+	if (req->file_size_given)
 		per = req->file_size;
 	if (per < req->block_size)
 		return fail(err, errlen, "target %s (%llu bytes) is too small for %u workers of %u-byte blocks",
@@ -208,9 +212,15 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 	t->files[0] = file_id_of(st);
 	t->device_size = (uint64_t)st->st_size;
 	t->sector_size = 512;
+	/* Its own size, split; extended only when --file-size asks for more (as fio's size=). */
 	uint64_t per = req->file_size;
-	if (!req->file_size_given && (uint64_t)st->st_size >= (uint64_t)req->procs * req->block_size)
+	if (!req->file_size_given) {
+		if ((uint64_t)st->st_size < (uint64_t)req->procs * req->block_size)
+			return fail(err, errlen, "target %s (%llu bytes) holds less than one %u-byte block per worker (%u); "
+						 "give --file-size to extend it", req->path, (unsigned long long)st->st_size,
+				    req->block_size, req->procs);
 		per = (uint64_t)st->st_size / req->procs / req->block_size * req->block_size;
+	}
 	t->region_size = per;
 	uint64_t need = per * req->procs;
 	if (need > (uint64_t)st->st_size) {

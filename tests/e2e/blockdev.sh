@@ -42,6 +42,10 @@ expect_ok --target "$LOOP" --procs 2 --block-size 4096 -r --populate none --json
 jcheck "$J" ".reads.ops == $OPS and .writes.ops == 0 and .status == \"ok\"" \
 	"block device read: want $OPS reads" '{reads: .reads.ops, writes: .writes.ops}'
 is_zero 0 && fail "the read run changed the device"
+# --file-size beyond the device's share per worker is refused, not quietly shrunk
+run_bench --target "$LOOP" --procs 2 --file-size 64MiB -w --quiet
+[ "$RC" -eq 2 ] && grep -q "holds 2 regions of at most 33554432 bytes, not --file-size 67108864" "$E2E_TMP/err" ||
+	fail "--file-size 64MiB x 2 workers on a 64 MiB device: exit $RC: $(cat "$E2E_TMP/err")"
 [ -b "$LOOP" ] || fail "$LOOP is gone after the runs"
 
 # 2. A device holding ext4 is refused without --force, and left untouched.

@@ -109,4 +109,14 @@ WANT="target $F: it holds data dedisbench did not write"
 refused --target "$F" --procs 1 --quiet
 cmp -s "$F" "$E2E_TMP/f.orig" || fail "data after 70 MiB of written zeros was overwritten"
 rm -f "$F" "$E2E_TMP/f.orig"
+
+# 7. An existing file is used at its own size: one too small for a block per worker is refused
+# (not grown to the default 1 GiB a worker), and --file-size extends it on request.
+truncate -s 5000 "$F"
+WANT="target $F \(5000 bytes\) holds less than one 4096-byte block per worker \(2\); give --file-size to extend it"
+refused --target "$F" --procs 2 --quiet
+[ "$(stat -c %s "$F")" -eq 5000 ] || fail "a refused run resized $F to $(stat -c %s "$F") bytes"
+expect_ok --target "$F" --procs 2 --file-size 1MiB --quiet
+[ "$(stat -c %s "$F")" -eq 2097152 ] || fail "--file-size 1MiB x 2: $F is $(stat -c %s "$F") bytes"
+rm -f "$F"
 note "links never followed, foreign data refused (exit 2, untouched) unless --force, own files reused"
