@@ -29,6 +29,9 @@ const char *const workload_names[] = {"dist", "backup", NULL};
 #define OFF(f) offsetof(struct bench_options, f)
 #define MIB (1024ULL * 1024ULL)
 
+/* The longest run: ten years (a deadline past the monotonic clock's range would wrap to "now"). */
+#define MAX_RUN_NS (3650ULL * 86400ULL * 1000000000ULL)
+
 const struct opt_def bench_option_table[] = {
 	/* Target */
 	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
@@ -92,7 +95,7 @@ const struct opt_def bench_option_table[] = {
 	 "nominal read ops/s of a mixed run"},
 	{"write-rate", 0, "RATE", OT_RATE, OFF(write_rate), "0", NULL, 0, 0, 0, 0, "Load",
 	 "nominal write ops/s of a mixed run"},
-	{"time", 't', "DUR", OT_DURATION, OFF(time_ns), "0", NULL, NS_PER_MIN, 0, 0, 0, "Load",
+	{"time", 't', "DUR", OT_DURATION, OFF(time_ns), "0", NULL, NS_PER_MIN, 0, MAX_RUN_NS, 0, "Load",
 	 "run for DUR (30s, 5m; bare number: minutes)"},
 	{"size", 's', "SIZE", OT_SIZE, OFF(size), "0", NULL, MIB, 0, 0, 0, "Load",
 	 "move SIZE bytes in total (bare number: MiB); default: one pass over the target"},
@@ -260,11 +263,13 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 				return fail(err, "%s: '%s' is not a valid count: %s", label, v, why);
 			char list[256];
 			list_choices(d->choices, list, sizeof list);
-			return fail(err, "%s: '%s' is neither %s nor a number", label, v, list);
+			return fail(err, "%s: '%s' is neither %s nor a whole number", label, v, list);
 		}
 		if (n < d->min || (d->max && n > d->max))
-			return fail(err, "%s: %s is out of range (%llu to %llu)", label, v,
-				    (unsigned long long)d->min, (unsigned long long)d->max);
+			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu)", label, v, (unsigned long long)d->min,
+					     (unsigned long long)d->max)
+				      : fail(err, "%s: %s is out of range (at least %llu)", label, v,
+					     (unsigned long long)d->min);
 		*(uint64_t *)field(o, d) = n;
 		break;
 	}
@@ -273,8 +278,10 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		if (units_parse_size(v, d->unit, &n, &why))
 			return fail(err, "%s: '%s' is not a valid size: %s", label, v, why);
 		if (n < d->min || (d->max && n > d->max))
-			return fail(err, "%s: %s is out of range (%llu to %llu bytes)", label, v,
-				    (unsigned long long)d->min, (unsigned long long)d->max);
+			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu bytes)", label, v,
+					     (unsigned long long)d->min, (unsigned long long)d->max)
+				      : fail(err, "%s: %s is out of range (at least %llu byte%s)", label, v,
+					     (unsigned long long)d->min, d->min == 1 ? "" : "s");
 		*(uint64_t *)field(o, d) = n;
 		break;
 	}
@@ -282,6 +289,9 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		uint64_t ns;
 		if (units_parse_duration(v, d->unit, &ns, &why))
 			return fail(err, "%s: '%s' is not a valid duration: %s", label, v, why);
+		if (d->max && ns > d->max)
+			return fail(err, "%s: %s is longer than %llu days", label, v,
+				    (unsigned long long)(d->max / (86400ULL * 1000000000ULL)));
 		*(uint64_t *)field(o, d) = ns;
 		break;
 	}

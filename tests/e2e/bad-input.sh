@@ -48,6 +48,9 @@ bad "procs not number"  'procs'        --procs two
 bad "access foo"        'access'       --access foo
 bad "mode foo"          'mode'         --mode foo
 bad "time 5x"           'time'         --time 5x
+bad "time past the clock" 'time: 18446744073s is longer than 3650 days' --time 18446744073s
+bad "file size 0"       'file-size: 0 is out of range \(at least 1 byte\)$' --file-size 0
+bad "compress 1.5"      "compress: '1.5' is neither dist nor a whole number" --compress 1.5
 bad "size junk"         'size'         --size 12QB
 bad "file-size 0"       'file-size'    --file-size 0
 bad "read-pct 150"      'read-pct'     -m --read-pct 150
