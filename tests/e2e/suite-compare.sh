@@ -51,6 +51,21 @@ for w in iops latency saved; do
 	[ "$(head -c 4 "$E2E_TMP/cmp/compare-$w.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "compare-$w.png is not a PNG"
 done
 
+# SIGINT stops a suite as it stops a run: exit 0, saying where it stopped, the phases before it kept
+"$DEDISBENCH" suite --target "$E2E_TMP/d" --procs 1 --file-size 1MiB --time 2s --seed 1 -q \
+	--output-dir "$E2E_TMP/int" >"$E2E_TMP/int.out" 2>"$E2E_TMP/int.err" &
+pid=$!
+for ((i = 0; i < 200; i++)); do
+	[ -s "$E2E_TMP/int/01-seq-fill/timeseries.csv" ] && break
+	sleep 0.1
+done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" -eq 0 ] || fail "a suite stopped by SIGINT exited $rc, want 0: $(cat "$E2E_TMP/int.err")"
+grep -q "interrupted before phase 02-seq-read" "$E2E_TMP/int.err" || fail "no word of where it stopped: $(cat "$E2E_TMP/int.err")"
+[ -s "$E2E_TMP/int/01-seq-fill.json" ] || fail "the interrupted suite lost phase 01's results"
+
 # bad input: one line, exit 2
 bad() { # WHAT-STDERR-SAYS ARGS...
 	local want=$1
@@ -62,6 +77,9 @@ bad() { # WHAT-STDERR-SAYS ARGS...
 bad "give --output-dir DIR" suite --target "$E2E_TMP/d"
 bad "--mode does not apply to suite" suite --target "$E2E_TMP/d" --mode read --output-dir "$E2E_TMP/x"
 bad "holds an earlier suite's results" suite --target "$E2E_TMP/d" --output-dir "$E2E_TMP/dir"
+# a target no phase could use is refused before anything is made (not phase 01's failure, exit 1)
+bad "suite: target $E2E_TMP/none/x: No such file or directory" suite --target "$E2E_TMP/none/x" --output-dir "$E2E_TMP/s2"
+[ ! -e "$E2E_TMP/s2" ] || fail "a refused suite created its --output-dir"
 bad "compare: $E2E_TMP/none: No such file" compare "$E2E_TMP/none"
 echo '{"tool": "fio"}' >"$E2E_TMP/fio.json"
 bad "not a dedisbench --json result" compare "$E2E_TMP/fio.json"
