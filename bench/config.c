@@ -262,6 +262,7 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		.path = o->target, .procs = (unsigned)o->procs, .file_size = o->file_size,
 		.file_size_given = file_size_given, .block_size = (uint32_t)o->block_size,
 		.force = o->force, .direct = c->direct,
+		.no_writes = o->mode == MODE_READ && c->populate == POPULATE_NONE,
 	};
 	if (target_probe(&req, &c->target, err->msg, sizeof err->msg) || check_outputs_vs_target(c, err))
 		return -1;

@@ -167,6 +167,9 @@ static int probe_blockdev(const struct target_request *req, struct target *t, co
 	}
 	t->excl_fd = fd; /* held for the run: nothing mounts it meanwhile */
 	t->excl_fd_open = true;
+	int ro = 0;
+	if (!req->no_writes && ioctl(fd, BLKROGET, &ro) == 0 && ro)
+		return fail(err, errlen, "target %s is a read-only device; this run writes to it", req->path);
 	int sig = device_signature(req->path, what, sizeof what);
 	if (sig < 0 && !req->force)
 		return fail(err, errlen, "target %s: cannot probe it for signatures (unreadable?); use --force to write anyway",

@@ -51,6 +51,7 @@ struct target_request {
 	uint32_t block_size;
 	bool force;
 	bool direct;
+	bool no_writes;         /* the run only reads (a read run that does not populate) */
 };
 
 /* Validate and size the target: no file is created or written. First of all it takes the target's

@@ -42,6 +42,14 @@ expect_ok --target "$LOOP" --procs 2 --block-size 4096 -r --populate none --json
 jcheck "$J" ".reads.ops == $OPS and .writes.ops == 0 and .status == \"ok\"" \
 	"block device read: want $OPS reads" '{reads: .reads.ops, writes: .writes.ops}'
 is_zero 0 && fail "the read run changed the device"
+# a read-only device: a run that writes is refused up front (not an EPERM mid-run); reading works
+if RO=$(losetup -r -f --show "$IMG" 2>/dev/null); then
+	on_exit "losetup -d '$RO'"
+	run_bench --target "$RO" --procs 2 -w --quiet
+	[ "$RC" -eq 2 ] && grep -q "is a read-only device; this run writes to it" "$E2E_TMP/err" ||
+		fail "a write run on read-only $RO: exit $RC: $(cat "$E2E_TMP/err")"
+	expect_ok --target "$RO" --procs 2 -r --populate none --quiet
+fi
 # --file-size beyond the device's share per worker is refused, not quietly shrunk
 run_bench --target "$LOOP" --procs 2 --file-size 64MiB -w --quiet
 [ "$RC" -eq 2 ] && grep -q "holds 2 regions of at most 33554432 bytes, not --file-size 67108864" "$E2E_TMP/err" ||
