@@ -152,7 +152,8 @@ static int cmd_replay(struct bench_cli *cli)
 	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
 	static struct target target;
 	struct target_request req = {.path = o->target, .procs = 1, .file_size = trace.end_bytes, .file_size_given = true,
-				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct};
+				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct,
+				     .size_from = "the trace's extent"};
 	int status = EXIT_BAD_INPUT;
 	if (target_probe(&req, &target, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);

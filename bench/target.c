@@ -182,9 +182,12 @@ static int probe_blockdev(const struct target_request *req, struct target *t, co
 	t->sector_size = (unsigned)ssz;
 	uint64_t per = size / req->procs / req->block_size * req->block_size;
 	if (req->file_size_given && req->file_size > per)
-		return fail(err, errlen, "target %s (%llu bytes) holds %u regions of at most %llu bytes, not --file-size %llu",
-			    req->path, (unsigned long long)size, req->procs, (unsigned long long)per,
-			    (unsigned long long)req->file_size);
+		return req->size_from
+			       ? fail(err, errlen, "target %s (%llu bytes) is smaller than %s (%llu bytes)", req->path,
+				      (unsigned long long)size, req->size_from, (unsigned long long)req->file_size)
+			       : fail(err, errlen, "target %s (%llu bytes) holds %u regions of at most %llu bytes, not "
+						   "--file-size %llu", req->path, (unsigned long long)size, req->procs,
+				      (unsigned long long)per, (unsigned long long)req->file_size);
 	if (req->file_size_given)
 		per = req->file_size;
 	if (per < req->block_size)

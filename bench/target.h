@@ -52,6 +52,7 @@ struct target_request {
 	bool force;
 	bool direct;
 	bool no_writes;         /* the run only reads (a read run that does not populate) */
+	const char *size_from;  /* what file_size comes from, when not --file-size (for messages) */
 };
 
 /* Validate and size the target: no file is created or written. First of all it takes the target's

@@ -50,6 +50,13 @@ if RO=$(losetup -r -f --show "$IMG" 2>/dev/null); then
 		fail "a write run on read-only $RO: exit $RC: $(cat "$E2E_TMP/err")"
 	expect_ok --target "$RO" --procs 2 -r --populate none --quiet
 fi
+# a replay whose trace reaches past the device's end is refused before anything is written
+printf '1000 1 p 131072 8 W 8 0 0000000000000000deadbeef12345678\n' >"$E2E_TMP/past.trace"
+sum=$(md5sum <"$LOOP")
+run_bench replay "$E2E_TMP/past.trace" --target "$LOOP" --quiet
+[ "$RC" -eq 2 ] && grep -q "is smaller than the trace's extent (67112960 bytes)" "$E2E_TMP/err" ||
+	fail "a trace past the device's end: exit $RC: $(cat "$E2E_TMP/err")"
+[ "$(md5sum <"$LOOP")" = "$sum" ] || fail "a refused replay changed $LOOP"
 # --file-size beyond the device's share per worker is refused, not quietly shrunk
 run_bench --target "$LOOP" --procs 2 --file-size 64MiB -w --quiet
 [ "$RC" -eq 2 ] && grep -q "holds 2 regions of at most 33554432 bytes, not --file-size 67108864" "$E2E_TMP/err" ||
