@@ -281,6 +281,11 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		return -1;
 	if (c->target.kind == TARGET_NULL && (o->verify != VERIFY_NONE || o->ledger))
 		return fail(err, "--verify and --ledger need a real target (null stores nothing)");
+	if (o->hints && c->target.kind != TARGET_ENGINE)
+		return fail(err, "--hints applies to engine targets (engine:DIR): nothing else takes a NODEDUP hint");
+	if (options_given(c->given, "read-pct") && o->mode != MODE_MIXED)
+		return fail(err, "--read-pct applies to a mixed run (-m): a %s run does only %ss", mode_names[o->mode],
+			    o->mode == MODE_READ ? "read" : "write");
 	if (c->target.kind == TARGET_NULL && o->space_cmd)
 		return fail(err, "--space-cmd needs a real target (null stores nothing)");
 	c->scaled = o->content == CONTENT_SCALED;

@@ -46,7 +46,8 @@ const struct opt_def bench_option_table[] = {
 	 "keep the files created in a directory target"},
 	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "write to a block device even if it holds a filesystem or partition signature, or over an "
-	 "existing file holding data dedisbench did not write (never through a symbolic link)"},
+	 "existing file holding data dedisbench did not write (never through a symbolic link in a "
+	 "directory target; a --target path that is a link is followed, as /dev/disk/by-id names are)"},
 	{"hints", 0, NULL, OT_FLAG, OFF(hints), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "engine targets: pass a NODEDUP hint with every write of fresh unique content, which the engine "
 	 "stores without fingerprinting or indexing it"},

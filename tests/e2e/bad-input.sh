@@ -51,6 +51,8 @@ bad "time 5x"           'time'         --time 5x
 bad "time past the clock" 'time: 18446744073s is longer than 3650 days' --time 18446744073s
 bad "file size 0"       'file-size: 0 is out of range \(at least 1 byte\)$' --file-size 0
 bad "compress 1.5"      "compress: '1.5' is neither dist nor a whole number" --compress 1.5
+bad "hints off engine"  '--hints applies to engine targets' --hints
+bad "read-pct, write"   '--read-pct applies to a mixed run \(-m\): a write run does only writes' --read-pct 30
 bad "size junk"         'size'         --size 12QB
 bad "file-size 0"       'file-size'    --file-size 0
 bad "read-pct 150"      'read-pct'     -m --read-pct 150
