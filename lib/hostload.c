@@ -107,4 +107,9 @@ void hostload_end(struct host_usage *u, const char *proc)
 	u->cpu_end = now;
 	if (mem.used > u->mem_used_max)
 		u->mem_used_max = mem.used;
+	/* A run shorter than a sample interval has no sample: its busiest second is the whole run
+	 * (and no run's busiest second is below its mean, which the last partial second can lift). */
+	double whole = hostload_busy_pct(&u->cpu_start, &now);
+	if (whole > u->busy_pct_max)
+		u->busy_pct_max = whole;
 }

@@ -103,6 +103,13 @@ static void host_cpu_and_memory(void)
 	CU_ASSERT_EQUAL(u.mem_used_max, 700 * 1024);
 	CU_ASSERT_DOUBLE_EQUAL(hostload_busy_pct(&u.cpu_start, &u.cpu_end), 30.0, 1e-9);
 	CU_ASSERT_EQUAL(u.samples, 2);
+	/* a run with no sample (shorter than one): its busiest second is its mean, not 0 */
+	write_file(dir, "stat", "cpu  100 0 100 700 100 0 0 0 0 0\n");
+	hostload_begin(&u, dir);
+	write_file(dir, "stat", "cpu  170 0 120 790 120 0 0 0 0 0\n");
+	hostload_end(&u, dir);
+	CU_ASSERT_EQUAL(u.samples, 0);
+	CU_ASSERT_DOUBLE_EQUAL(u.busy_pct_max, 45.0, 1e-9);
 	/* no tick between readings: 0, not a division by zero */
 	CU_ASSERT_DOUBLE_EQUAL(hostload_busy_pct(&now, &now), 0.0, 1e-12);
 	/* a /proc without meminfo: no host figures rather than invented ones */
