@@ -264,6 +264,7 @@ static int show_comparison(struct runcmp_input *in, unsigned n, const struct ben
 {
 	int status = 0;
 	char msg[1024];
+	runcmp_unique_labels(in, n);
 	if (!o->quiet)
 		runcmp_print(stdout, in, n);
 	if (o->output_dir && runcmp_write(o->output_dir, in, n, o->plot, msg, sizeof msg)) {

@@ -53,7 +53,15 @@ int runcmp_load(const char *path, struct runcmp_input *in, char *err, size_t err
 		/* a single run is named by its workload, so runs of the same workload line up */
 		const char *mode = json_string_value(json_object_get(cfg, "mode")),
 			   *access = json_string_value(json_object_get(cfg, "access"));
-		if (mode && access)
+		/* a nominal run is not the peak of the same workload: its rate is part of its name */
+		double rate = json_number_value(json_object_get(cfg, "rate")),
+		       rr = json_number_value(json_object_get(cfg, "read_rate")),
+		       wr = json_number_value(json_object_get(cfg, "write_rate"));
+		if (mode && access && rate > 0)
+			snprintf(in->name[0], sizeof in->name[0], "%.16s %.12s @%.0f/s", access, mode, rate);
+		else if (mode && access && rr > 0)
+			snprintf(in->name[0], sizeof in->name[0], "%.16s %.6s @%.0fr+%.0fw/s", access, mode, rr, wr);
+		else if (mode && access)
 			snprintf(in->name[0], sizeof in->name[0], "%.20s %.20s", access, mode);
 		return 0;
 	}
@@ -158,15 +166,31 @@ static void cell(FILE *f, double v, const char *fmt, int width)
 		fprintf(f, fmt, width, v);
 }
 
+void runcmp_unique_labels(struct runcmp_input *in, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		bool dup = false;
+		for (unsigned k = 0; k < i && !dup; k++)
+			dup = !strcmp(in[i].label, in[k].label);
+		if (dup) {
+			char l[sizeof in[i].label + 16];
+			snprintf(l, sizeof l, "%.64s (#%u)", in[i].label, i + 1);
+			snprintf(in[i].label, sizeof in[i].label, "%.79s", l);
+		}
+	}
+}
+
 void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n)
 {
 	const char *phases[RUNCMP_MAX_PHASES * RUNCMP_MAX_INPUTS];
 	unsigned np = all_phases(in, n, phases);
-	int w = 6;
+	int w = 6, pw = 20;
 	for (unsigned i = 0; i < n; i++)
 		w = (int)strlen(in[i].label) > w ? (int)strlen(in[i].label) : w;
-	fprintf(f, "%-20s %-*s %10s %9s %9s %9s %10s %7s %6s %6s %8s %8s\n", "phase", w, "system", "IOPS", "MiB/s", "p50 us",
-		"p99 us", "p99.9 us", "saved", "effic.", "CPU %", "mem MiB", "vs first");
+	for (unsigned p = 0; p < np; p++)
+		pw = (int)strlen(phases[p]) > pw ? (int)strlen(phases[p]) : pw;
+	fprintf(f, "%-*s %-*s %10s %9s %9s %9s %10s %7s %6s %6s %8s %8s\n", pw, "phase", w, "system", "IOPS", "MiB/s",
+		"p50 us", "p99 us", "p99.9 us", "saved", "effic.", "CPU %", "mem MiB", "vs first");
 	for (unsigned p = 0; p < np; p++) {
 		double base = -1;
 		bool named = false;
@@ -177,17 +201,17 @@ void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n)
 			struct figures x = figures_of(in[i].doc[k]);
 			if (base < 0)
 				base = x.iops;
-			fprintf(f, "%-20.20s %-*s ", named ? "" : phases[p], w, in[i].label);
+			fprintf(f, "%-*s %-*s ", pw, named ? "" : phases[p], w, in[i].label);
 			named = true;
 			cell(f, x.iops, "%*.1f", 10);
 			cell(f, x.mib_s, " %*.2f", 9);
 			cell(f, x.p50, " %*.1f", 9);
 			cell(f, x.p99, " %*.1f", 9);
 			cell(f, x.p999, " %*.1f", 10);
-			if (x.saved < 0)
-				fprintf(f, " %7s", "-");
-			else
-				fprintf(f, " %6.2f:", x.saved);
+			char saved[32] = "-";
+			if (x.saved >= 0)
+				snprintf(saved, sizeof saved, "%.2f:1", x.saved);
+			fprintf(f, " %7s", saved);
 			cell(f, x.efficiency, " %*.2f", 6);
 			cell(f, x.cpu, " %*.1f", 6);
 			cell(f, x.mem_mib, " %*.1f", 8);

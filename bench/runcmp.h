@@ -23,6 +23,9 @@ struct runcmp_input {
 int runcmp_load(const char *path, struct runcmp_input *in, char *err, size_t errlen);
 void runcmp_free(struct runcmp_input *in);
 /* The table: per phase (the first input's order, then others' own), a row per input. */
+/* Two inputs of one target (a system measured twice) get "(#k)" after the later one's label, so
+ * the table's rows and the CSV's columns tell them apart. */
+void runcmp_unique_labels(struct runcmp_input *in, unsigned n);
 void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n);
 /* DIR/compare.csv, and with plot compare-iops.png and compare-latency.png. 0, or -1 with why. */
 int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, bool plot, char *why, size_t whylen);

@@ -51,6 +51,15 @@ for w in iops latency saved; do
 	[ "$(head -c 4 "$E2E_TMP/cmp/compare-$w.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "compare-$w.png is not a PNG"
 done
 
+# the engine's saved column is a ratio (N.NN:1); one target given twice is told apart (#2) in the
+# table and the CSV; a nominal run is not matched with the peak run of the same workload
+grep -qE " engine:$E2E_TMP/vol .* [0-9]+\.[0-9]{2}:1 " "$E2E_TMP/out" || fail "compare: no N.NN:1 saved figure: $(head -3 "$E2E_TMP/out")"
+P=$(printf '%s/%02d-%s.json' "$E2E_TMP/dir" 3 uniform-write) N=$(printf '%s/%02d-%s.json' "$E2E_TMP/dir" 7 uniform-write-50)
+expect_ok compare "$P" "$P" "$N" --output-dir "$E2E_TMP/cmp2"
+head -1 "$E2E_TMP/cmp2/compare.csv" | grep -qF "$E2E_TMP/d (#2) iops" || fail "compare of one target twice: $(head -1 "$E2E_TMP/cmp2/compare.csv")"
+grep -qE "^uniform write @[0-9]+/s +$E2E_TMP/d \(#3\) " "$E2E_TMP/out" || fail "compare: the nominal run was not its own row: $(cat "$E2E_TMP/out")"
+[ "$(wc -l <"$E2E_TMP/cmp2/compare.csv")" -eq 3 ] || fail "compare.csv: want a header, the peak row and the nominal row"
+
 # SIGINT stops a suite as it stops a run: exit 0, saying where it stopped, the phases before it kept
 "$DEDISBENCH" suite --target "$E2E_TMP/d" --procs 1 --file-size 1MiB --time 2s --seed 1 -q \
 	--output-dir "$E2E_TMP/int" >"$E2E_TMP/int.out" 2>"$E2E_TMP/int.err" &
