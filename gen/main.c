@@ -90,6 +90,10 @@ static int cmd_scan(const struct gen_options *o)
 	if (run_scan(&r, w, threads, &stop_flag, &st)) {
 		say("scan failed: %s; nothing written", st.failure);
 		rc = EXIT_FAILED;
+	} else if (!r.s[0].prior && !r.s[0].blocks_read) {
+		/* refused before the DB is written: an earlier analysis in it stays as it was */
+		say("no data: nothing to analyse");
+		rc = EXIT_BAD_INPUT;
 	} else if (!(rc = run_build(&r))) {
 		rc = run_write(&r, st.seconds, st.bytes, st.files, st.errors);
 	}

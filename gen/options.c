@@ -42,7 +42,7 @@ const struct gen_opt_def gen_option_table[] = {
 	{"db", 'z', "DIR", GT_STRING, OFF(db), NULL, NULL, 0, 0, SCAN | MERGE,
 	 "keep the counts in a Berkeley DB environment in DIR (merge: the merged DB)"},
 	{"keep-db", 'k', NULL, GT_FLAG, OFF(keep), NULL, NULL, 0, 0, SCAN | MERGE,
-	 "add to the analysis already in --db DIR instead of replacing it"},
+	 "add to the analysis already in --db DIR instead of replacing it (refused where DIR holds none at a block size)"},
 	{"mem-limit", 'm', "SIZE", GT_SIZE, OFF(mem_limit), "0", NULL, 0, 0, SCAN | MERGE | MPI,
 	 "spill the in-memory index to Berkeley DB (--db DIR, or a temporary one) at SIZE per "
 	 "block size; 0 = no limit"},

@@ -29,6 +29,13 @@ struct bdb_index {
 	DB *db;
 	uint64_t n;        /* distinct fingerprints (counted on open, kept by add) */
 	bool readonly;
+	/* A writable DB is changed only from its first write on (begin): a run refused before it
+	 * writes leaves an earlier analysis as it was, and a DB file it created is removed. */
+	bool begun;
+	bool replace;      /* begin drops the earlier analysis (a scan without -k) */
+	bool created_file, created_dir;
+	char *running;     /* the metadata begin writes: this analysis, marked incomplete */
+	char dir[4096], file[64];
 };
 
 static void setf(char *buf, size_t len, const char *fmt, ...)
@@ -202,9 +209,29 @@ static int bdb_fail(struct bdb_index *b, const char *what, int ret)
 	return -1;
 }
 
+static int put_meta_text(struct bdb_index *b, const char *text);
+
+/* The first write: the earlier analysis (without -k) dropped, and this one marked incomplete, so
+ * a crash from here on leaves a DB that -k and merge refuse. Reads before it see nothing of an
+ * analysis about to be replaced. */
+static int begin(struct bdb_index *b)
+{
+	if (b->readonly || b->begun)
+		return 0;
+	b->begun = true;
+	u_int32_t dropped;
+	int ret;
+	if (b->replace && (ret = b->db->truncate(b->db, NULL, &dropped, 0)) != 0)
+		return bdb_fail(b, "truncate (the earlier analysis)", ret);
+	b->n = b->replace ? 0 : b->n;
+	return put_meta_text(b, b->running);
+}
+
 static int bdb_add(struct gindex *ix, const uint8_t *fp, uint64_t n, uint64_t first)
 {
 	struct bdb_index *b = (struct bdb_index *)ix;
+	if (begin(b))
+		return -1;
 	uint8_t buf[VAL_LEN];
 	DBT key = {.data = (void *)fp, .size = (u_int32_t)ix->fp_len};
 	DBT val = {.data = buf, .ulen = sizeof buf, .flags = DB_DBT_USERMEM};
@@ -245,6 +272,8 @@ static int bdb_add_batch(struct gindex *ix, const uint8_t *fps, size_t n, uint64
 static int bdb_lookup(struct gindex *ix, const uint8_t *fp, uint64_t *count, uint64_t *first)
 {
 	struct bdb_index *b = (struct bdb_index *)ix;
+	if (b->replace && begin(b))
+		return -1;
 	uint8_t buf[VAL_LEN];
 	DBT key = {.data = (void *)fp, .size = (u_int32_t)ix->fp_len};
 	DBT val = {.data = buf, .ulen = sizeof buf, .flags = DB_DBT_USERMEM};
@@ -264,6 +293,8 @@ static int bdb_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 {
 	struct bdb_index *b = (struct bdb_index *)ix;
 	DBC *c;
+	if (b->replace && begin(b))
+		return -1;
 	int ret = b->db->cursor(b->db, NULL, &c, 0), rc = 0;
 	if (ret)
 		return bdb_fail(b, "cursor", ret);
@@ -312,8 +343,13 @@ static void bdb_close(struct gindex *ix)
 		return;
 	if (b->db)
 		b->db->close(b->db, 0);
+	if (b->env && b->created_file && !b->begun)
+		b->env->dbremove(b->env, NULL, b->file, NULL, 0);
 	if (b->env)
 		b->env->close(b->env, 0);
+	if (b->created_dir && !b->begun)
+		rmdir(b->dir);
+	free(b->running);
 	free(b);
 }
 
@@ -341,6 +377,16 @@ static int read_meta(struct bdb_index *b, struct index_meta *m)
 	return ret;
 }
 
+static int put_meta_text(struct bdb_index *b, const char *text)
+{
+	DBT key = {.data = (void *)META_KEY, .size = sizeof META_KEY - 1};
+	DBT val = {.data = (void *)text, .size = (u_int32_t)strlen(text)};
+	int ret = b->db->put(b->db, NULL, &key, &val, 0);
+	if (ret)
+		return bdb_fail(b, "put (metadata)", ret);
+	return bdb_flush(&b->base);
+}
+
 int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta)
 {
 	struct bdb_index *b = (struct bdb_index *)ix;
@@ -349,13 +395,9 @@ int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta)
 		setf(ix->err, sizeof ix->err, "out of memory");
 		return -1;
 	}
-	DBT key = {.data = (void *)META_KEY, .size = sizeof META_KEY - 1};
-	DBT val = {.data = text, .size = (u_int32_t)strlen(text)};
-	int ret = b->db->put(b->db, NULL, &key, &val, 0);
+	int rc = begin(b) ? -1 : put_meta_text(b, text);
 	free(text);
-	if (ret)
-		return bdb_fail(b, "put (metadata)", ret);
-	return bdb_flush(ix);
+	return rc;
 }
 
 /* The fingerprints held (the metadata and side records left out): a walk of the keys alone. */
@@ -388,7 +430,7 @@ int index_bdb_put_side(struct gindex *ix, char tag, const void *key, size_t klen
 {
 	struct bdb_index *b = (struct bdb_index *)ix;
 	uint8_t kb[64];
-	if (side_key(b, tag, key, klen, kb))
+	if (side_key(b, tag, key, klen, kb) || begin(b))
 		return -1;
 	DBT k = {.data = kb, .size = (u_int32_t)(klen + 1)}, v = {.data = (void *)val, .size = (u_int32_t)vlen};
 	int ret = b->db->put(b->db, NULL, &k, &v, 0);
@@ -427,11 +469,15 @@ static int side_walk(struct bdb_index *b, char tag, size_t klen, index_side_fn f
 
 int index_bdb_each_side(struct gindex *ix, char tag, size_t klen, index_side_fn fn, void *arg)
 {
+	if (((struct bdb_index *)ix)->replace && begin((struct bdb_index *)ix))
+		return -1;
 	return side_walk((struct bdb_index *)ix, tag, klen, fn, arg, false);
 }
 
 int index_bdb_drop_side(struct gindex *ix, char tag, size_t klen)
 {
+	if (begin((struct bdb_index *)ix))
+		return -1;
 	return side_walk((struct bdb_index *)ix, tag, klen, NULL, NULL, true);
 }
 
@@ -455,15 +501,27 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 	snprintf(file, sizeof file, "dedisgen-%" PRIu64 ".db", block_size);
 	snprintf(path, sizeof path, "%s/%s", dir, file);
 
-	if (create && mkdir(dir, 0755) && errno != EEXIST) {
-		setf(why, whylen, "--db %s: %s", dir, strerror(errno));
-		goto fail;
-	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		setf(why, whylen, "--db %s: %s", dir, errno ? strerror(errno) : "not a directory");
-		goto fail;
-	}
+	snprintf(b->dir, sizeof b->dir, "%s", dir);
+	snprintf(b->file, sizeof b->file, "%s", file);
 	bool exists = stat(path, &st) == 0;
+	if (keep && !exists) {
+		setf(why, whylen, "--db %s holds no dedisgen analysis at block size %" PRIu64 " (-k adds to one)", dir,
+		     block_size);
+		goto fail;
+	}
+	if (create) {
+		if (mkdir(dir, 0755) == 0)
+			b->created_dir = true;
+		else if (errno != EEXIST) {
+			setf(why, whylen, "--db %s: %s", dir, strerror(errno));
+			goto fail;
+		}
+	}
+	int dir_gone = stat(dir, &st);
+	if (dir_gone || !S_ISDIR(st.st_mode)) {
+		setf(why, whylen, "--db %s: %s", dir, dir_gone ? strerror(errno) : "not a directory");
+		goto fail;
+	}
 	if (!create && !exists) {
 		setf(why, whylen, "%s: no dedisgen analysis at block size %" PRIu64, dir, block_size);
 		goto fail;
@@ -516,27 +574,10 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 			goto fail;
 		}
 	}
-	if (create && exists && !keep) {
-		b->db->close(b->db, 0);
-		b->db = NULL;
-		if ((ret = b->env->dbremove(b->env, NULL, file, NULL, 0)) != 0) {
-			setf(why, whylen, "%s: cannot remove the earlier analysis: %s", path, db_strerror(ret));
-			goto fail;
-		}
-		index_meta_free(&old);
-		memset(&old, 0, sizeof old);
-		exists = false;
-		if ((ret = db_create(&b->db, b->env, 0)) != 0 ||
-		    (ret = b->db->open(b->db, NULL, file, NULL, DB_BTREE, DB_CREATE, 0644)) != 0) {
-			setf(why, whylen, "%s: %s", path, db_strerror(ret));
-			goto fail;
-		}
-		if (b->db->fd(b->db, &fd) == 0 && flock(fd, LOCK_EX | LOCK_NB)) {
-			setf(why, whylen, "%s: in use by another dedisgen", path);
-			goto fail;
-		}
-	}
-	if (exists) {
+	/* Without -k an earlier analysis is replaced, but only at the first write (begin). */
+	b->replace = create && exists && !keep;
+	b->created_file = create && !exists;
+	if (exists && !b->replace) {
 		if (count_entries(b)) {
 			setf(why, whylen, "%s: %s", path, b->base.err);
 			goto fail;
@@ -545,6 +586,7 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 		*meta = old;
 		memset(&old, 0, sizeof old);
 	} else {
+		index_meta_free(&old); /* the analysis to be replaced */
 		index_meta_free(meta);
 		memset(meta, 0, sizeof *meta);
 		meta->format = META_FORMAT;
@@ -552,10 +594,14 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 		snprintf(meta->hash, sizeof meta->hash, "%s", hash);
 	}
 	if (create) {
-		/* Marked incomplete until the scan that opened it closes it cleanly. */
 		struct index_meta running = *meta;
 		running.complete = false;
-		if (index_bdb_set_meta(&b->base, &running)) {
+		if (!(b->running = meta_to_json(&running))) {
+			setf(why, whylen, "out of memory");
+			goto fail;
+		}
+		/* a new file says at once what it is: a crash leaves it recognisable (interrupted) */
+		if (b->created_file && put_meta_text(b, b->running)) {
 			setf(why, whylen, "%s: %s", path, b->base.err);
 			goto fail;
 		}
