@@ -94,6 +94,45 @@ static char *sized_name(const char *base, uint64_t bs, bool several)
 	return p;
 }
 
+/* Is the output OUT (of option OPT) one of the scan's inputs? It is when it is a PATH's file
+ * (same dev and inode), or a regular file (or a new one) inside a directory PATH's tree: the walk
+ * would read it (a new one's temporary file is there while the walk runs, and a later scan would
+ * read the output itself), and the rename would replace what was scanned. Said; true or false. */
+static bool output_is_input(const struct run *r, const char *opt, const char *out)
+{
+	const struct gen_options *o = r->o;
+	struct stat os, ps;
+	bool exists = stat(out, &os) == 0;
+	char dir[PATH_MAX], real_dir[PATH_MAX], tree[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", out);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	bool dir_known = realpath(dir, real_dir) != NULL;
+	for (int i = 0; i < o->npaths; i++) {
+		if (stat(o->paths[i], &ps))
+			continue;
+		if (exists && os.st_dev == ps.st_dev && os.st_ino == ps.st_ino) {
+			run_say(r, "output %s %s is also an input", opt, out);
+			return true;
+		}
+		if (!S_ISDIR(ps.st_mode) || (exists && !S_ISREG(os.st_mode)) || !dir_known ||
+		    !realpath(o->paths[i], tree))
+			continue;
+		size_t n = strlen(tree);
+		if (!strcmp(tree, "/") || (!strncmp(real_dir, tree, n) && (real_dir[n] == '/' || !real_dir[n]))) {
+			run_say(r, "output %s %s is also an input: it is inside the scanned directory %s", opt, out,
+				o->paths[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Everything that can be refused is checked here, before reading a byte. */
 int run_prepare(struct run *r, const uint64_t *sizes, int n)
 {
@@ -115,6 +154,10 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 	if (o->plot && !plot_available()) {
 		fp_free(fc);
 		run_say(r, "--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
+		return EXIT_BAD_INPUT;
+	}
+	if (o->cmd != CMD_MERGE && o->json && output_is_input(r, "--json", o->json)) {
+		fp_free(fc);
 		return EXIT_BAD_INPUT;
 	}
 	if (o->json && pending_open(&r->json, o->json)) {
@@ -143,6 +186,11 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		free(zero);
 		if (o->output) {
 			char *p = sized_name(o->output, sizes[i], n > 1);
+			if (p && o->cmd != CMD_MERGE && output_is_input(r, "-o", p)) {
+				free(p);
+				fp_free(fc);
+				return EXIT_BAD_INPUT;
+			}
 			int bad = !p || pending_open(&s->out, p);
 			if (bad)
 				run_say(r, "-o %s: %s", p ? p : o->output, strerror(errno));
@@ -155,6 +203,10 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		if (o->plot) {
 			struct pending probe;
 			s->plot = sized_name(o->plot, sizes[i], n > 1);
+			if (s->plot && o->cmd != CMD_MERGE && output_is_input(r, "--plot", s->plot)) {
+				fp_free(fc);
+				return EXIT_BAD_INPUT;
+			}
 			if (!s->plot || pending_open(&probe, s->plot)) {
 				run_say(r, "--plot %s: %s", s->plot ? s->plot : o->plot, strerror(errno));
 				fp_free(fc);

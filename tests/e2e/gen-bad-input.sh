@@ -50,6 +50,20 @@ expect_bad "destination\|say where" merge "$E2E_TMP/data"
 # an analysis DB from another hash is incompatible (with -k), and nothing is written
 "$DEDISGEN" "$E2E_TMP/data" --db "$E2E_TMP/db" -q >/dev/null || fail "DB scan exited $?"
 expect_bad "incompatible" "$E2E_TMP/data" --db "$E2E_TMP/db" -k --hash sha256 -o "$O"
+# an output that is also an input (the same file, or inside a scanned tree) is never overwritten
+cp "$E2E_TMP/data/f" "$E2E_TMP/known"
+cp "$E2E_TMP/data/f" "$E2E_TMP/known.4096"
+expect_bad "output -o $E2E_TMP/known is also an input" "$E2E_TMP/known" -o "$E2E_TMP/known"
+expect_bad "output --json $E2E_TMP/known is also an input" "$E2E_TMP/known" --json "$E2E_TMP/known" -o "$O"
+expect_bad "output -o $E2E_TMP/known.4096 is also an input" "$E2E_TMP/known.4096" -b 4096,8192 -o "$E2E_TMP/known"
+expect_bad "inside the scanned directory" "$E2E_TMP/data" -o "$E2E_TMP/data/f"
+expect_bad "inside the scanned directory" "$E2E_TMP/data" -o "$E2E_TMP/data/new.dist"
+if command -v gnuplot >/dev/null; then
+	expect_bad "inside the scanned directory" "$E2E_TMP/data" --plot "$E2E_TMP/data/f"
+fi
+cmp -s "$E2E_TMP/known" "$E2E_TMP/data/f" && cmp -s "$E2E_TMP/known.4096" "$E2E_TMP/data/f" ||
+	fail "an input was overwritten"
+[ "$(ls -A "$E2E_TMP/data")" = f ] || fail "a refused run left files in the scanned tree: $(ls -A "$E2E_TMP/data")"
 # an empty dataset: nothing to analyse
 mkdir "$E2E_TMP/emptydir"
 expect_bad "no data" "$E2E_TMP/emptydir" -o "$O"
