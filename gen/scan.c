@@ -25,6 +25,7 @@
  * are listed in batches (below) that the hashers read, so one buffer holds hundreds of them. */
 #define RANGE_MIN (1u << 20)
 #define CHUNK (128u << 10)
+#define PAGE_READ 4096u /* the retry size of a read refused with ENOMEM (procfs sysctl files) */
 /* Regular files below RANGE_MIN are not read by the walking thread either: it stats them (the
  * walk does) and lists them in a batch whose positions it reserves from their sizes; a hasher
  * opens and reads them. On a tree of small files (/usr/share: 62,000 files, 13 KiB on average)
@@ -673,6 +674,7 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 	}
 	bool eof = false;
 	uint64_t at = (uint64_t)start; /* the file offset */
+	size_t most = SIZE_MAX;        /* sysctl files refuse a large read with ENOMEM: then a page */
 	while (!eof && at < end) {
 		if (!r->cur && !(r->cur = get_free(p))) {
 			rc = -1;
@@ -683,10 +685,15 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 		if (end - at < space)
 			space = (size_t)(end - at);
 		while (got < space) {
-			ssize_t n = read(fd, b->data + b->used + got, space - got);
+			size_t want = space - got < most ? space - got : most;
+			ssize_t n = read(fd, b->data + b->used + got, want);
 			if (n < 0 && errno == EINTR) {
 				if (stopped(r))
 					break;
+				continue;
+			}
+			if (n < 0 && errno == ENOMEM && want > PAGE_READ) {
+				most = PAGE_READ;
 				continue;
 			}
 			if (n < 0) {
