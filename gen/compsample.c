@@ -474,13 +474,16 @@ void comp_join_part_free(struct comp_join_part *j)
 	free(j);
 }
 
-/* A weighted mean size in 1/1024 of the block, kept inside its bucket against rounding. */
+/* A weighted mean size in 1/2^20 of the block (a byte or finer up to 1 MiB blocks), kept inside its
+ * bucket against rounding, and never 0: the ratios divide by it. */
 static uint32_t mean_unit(double wsize, double w, uint64_t bs, unsigned bucket)
 {
 	double m = wsize / w * DIST_COMP_UNIT / (double)bs;
 	uint32_t lo = bucket * (DIST_COMP_UNIT / DIST_COMP_BUCKETS);
 	uint32_t hi = bucket + 1 == DIST_COMP_BUCKETS ? DIST_COMP_UNIT : lo + DIST_COMP_UNIT / DIST_COMP_BUCKETS;
 	long r = lround(m);
+	if (r < 1)
+		r = 1;
 	return r < (long)lo ? lo : r > (long)hi ? hi : (uint32_t)r;
 }
 

@@ -1,4 +1,4 @@
-/* compsample.h - compressibility sampling (dedis-dist(5) [compressibility 1]): which block
+/* compsample.h - compressibility sampling (dedis-dist(5) [compressibility 2]): which block
  * occurrences are measured, per-thread sets of measured contents, their join with the counts. */
 #ifndef DEDIS_GEN_COMPSAMPLE_H
 #define DEDIS_GEN_COMPSAMPLE_H

@@ -31,12 +31,12 @@ struct dist_diff {
 
 void dist_compare(const struct dist *a, const struct dist *b, struct dist_diff *out);
 
-/* [compressibility 1] figures. Copy-class groups as shared/tools/blockcomp.py prints them:
+/* [compressibility] figures. Copy-class groups as shared/tools/blockcomp.py prints them:
  * all, 1 copy, 2-3, 4-15, 16+ (classes 0..63, 0, 1, 2-3, 4..63). */
 #define DIST_GROUPS 5
 extern const char *const dist_group_names[DIST_GROUPS];
 struct dist_comp_figures {
-	double zstd_ratio, lz4_ratio;     /* after dedup: Σ contents / Σ contents·mean/1024 (0: none) */
+	double zstd_ratio, lz4_ratio;     /* after dedup: Σ contents / Σ contents·mean/2^20 (0: none) */
 	double contents[DIST_GROUPS];     /* estimated distinct contents per group */
 	double eighths[DIST_GROUPS][8];   /* share of the group's contents per zstd -1 size eighth
 	                                   * (bucket / 4: size in [k/8, (k+1)/8) of the block) */

@@ -1,4 +1,4 @@
-/* distfile.c - the dedis-dist(5) reader and writer: records and the optional [compressibility 1] /
+/* distfile.c - the dedis-dist(5) reader and writer: records and the optional [compressibility 2] /
  * [locality 1] sections, strict line-by-line validation with "FILE:LINE: reason" errors. */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +31,7 @@ struct parser {
 	size_t measured_line[DIST_CLASSES];
 	size_t ccap;               /* cells allocated */
 	int last_bin[4];           /* locality: last K read per kind */
+	int sect_version[3];       /* the version each section's header gave */
 };
 
 static void set_err(struct dist_error *err, const char *name, size_t line, const char *fmt, ...)
@@ -325,11 +326,15 @@ static int parse_record(struct parser *ps, const char *s, size_t len, size_t lin
 	return add_row(ps, v[0], v[1], line);
 }
 
-/* ---- The optional sections: [compressibility 1] and [locality 1] (dedis-dist(5)). ---- */
+/* ---- The optional sections: [compressibility 2] (1 read too) and [locality 1] (dedis-dist(5)). ---- */
 
 enum sect { SECT_NONE, SECT_COMP, SECT_LOC, SECT_COUNT };
 static const char *const sect_names[SECT_COUNT] = {"", "compressibility", "locality"};
-#define SECT_VERSION 1
+/* the newest version of each section this reader knows; [compressibility 2] keeps mean sizes
+ * in 1/2^20 of the block (1: 1/1024, which rounded a tiny size to 0) */
+static const int sect_max_version[SECT_COUNT] = {0, 2, 1};
+#define SECT_VERSION (ps->sect_version[ps->sect])
+#define V1_UNIT 1024 /* [compressibility 1]'s unit of mean sizes, 1/1024 of the block */
 
 /* Locality histogram kinds, in the order they are written. */
 static const char *const loc_kinds[4] = {"new", "dup", "copy", "zero"};
@@ -348,7 +353,8 @@ static const struct dist_len_hist *loc_chist(const struct dist_locality *l, int 
 /* Whole-struct checks, shared by the reader (at the end of a section) and the writer (which never
  * writes what it could not read back). Each returns NULL or a reason in why. */
 /* One cell's ranges, its means against its buckets, and its order after prev (may be NULL). */
-static const char *cell_check(const struct dist_comp_cell *x, const struct dist_comp_cell *prev, char *why, size_t len)
+static const char *cell_check(const struct dist_comp_cell *x, const struct dist_comp_cell *prev, uint32_t unit,
+			      char *why, size_t len)
 {
 	const uint32_t means[2] = {x->zstd_mean, x->lz4_mean};
 	const unsigned buckets[2] = {x->zstd_bucket, x->lz4_bucket};
@@ -358,9 +364,12 @@ static const char *cell_check(const struct dist_comp_cell *x, const struct dist_
 	if (x->contents == 0)
 		return snprintf(why, len, "cell %u %u %u: CONTENTS is 0 (leave the cell out)", x->cls, x->zstd_bucket,
 				x->lz4_bucket), why;
+	if (unit == DIST_COMP_UNIT && (x->zstd_mean == 0 || x->lz4_mean == 0))
+		return snprintf(why, len, "cell %u %u %u: a mean size of 0 (a compressed block holds at least a byte)",
+				x->cls, x->zstd_bucket, x->lz4_bucket), why;
 	for (int k = 0; k < 2; k++) {
-		uint32_t lo = buckets[k] * (DIST_COMP_UNIT / DIST_COMP_BUCKETS);
-		uint32_t hi = buckets[k] + 1 == DIST_COMP_BUCKETS ? DIST_COMP_UNIT : lo + DIST_COMP_UNIT / DIST_COMP_BUCKETS;
+		uint32_t lo = buckets[k] * (unit / DIST_COMP_BUCKETS);
+		uint32_t hi = buckets[k] + 1 == DIST_COMP_BUCKETS ? unit : lo + unit / DIST_COMP_BUCKETS;
 		if (means[k] < lo || means[k] > hi)
 			return snprintf(why, len, "cell %u %u %u: the %s mean %u is outside its bucket (%u..%u)", x->cls,
 					x->zstd_bucket, x->lz4_bucket, k ? "LZ4" : "zstd", means[k], lo, hi), why;
@@ -390,7 +399,7 @@ static const char *comp_check(const struct dist_comp *c, char *why, size_t len)
 		return snprintf(why, len, "no cells (a section holds at least one)"), why;
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct dist_comp_cell *x = &c->cells[i];
-		if (cell_check(x, i ? x - 1 : NULL, why, len))
+		if (cell_check(x, i ? x - 1 : NULL, DIST_COMP_UNIT, why, len))
 			return why;
 		if (__builtin_add_overflow(contents[x->cls], x->contents, &contents[x->cls]))
 			return snprintf(why, len, "the contents of class %u overflow 64 bits", x->cls), why;
@@ -471,7 +480,7 @@ int dist_sections_check(const struct dist *d, struct dist_error *err)
 	if (err)
 		err->msg[0] = '\0';
 	if (d->comp.present && comp_check(&d->comp, why, sizeof why)) {
-		set_err(err, "[compressibility 1]", 0, "%s", why);
+		set_err(err, "[compressibility 2]", 0, "%s", why);
 		return -1;
 	}
 	if (d->locality.present && loc_check(&d->locality, why, sizeof why)) {
@@ -594,6 +603,7 @@ static int section_numbers(struct parser *ps, size_t line, const char *kw, const
 static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, const size_t *fl, size_t nf, size_t line)
 {
 	static const char *const kws[] = {"codecs", "sample", "measured", "cell"};
+	const int cv = ps->sect_version[SECT_COMP];
 	int kw = -1;
 	for (int i = 0; i < 4; i++)
 		if (field_is(f[0], fl[0], kws[i]))
@@ -601,33 +611,33 @@ static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, con
 	if (kw < 0) {
 		char shown[80];
 		quote(shown, sizeof shown, f[0], fl[0]);
-		return parse_fail(ps, line, "[compressibility 1] unknown keyword '%s' (codecs, sample, measured, cell)",
+		return parse_fail(ps, line, "[compressibility %d] unknown keyword '%s' (codecs, sample, measured, cell)", cv,
 				  shown);
 	}
 	/* codecs first, sample second, then measured and cell lines */
 	if (kw < 2 && ps->step > kw)
-		return parse_fail(ps, line, "[compressibility 1] '%s' repeated (first on line %zu)", kws[kw],
+		return parse_fail(ps, line, "[compressibility %d] '%s' repeated (first on line %zu)", cv, kws[kw],
 				  ps->kw_line[kw]);
 	if (ps->step < 2 && kw != ps->step)
-		return parse_fail(ps, line, "[compressibility 1] '%s' before '%s' (the section starts with 'codecs', "
-				  "then 'sample')", kws[kw], kws[ps->step]);
+		return parse_fail(ps, line, "[compressibility %d] '%s' before '%s' (the section starts with 'codecs', "
+				  "then 'sample')", cv, kws[kw], kws[ps->step]);
 	if (kw == 0) {
 		if (nf != 3 || !field_is(f[1], fl[1], "zstd-1") || !field_is(f[2], fl[2], "lz4"))
-			return parse_fail(ps, line, "[compressibility 1] codecs: version 1 measures exactly "
-					  "'codecs zstd-1 lz4'");
+			return parse_fail(ps, line, "[compressibility %d] codecs: version %d measures exactly "
+					  "'codecs zstd-1 lz4'", cv, cv);
 	} else if (kw == 1) {
 		if (nf != 3)
-			return parse_fail(ps, line, "[compressibility 1] 'sample' expects 2 values ('sample P MEASURED'), "
-					  "got %zu", nf - 1);
+			return parse_fail(ps, line, "[compressibility %d] 'sample' expects 2 values ('sample P MEASURED'), "
+					  "got %zu", cv, nf - 1);
 		char shown[80];
 		const char *why = parse_prob(f[1], fl[1], &c->sample_rate);
 		quote(shown, sizeof shown, f[1], fl[1]);
 		if (why)
-			return parse_fail(ps, line, "[compressibility 1] sample: P '%s': %s", shown, why);
+			return parse_fail(ps, line, "[compressibility %d] sample: P '%s': %s", cv, shown, why);
 		why = parse_u64(f[2], fl[2], &c->measured);
 		quote(shown, sizeof shown, f[2], fl[2]);
 		if (why)
-			return parse_fail(ps, line, "[compressibility 1] sample: MEASURED '%s': %s", shown, why);
+			return parse_fail(ps, line, "[compressibility %d] sample: MEASURED '%s': %s", cv, shown, why);
 	} else if (kw == 2) {
 		static const char *const names[] = {"CLASS", "N", NULL};
 		static const uint64_t max[] = {DIST_CLASSES - 1, 0};
@@ -635,17 +645,17 @@ static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, con
 		if (section_numbers(ps, line, "measured", f, fl, nf, names, max, v))
 			return -1;
 		if (v[1] == 0)
-			return parse_fail(ps, line, "[compressibility 1] measured: class %" PRIu64 " with 0 contents "
-					  "(leave the class out)", v[0]);
+			return parse_fail(ps, line, "[compressibility %d] measured: class %" PRIu64 " with 0 contents "
+					  "(leave the class out)", cv, v[0]);
 		if (c->class_measured[v[0]])
-			return parse_fail(ps, line, "[compressibility 1] measured: class %" PRIu64 " repeated (first on "
-					  "line %zu)", v[0], ps->measured_line[v[0]]);
+			return parse_fail(ps, line, "[compressibility %d] measured: class %" PRIu64 " repeated (first on "
+					  "line %zu)", cv, v[0], ps->measured_line[v[0]]);
 		c->class_measured[v[0]] = v[1];
 		ps->measured_line[v[0]] = line;
 	} else {
 		static const char *const names[] = {"CLASS", "ZB", "LB", "CONTENTS", "ZMEAN", "LMEAN", NULL};
-		static const uint64_t max[] = {DIST_CLASSES - 1, DIST_COMP_BUCKETS - 1, DIST_COMP_BUCKETS - 1, 0,
-					       DIST_COMP_UNIT, DIST_COMP_UNIT};
+		const uint64_t unit = cv == 1 ? V1_UNIT : DIST_COMP_UNIT;
+		const uint64_t max[] = {DIST_CLASSES - 1, DIST_COMP_BUCKETS - 1, DIST_COMP_BUCKETS - 1, 0, unit, unit};
 		uint64_t v[6];
 		char why[384];
 		if (section_numbers(ps, line, "cell", f, fl, nf, names, max, v))
@@ -660,9 +670,13 @@ static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, con
 		}
 		c->cells[c->ncells++] = (struct dist_comp_cell){(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], v[3],
 								 (uint32_t)v[4], (uint32_t)v[5]};
-		const struct dist_comp_cell *x = &c->cells[c->ncells - 1];
-		if (cell_check(x, c->ncells > 1 ? x - 1 : NULL, why, sizeof why))
-			return parse_fail(ps, line, "[compressibility 1] %s", why);
+		struct dist_comp_cell *x = &c->cells[c->ncells - 1];
+		if (cell_check(x, c->ncells > 1 ? x - 1 : NULL, (uint32_t)unit, why, sizeof why))
+			return parse_fail(ps, line, "[compressibility %d] %s", cv, why);
+		if (cv == 1) { /* to this version's unit; a mean of 0 stood for under 1/2048 of the block */
+			x->zstd_mean = x->zstd_mean ? x->zstd_mean * (DIST_COMP_UNIT / V1_UNIT) : DIST_COMP_UNIT / V1_UNIT / 4;
+			x->lz4_mean = x->lz4_mean ? x->lz4_mean * (DIST_COMP_UNIT / V1_UNIT) : DIST_COMP_UNIT / V1_UNIT / 4;
+		}
 	}
 	if (kw < 2) {
 		ps->kw_line[kw] = line;
@@ -778,11 +792,11 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 			which = k;
 	if (which == SECT_NONE) {
 		quote(shown, sizeof shown, name, nl);
-		return parse_fail(ps, line, "unknown section '%s' (this dedis reads compressibility 1, locality 1)", shown);
+		return parse_fail(ps, line, "unknown section '%s' (this dedis reads compressibility 1 and 2, locality 1)", shown);
 	}
-	if (version > SECT_VERSION)
+	if (version > (uint64_t)sect_max_version[which])
 		return parse_fail(ps, line, "section '%s' version %" PRIu64 " is newer than this dedis reads (%d); use a "
-				  "newer dedis", sect_names[which], version, SECT_VERSION);
+				  "newer dedis", sect_names[which], version, sect_max_version[which]);
 	if (section_close(ps, d, line - 1))
 		return -1;
 	if (ps->sect_line[which])
@@ -793,6 +807,7 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 			return parse_fail(ps, line, "section '%s' after '%s' (the order is compressibility, then "
 					  "locality)", sect_names[which], sect_names[k]);
 	ps->sect = which;
+	ps->sect_version[which] = (int)version;
 	ps->sect_line[which] = line;
 	ps->step = 0;
 	for (int k = 0; k < 4; k++)
@@ -826,9 +841,9 @@ static int write_comp(FILE *f, const struct dist_comp *c)
 {
 	char p[96];
 	format_prob(p, sizeof p, c->sample_rate);
-	fprintf(f, "[compressibility 1]\n"
+	fprintf(f, "[compressibility 2]\n"
 		   "# copy class k: contents stored 2^k..2^(k+1)-1 times; sizes: each distinct block compressed\n"
-		   "# alone, in 1/32 of the block (bucket) and 1/1024 of the block (means)\n"
+		   "# alone, in 1/32 of the block (bucket) and 1/1048576 of the block (means)\n"
 		   "codecs zstd-1 lz4\n"
 		   "sample %s %" PRIu64 "\n", p, c->measured);
 	for (int k = 0; k < DIST_CLASSES; k++)

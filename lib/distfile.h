@@ -22,19 +22,20 @@ struct dist_row {
  * API), joint with its copy class. Class k holds contents stored 2^k .. 2^(k+1)-1 times (0: once);
  * the zero block is not listed (it is "# zero-blocks:"). Sizes are binned in 1/32 of the block
  * (bucket = floor(size * 32 / block), 31 also holds sizes >= the block) and each cell keeps its
- * mean sizes in 1/1024 of the block. Counts are estimates: contents are measured when one of
+ * mean sizes in 1/2^20 of the block, at least 1 (version 1 kept 1/1024: a content compressing to
+ * 27 bytes of 64 KiB rounded to 0 and its ratio was lost; it is read scaled, a 0 as 1/4096). Counts are estimates: contents are measured when one of
  * their occurrences is selected, each with probability `sample_rate` (a hash of fingerprint and
  * position: deterministic), so a content stored c times is measured with probability
  * 1 - (1 - p)^c and weighted by its inverse (Horvitz-Thompson: unbiased per class). */
 #define DIST_COMP_BUCKETS 32
-#define DIST_COMP_UNIT 1024
+#define DIST_COMP_UNIT (1u << 20)
 #define DIST_CLASSES 64
 struct dist_comp_cell {
 	uint8_t cls;              /* copy class */
 	uint8_t zstd_bucket;      /* 0..31 */
 	uint8_t lz4_bucket;       /* 0..31 */
 	uint64_t contents;        /* estimated distinct contents (weights applied), > 0 */
-	uint32_t zstd_mean;       /* mean size, 1/1024 of the block, <= 1024 */
+	uint32_t zstd_mean;       /* mean size, 1/2^20 of the block, 1..2^20 */
 	uint32_t lz4_mean;
 };
 struct dist_comp {

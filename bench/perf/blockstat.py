@@ -21,7 +21,7 @@ Prints a table, then one JSON line. The JSON's top-level figures count every dis
 (the zero block included) and bin sizes in eighths as ceil(8 * size / block) - 1, which is how
 shared/tools/blockcomp.py states them; its "dedis" object holds the same data as dedisgen writes
 it (zero block left out, buckets floor(32 * size / block), cells, run histograms). --sections
-prints that object as the [compressibility 1] / [locality 1] text dedisgen writes with
+prints that object as the [compressibility 2] / [locality 1] text dedisgen writes with
 --compress-sample all, so the two can be compared with diff.
 
 Needs Debian's python3-lz4 and python3-zstandard (run with /usr/bin/python3).
@@ -182,7 +182,7 @@ def analyse(paths, bs):
         nz_l += l4
 
     def mean_unit(total, count):
-        return math.floor(total / count * 1024 / bs + 0.5)  # C's lround for x >= 0
+        return max(1, math.floor(total / count * 2**20 / bs + 0.5))  # C's lround for x >= 0, never 0
 
     distinct = len(contents)
     out = {
@@ -211,7 +211,7 @@ def analyse(paths, bs):
 
 
 def sections_text(d):
-    lines = ["[compressibility 1]", "codecs zstd-1 lz4",
+    lines = ["[compressibility 2]", "codecs zstd-1 lz4",
              "sample 1 %d" % sum(d["measured"].values())]
     lines += ["measured %s %d" % (k, v) for k, v in d["measured"].items()]
     lines += ["cell %d %d %d %d %d %d" % tuple(c) for c in d["cells"]]

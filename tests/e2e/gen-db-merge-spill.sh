@@ -96,7 +96,7 @@ cmp "$E2E_TMP/merged.dist.4096" "$E2E_TMP/mspill.dist.4096" || fail "merge --mem
 "$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -o "$E2E_TMP/k.dist" -q || fail "-k exited $?"
 # the stream goes on where h1 ended: records, samples and locality all as in one pass
 diff <(records "$E2E_TMP/mem.dist.4096") <(records "$E2E_TMP/k.dist") >&2 || fail "-k h1 + h2 differs from the whole"
-grep -q '^\[locality 1\]' "$E2E_TMP/k.dist" && grep -q '^\[compressibility 1\]' "$E2E_TMP/k.dist" ||
+grep -q '^\[locality 1\]' "$E2E_TMP/k.dist" && grep -q '^\[compressibility 2\]' "$E2E_TMP/k.dist" ||
 	fail "-k lost a section"
 # an analysis without a section leaves it out of what is added to it (with a warning)
 "$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dn" --no-locality --compress-sample off -q >/dev/null || fail "no-sections base exited $?"

@@ -58,7 +58,7 @@ for pair in "runs_ge8_share dup_share_in_runs_ge8" "sequential_share dup_share_s
 done
 a=$(jq -r '.results[0].locality.mean_dup_run * 100 | round / 100' "$J")
 [ "$(jq -n "$a == $(jget "$B" .dup_runs_mean)")" = true ] || fail "mean duplicate run: dedisgen $a"
-# after-dedup ratios from the cells' mean sizes (1/1024 of a block) vs the exact sizes: within 0.5 %
+# after-dedup ratios from the cells' mean sizes (1/2^20 of a block) vs the exact sizes: within 0.5 %
 for codec in zstd lz4; do
 	jq -e --slurpfile b "$B" ".results[0].compressibility.${codec}_ratio / \$b[0].dedis.${codec}_ratio - 1 | fabs < 0.005" \
 		"$J" >/dev/null || fail "$codec ratio: $(jq ".results[0].compressibility.${codec}_ratio" "$J") vs exact $(jq ".dedis.${codec}_ratio" "$B")"

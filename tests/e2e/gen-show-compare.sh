@@ -41,5 +41,24 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	note "gnuplot missing: --plot not checked"
 fi
+# highly compressible blocks at 64 KiB: 200 distinct blocks of 5 digits and zeros compress to a few
+# dozen bytes; the after-dedup ratio is in the thousands, never 0:1 (a mean rounded to 0/1024)
+mkdir "$E2E_TMP/tiny"
+for i in $(seq 200); do
+	{ printf '%05d' "$i"; head -c 65531 /dev/zero; } >"$E2E_TMP/tiny/$i"
+done
+"$DEDISGEN" "$E2E_TMP/tiny" -b 65536 --compress-sample all -o "$E2E_TMP/tiny.dist" --json "$E2E_TMP/tiny.json" -q ||
+	fail "scan of tiny exited $?"
+jcheck "$E2E_TMP/tiny.json" '.results[0].compressibility | .zstd_ratio > 1000 and .lz4_ratio > 100' \
+	"after-dedup ratios of tiny compressed blocks" '.results[0].compressibility | {zstd_ratio, lz4_ratio}'
+# an older file whose mean rounded to 0 reads as under 1/2048 of the block, and compare says so
+sed -e 's/^\[compressibility 2\]/[compressibility 1]/' -e 's/^cell \([0-9]* [0-9]* [0-9]* [0-9]*\) .*/cell \1 0 4/' \
+	"$E2E_TMP/tiny.dist" >"$E2E_TMP/tiny-v1.dist"
+"$DEDISGEN" compare "$E2E_TMP/tiny-v1.dist" "$E2E_TMP/tiny.dist" >"$E2E_TMP/tiny.cmp" ||
+	fail "compare of a version 1 and a version 2 file exited $?"
+grep -q '^zstd -1 ratio .* 4096.000:1 .*:1 *[-+][1-9]' "$E2E_TMP/tiny.cmp" ||
+	fail "compare of tiny: $(cat "$E2E_TMP/tiny.cmp")"
+rc=0; "$DEDISGEN" compare "$E2E_TMP/tiny-v1.dist" "$E2E_TMP/tiny.dist" --max-ratio-diff 5 >/dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "--max-ratio-diff 5 between 4096:1 and ~2700:1 exited $rc"
 note "show and compare figures"
 exit 0

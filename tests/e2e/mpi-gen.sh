@@ -72,7 +72,7 @@ EOF
 	fail "dedisgen on the shared file exited $?"
 gen_mpi_ok "$D/shared" -b 4096,16384 -q -o "$E2E_TMP/mpi.dist" --json "$E2E_TMP/mpi.json"
 for bs in 4096 16384; do
-	grep -q '^\[compressibility 1\]' "$E2E_TMP/one.dist.$bs" && grep -q '^\[locality 1\]' "$E2E_TMP/one.dist.$bs" ||
+	grep -q '^\[compressibility 2\]' "$E2E_TMP/one.dist.$bs" && grep -q '^\[locality 1\]' "$E2E_TMP/one.dist.$bs" ||
 		fail "stripes: dedisgen's own file at $bs has no sections to compare"
 	same "$E2E_TMP/one.dist.$bs" "$E2E_TMP/mpi.dist.$bs" "stripes at $bs B"
 done

@@ -9,15 +9,16 @@
 
 #define BS 4096
 
-/* Cells as dedisgen writes them (means in 1/1024 of the block). */
+/* Cells as dedisgen writes them (means in 1/2^20 of the block; K: 1/1024 of it). */
+#define K (DIST_COMP_UNIT / 1024)
 static const struct dist_comp_cell cells[] = {
-	{0, 3, 4, 1000, 100, 130},    /* text-like: zstd 4:1 ... */
-	{0, 7, 9, 2000, 240, 300},
-	{0, 15, 17, 3000, 490, 560},
-	{0, 31, 31, 4000, 1024, 1024}, /* incompressible */
-	{1, 9, 12, 500, 300, 400},
-	{1, 1, 1, 500, 40, 50},        /* nearly empty blocks */
-	{5, 20, 25, 3, 650, 800},      /* too few measured: borrows */
+	{0, 3, 4, 1000, 100 * K, 130 * K},    /* text-like: zstd 4:1 ... */
+	{0, 7, 9, 2000, 240 * K, 300 * K},
+	{0, 15, 17, 3000, 490 * K, 560 * K},
+	{0, 31, 31, 4000, 1024 * K, 1024 * K}, /* incompressible */
+	{1, 9, 12, 500, 300 * K, 400 * K},
+	{1, 1, 1, 500, 40 * K, 50 * K},        /* nearly empty blocks */
+	{5, 20, 25, 3, 650 * K, 800 * K},      /* too few measured: borrows */
 };
 
 static void comp_of(struct dist_comp *c)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "distfile.h"
+#include "distcmp.h"
 #include "unit.h"
 
 #define DIST(name) DEDIS_SRCDIR "/distributions/" name
@@ -373,11 +374,12 @@ static void test_sections_good(void)
 	CU_ASSERT_EQUAL(d.comp.class_measured[3], 3);
 	CU_ASSERT_EQUAL_FATAL(d.comp.ncells, 6);
 	const struct dist_comp_cell *c = &d.comp.cells[2];
+	/* version 1's means (1/1024 of the block) are read in this version's 1/2^20 */
 	CU_ASSERT(c->cls == 0 && c->zstd_bucket == 31 && c->lz4_bucket == 31 && c->contents == 100 &&
-		  c->zstd_mean == 1024 && c->lz4_mean == 1024);
+		  c->zstd_mean == 1024 * 1024 && c->lz4_mean == 1024 * 1024);
 	c = &d.comp.cells[5];
-	CU_ASSERT(c->cls == 3 && c->zstd_bucket == 0 && c->lz4_bucket == 1 && c->contents == 3 && c->zstd_mean == 10 &&
-		  c->lz4_mean == 40);
+	CU_ASSERT(c->cls == 3 && c->zstd_bucket == 0 && c->lz4_bucket == 1 && c->contents == 3 &&
+		  c->zstd_mean == 10 * 1024 && c->lz4_mean == 40 * 1024);
 	/* locality */
 	const struct dist_locality *l = &d.locality;
 	CU_ASSERT(l->present);
@@ -401,7 +403,7 @@ static void test_sections_round_trip(void)
 	static const char *const header[] = {"dedisgen 0.2.0", "source: /srv/data", "block-size: 4096", "hash: sha1",
 					     "bytes: 6447104", "zero-blocks: 40"};
 	size_t len;
-	char *orig = slurp(DATA("good-sections.dist"), &len);
+	char *orig = slurp(DATA("good-sections-v2.dist"), &len);
 	struct dist a, b;
 	struct dist_error err;
 	int rc;
@@ -466,15 +468,15 @@ static void test_sections_round_trip(void)
 	free(text);
 
 	/* the writer refuses a struct it could not read back, and writes nothing */
-	a.comp.cells[1].zstd_mean = 100; /* bucket 12 holds 384..416 */
+	a.comp.cells[1].zstd_mean = 100 * 1024; /* bucket 12 holds 384..416 KiB (of 1 Mi units) */
 	text = write_to_string(&a, header, 6, &rc);
 	CU_ASSERT_EQUAL(rc, -1);
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	CU_ASSERT_STRING_EQUAL(text, "");
 	CU_ASSERT_EQUAL(dist_sections_check(&a, &err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[compressibility 1]: cell 0 12 14: the zstd mean 100 is outside"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[compressibility 2]: cell 0 12 14: the zstd mean 102400 is outside"));
 	free(text);
-	a.comp.cells[1].zstd_mean = 400;
+	a.comp.cells[1].zstd_mean = 400 * 1024;
 	a.locality.present = true;
 	a.locality.sequential = 601; /* 590 in copy runs, at most 2 more per zero run (5) */
 	CU_ASSERT_EQUAL(dist_sections_check(&a, &err), -1);
@@ -513,7 +515,7 @@ static void test_sections_newer_unknown(void)
 					       "this dedis reads (1); use a newer dedis"));
 	CU_ASSERT_EQUAL(dist_load(DATA("bad-section-unknown.dist"), &d, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad-section-unknown.dist:4: unknown section 'dedup-groups' (this dedis "
-					       "reads compressibility 1, locality 1)"));
+					       "reads compressibility 1 and 2, locality 1)"));
 	CU_ASSERT_PTR_NULL(d.rows);
 }
 
@@ -533,8 +535,8 @@ static const struct {
 	{"[locality 1]", "[Locality 1]", 25, "malformed section header"},
 	{"[locality 1]", "[locality 3]", 25, "section 'locality' version 3 is newer than this dedis reads (1)"},
 	{"[locality 1]", "[locality 99999999999999999999]", 25, "the version is a positive integer"},
-	{"[locality 1]", "[zstd 1]", 25, "unknown section 'zstd' (this dedis reads compressibility 1, locality 1)"},
-	{"[compressibility 1]", "[compressibility 2]", 11, "section 'compressibility' version 2 is newer"},
+	{"[locality 1]", "[zstd 1]", 25, "unknown section 'zstd' (this dedis reads compressibility 1 and 2, locality 1)"},
+	{"[compressibility 1]", "[compressibility 3]", 11, "section 'compressibility' version 3 is newer"},
 	{"[locality 1]", "[compressibility 1]", 25, "section 'compressibility' given twice (first on line 11)"},
 	{"[locality 1]", " [locality 1]", 25, "a section header starts in column 1"},
 	{"[compressibility 1]", " [compressibility 1]", 11, "a section header starts in column 1"},
@@ -689,6 +691,34 @@ static void test_sections_edits(void)
 	free(orig);
 }
 
+/* A tiny compressed size: version 1 rounded it to a mean of 0 and its ratio came out 0:1; version 2
+ * keeps 1/2^20 of the block, never 0, and a version 1 0 reads as 1/4096 of the block. */
+static void test_sections_tiny_means(void)
+{
+	static const char v1[] = "0 200\n[compressibility 1]\ncodecs zstd-1 lz4\nsample 1 200\nmeasured 0 200\n"
+				 "cell 0 0 0 200 0 4\n";
+	static const char v2[] = "0 200\n[compressibility 2]\ncodecs zstd-1 lz4\nsample 1 200\nmeasured 0 200\n"
+				 "cell 0 0 0 200 432 4352\n";
+	struct dist d;
+	struct dist_error err;
+	struct dist_comp_figures f;
+	CU_ASSERT_EQUAL_FATAL(dist_parse(v1, sizeof v1 - 1, "v1", &d, &err), 0);
+	CU_ASSERT_EQUAL(d.comp.cells[0].zstd_mean, DIST_COMP_UNIT / 4096);
+	dist_comp_figures(&d.comp, &f);
+	CU_ASSERT_DOUBLE_EQUAL(f.zstd_ratio, 4096, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(f.lz4_ratio, 256, 1e-9);
+	dist_free(&d);
+	CU_ASSERT_EQUAL_FATAL(dist_parse(v2, sizeof v2 - 1, "v2", &d, &err), 0);
+	dist_comp_figures(&d.comp, &f);
+	CU_ASSERT_DOUBLE_EQUAL(f.zstd_ratio, (double)DIST_COMP_UNIT / 432, 1e-9); /* 27 B of 64 KiB: 2427:1 */
+	dist_free(&d);
+	char zero[sizeof v2];
+	memcpy(zero, v2, sizeof v2);
+	memcpy(strstr(zero, "432"), "000", 3);
+	CU_ASSERT_EQUAL(dist_parse(zero, sizeof zero - 1, "zero", &d, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a mean size of 0"));
+}
+
 int suite_distfile(void); /* listed in suites_lib.c */
 
 int suite_distfile(void)
@@ -696,6 +726,7 @@ int suite_distfile(void)
 	static const struct unit_test tests[] = {
 		{"bundled distributions vs published figures", test_bundled},
 		{"kernels.dist repeated table adds up", test_kernels_merged},
+		{"sections: a tiny compressed size keeps its ratio", test_sections_tiny_means},
 		{"repeated keys: legacy adds, dedis format refuses", test_legacy_vs_dedis_repeats},
 		{"malformed files", test_bad_files},
 		{"missing file", test_missing_file},

@@ -563,20 +563,20 @@ static void test_comp_all(void)
 	/* one cell per class: the kinds compress alike */
 	CU_ASSERT_EQUAL_FATAL(c.ncells, 3);
 	CU_ASSERT(c.cells[0].cls == 0 && c.cells[0].zstd_bucket == 31 && c.cells[0].lz4_bucket == 31 &&
-		  c.cells[0].contents == 3000 && c.cells[0].zstd_mean == 1024 && c.cells[0].lz4_mean == 1024);
+		  c.cells[0].contents == 3000 && c.cells[0].zstd_mean == DIST_COMP_UNIT && c.cells[0].lz4_mean == DIST_COMP_UNIT);
 	CU_ASSERT(c.cells[1].cls == 1 && c.cells[1].zstd_bucket == 16 && c.cells[1].lz4_bucket == 16 &&
 		  c.cells[1].contents == 1500);
-	CU_ASSERT(c.cells[1].zstd_mean >= 512 && c.cells[1].zstd_mean <= 530);
+	CU_ASSERT(c.cells[1].zstd_mean >= DIST_COMP_UNIT / 2 && c.cells[1].zstd_mean <= DIST_COMP_UNIT / 1024 * 530);
 	CU_ASSERT(c.cells[2].cls == 4 && c.cells[2].zstd_bucket == 0 && c.cells[2].lz4_bucket == 0 &&
-		  c.cells[2].contents == 200 && c.cells[2].zstd_mean < 10);
+		  c.cells[2].contents == 200 && c.cells[2].zstd_mean >= 1 && c.cells[2].zstd_mean < 10 * DIST_COMP_UNIT / 1024);
 	struct dist d = {.comp = c};
 	struct dist_error e;
 	CU_ASSERT_EQUAL(dist_sections_check(&d, &e), 0);
 	/* the figures: Σ contents / Σ contents * mean */
 	struct dist_comp_figures f;
 	dist_comp_figures(&c, &f);
-	double stored = 3000.0 * 1024 + 1500.0 * c.cells[1].zstd_mean + 200.0 * c.cells[2].zstd_mean;
-	CU_ASSERT_DOUBLE_EQUAL(f.zstd_ratio, 4700.0 * 1024 / stored, 1e-9);
+	double stored = 3000.0 * DIST_COMP_UNIT + 1500.0 * c.cells[1].zstd_mean + 200.0 * c.cells[2].zstd_mean;
+	CU_ASSERT_DOUBLE_EQUAL(f.zstd_ratio, 4700.0 * DIST_COMP_UNIT / stored, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(f.eighths[0][7], 3000.0 / 4700, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(f.eighths[0][4], 1500.0 / 4700, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(f.eighths[0][0], 200.0 / 4700, 1e-12);
