@@ -161,6 +161,13 @@ static int cmd_merge(const struct gen_options *o)
 			say("merge: --db %s is also an input", o->db);
 			return EXIT_BAD_INPUT;
 		}
+		for (int j = 0; j < i; j++) {
+			if (same_dir(o->paths[j], o->paths[i])) {
+				say("merge: %s is given twice (as %s): its counts would be added twice", o->paths[i],
+				    o->paths[j]);
+				return EXIT_BAD_INPUT;
+			}
+		}
 	}
 	/* The hash is the inputs' (checked to agree by merge_into); find it from the first. */
 	struct index_meta m0 = {0};

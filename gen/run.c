@@ -513,6 +513,32 @@ int run_add_source(struct run *r, const char *path)
 	return 0;
 }
 
+/* A directory PATH given twice, or a PATH inside a directory PATH, would have its files counted
+ * twice (the walk remembers inodes only for hard links and files given as PATHs: a file given
+ * twice is read once). Said; true when they overlap. */
+static bool paths_overlap(const struct run *r)
+{
+	const struct gen_options *o = r->o;
+	char a[PATH_MAX], b[PATH_MAX];
+	for (int i = 0; i < o->npaths; i++) {
+		struct stat st;
+		if (stat(o->paths[i], &st) || !S_ISDIR(st.st_mode) || !realpath(o->paths[i], a))
+			continue;
+		size_t n = strlen(a);
+		for (int j = 0; j < o->npaths; j++) {
+			if (j == i || !realpath(o->paths[j], b))
+				continue;
+			bool same = !strcmp(a, b);
+			if ((same && j > i) || (!same && (n == 1 || (!strncmp(a, b, n) && b[n] == '/')))) {
+				run_say(r, "%s %s %s: its files would be counted twice", o->paths[j],
+					same ? "repeats the directory" : "is inside the directory", o->paths[i]);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Every PATH exists, is readable and is of the kind -f / -d asked for: checked before any
  * output or database is created. */
 int run_check_kind(const struct run *r)
@@ -535,7 +561,7 @@ int run_check_kind(const struct run *r)
 			return -1;
 		}
 	}
-	return 0;
+	return paths_overlap(r) ? -1 : 0;
 }
 
 /* The samplers and recorders of a scan: the rate per block size (auto: from the blocks the walk

@@ -64,6 +64,10 @@ fi
 cmp -s "$E2E_TMP/known" "$E2E_TMP/data/f" && cmp -s "$E2E_TMP/known.4096" "$E2E_TMP/data/f" ||
 	fail "an input was overwritten"
 [ "$(ls -A "$E2E_TMP/data")" = f ] || fail "a refused run left files in the scanned tree: $(ls -A "$E2E_TMP/data")"
+# overlapping PATHs would count files twice; so would a DB merged with itself
+expect_bad "inside the directory" "$E2E_TMP/data" "$E2E_TMP/data/f" -o "$O"
+expect_bad "repeats the directory" "$E2E_TMP/data" "$E2E_TMP/data/" -o "$O"
+expect_bad "given twice" merge "$E2E_TMP/db" "$E2E_TMP/db" -o "$O"
 # an empty dataset: nothing to analyse
 mkdir "$E2E_TMP/emptydir"
 expect_bad "no data" "$E2E_TMP/emptydir" -o "$O"
