@@ -112,11 +112,19 @@ static int cmp_u64(const void *a, const void *b)
 
 int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why)
 {
-	char *copy = strdup(s), *save = NULL;
+	char *copy = strdup(s), *next = copy;
 	int k = 0;
 	if (!copy)
 		return *why = "out of memory", -1;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	while (next) { /* every item between commas counts: "4096," is a mistake, not one size */
+		char *t = next, *comma = strchr(next, ',');
+		next = comma ? comma + 1 : NULL;
+		if (comma)
+			*comma = 0;
+		if (!*t) {
+			*why = "an empty block size (a comma too many)";
+			goto bad;
+		}
 		uint64_t v;
 		if (units_parse_size(t, 1, &v, why))
 			goto bad;
@@ -128,11 +136,13 @@ int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why)
 			*why = "too many block sizes (at most 16)";
 			goto bad;
 		}
-		bool dup = false;
-		for (int i = 0; i < k; i++)
-			dup |= sizes[i] == v;
-		if (!dup)
-			sizes[k++] = v;
+		for (int i = 0; i < k; i++) {
+			if (sizes[i] == v) {
+				*why = "a block size given twice";
+				goto bad;
+			}
+		}
+		sizes[k++] = v;
 	}
 	free(copy);
 	if (k == 0)
@@ -169,6 +179,14 @@ static int apply(struct gen_options *o, const struct gen_opt_def *d, const char 
 		int bad = d->type == GT_UINT ? units_parse_count(v, &n, &why) : units_parse_size(v, 1, &n, &why);
 		if (bad)
 			return fail(err, "%s: '%s' is not a valid %s: %s", lb, v, d->type == GT_UINT ? "count" : "size", why);
+		if (n < d->min && !d->max) { /* a max of 0: no upper limit */
+			char least[32];
+			if (d->type == GT_SIZE)
+				units_format_size(d->min, least, sizeof least);
+			else
+				snprintf(least, sizeof least, "%llu", (unsigned long long)d->min);
+			return fail(err, "%s: %s is out of range (at least %s)", lb, v, least);
+		}
 		if (n < d->min || (d->max && n > d->max))
 			return fail(err, "%s: %s is out of range (%llu to %llu)", lb, v, (unsigned long long)d->min,
 				    (unsigned long long)d->max);
