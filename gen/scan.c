@@ -44,6 +44,7 @@ struct seg {
 struct shared_file {
 	int fd;
 	int refs;            /* under the pipe lock */
+	bool reported;       /* under the pipe lock: a range of it failed, and that was said */
 	char *path;
 };
 
@@ -91,7 +92,8 @@ struct pipe {
 	char **bad;              /* "path: reason" of what the hashers could not read (ranges, batch files), under lock */
 	size_t nbad;
 	uint64_t unread_files;   /* batch files a hasher could not open or read, under lock ... */
-	uint64_t unread_bytes;   /* ... and the bytes the walker counted for them that were not read */
+	uint64_t unread_bytes;   /* ... and the bytes the walker counted for them, or for a file's ranges
+				  * that failed, that were not read */
 	uint64_t batches_uring, batches_sync, small_file_fallbacks; /* atomic */
 };
 
@@ -197,7 +199,7 @@ static int hash_range(const struct pipe *p, struct hstate *hs, const struct buf 
 				return 1;
 			}
 			if (n == 0) {
-				snprintf(why, whylen, "changed while being read (it shrank)");
+				snprintf(why, whylen, "changed while being read (it shrank): what lay past its new end is not counted");
 				return 1;
 			}
 			got += (size_t)n;
@@ -244,6 +246,20 @@ static void pipe_bad(struct pipe *p, const char *path, const char *why)
 	}
 	pthread_mutex_unlock(&p->lock);
 	free(msg);
+}
+
+/* A file's range that could not be read is left out whole: its bytes are not counted as read, and
+ * the file is one error however many of its ranges fail (a file that shrank fails every range
+ * past its new end). */
+static void range_bad(struct pipe *p, struct shared_file *f, const char *why, uint64_t len)
+{
+	pthread_mutex_lock(&p->lock);
+	bool first = !f->reported;
+	f->reported = true;
+	p->unread_bytes += len;
+	pthread_mutex_unlock(&p->lock);
+	if (first)
+		pipe_bad(p, f->path, why);
 }
 
 /* Reads a batch's files into its buffer (batchread.c: many in flight with io_uring), each at its
@@ -462,8 +478,8 @@ static void *hasher(void *arg)
 				break;
 			}
 		}
-		if (h == 1) /* The range is left out whole (nothing of it was counted): one error. */
-			pipe_bad(p, b->file->path, why);
+		if (h == 1) /* The range is left out whole (nothing of it was counted) */
+			range_bad(p, b->file, why, b->len);
 		if (b->file) {
 			file_unref(p, b->file);
 			b->file = NULL;

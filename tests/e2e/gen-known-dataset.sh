@@ -192,5 +192,32 @@ if [ -r "$SYSCTL" ]; then
 	jcheck "$E2E_TMP/sysctl.json" ".results[0].bytes == $(wc -c <"$SYSCTL") and .results[0].errors == 0" \
 		"$SYSCTL not read whole"
 fi
+# A file that shrinks while it is read: one error for the file (not one per 4 MiB range that
+# failed), and bytes are what was counted. The test shim stops dedisgen at its first read of the
+# file (nothing read yet); the file is cut to 5 MiB, dedisgen continued: its first range (4 MiB)
+# is read whole, every later one fails.
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
+S=$E2E_TMP/shrink
+mkdir "$S"
+head -c 40M /dev/urandom >"$S/f"
+: >"$S.log"
+head -c 8 /dev/zero >"$S.state"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
+	DEDIS_FAULT_OP=read DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH=shrink/f DEDIS_FAULT_STATE="$S.state" \
+	DEDIS_FAULT_LOG="$S.log" "$DEDISGEN" "$S" -t 2 --json "$S.json" -o "$S.dist" 2>"$S.err" &
+pid=$!
+for ((i = 0; i < 300; i++)); do
+	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$S.log" ] && break
+	sleep 0.1
+done
+[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "dedisgen never stopped at its first read of $S/f"
+truncate -s 5M "$S/f"
+kill -CONT "$pid"
+wait "$pid" || fail "a file that shrank made the scan fail: $(cat "$S.err")"
+[ "$(grep -c "shrink/f: changed while being read (it shrank)" "$S.err")" -eq 1 ] ||
+	fail "want one error line for the file that shrank: $(cat "$S.err")"
+jcheck "$S.json" '.results[0] | .files == 1 and .errors == 1 and .blocks == 1024 and .bytes == 4194304'
+
 note "exact distributions at 4 KiB and 8 KiB; small files in batches, any thread count"
 exit 0
