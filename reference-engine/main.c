@@ -1,5 +1,6 @@
 /* main.c - dedisengine: format, stat, fsck, gc, import, export and discard on a reference-engine
  * volume; bad input exits 2 before anything is written, failures exit 1. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -246,6 +247,59 @@ static int cmd_gc(const struct engine_cli *c)
 	return 0;
 }
 
+/* Whether `path` (existing or about to be created) is one of the volume's files or lies inside
+ * its directory: an export there would rename its output over the volume's own files, an import
+ * would read the volume while writing it. Compared by (device, inode), so links and bind mounts
+ * of the directory or its files are found too. 1, 0, or -errno. */
+static int in_volume(const char *dir, const char *path)
+{
+	struct stat vol, st;
+	if (stat(dir, &vol))
+		return -errno;
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+		/* a hard link elsewhere to a file of the volume (a rename over it would spare the
+		 * volume, but writing through it or reading it would not) */
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		int found = 0;
+		while (d && !found && (de = readdir(d))) {
+			struct stat f;
+			found = fstatat(dirfd(d), de->d_name, &f, AT_SYMLINK_NOFOLLOW) == 0 && f.st_dev == st.st_dev &&
+				f.st_ino == st.st_ino;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return 1;
+	}
+	/* Every directory from the path's own (resolved: links followed) up to the root. */
+	char *real = realpath(path, NULL);
+	if (!real) { /* a new file: its parent directory must exist */
+		char *copy = strdup(path), *slash = copy ? strrchr(copy, '/') : NULL;
+		if (!copy)
+			return -ENOMEM;
+		if (slash)
+			*slash = 0;
+		real = realpath(slash ? (copy[0] ? copy : "/") : ".", NULL);
+		free(copy);
+		if (!real)
+			return 0; /* no such directory: the write is refused on its own */
+	}
+	int rc = 0;
+	for (;;) {
+		if (stat(real, &st) == 0 && st.st_dev == vol.st_dev && st.st_ino == vol.st_ino) {
+			rc = 1;
+			break;
+		}
+		char *slash = strrchr(real, '/');
+		if (!slash || !strcmp(real, "/"))
+			break;
+		slash[slash == real] = 0; /* "/a" goes up to "/" */
+	}
+	free(real);
+	return rc;
+}
+
 static int file_size(int fd, uint64_t *size)
 {
 	struct stat st;
@@ -259,6 +313,9 @@ static int file_size(int fd, uint64_t *size)
 
 static int cmd_import(const struct engine_cli *c)
 {
+	if (in_volume(c->args[0], c->args[1]) == 1)
+		return bad("import: %s is a file of the volume %s or inside its directory: a volume is never read into itself", c->args[1],
+			   c->args[0]);
 	int fd = open(c->args[1], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bad("import: %s: %s", c->args[1], strerror(errno));
@@ -336,6 +393,9 @@ static int cmd_import(const struct engine_cli *c)
 
 static int cmd_export(const struct engine_cli *c)
 {
+	if (in_volume(c->args[0], c->args[1]) == 1)
+		return bad("export: %s is a file of the volume %s or inside its directory: refusing to overwrite the volume",
+			   c->args[1], c->args[0]);
 	struct engine *e;
 	int rc = open_volume(c->args[0], c, false, &e);
 	if (rc)

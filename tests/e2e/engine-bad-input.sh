@@ -1,7 +1,8 @@
 #!/bin/bash
 # Bad input to dedisengine and to dedisbench's engine target: a corrupted superblock is refused by
 # every command and by dedisbench, format never overwrites a volume, bad options and argument
-# counts are refused - each with exit 2, one line on stderr, and nothing created or changed; a
+# counts are refused, as are an export into and an import from the volume's own files - each with
+# exit 2, one line on stderr, and nothing created or changed; a
 # damaged bdb index page or durable map chunk is a clean failure (exit 1) that names it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -131,7 +132,19 @@ expect2 "import of a file larger than the volume" "fit" "$DEDISENGINE" import "$
 expect2 "discard outside the volume" "outside" "$DEDISENGINE" discard "$vol" 2000 100
 expect2 "discard with a non-number" "START|LEN|number" "$DEDISENGINE" discard "$vol" x 1
 # These are refused before the volume is opened: not even the state page may change.
-[ "$(sums "$vol")" = "$strict0" ] || fail "refused import/discard changed a file of the volume"
+# An export into the volume's own directory would rename its output over the volume's files (the
+# superblock, the map: exit 0, then the volume was gone); an import from it reads the volume while
+# writing it. Any file of the volume - by a link too - or a new name inside its directory: refused.
+ln -s "$vol" "$T/vlink"
+ln "$vol/map" "$T/maplink"
+for out in "$vol/superblock" "$vol/map" "$vol/journal" "$vol/data.0" "$vol/state" "$vol/newfile" "$vol" \
+	"$T/vlink/map" "$T/maplink" "$vol/../vol/lbnmap"; do
+	expect2 "export into $out" "file of the volume" "$DEDISENGINE" export "$vol" "$out"
+	expect2 "import from $out" "file of the volume" "$DEDISENGINE" import "$vol" "$out"
+done
+rm "$T/vlink" "$T/maplink"
+[ ! -e "$vol/newfile" ] || fail "a refused export created a file in the volume"
+[ "$(sums "$vol")" = "$strict0" ] || fail "refused import/discard/export changed a file of the volume"
 [ "$(content "$vol")" = "$gc0" ] || fail "refused commands changed the volume"
 good=$(sums "$vol")
 
