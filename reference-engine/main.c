@@ -462,8 +462,14 @@ static int cmd_discard(const struct engine_cli *c)
 		return rc;
 	rc = engine_discard(e, start, len);
 	int rc2 = engine_close(e);
-	if (rc || rc2) {
-		fprintf(stderr, "dedisengine: discard: %s\n", strerror(-(rc ? rc : rc2)));
+	if (rc) {
+		fprintf(stderr, "dedisengine: discard: %s\n", strerror(-rc));
+		return EXIT_FAILED;
+	}
+	if (rc2) { /* the working map holds it: the next opener commits it unless the power goes first */
+		fprintf(stderr, "dedisengine: discard %s: blocks %s+%s unmapped but not made durable (%s): a power loss "
+			"before the volume's next clean close brings them back\n", c->args[0], c->args[1], c->args[2],
+			strerror(-rc2));
 		return EXIT_FAILED;
 	}
 	return 0;

@@ -185,8 +185,9 @@ int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes)
 	if (fd < 0)
 		return -errno;
 	uint64_t chunks = map_words(logical_blocks) / TXN_CHUNK;
-	if (ftruncate(fd, (off_t)area_offset(logical_blocks, 2)))
-		rc = -errno;
+	/* Allocated, not just sized: a commit overwrites room it already has, so a file system that
+	 * fills up under a sparse chunk store fails data writes, never the commit of what was done. */
+	rc = -posix_fallocate(fd, 0, (off_t)area_offset(logical_blocks, 2));
 	if (!rc) { /* checkpoint 0: every chunk empty */
 		uint8_t *area = malloc(area_bytes(chunks));
 		uint64_t zeros[TXN_CHUNK] = {0};
@@ -211,7 +212,7 @@ int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes)
 		return -ENAMETOOLONG;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)journal_bytes) || fsync(fd))
+	if (!(rc = -posix_fallocate(fd, 0, (off_t)journal_bytes)) && fsync(fd))
 		rc = -errno;
 	close(fd);
 	return rc;
@@ -415,13 +416,24 @@ int txn_commit(struct txn *t, bool ckpt)
 		memcpy(t->buf, &h, sizeof h);
 		checksum(t->buf, len, t->buf);
 		rc = store_sync(t->store);
+		int wrc = rc ? 0 : dio_write(t->rec, DIO_JOURNAL, t->journal_fd, t->buf, len, t->st->journal_tail);
 		if (!rc)
-			rc = dio_write(t->rec, DIO_JOURNAL, t->journal_fd, t->buf, len, t->st->journal_tail);
-		if (!rc)
-			rc = dio_sync(t->rec, DIO_JOURNAL, t->journal_fd);
-		if (!rc) {
-			t->st->journal_tail += len;
-			t->st->next_seq++;
+			rc = wrc;
+		if (wrc == -ENOSPC || wrc == -EDQUOT) { /* the journal's own write: the data is synced */
+			/* A journal without its room (formatted sparse, before format allocated it): the
+			 * record goes into a checkpoint instead, which overwrites the map in place. A torn
+			 * record left behind has this checkpoint's sequence number: replay never takes it. */
+			if ((n = snapshot(t, 1, (uint64_t)n)) < 0)
+				rc = (int)n;
+			else
+				rc = checkpoint(t, (uint64_t)n);
+		} else {
+			if (!rc)
+				rc = dio_sync(t->rec, DIO_JOURNAL, t->journal_fd);
+			if (!rc) {
+				t->st->journal_tail += len;
+				t->st->next_seq++;
+			}
 		}
 	}
 	if (rc)

@@ -264,6 +264,43 @@ static void file_system_full_collects_once(void)
 	cleanup();
 }
 
+static int journal_file_system_full(void *arg, unsigned file, uint64_t offset)
+{
+	(void)offset;
+	*(unsigned *)arg += file == DIO_JOURNAL;
+	return file == DIO_JOURNAL ? -ENOSPC : 0;
+}
+
+/* A journal record the file system has no room for (a journal formatted sparse) is committed as a
+ * checkpoint into the map file instead: a discard then returns, closes and survives the loss of
+ * the caches, where the commit failed with ENOSPC after the discard was applied to the working map
+ * (the CLI said it failed; the next open committed it anyway). */
+static void journal_full_commits_by_checkpoint(void)
+{
+	struct engine *e = fresh(256, 256, "mem");
+	for (int l = 0; l < 200; l++)
+		CU_ASSERT_EQUAL(engine_write(e, (uint64_t)l, fill(l + 1)), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	unsigned refused = 0;
+	struct engine_recorder rec = {.arg = &refused, .fail = journal_file_system_full};
+	struct engine_open_params op = {.recorder = &rec};
+	char err[256], path[128];
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(engine_discard(e, 0, 100), 0);
+	CU_ASSERT_EQUAL(engine_flush(e), 0);
+	CU_ASSERT(refused > 0); /* the journal was tried, and refused */
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	snprintf(path, sizeof path, "%s/state", dir); /* a power loss: only the durable files count */
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	struct engine_open_params plain = {0};
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &plain, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(st(e).mapped_blocks, 100);
+	CU_ASSERT(reads_back(e, 150, 151));
+	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	cleanup();
+}
+
 /* A commit with nothing new leaves the durable map alone, even with the journal too full for a
  * record header: fsck compares the durable map with the working one holding the world after its
  * own commit, and another process's flush then must not fold the journal into the map file under
@@ -854,6 +891,7 @@ int suite_engine_paths(void)
 		{"a failed open closes no descriptor of its caller", failed_open_closes_nothing},
 		{"tiny volumes size stripes and journal from their geometry", sizing_from_geometry},
 		{"a commit with nothing new never folds the journal", empty_commit_never_folds},
+		{"a journal record with no room is committed as a checkpoint", journal_full_commits_by_checkpoint},
 		{"a full file system under the store: one collection, then ENOSPC", file_system_full_collects_once},
 		{"a version 2 volume (fixed stripes) still opens", version2_volume_opens},
 		{"chunk store: stripe units, files and every PBN's place", store_layout},
