@@ -10,8 +10,8 @@
 #include "units.h"
 
 const struct engine_opt engine_options[] = {
-	{"size", 's', "SIZE", "format", NULL, "logical size of the volume (required)"},
-	{"data-size", 'D', "SIZE", "format", "--size + 1/16", "size of the chunk store; smaller than --size is thin provisioning (a full volume needs headroom to be overwritten with new data)"},
+	{"size", 's', "SIZE", "format", NULL, "logical size of the volume (required): a whole number of blocks, as dm and VDO want it (a size between blocks is refused, not rounded)"},
+	{"data-size", 'D', "SIZE", "format", "--size + 1/16", "size of the chunk store, a whole number of blocks; smaller than --size is thin provisioning (a full volume needs headroom to be overwritten with new data)"},
 	{"block-size", 'b', "SIZE", "format", "4096", "block size, a power of two from 512 B to 64 KiB"},
 	{"index", 'i', "KIND", "format", "mem", "fingerprint index: mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)"},
 	{"hash", 'H', "NAME", "format", "sha1", "fingerprint: sha1 or sha256"},

@@ -95,10 +95,25 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 		return fail(err, errlen, -EINVAL, "unknown hash '%s' (sha1, sha256)", hash);
 	unsigned digest_len = (unsigned)fp_len(fp);
 	fp_free(fp);
+	/* A size between blocks is refused, as dm and VDO refuse one that is not a whole number of
+	 * sectors or blocks: rounded down, a 6000-byte volume held one 4 KiB block and refused a
+	 * 6000-byte file. */
+	static const char *const what[2] = {"volume", "data"};
+	const uint64_t bytes[2] = {p->logical_bytes, p->data_bytes};
+	for (int k = 0; k < 2; k++) {
+		if (k == 1 && !bytes[k])
+			continue; /* the default: the logical blocks plus headroom */
+		if (bytes[k] < bs)
+			return fail(err, errlen, -EINVAL, "the %s size, %llu bytes, is less than one %u-byte block", what[k],
+				    (unsigned long long)bytes[k], bs);
+		if (bytes[k] % bs)
+			return fail(err, errlen, -EINVAL,
+				    "the %s size, %llu bytes, is not a whole number of %u-byte blocks (%llu or %llu would be)",
+				    what[k], (unsigned long long)bytes[k], bs, (unsigned long long)(bytes[k] / bs * bs),
+				    (unsigned long long)(bytes[k] / bs * bs + bs));
+	}
 	uint64_t logical = p->logical_bytes / bs;
 	uint64_t data = p->data_bytes ? p->data_bytes / bs : logical + (logical + 15) / 16;
-	if (!logical || !data)
-		return fail(err, errlen, -EINVAL, "volume size must be at least one %u-byte block", bs);
 	if (data >= (1ULL << 40) || logical >= (1ULL << 40))
 		return fail(err, errlen, -EINVAL, "volume too large (at most 2^40 blocks)");
 	if (p->journal_bytes && p->journal_bytes < 4096)

@@ -92,6 +92,10 @@ preallocate|format $nv --size 8MiB --preallocate thick
 preallocated chunk store needs|format $nv --size 900TiB --preallocate full
 size|format $nv
 size|format $nv --size lots
+volume size, 6000 bytes, is not a whole number of 4096-byte blocks|format $nv --size 6000
+volume size, 1000 bytes, is less than one 4096-byte block|format $nv --size 1000
+whole number of 8192-byte blocks|format $nv --size 1MiB --block-size 8KiB --data-size 1052672
+data size, 6000 bytes, is not a whole number|format $nv --size 8MiB --data-size 6000
 option|format $nv --size 8MiB --frobnicate
 argument|format $nv extra --size 8MiB
 argument|format
