@@ -34,6 +34,7 @@ struct engine {
 	void *scratch;                /* one aligned block: reads of packed blocks, --verify-hits, fsck */
 	void *scratch2;
 	uint64_t since_commit;        /* writes by this handle since its last commit */
+	bool read_only;               /* on read-only storage: nothing reaches a file (engine_open) */
 };
 
 #define ENGINE_REPAIR 1000 /* internal: a process died inside an operation; repair and retry */

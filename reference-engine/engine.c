@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "errmsg.h"
@@ -401,6 +402,19 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		destroy(e);
 		return fail(err, errlen, rc, "%s: cannot open the superblock: %s", dir, strerror(-rc));
 	}
+	/* Read-only storage: a caller that only reads gets a clean volume's durable state and caches
+	 * mapped private (counters and slots change in memory only); recovery, a bdb environment or
+	 * anything that writes cannot run there. */
+	struct statvfs vfs;
+	e->read_only = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+	const char *ro_why = !e->read_only ? NULL
+			     : !p->read_only ? "this command writes to the volume (stat and export read a clean one there)"
+			     : strcmp(e->sb.index, "mem") ? "only a volume with the mem index opens there without writing"
+							  : NULL;
+	if (ro_why) {
+		destroy(e);
+		return fail(err, errlen, -EROFS, "%s is on read-only storage: %s", dir, ro_why);
+	}
 	/* Whoever gets the volume alone first (LOCK_EX) repairs or rebuilds its caches. */
 	bool alone = flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0;
 	if (!alone && p->exclusive) {
@@ -415,6 +429,12 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
 	ip.alone = alone;
 	enum cache_state cs = alone ? probe_caches(dir, &e->sb) : CACHES_CLEAN;
+	if (e->read_only && (!alone || cs != CACHES_CLEAN)) {
+		destroy(e);
+		return fail(err, errlen, -EROFS, "%s is on read-only storage and %s", dir,
+			    !alone ? "in use by another process (its state here would be stale)"
+				   : "was not closed cleanly: its recovery writes to the volume");
+	}
 	if (alone)
 		rc = open_alone(e, &ip, cs);
 	else if (!(rc = map_caches(e, false, false)))
@@ -448,7 +468,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 			txn_mark_all(&e->txn);
 			rc = txn_commit(&e->txn, true);
 		}
-		if (!rc)
+		if (!rc && !e->read_only)
 			rc = mark_unclean(e);
 		if (!rc && !p->exclusive && flock(e->lock_fd, LOCK_SH))
 			rc = -errno;
@@ -678,6 +698,8 @@ static int gc(struct engine *e, uint64_t *reclaimed, uint64_t *free_pbns)
 
 int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned hints)
 {
+	if (e->read_only)
+		return -EROFS;
 	if (lbn >= e->sb.logical_blocks)
 		return -EINVAL;
 	uint8_t fp[FP_MAX_LEN];
@@ -755,6 +777,8 @@ int engine_read(struct engine *e, uint64_t lbn, void *buf)
 
 int engine_discard(struct engine *e, uint64_t lbn, uint64_t n)
 {
+	if (e->read_only)
+		return -EROFS;
 	if (lbn > e->sb.logical_blocks || n > e->sb.logical_blocks - lbn)
 		return -EINVAL;
 	int rc = op_enter(e);
@@ -777,6 +801,8 @@ int engine_discard(struct engine *e, uint64_t lbn, uint64_t n)
 
 int engine_flush(struct engine *e)
 {
+	if (e->read_only)
+		return 0; /* nothing was written, nothing to make durable */
 	count(e, VC_FLUSHES, 1);
 	count(e, VC_COMMITS, 1);
 	e->since_commit = 0;
@@ -786,6 +812,8 @@ int engine_flush(struct engine *e)
 int engine_gc(struct engine *e, uint64_t *reclaimed)
 {
 	*reclaimed = 0;
+	if (e->read_only)
+		return -EROFS;
 	uint64_t free_pbns;
 	return gc(e, reclaimed, &free_pbns);
 }
@@ -832,6 +860,10 @@ void engine_stats(struct engine *e, struct engine_stats *s)
 
 int engine_close(struct engine *e)
 {
+	if (e->read_only) { /* its caches were private: nothing to write back */
+		destroy(e);
+		return 0;
+	}
 	close_bin(e);
 	int rc = engine_flush(e);
 	int wrc = world_enter(e);

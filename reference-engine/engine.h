@@ -42,6 +42,9 @@ struct engine_open_params {
 	bool verify_hits;         /* compare bytes on an index hit; count collisions */
 	unsigned commit_every;    /* commit the map (and bdb's log) every N writes (0: only on flush) */
 	bool exclusive;           /* refuse other openers (gc, fsck) */
+	bool read_only;           /* the caller only reads (stat, export): a clean volume on read-only
+	                           * storage opens, its caches mapped private; without it such a
+	                           * volume is refused with -EROFS */
 	const struct engine_recorder *recorder; /* NULL: none */
 };
 

@@ -40,10 +40,11 @@ static int open_volume(const char *dir, const struct engine_cli *c, bool exclusi
 	if (rc)
 		return bad("%s%s", err, " (refusing to open it)");
 	struct engine_open_params p = {.direct = c->direct, .verify_hits = c->verify_hits,
-				       .commit_every = (unsigned)c->commit_every, .exclusive = exclusive};
-	if (engine_open(dir, &p, e, err, sizeof err)) {
+				       .commit_every = (unsigned)c->commit_every, .exclusive = exclusive,
+				       .read_only = !strcmp(c->command, "stat") || !strcmp(c->command, "export")};
+	if ((rc = engine_open(dir, &p, e, err, sizeof err))) {
 		fprintf(stderr, "dedisengine: %s\n", err);
-		return EXIT_FAILED;
+		return rc == -EROFS ? EXIT_BAD_INPUT : EXIT_FAILED; /* refused before anything was written */
 	}
 	return 0;
 }

@@ -125,6 +125,11 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 	if (meta_path(path, sizeof path, dir, name))
 		return NULL;
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	int share = MAP_SHARED;
+	if (fd < 0 && errno == EROFS) { /* a read-only open: what this process changes stays its own */
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		share = MAP_PRIVATE;
+	}
 	if (fd < 0)
 		return NULL;
 	struct stat st;
@@ -134,7 +139,7 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 		errno = e;
 		return NULL;
 	}
-	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, share, fd, 0);
 	if (p == MAP_FAILED) {
 		int e = errno;
 		close(fd);

@@ -111,7 +111,9 @@ int sb_write(const char *dir, const struct superblock *sb);
 /* Reads and checks; on failure *why says what is wrong. */
 int sb_read(const char *dir, struct superblock *sb, const char **why);
 
-/* Map a file of `len` bytes (created / extended to len when `create`). */
+/* Map a file of `len` bytes (created / extended to len when `create`). On read-only storage
+ * (EROFS) an existing file of that length is mapped private: the engine's read-only open (stat,
+ * export of a clean volume) changes counters and slots in memory only. */
 void *meta_map(const char *dir, const char *name, size_t len, int create, int *fd_out);
 int meta_path(char *buf, size_t len, const char *dir, const char *name);
 /* Fault in, writable, every page of a hot mapping (a hash table written at random) when the
