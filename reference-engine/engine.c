@@ -153,6 +153,25 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 			    dir, need, have);
 	}
 
+	/* An open may hold the working map and the references at once (a recovery touches all of
+	 * them), with a checkpoint of the whole map and its two check areas: refused here, rather than
+	 * by the allocation that fails ("Cannot allocate memory", after the files were made). */
+	uint64_t frags = strcmp(comp, "lz4") ? 1 : PACK_MAX_FRAGS;
+	uint64_t mem_need = logical * 8 + data * frags * 4 + txn_record_bytes(logical) + 2 * (logical / 8 + 512);
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	uint64_t ram = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	if (ram && mem_need > ram) {
+		char vol[32], mem[32], have[32];
+		if (made)
+			rmdir(dir);
+		units_format_size(logical * bs, vol, sizeof vol);
+		units_format_size(mem_need, mem, sizeof mem);
+		units_format_size(ram, have, sizeof have);
+		return fail(err, errlen, -EINVAL,
+			    "a %s volume needs about %s of memory for its map, references and a whole-map checkpoint; "
+			    "this machine has %s", vol, mem, have);
+	}
+
 	memset(&sb, 0, sizeof sb);
 	memcpy(sb.magic, VOL_MAGIC, 8);
 	sb.version = VOL_VERSION;
@@ -174,6 +193,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	/* Only the durable files: the first open builds the caches (state, working map, references,
 	 * index) from them, as it would after a power loss. */
 	rc = txn_create(dir, logical, sb.journal_bytes);
+	bool meta_full = rc == -ENOSPC || rc == -EDQUOT || rc == -EFBIG;
 	if (!rc)
 		rc = store_create(dir, bs, data, sb.stripes, sb.stripe_unit, room);
 	/* The superblock goes last: a volume without one is not a volume, so a failed format
@@ -184,6 +204,12 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 		remove_durable(dir, sb.stripes); /* the directory held nothing before */
 		if (made)
 			rmdir(dir);
+		if (meta_full) {
+			char need_meta[32];
+			units_format_size(txn_map_bytes(logical) + sb.journal_bytes, need_meta, sizeof need_meta);
+			return fail(err, errlen, -EINVAL, "cannot format %s: no room for the map and journal (%s, allocated at "
+				    "format: %s); nothing was created", dir, need_meta, strerror(-rc));
+		}
 		if (room == STORE_ALLOCATE && (rc == -ENOSPC || rc == -EDQUOT || rc == -EOPNOTSUPP))
 			return fail(err, errlen, -EINVAL, "%s: cannot preallocate the chunk store (%s); nothing was created",
 				    dir, strerror(-rc));
@@ -257,6 +283,9 @@ static void unmap_all(struct engine *e)
 		munmap(e->lbnmap, e->lbnmap_len);
 	if (e->space.refs)
 		munmap(e->space.refs, e->refs_len);
+	if (e->space.refs_fd > 0)
+		close(e->space.refs_fd);
+	e->space.refs_fd = 0;
 	e->st = NULL;
 	e->lbnmap = NULL;
 	e->space.refs = NULL;
@@ -327,10 +356,24 @@ static int map_caches(struct engine *e, bool create, bool init_locks)
 	e->st = meta_map(dir, VOL_STATE, sizeof *e->st, create, NULL);
 	e->lbnmap_len = e->sb.logical_blocks * 8;
 	e->refs_len = e->sb.data_blocks * e->sb.frags * 4;
-	e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, create, NULL);
-	e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, create, NULL);
-	if (!e->st || !e->lbnmap || !e->space.refs)
-		return errno ? -errno : -EIO;
+	int lbnmap_fd = -1;
+	e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, create, &lbnmap_fd);
+	e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, create, &e->space.refs_fd);
+	if (!e->st || !e->lbnmap || !e->space.refs) {
+		int rc = errno ? -errno : -EIO;
+		if (lbnmap_fd >= 0)
+			close(lbnmap_fd);
+		return rc;
+	}
+	/* Created sparse (zeros: an empty map), given their room now, without writing: a store into
+	 * a hole of a shared mapping on a full file system is SIGBUS, not an error. (The open that
+	 * created them used to write them whole, rebuilding them, and so took their room.) */
+	int rc = create ? -posix_fallocate(lbnmap_fd, 0, (off_t)e->lbnmap_len) : 0;
+	if (!rc && create)
+		rc = -posix_fallocate(e->space.refs_fd, 0, (off_t)e->refs_len);
+	close(lbnmap_fd);
+	if (rc)
+		return rc;
 	if (create) {
 		memset(e->st, 0, sizeof *e->st);
 		e->st->magic = VOL_STATE_MAGIC;
@@ -356,8 +399,9 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 		rc = map_caches(e, cs == CACHES_LOST, true);
 	if (!rc && !(rc = meta_init_mutex(&e->st->world)))
 		rc = meta_init_mutex(&e->st->commit);
-	if (!rc)
-		rc = e->iops->open(ip, cs != CACHES_CLEAN, &e->ix);
+	if (!rc) /* an index just created has nothing to recover (a recount of an empty mem table
+		  * read every page of it: 16 GiB at 1 TiB) */
+		rc = e->iops->open(ip, cs == CACHES_CRASHED, &e->ix);
 	if (rc)
 		return rc;
 	e->st->quiesce = 0;
@@ -461,7 +505,16 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	}
 	if (!rc && alone) {
 		rc = slot_claim(e);
-		if (!rc && cs == CACHES_LOST)
+		int fresh = !rc && cs == CACHES_LOST ? txn_durable_empty(&e->txn) : 0;
+		if (fresh < 0) {
+			rc = fresh;
+		} else if (fresh) {
+			/* Never written (the first open after format): the new caches - sparse files, all
+			 * zeros - already say what the durable map says. Loading and checkpointing the
+			 * whole map, as a recovery does, wrote and held GBs for a large empty volume. */
+			e->st->next_seq = 1;
+			e->st->journal_tail = 0;
+		} else if (!rc && cs == CACHES_LOST)
 			rc = recovery_from_durable(e);
 		else if (!rc && cs == CACHES_CRASHED && !(rc = recovery_rebuild(e))) {
 			/* A committer may have died holding dirty bits it never made durable. */

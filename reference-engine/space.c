@@ -2,6 +2,8 @@
  * overwrite only drops a reference, so stale contents stay held until GC reclaims them. */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "space.h"
 
 #define A(x) __atomic_##x
@@ -84,11 +86,39 @@ uint32_t space_clear(struct space *s, uint64_t idx, uint32_t bits)
 	return A(fetch_and)(&s->refs[idx], ~bits, __ATOMIC_ACQ_REL);
 }
 
-uint64_t space_used_blocks(const struct space *s)
+static uint64_t used_in(const struct space *s, uint64_t from, uint64_t to)
 {
 	uint64_t n = 0;
-	for (uint64_t p = 0; p < s->blocks; p++)
+	for (uint64_t p = from; p < to && p < s->blocks; p++)
 		n += !space_pbn_free(s, p);
+	return n;
+}
+
+/* Only the refs file's data is read: a hole is free PBNs (zero words), and reading one faulted in
+ * zero pages - 1.1 GB for every stat of an empty 1 TiB volume. Dirty pages of the shared mapping
+ * count as data (the file systems' SEEK_DATA looks at the page cache), and so do cached pages of
+ * an allocated range: read-ahead is off while counting, or each page read would bring in the next
+ * ones, which then count as data, to the end of the file. */
+uint64_t space_used_blocks(const struct space *s)
+{
+	if (s->refs_fd <= 0)
+		return used_in(s, 0, s->blocks);
+	uint64_t per = (uint64_t)s->frags * 4, n = 0;
+	off_t off = 0, end = (off_t)(s->blocks * per);
+	(void)madvise(s->refs, (size_t)end, MADV_RANDOM);
+	while (off < end) {
+		off_t data = lseek(s->refs_fd, off, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break; /* nothing but a hole from off on */
+		off_t hole = data < 0 ? -1 : lseek(s->refs_fd, data, SEEK_HOLE);
+		if (hole < 0) { /* holes unknown here: read it all */
+			n = used_in(s, 0, s->blocks);
+			break;
+		}
+		n += used_in(s, (uint64_t)data / per, ((uint64_t)hole + per - 1) / per);
+		off = hole;
+	}
+	(void)madvise(s->refs, (size_t)end, MADV_NORMAL);
 	return n;
 }
 

@@ -42,6 +42,8 @@ struct space {
 	unsigned frags;          /* addresses per PBN */
 	uint32_t block_size;
 	uint64_t *cursor;        /* the shared allocation cursor */
+	int refs_fd;             /* the file behind refs, to skip its holes when counting (0: none,
+	                          * as a zeroed struct has it; every word is then read) */
 };
 
 static inline uint64_t space_index(const struct space *s, uint64_t addr)

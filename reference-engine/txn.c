@@ -104,6 +104,11 @@ static uint64_t area_offset(uint64_t logical_blocks, unsigned k)
 	return MAP_HEADER + words * 8 + k * area_bytes(words / TXN_CHUNK);
 }
 
+uint64_t txn_map_bytes(uint64_t logical_blocks)
+{
+	return area_offset(logical_blocks, 2);
+}
+
 uint64_t txn_record_bytes(uint64_t logical_blocks)
 {
 	return REC_HDR + map_words(logical_blocks) / TXN_CHUNK * CHUNK_REC;
@@ -473,6 +478,26 @@ static int verify_chunks(struct txn *t, const uint64_t *map, uint64_t seq, unsig
 	}
 	free(a);
 	return rc;
+}
+
+int txn_durable_empty(struct txn *t)
+{
+	uint64_t seq = 0;
+	unsigned area = 0;
+	int rc = current_header(t, &seq, &area);
+	if (rc)
+		return rc;
+	if (seq)
+		return 0; /* only format writes checkpoint 0 */
+	struct rec_header h;
+	struct stat jst;
+	if (fstat(t->journal_fd, &jst))
+		return -errno;
+	if ((uint64_t)jst.st_size < REC_HDR)
+		return 1;
+	if ((rc = dio_read(t->journal_fd, &h, sizeof h, 0)))
+		return rc;
+	return !(h.magic == REC_MAGIC && h.seq == 1); /* a record there, whole or torn: not empty */
 }
 
 int txn_load(struct txn *t, uint64_t *map, uint64_t *next_seq)

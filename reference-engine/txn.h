@@ -30,6 +30,8 @@ struct txn {
 /* Format: the map file (empty, checkpoint 0, with its chunk checks: version 4) and a zeroed
  * journal, all synced. */
 int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes);
+/* The map file's size: headers, words and both check areas (allocated at format). */
+uint64_t txn_map_bytes(uint64_t logical_blocks);
 /* The journal record of a commit that dirtied every chunk of the map (the largest one). */
 uint64_t txn_record_bytes(uint64_t logical_blocks);
 int txn_open(struct txn *t, const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked,
@@ -58,5 +60,8 @@ int txn_commit(struct txn *t, bool checkpoint);
  * into `map` (logical_blocks words); *next_seq is the sequence number to continue with. A checked
  * map whose chunk differs from its checkpoint's check is -EBADMSG, t->why naming the chunk. */
 int txn_load(struct txn *t, uint64_t *map, uint64_t *next_seq);
+/* Whether the durable map is still format's: checkpoint 0 (every LBN unmapped) with no journal
+ * record after it. 1, 0, or -errno. */
+int txn_durable_empty(struct txn *t);
 
 #endif

@@ -90,6 +90,7 @@ block size|format $nv --size 8MiB --block-size 128KiB
 hash|format $nv --size 8MiB --hash md5
 preallocate|format $nv --size 8MiB --preallocate thick
 preallocated chunk store needs|format $nv --size 900TiB --preallocate full
+needs about .* of memory for its map, references|format $nv --size 1PiB --preallocate sparse
 size|format $nv
 size|format $nv --size lots
 volume size, 6000 bytes, is not a whole number of 4096-byte blocks|format $nv --size 6000
@@ -126,6 +127,18 @@ if mount -t tmpfs -o size=12M tmpfs "$sm" 2>/dev/null; then
 	note "a full preallocation that runs out part way: exit 2, nothing left"
 else
 	note "not root: a full preallocation that runs out part way was not tried (it needs a tmpfs of its own)"
+fi
+
+# The map and the journal are allocated at format in every mode: a file system without room for
+# them refuses the format (exit 2, nothing left), where a sparse volume's first commit failed later.
+if mount -t tmpfs -o size=4M tmpfs "$sm" 2>/dev/null; then
+	rc=0
+	"$DEDISENGINE" format "$sm/v" --size 4GiB --preallocate sparse >"$T/o" 2>"$T/e" || rc=$?
+	left=$(ls -A "$sm")
+	umount "$sm"
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "no room for the map and journal" "$T/e" ||
+		fail "a format without room for its map and journal: exit $rc, stderr: $(cat "$T/e")"
+	[ -z "$left" ] || fail "a format without room for its map and journal left: $left"
 fi
 
 gc0=$(content "$vol")
