@@ -146,6 +146,11 @@ int cli_parse(int argc, char **argv, struct engine_cli *c, char *err, size_t err
 	for (size_t i = 0; i < engine_option_count; i++)
 		if (given[i] && !takes(&engine_options[i], c->command))
 			return fail(err, errlen, "option --%s does not apply to '%s'", engine_options[i].name, c->command);
+	for (size_t i = 0; i < engine_option_count; i++)
+		if (given[i] && (!strcmp(engine_options[i].name, "size") || !strcmp(engine_options[i].name, "data-size")) &&
+		    !*(!strcmp(engine_options[i].name, "size") ? &c->size : &c->data_size))
+			return fail(err, errlen, "--%s 0: zero is not a size (a volume holds at least one block)",
+				    engine_options[i].name);
 	if (!strcmp(c->command, "format") && !c->size)
 		return fail(err, errlen, "format needs --size");
 	return 0;

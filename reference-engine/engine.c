@@ -126,6 +126,10 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	bool made = mkdir(dir, 0755) == 0;
 	if (!made && errno != EEXIST)
 		return fail(err, errlen, -errno, "cannot create %s: %s", dir, strerror(errno));
+	struct stat dst;
+	if (!made && (stat(dir, &dst) || !S_ISDIR(dst.st_mode)))
+		return fail(err, errlen, -EINVAL, "%s is not a directory: a volume is formatted into a new or empty directory",
+			    dir);
 	struct superblock sb;
 	const char *why;
 	char sbpath[4096];
@@ -206,7 +210,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 			rmdir(dir);
 		if (meta_full) {
 			char need_meta[32];
-			units_format_size(txn_map_bytes(logical) + sb.journal_bytes, need_meta, sizeof need_meta);
+			units_format_size(txn_map_bytes(logical, true) + sb.journal_bytes, need_meta, sizeof need_meta);
 			return fail(err, errlen, -EINVAL, "cannot format %s: no room for the map and journal (%s, allocated at "
 				    "format: %s); nothing was created", dir, need_meta, strerror(-rc));
 		}
@@ -229,6 +233,23 @@ int engine_describe(const char *dir, struct engine_stats *g, char *err, size_t e
 	int rc = sb_read(dir, &sb, &why);
 	if (rc)
 		return fail(err, errlen, rc, "%s: %s", dir, why ? why : strerror(-rc));
+	/* Every durable file there, none shorter than format made it (a journal may be cut short: its
+	 * replay ends there): otherwise the open failed with a bare "No such file or directory", and
+	 * fsck with "Input/output error", naming neither the file nor the volume's damage. */
+	for (unsigned f = 0; f < 2 + sb.stripes; f++) {
+		char name[64];
+		uint64_t want = f == 0 ? txn_map_bytes(sb.logical_blocks, sb.version >= VOL_VERSION)
+				: f == 1 ? 0
+					 : store_file_bytes(sb.block_size, sb.data_blocks, sb.stripes, sb.stripe_unit, f - 2);
+		if (engine_durable_name(f, name, sizeof name) || meta_path(path, sizeof path, dir, name))
+			return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", dir);
+		if (stat(path, &st))
+			return fail(err, errlen, errno == ENOENT ? -EINVAL : -errno, "%s: the volume's %s %s (%s)", dir, name,
+				    errno == ENOENT ? "is missing" : "cannot be read", strerror(errno));
+		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < want)
+			return fail(err, errlen, -EINVAL, "%s: the volume's %s is %s (damaged)", dir, name,
+				    !S_ISREG(st.st_mode) ? "not a regular file" : "shorter than format made it");
+	}
 	memset(g, 0, sizeof *g);
 	g->block_size = sb.block_size;
 	g->logical_blocks = sb.logical_blocks;

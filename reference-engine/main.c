@@ -320,6 +320,11 @@ static int cmd_import(const struct engine_cli *c)
 	int fd = open(c->args[1], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bad("import: %s: %s", c->args[1], strerror(errno));
+	struct stat src;
+	if (fstat(fd, &src) == 0 && S_ISDIR(src.st_mode)) {
+		close(fd);
+		return bad("import: %s is a directory (import reads a file or a device image)%s", c->args[1], "");
+	}
 	/* Everything that can be refused is checked before the volume is opened (opening writes). */
 	struct engine_stats g;
 	char err[512];

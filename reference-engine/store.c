@@ -86,6 +86,11 @@ int store_room_for(const char *dir, uint64_t bytes, enum store_room *room, uint6
 	return 0;
 }
 
+uint64_t store_file_bytes(uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit, unsigned i)
+{
+	return stripe_blocks(blocks, stripes, unit ? unit : 1, i) * block_size;
+}
+
 int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit,
 		 enum store_room room)
 {

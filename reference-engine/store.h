@@ -35,6 +35,8 @@ int store_room_parse(const char *mode, enum store_room *room);
  * (*free_bytes). */
 int store_room_for(const char *dir, uint64_t bytes, enum store_room *room, uint64_t *free_bytes);
 /* unit: the superblock's stripe_unit (0: one block). */
+/* The size data.<i> is formatted with. */
+uint64_t store_file_bytes(uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit, unsigned i);
 int store_create(const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit,
 		 enum store_room room);
 int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t blocks, unsigned stripes, uint32_t unit,

@@ -104,9 +104,9 @@ static uint64_t area_offset(uint64_t logical_blocks, unsigned k)
 	return MAP_HEADER + words * 8 + k * area_bytes(words / TXN_CHUNK);
 }
 
-uint64_t txn_map_bytes(uint64_t logical_blocks)
+uint64_t txn_map_bytes(uint64_t logical_blocks, bool checked)
 {
-	return area_offset(logical_blocks, 2);
+	return area_offset(logical_blocks, checked ? 2 : 0);
 }
 
 uint64_t txn_record_bytes(uint64_t logical_blocks)

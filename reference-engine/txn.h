@@ -30,8 +30,8 @@ struct txn {
 /* Format: the map file (empty, checkpoint 0, with its chunk checks: version 4) and a zeroed
  * journal, all synced. */
 int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes);
-/* The map file's size: headers, words and both check areas (allocated at format). */
-uint64_t txn_map_bytes(uint64_t logical_blocks);
+/* The map file's size: headers, words and (checked, version 4) both check areas. */
+uint64_t txn_map_bytes(uint64_t logical_blocks, bool checked);
 /* The journal record of a commit that dirtied every chunk of the map (the largest one). */
 uint64_t txn_record_bytes(uint64_t logical_blocks);
 int txn_open(struct txn *t, const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked,

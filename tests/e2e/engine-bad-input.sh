@@ -93,6 +93,9 @@ preallocated chunk store needs|format $nv --size 900TiB --preallocate full
 needs about .* of memory for its map, references|format $nv --size 1PiB --preallocate sparse
 size|format $nv
 size|format $nv --size lots
+--size 0: zero is not a size|format $nv --size 0
+--data-size 0: zero is not a size|format $nv --size 8MiB --data-size 0
+the data size, 1 bytes, is less than one 4096-byte block|format $nv --size 8MiB --data-size 1
 volume size, 6000 bytes, is not a whole number of 4096-byte blocks|format $nv --size 6000
 volume size, 1000 bytes, is less than one 4096-byte block|format $nv --size 1000
 whole number of 8192-byte blocks|format $nv --size 1MiB --block-size 8KiB --data-size 1052672
@@ -141,9 +144,31 @@ if mount -t tmpfs -o size=4M tmpfs "$sm" 2>/dev/null; then
 	[ -z "$left" ] || fail "a format without room for its map and journal left: $left"
 fi
 
+# Format into a regular file: it is not a directory (it said "is not empty"), and the file stays.
+printf 'keep\n' >"$T/plain"
+expect2 "format into a regular file" "plain is not a directory" "$DEDISENGINE" format "$T/plain" --size 8MiB
+[ "$(cat "$T/plain")" = keep ] || fail "a refused format changed the regular file"
+# A volume missing a durable file, or with one shorter than format made it: refused naming the
+# file (it was exit 1 "cannot open the volume: No such file or directory", and fsck of a cut
+# map "Input/output error"), and nothing is written.
+for f in map journal data.0 data.7; do
+	rm -rf "$T/dv" && cp -a "$vol" "$T/dv" && rm "$T/dv/$f"
+	before=$(sums "$T/dv")
+	expect2 "stat without $f" "dv: the volume's $f is missing" "$DEDISENGINE" stat "$T/dv"
+	expect2 "fsck without $f" "dv: the volume's $f is missing" "$DEDISENGINE" fsck "$T/dv"
+	[ "$(sums "$T/dv")" = "$before" ] || fail "a refused open of a volume without $f changed it"
+done
+for f in map data.0; do
+	rm -rf "$T/dv" && cp -a "$vol" "$T/dv" && truncate -s 8192 "$T/dv/$f"
+	expect2 "fsck with $f cut short" "dv: the volume's $f is shorter than format made it" "$DEDISENGINE" fsck "$T/dv"
+	expect2 "export with $f cut short" "the volume's $f is shorter" "$DEDISENGINE" export "$T/dv" "$T/dv.out"
+done
+rm -rf "$T/dv"
+
 gc0=$(content "$vol")
 strict0=$(sums "$vol")
 expect2 "import of a missing file" "nonexistent" "$DEDISENGINE" import "$vol" "$T/nonexistent"
+expect2 "import of a directory" "is a directory" "$DEDISENGINE" import "$vol" "$T"
 head -c $((9 << 20)) /dev/zero >"$T/big"
 expect2 "import of a file larger than the volume" "fit" "$DEDISENGINE" import "$vol" "$T/big"
 expect2 "discard outside the volume" "outside" "$DEDISENGINE" discard "$vol" 2000 100
