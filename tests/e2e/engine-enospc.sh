@@ -95,7 +95,7 @@ if [ -e "$SHIM" ]; then
 	"$DEDISENGINE" import "$dv" "$T/mib" -q
 	head -c 8 /dev/zero >"$T/fault.state"
 	rc=0
-	env LD_PRELOAD="$SHIM" DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=1 DEDIS_FAULT_ERRNO=EIO DEDIS_FAULT_PATH=journal \
+	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=1 DEDIS_FAULT_ERRNO=EIO DEDIS_FAULT_PATH=journal \
 		DEDIS_FAULT_STATE="$T/fault.state" DEDIS_FAULT_LOG="$T/fault.log" \
 		"$DEDISENGINE" discard "$dv" 0 10 2>"$T/e" || rc=$?
 	[ "$rc" -eq 1 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q 'unmapped but not made durable' "$T/e" ||
