@@ -110,10 +110,9 @@ static bool inside(const char *path, const char *dir)
 /* A report written where the run's data lives would replace it (reports are renamed into place):
  * the target file or device itself, a worker file of a directory target, anything in an engine
  * volume. And a report path that is a directory is refused before the run, not after it. */
-static int check_output_vs_target(const struct bench_config *c, const char *what, const char *path, bool is_dir,
-				  struct opt_error *err)
+int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
+			struct opt_error *err)
 {
-	const struct target *t = &c->target;
 	struct stat st, ts;
 	if (!is_dir && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fail(err, "%s %s is a directory", what, path);
@@ -131,8 +130,7 @@ static int check_output_vs_target(const struct bench_config *c, const char *what
 	if (t->kind == TARGET_DIR && !is_dir) {
 		const char *name = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
 		size_t dlen = (size_t)(name - out) - 1;
-		if (strlen(tgt) == dlen && !strncmp(out, tgt, dlen) && !strncmp(name, "dedisbench.", 11) &&
-		    strspn(name + 11, "0123456789") == strlen(name + 11) && name[11])
+		if (strlen(tgt) == dlen && !strncmp(out, tgt, dlen) && target_is_worker_name(name))
 			return fail(err, "%s %s is a worker file of the target %s; write it elsewhere", what, path, t->path);
 	}
 	return 0;
@@ -150,7 +148,7 @@ static int check_outputs_vs_target(const struct bench_config *c, struct opt_erro
 		    {"--ledger", o->ledger, false},
 		    {"--output-dir", o->output_dir, true}};
 	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
-		if (outs[i].path && check_output_vs_target(c, outs[i].what, outs[i].path, outs[i].dir, err))
+		if (outs[i].path && config_check_output(&c->target, outs[i].what, outs[i].path, outs[i].dir, err))
 			return -1;
 	return 0;
 }

@@ -82,6 +82,11 @@ uint64_t config_share_ops(uint64_t ops, uint64_t workers, uint64_t first, uint64
 /* Where a bundled distribution NAME lives (installed or source tree); 0 if found. */
 int config_find_dist(const char *name, char *path, size_t len);
 void config_free(struct bench_config *cfg);
+/* A report (or, is_dir, a directory of them) at path must not replace the data of target t: not
+ * the target file or device, a worker file of a directory target, or anything in an engine volume;
+ * and a report path must not be a directory. 0, or -1 with err set. */
+int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
+			struct opt_error *err);
 
 /* Create the shared ledger (after the target is prepared); 0 or -1 with err. */
 int config_open_ledger(struct bench_config *cfg, char *err, size_t errlen);

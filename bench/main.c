@@ -327,7 +327,12 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 				     .file_size_given = options_given(cli->given, "file-size"),
 				     .block_size = (uint32_t)o->block_size, .force = o->force,
 				     .direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC || o->ioengine != IOENGINE_SYNC};
+	struct opt_error oerr;
 	int probed = target_probe(&req, &target, msg, sizeof msg);
+	if (!probed && config_check_output(&target, "--output-dir", o->output_dir, true, &oerr)) {
+		snprintf(msg, sizeof msg, "%s", oerr.msg);
+		probed = -1;
+	}
 	target_release(&target);
 	if (probed) {
 		fprintf(stderr, "dedisbench: suite: %s\n", msg);

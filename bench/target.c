@@ -42,6 +42,11 @@ static void worker_name(unsigned worker, char *name, size_t len)
 	snprintf(name, len, "dedisbench.%u", worker);
 }
 
+bool target_is_worker_name(const char *name)
+{
+	return !strncmp(name, "dedisbench.", 11) && name[11] && strspn(name + 11, "0123456789") == strlen(name + 11);
+}
+
 /* The run lock of the target (`what` names it in the message). */
 static int take_lock_into(struct runlock *l, const char *path, enum runlock_kind kind, const char *what, char *err,
 			  size_t errlen)
@@ -64,7 +69,7 @@ static int take_lock(struct target *t, const char *path, enum runlock_kind kind,
 /* One set of data can be named two ways, each with its own lock: a directory as a directory
  * target and as an engine volume (engine:DIR), a worker file (DIR/dedisbench.N) as a file target
  * and through its directory. The second name's lock is taken too, so the two runs meet. */
-static int take_lock_around(struct target *t, const char *path, bool dir, const char *what, char *err,
+static int take_lock_around(struct target *t, const char *path, bool dir, bool force, const char *what, char *err,
 			    size_t errlen)
 {
 	if (dir)
@@ -73,13 +78,21 @@ static int take_lock_around(struct target *t, const char *path, bool dir, const 
 	if (!realpath(path, real))
 		return 0; /* it was just found: gone again, the worker's open will fail */
 	char *slash = strrchr(real, '/');
-	const char *name = slash + 1;
-	if (strncmp(name, "dedisbench.", 11) || !name[11] || strspn(name + 11, "0123456789") != strlen(name + 11))
-		return 0;
+	bool worker = target_is_worker_name(slash + 1);
 	if (slash == real)
 		slash++;
 	*slash = 0;
-	return take_lock_into(&t->lock_around, real, RUNLOCK_OBJECT, what, err, errlen);
+	/* A file of an engine volume (its chunk store holds dedisbench's blocks as written, so they
+	 * would pass for ours): the volume's own lock, and --force to write it at all. */
+	struct engine_stats g;
+	char why[256];
+	if (engine_describe(real, &g, why, sizeof why) == 0) {
+		if (!force)
+			return fail(err, errlen, "target %s is a file of the engine volume %s (give engine:%s); refusing "
+						 "to write it without --force", what, real, real);
+		return take_lock_into(&t->lock_around, real, RUNLOCK_VOLUME, what, err, errlen);
+	}
+	return worker ? take_lock_into(&t->lock_around, real, RUNLOCK_OBJECT, what, err, errlen) : 0;
 }
 
 /* An existing file about to be overwritten: refused unless it is dedisbench's, holds nothing, or
@@ -432,7 +445,7 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return fail(err, errlen, "target %s is not a directory, regular file or block device", req->path);
 	if (take_lock(t, req->path, RUNLOCK_OBJECT, req->path, err, errlen) ||
-	    (!S_ISBLK(st.st_mode) && take_lock_around(t, req->path, S_ISDIR(st.st_mode), req->path, err, errlen)))
+	    (!S_ISBLK(st.st_mode) && take_lock_around(t, req->path, S_ISDIR(st.st_mode), req->force, req->path, err, errlen)))
 		return -1;
 	int rc;
 	if (S_ISBLK(st.st_mode))

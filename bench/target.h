@@ -77,5 +77,7 @@ bool target_all_created(const struct target *t);
 void target_cleanup(struct target *t, bool keep);
 /* Close what probing opened and drop the run lock (safe on a zeroed or failed target, and twice). */
 void target_release(struct target *t);
+/* "dedisbench.N": the name of a directory target's worker file. */
+bool target_is_worker_name(const char *name);
 
 #endif

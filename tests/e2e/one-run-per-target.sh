@@ -88,6 +88,13 @@ stop_run C "$RUN_PID"
 start_run E --target "engine:$VOL" --keep
 busy "$RUN_PID" "the engine volume as a directory target" "$DEDISBENCH" --target "$VOL" --procs 1 \
 	--file-size 8MiB --size 1MiB --quiet --force
+# its chunk store as a file target: refused without --force (its blocks are dedisbench's as
+# written, and would pass for ours), held by the volume's lock with it
+run_bench --target "$VOL/data.0" --procs 1 --size 1MiB --quiet
+[ "$RC" -eq 2 ] && grep -q "is a file of the engine volume" "$E2E_TMP/err" ||
+	fail "a file of the engine volume as a target: exit $RC: $(cat "$E2E_TMP/err")"
+busy "$RUN_PID" "a file of the engine volume, --force" "$DEDISBENCH" --target "$VOL/data.0" --procs 1 \
+	--size 1MiB --quiet --force
 stop_run E "$RUN_PID"
 
 # 4. Released with its run: the next one goes ahead, and no lock file is left behind.

@@ -89,6 +89,9 @@ bad "holds an earlier suite's results" suite --target "$E2E_TMP/d" --output-dir 
 # a target no phase could use is refused before anything is made (not phase 01's failure, exit 1)
 bad "suite: target $E2E_TMP/none/x: No such file or directory" suite --target "$E2E_TMP/none/x" --output-dir "$E2E_TMP/s2"
 [ ! -e "$E2E_TMP/s2" ] || fail "a refused suite created its --output-dir"
+expect_ok --target "engine:$E2E_TMP/kv" --procs 1 --file-size 1MiB --quiet --keep
+bad "is inside the engine volume" suite --target "engine:$E2E_TMP/kv" --output-dir "$E2E_TMP/kv/x"
+[ ! -e "$E2E_TMP/kv/x" ] || fail "a refused suite created its --output-dir inside the engine volume"
 bad "compare: $E2E_TMP/none: No such file" compare "$E2E_TMP/none"
 echo '{"tool": "fio"}' >"$E2E_TMP/fio.json"
 bad "not a dedisbench --json result" compare "$E2E_TMP/fio.json"
