@@ -54,7 +54,9 @@ int run_make_spill_dir(char *dir, const char *what)
 
 void run_free(struct run *r)
 {
-	for (int i = 0; i < r->n; i++) {
+	/* Last size first: the first size's DB created the --db directory, and a refused run removes
+	 * it on close only once the other sizes' files in it are gone. */
+	for (int i = r->n - 1; i >= 0; i--) {
 		struct size_out *s = &r->s[i];
 		counter_free(s->counter);
 		comp_sampler_free(s->comp);
@@ -133,6 +135,44 @@ static bool output_is_input(const struct run *r, const char *opt, const char *ou
 	return false;
 }
 
+/* Is the directory DIR (of option OPT; it may not exist yet) a scanned directory or inside one?
+ * The walk would then read the Berkeley DB files the scan writes. Said; true or false. */
+static bool db_dir_is_input(const struct run *r, const char *opt, const char *dir)
+{
+	const struct gen_options *o = r->o;
+	char real[PATH_MAX], parent[PATH_MAX] = "", tree[PATH_MAX];
+	if (!realpath(dir, real)) {
+		snprintf(parent, sizeof parent, "%s", dir);
+		char *slash = strrchr(parent, '/');
+		const char *name = slash ? slash + 1 : dir;
+		if (slash == parent)
+			parent[1] = 0;
+		else if (slash)
+			*slash = 0;
+		else
+			snprintf(parent, sizeof parent, ".");
+		char rp[PATH_MAX];
+		if (!realpath(parent, rp) || snprintf(real, sizeof real, "%s/%s", strcmp(rp, "/") ? rp : "", name) >= PATH_MAX)
+			return false; /* its parent is not there: creating it is refused later */
+	}
+	struct stat ds;
+	bool dev_known = stat(real, &ds) == 0 || (parent[0] && stat(parent, &ds) == 0);
+	for (int i = 0; i < o->npaths; i++) {
+		struct stat ps;
+		if (stat(o->paths[i], &ps) || !S_ISDIR(ps.st_mode) || !realpath(o->paths[i], tree))
+			continue;
+		if (o->one_fs && dev_known && ds.st_dev != ps.st_dev)
+			continue; /* -x: the walk does not go there */
+		size_t n = strlen(tree);
+		if (!strcmp(tree, "/") || (!strncmp(real, tree, n) && (real[n] == '/' || !real[n]))) {
+			run_say(r, "%s %s is inside the scanned directory %s: the scan would read the database it writes", opt,
+				dir, o->paths[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Everything that can be refused is checked here, before reading a byte. */
 int run_prepare(struct run *r, const uint64_t *sizes, int n)
 {
@@ -165,7 +205,17 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		run_say(r, "--json %s: %s", o->json, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
+	if (o->cmd != CMD_MERGE && o->db && db_dir_is_input(r, "--db", o->db)) {
+		fp_free(fc);
+		return EXIT_BAD_INPUT;
+	}
 	if (o->mem_limit && !o->db) {
+		const char *tmp = getenv("TMPDIR");
+		if (o->cmd != CMD_MERGE && db_dir_is_input(r, "--mem-limit's spill directory (TMPDIR)",
+							    tmp && *tmp ? tmp : "/var/tmp")) {
+			fp_free(fc);
+			return EXIT_BAD_INPUT;
+		}
 		if (run_make_spill_dir(r->spill_dir, "dedisgen-spill")) {
 			run_say(r, "--mem-limit: cannot create a spill directory %s: %s", r->spill_dir, strerror(errno));
 			r->spill_dir[0] = 0;

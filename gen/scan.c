@@ -199,7 +199,7 @@ static int hash_range(const struct pipe *p, struct hstate *hs, const struct buf 
 				return 1;
 			}
 			if (n == 0) {
-				snprintf(why, whylen, "changed while being read (it shrank): what lay past its new end is not counted");
+				snprintf(why, whylen, "changed while being read (it shrank): the ranges it no longer fills are not counted");
 				return 1;
 			}
 			got += (size_t)n;

@@ -65,6 +65,12 @@ expect_bad "inside the scanned directory" "$E2E_TMP/data" -o "$E2E_TMP/data/new.
 if command -v gnuplot >/dev/null; then
 	expect_bad "inside the scanned directory" "$E2E_TMP/data" --plot "$E2E_TMP/data/f"
 fi
+# ... nor a database the scan writes (--db, or --mem-limit's spill directory under TMPDIR)
+expect_bad "--db $E2E_TMP/data/db is inside the scanned directory" "$E2E_TMP/data" --db "$E2E_TMP/data/db" -o "$O"
+mkdir "$E2E_TMP/data/tmp"
+TMPDIR="$E2E_TMP/data/tmp" expect_bad "spill directory (TMPDIR) $E2E_TMP/data/tmp is inside the scanned directory" \
+	"$E2E_TMP/data" --mem-limit 1MiB -o "$O"
+rmdir "$E2E_TMP/data/tmp"
 cmp -s "$E2E_TMP/known" "$E2E_TMP/data/f" && cmp -s "$E2E_TMP/known.4096" "$E2E_TMP/data/f" ||
 	fail "an input was overwritten"
 [ "$(ls -A "$E2E_TMP/data")" = f ] || fail "a refused run left files in the scanned tree: $(ls -A "$E2E_TMP/data")"

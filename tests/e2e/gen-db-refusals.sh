@@ -38,6 +38,8 @@ refused "no dedisgen analysis at block size 4096" "$D/p2" --db "$D/none" -k
 # a refused run into a new DB leaves no DB behind
 refused "no data" "$D/empty" --db "$D/new"
 [ -e "$D/new" ] && fail "a refused run left a new DB: $(ls -A "$D/new")"
+refused "no data" "$D/empty" --db "$D/new" -b 4096,8192
+[ -e "$D/new" ] && fail "a refused run at two block sizes left a new DB: $(ls -A "$D/new")"
 # and -k still continues it
 "$DEDISGEN" "$D/p2" --db "$D/db" -k -q -o /dev/null || fail "-k after the refusals exited $?"
 note "refused runs leave the DB's analysis complete"
