@@ -380,6 +380,10 @@ static int map_caches(struct engine *e, bool create, bool init_locks)
 	int lbnmap_fd = -1;
 	e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, create, &lbnmap_fd);
 	e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, create, &e->space.refs_fd);
+	if (e->space.refs && e->space.refs_fd == 0) { /* a caller with stdin closed: 0 means "none" here */
+		e->space.refs_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		close(0);
+	}
 	if (!e->st || !e->lbnmap || !e->space.refs) {
 		int rc = errno ? -errno : -EIO;
 		if (lbnmap_fd >= 0)
