@@ -49,7 +49,7 @@ const struct gen_opt_def gen_option_table[] = {
 	{"db-cache", 0, "SIZE", GT_SIZE, OFF(db_cache), "64MiB", NULL, 1 << 20, 0, SCAN | MERGE | MPI,
 	 "Berkeley DB cache per block size"},
 	{"output", 'o', "FILE", GT_STRING, OFF(output), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
-	 "write the distribution to FILE (several sizes: FILE.<size>); default: standard output"},
+	 "write the distribution to FILE (several sizes: FILE.<size>); default, and -: standard output"},
 	{"json", 'j', "FILE", GT_STRING, OFF(json), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
 	 "write the figures of each block size as one JSON document"},
 	{"json", 0, NULL, GT_FLAG, OFF(json_stdout), NULL, NULL, 0, 0, SHOW | CMP,
@@ -362,6 +362,13 @@ static int parse(int argc, char **argv, int cmd, struct gen_options *o, struct g
 	if (o->want_help || o->want_version)
 		return 0;
 
+	/* "-o -" is standard output, as the default: one distribution, which standard output takes. */
+	if (o->output && !strcmp(o->output, "-")) {
+		if (o->nsizes > 1 || o->cmd == CMD_MPI || o->cmd == CMD_MERGE)
+			return fail(err, "-o -: standard output takes one distribution of a scan (one block size)");
+		free(o->output);
+		o->output = NULL;
+	}
 	switch (o->cmd) {
 	case CMD_SCAN:
 		if (o->npaths == 0)

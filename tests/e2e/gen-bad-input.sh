@@ -78,6 +78,11 @@ cmp -s "$E2E_TMP/known" "$E2E_TMP/data/f" && cmp -s "$E2E_TMP/known.4096" "$E2E_
 expect_bad "inside the directory" "$E2E_TMP/data" "$E2E_TMP/data/f" -o "$O"
 expect_bad "repeats the directory" "$E2E_TMP/data" "$E2E_TMP/data/" -o "$O"
 expect_bad "given twice" merge "$E2E_TMP/db" "$E2E_TMP/db" -o "$O"
+# -o - is standard output (as no -o): one distribution there, no file named "-"; two sizes cannot
+(cd "$E2E_TMP/out" && "$DEDISGEN" "$E2E_TMP/data" -o - -q >"$E2E_TMP/stdout.dist") || fail "-o - exited $?"
+grep -q "^# block-size: 4096" "$E2E_TMP/stdout.dist" || fail "-o -: no distribution on standard output"
+[ -z "$(ls -A "$E2E_TMP/out")" ] || fail "-o - wrote a file: $(ls -A "$E2E_TMP/out")"
+expect_bad "-o -: standard output takes one distribution" "$E2E_TMP/data" -b 4096,8192 -o -
 # an empty dataset: nothing to analyse
 mkdir "$E2E_TMP/emptydir"
 expect_bad "no data" "$E2E_TMP/emptydir" -o "$O"
