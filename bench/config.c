@@ -12,6 +12,7 @@
 #include "errmsg.h"
 #include "access.h"
 #include "config.h"
+#include "pathwithin.h"
 #include "space.h"
 #include "plot.h"
 
@@ -76,37 +77,6 @@ static int check_output_dir(const char *path, struct opt_error *err)
 	return check_output_parent("--output-dir", path, err);
 }
 
-/* path made absolute with its links resolved; a path that does not exist yet through its parent
- * (a volume formatted on first use, an output not written yet). */
-static void resolve_path(const char *path, char *out)
-{
-	char buf[PATH_MAX], parent[PATH_MAX];
-	if (realpath(path, out))
-		return;
-	snprintf(buf, sizeof buf, "%s", path);
-	for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
-		buf[n - 1] = 0;
-	char *slash = strrchr(buf, '/');
-	const char *name = slash ? slash + 1 : buf;
-	if (slash == buf)
-		snprintf(parent, sizeof parent, "/");
-	else if (slash)
-		snprintf(parent, sizeof parent, "%.*s", (int)(slash - buf), buf);
-	else
-		snprintf(parent, sizeof parent, ".");
-	char rp[PATH_MAX];
-	if (!realpath(parent, rp))
-		snprintf(rp, sizeof rp, "%s", parent);
-	if (snprintf(out, PATH_MAX, "%s/%s", strcmp(rp, "/") ? rp : "", name) >= PATH_MAX)
-		snprintf(out, PATH_MAX, "%s", path); /* too long to resolve: compared as given */
-}
-
-static bool inside(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == 0);
-}
-
 /* A report written where the run's data lives would replace it (reports are renamed into place):
  * the target file or device itself, a worker file of a directory target, anything in an engine
  * volume. And a report path that is a directory is refused before the run, not after it. */
@@ -118,19 +88,23 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 		return fail(err, "%s %s is a directory", what, path);
 	if (t->kind == TARGET_NULL)
 		return 0;
-	char out[PATH_MAX], tgt[PATH_MAX];
-	resolve_path(path, out);
-	resolve_path(t->path, tgt);
-	if (t->kind == TARGET_ENGINE && inside(out, tgt))
+	if (t->kind == TARGET_ENGINE && path_within(path, t->path) == 1)
 		return fail(err, "%s %s is inside the engine volume %s; write it elsewhere", what, path, t->path);
-	if ((t->kind == TARGET_FILE || t->kind == TARGET_BLOCKDEV) && !is_dir &&
-	    ((lstat(path, &st) == 0 && stat(t->path, &ts) == 0 && st.st_dev == ts.st_dev && st.st_ino == ts.st_ino) ||
-	     !strcmp(out, tgt)))
+	if ((t->kind == TARGET_FILE || t->kind == TARGET_BLOCKDEV) && !is_dir && lstat(path, &st) == 0 &&
+	    stat(t->path, &ts) == 0 && st.st_dev == ts.st_dev && st.st_ino == ts.st_ino)
 		return fail(err, "%s %s is the target; write it elsewhere", what, path);
 	if (t->kind == TARGET_DIR && !is_dir) {
-		const char *name = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
-		size_t dlen = (size_t)(name - out) - 1;
-		if (strlen(tgt) == dlen && !strncmp(out, tgt, dlen) && target_is_worker_name(name))
+		/* a worker file's name, in the target directory itself */
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s", path);
+		char *slash = strrchr(dir, '/');
+		const char *name = slash ? path + (slash - dir) + 1 : path;
+		if (!slash)
+			snprintf(dir, sizeof dir, ".");
+		else
+			slash[slash == dir] = 0;
+		if (target_is_worker_name(name) && stat(dir, &st) == 0 && stat(t->path, &ts) == 0 &&
+		    st.st_dev == ts.st_dev && st.st_ino == ts.st_ino)
 			return fail(err, "%s %s is a worker file of the target %s; write it elsewhere", what, path, t->path);
 	}
 	return 0;

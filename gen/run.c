@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "compare.h"
 #include "report.h"
+#include "pathwithin.h"
 #include "run.h"
 #include "sidedata.h"
 #include "units.h"
@@ -105,16 +106,6 @@ static bool output_is_input(const struct run *r, const char *opt, const char *ou
 	const struct gen_options *o = r->o;
 	struct stat os, ps;
 	bool exists = stat(out, &os) == 0;
-	char dir[PATH_MAX], real_dir[PATH_MAX], tree[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", out);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
-	bool dir_known = realpath(dir, real_dir) != NULL;
 	for (int i = 0; i < o->npaths; i++) {
 		if (stat(o->paths[i], &ps))
 			continue;
@@ -122,11 +113,7 @@ static bool output_is_input(const struct run *r, const char *opt, const char *ou
 			run_say(r, "output %s %s is also an input", opt, out);
 			return true;
 		}
-		if (!S_ISDIR(ps.st_mode) || (exists && !S_ISREG(os.st_mode)) || !dir_known ||
-		    !realpath(o->paths[i], tree))
-			continue;
-		size_t n = strlen(tree);
-		if (!strcmp(tree, "/") || (!strncmp(real_dir, tree, n) && (real_dir[n] == '/' || !real_dir[n]))) {
+		if (S_ISDIR(ps.st_mode) && (!exists || S_ISREG(os.st_mode)) && path_within(out, o->paths[i]) == 1) {
 			run_say(r, "output %s %s is also an input: it is inside the scanned directory %s", opt, out,
 				o->paths[i]);
 			return true;
@@ -135,36 +122,27 @@ static bool output_is_input(const struct run *r, const char *opt, const char *ou
 	return false;
 }
 
-/* Is the directory DIR (of option OPT; it may not exist yet) a scanned directory or inside one?
- * The walk would then read the Berkeley DB files the scan writes. Said; true or false. */
+/* Is the directory DIR (of option OPT; it may not exist yet) a scanned directory or inside one
+ * (with -x, on its file system)? The walk would then read the Berkeley DB files the scan writes.
+ * Said; true or false. */
 static bool db_dir_is_input(const struct run *r, const char *opt, const char *dir)
 {
 	const struct gen_options *o = r->o;
-	char real[PATH_MAX], parent[PATH_MAX] = "", tree[PATH_MAX];
-	if (!realpath(dir, real)) {
-		snprintf(parent, sizeof parent, "%s", dir);
-		char *slash = strrchr(parent, '/');
-		const char *name = slash ? slash + 1 : dir;
-		if (slash == parent)
-			parent[1] = 0;
-		else if (slash)
-			*slash = 0;
-		else
-			snprintf(parent, sizeof parent, ".");
-		char rp[PATH_MAX];
-		if (!realpath(parent, rp) || snprintf(real, sizeof real, "%s/%s", strcmp(rp, "/") ? rp : "", name) >= PATH_MAX)
-			return false; /* its parent is not there: creating it is refused later */
-	}
-	struct stat ds;
-	bool dev_known = stat(real, &ds) == 0 || (parent[0] && stat(parent, &ds) == 0);
+	struct stat ds, ps;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof parent, ".");
+	else
+		slash[slash == parent] = 0;
+	bool dev_known = stat(dir, &ds) == 0 || stat(parent, &ds) == 0; /* a new one: its parent's */
 	for (int i = 0; i < o->npaths; i++) {
-		struct stat ps;
-		if (stat(o->paths[i], &ps) || !S_ISDIR(ps.st_mode) || !realpath(o->paths[i], tree))
+		if (stat(o->paths[i], &ps) || !S_ISDIR(ps.st_mode))
 			continue;
 		if (o->one_fs && dev_known && ds.st_dev != ps.st_dev)
 			continue; /* -x: the walk does not go there */
-		size_t n = strlen(tree);
-		if (!strcmp(tree, "/") || (!strncmp(real, tree, n) && (real[n] == '/' || !real[n]))) {
+		if (path_within(dir, o->paths[i]) == 1) {
 			run_say(r, "%s %s is inside the scanned directory %s: the scan would read the database it writes", opt,
 				dir, o->paths[i]);
 			return true;
@@ -569,17 +547,16 @@ int run_add_source(struct run *r, const char *path)
 static bool paths_overlap(const struct run *r)
 {
 	const struct gen_options *o = r->o;
-	char a[PATH_MAX], b[PATH_MAX];
 	for (int i = 0; i < o->npaths; i++) {
 		struct stat st;
-		if (stat(o->paths[i], &st) || !S_ISDIR(st.st_mode) || !realpath(o->paths[i], a))
+		if (stat(o->paths[i], &st) || !S_ISDIR(st.st_mode))
 			continue;
-		size_t n = strlen(a);
 		for (int j = 0; j < o->npaths; j++) {
-			if (j == i || !realpath(o->paths[j], b))
+			struct stat sj;
+			if (j == i || stat(o->paths[j], &sj))
 				continue;
-			bool same = !strcmp(a, b);
-			if ((same && j > i) || (!same && (n == 1 || (!strncmp(a, b, n) && b[n] == '/')))) {
+			bool same = sj.st_dev == st.st_dev && sj.st_ino == st.st_ino;
+			if ((same && j > i) || (!same && path_within(o->paths[j], o->paths[i]) == 1)) {
 				run_say(r, "%s %s %s: its files would be counted twice", o->paths[j],
 					same ? "repeats the directory" : "is inside the directory", o->paths[i]);
 				return true;

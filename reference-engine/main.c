@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "pathwithin.h"
 #include "cli.h"
 #include "engine.h"
 #include "plot.h"
@@ -273,32 +274,7 @@ static int in_volume(const char *dir, const char *path)
 		if (found)
 			return 1;
 	}
-	/* Every directory from the path's own (resolved: links followed) up to the root. */
-	char *real = realpath(path, NULL);
-	if (!real) { /* a new file: its parent directory must exist */
-		char *copy = strdup(path), *slash = copy ? strrchr(copy, '/') : NULL;
-		if (!copy)
-			return -ENOMEM;
-		if (slash)
-			*slash = 0;
-		real = realpath(slash ? (copy[0] ? copy : "/") : ".", NULL);
-		free(copy);
-		if (!real)
-			return 0; /* no such directory: the write is refused on its own */
-	}
-	int rc = 0;
-	for (;;) {
-		if (stat(real, &st) == 0 && st.st_dev == vol.st_dev && st.st_ino == vol.st_ino) {
-			rc = 1;
-			break;
-		}
-		char *slash = strrchr(real, '/');
-		if (!slash || !strcmp(real, "/"))
-			break;
-		slash[slash == real] = 0; /* "/a" goes up to "/" */
-	}
-	free(real);
-	return rc;
+	return path_within(path, dir);
 }
 
 static int file_size(int fd, uint64_t *size)

@@ -25,6 +25,7 @@ int suite_fingerprint(void);
 int suite_compmodel(void);
 int suite_reserve(void);
 int suite_bitfilter(void);
+int suite_pathwithin(void);
 int suite_access(void);
 int suite_dupgen(void);
 int suite_locality(void);

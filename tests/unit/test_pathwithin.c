@@ -1,0 +1,53 @@
+/* test_pathwithin.c - path_within: a directory itself, files and new names under it (through a
+ * symbolic link and a "..", too) are within; a sibling whose name starts the same, a missing
+ * parent and the directory's parent are not. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "pathwithin.h"
+#include "unit.h"
+
+static void test_within(void)
+{
+	char base[] = "/tmp/dedis-unit-within-XXXXXX", p[PATH_MAX], q[PATH_MAX];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	snprintf(p, sizeof p, "%s/vol", base);
+	CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
+	snprintf(q, sizeof q, "%s/volume", base); /* shares "vol" as a prefix, not a directory */
+	CU_ASSERT_EQUAL_FATAL(mkdir(q, 0755), 0);
+	snprintf(q, sizeof q, "%s/vol/sub", base);
+	CU_ASSERT_EQUAL_FATAL(mkdir(q, 0755), 0);
+	snprintf(q, sizeof q, "%s/link", base);
+	CU_ASSERT_EQUAL_FATAL(symlink(p, q), 0);
+
+	CU_ASSERT_EQUAL(path_within(p, p), 1);
+	snprintf(q, sizeof q, "%s/vol/sub", base);
+	CU_ASSERT_EQUAL(path_within(q, p), 1);
+	snprintf(q, sizeof q, "%s/vol/sub/new-file", base); /* not there yet */
+	CU_ASSERT_EQUAL(path_within(q, p), 1);
+	snprintf(q, sizeof q, "%s/link/new-file", base); /* through a link to it */
+	CU_ASSERT_EQUAL(path_within(q, p), 1);
+	snprintf(q, sizeof q, "%s/volume/../vol/x", base);
+	CU_ASSERT_EQUAL(path_within(q, p), 1);
+	snprintf(q, sizeof q, "%s/volume/x", base);
+	CU_ASSERT_EQUAL(path_within(q, p), 0);
+	CU_ASSERT_EQUAL(path_within(base, p), 0);
+	snprintf(q, sizeof q, "%s/missing/x", base);
+	CU_ASSERT_EQUAL(path_within(q, p), 0);
+	snprintf(q, sizeof q, "%s/gone", base);
+	CU_ASSERT(path_within(p, q) < 0);
+
+	snprintf(q, sizeof q, "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(q), 0);
+}
+
+int suite_pathwithin(void)
+{
+	static const struct unit_test tests[] = {
+		{"a directory, names under it (links, ..) within; a prefix sibling not", test_within},
+		{NULL, NULL},
+	};
+	return unit_add_suite("path_within", tests);
+}
