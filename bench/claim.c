@@ -27,24 +27,25 @@ static bool zero_sector(const uint8_t *p)
 }
 
 /* Every non-zero sector of buf (which starts on a MiB boundary of the file, len a multiple of
- * the sector) must lie in a dedisbench block: a header at its own offset rounded down to some
- * block size, naming that block size. One header in front of someone else's data is not enough
- * (that file is not ours); blocks of several sizes (runs with different -b) are. Returns 1 when a
- * sector is not ours, else 0; *data: a non-zero sector was seen. */
+ * the sector) must lie in a dedisbench block: one whose header, at an offset aligned to the
+ * block size it names, comes at or before it. Blocks are aligned to their size, at most 1 MiB,
+ * so none reaches into the window from before it. One header in front of someone else's data
+ * is not enough (that file is not ours); blocks of several sizes (runs with different -b) are.
+ * Returns 1 when a sector is not ours, else 0; *data: a non-zero sector was seen. */
 static int check_window(const uint8_t *buf, size_t len, bool *data)
 {
+	size_t covered_to = 0; /* the end of the last block whose header was seen */
 	for (size_t at = 0; at < len; at += SECTOR) {
 		if (zero_sector(buf + at))
 			continue;
 		*data = true;
-		bool covered = false;
-		for (size_t bs = SECTOR; bs <= MAX_BLOCK && !covered; bs <<= 1) {
-			uint64_t seed;
-			uint32_t hbs;
-			covered = content_header_probe(buf + (at & ~(bs - 1)), &seed, &hbs) == 0 && hbs == bs;
-		}
-		if (!covered)
+		if (at < covered_to)
+			continue;
+		uint64_t seed;
+		uint32_t bs;
+		if (content_header_probe(buf + at, &seed, &bs) || bs > MAX_BLOCK || at % bs)
 			return 1;
+		covered_to = at + bs;
 	}
 	return 0;
 }
@@ -90,7 +91,7 @@ enum claim_verdict claim_inspect(int fd, const char **how, int *err)
 		*how = "it cannot be read";
 		return CLAIM_UNREADABLE;
 	}
-	uint64_t size = (uint64_t)st.st_size, budget = marked ? CHUNK : SCAN_MAX, pos = 0, checked_to = 0;
+	uint64_t size = (uint64_t)st.st_size, budget = marked ? CHUNK : SCAN_MAX, pos = 0;
 	bool data = false;
 	int foreign = 0;
 	/* Whole MiB windows over the data, holes skipped (SEEK_DATA; without it, read from the start),
@@ -109,12 +110,12 @@ enum claim_verdict claim_inspect(int fd, const char **how, int *err)
 		}
 		budget = budget > CHUNK ? budget - CHUNK : 0;
 		foreign = check_window(buf, (size_t)n, &data);
-		pos = checked_to = from + CHUNK;
+		pos = from + CHUNK;
 	}
 	/* More than that: windows at MiB boundaries, spread over the rest. A pre-zeroed target is
 	 * taken with this look; data wholly between two windows is not seen. */
 	if (!foreign && pos < size) {
-		uint64_t mibs = (size + CHUNK - 1) / CHUNK, first = checked_to / CHUNK;
+		uint64_t mibs = (size + CHUNK - 1) / CHUNK, first = pos / CHUNK;
 		uint64_t step = (mibs - first) / (marked ? MARKED_SAMPLES : SAMPLES) + 1;
 		for (uint64_t mib = first; !foreign && mib < mibs; mib += step) {
 			ssize_t n = read_window(fd, buf, mib * CHUNK, SAMPLE_BYTES);
