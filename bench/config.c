@@ -41,19 +41,8 @@ int config_find_dist(const char *name, char *path, size_t len)
 /* An output path (JSON, output dir) must be creatable: its parent exists and is writable. */
 static int check_output_parent(const char *what, const char *path, struct opt_error *err)
 {
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	/* "results/" names the directory results: its parent is ".", not "results" */
-	for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
-		buf[n - 1] = 0;
-	char *slash = strrchr(buf, '/');
-	const char *dir = ".";
-	if (slash == buf)
-		dir = "/";
-	else if (slash) {
-		*slash = 0;
-		dir = buf;
-	}
+	char dir[PATH_MAX];
+	path_parent(path, dir, sizeof dir);
 	struct stat st;
 	if (stat(dir, &st))
 		return fail(err, "%s %s: %s: %s", what, path, dir, strerror(errno));
@@ -96,13 +85,8 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 	if (t->kind == TARGET_DIR && !is_dir) {
 		/* a worker file's name, in the target directory itself */
 		char dir[PATH_MAX];
-		snprintf(dir, sizeof dir, "%s", path);
-		char *slash = strrchr(dir, '/');
-		const char *name = slash ? path + (slash - dir) + 1 : path;
-		if (!slash)
-			snprintf(dir, sizeof dir, ".");
-		else
-			slash[slash == dir] = 0;
+		path_parent(path, dir, sizeof dir);
+		const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		if (target_is_worker_name(name) && stat(dir, &st) == 0 && stat(t->path, &ts) == 0 &&
 		    st.st_dev == ts.st_dev && st.st_ino == ts.st_ino)
 			return fail(err, "%s %s is a worker file of the target %s; write it elsewhere", what, path, t->path);

@@ -130,12 +130,7 @@ static bool db_dir_is_input(const struct run *r, const char *opt, const char *di
 	const struct gen_options *o = r->o;
 	struct stat ds, ps;
 	char parent[PATH_MAX];
-	snprintf(parent, sizeof parent, "%s", dir);
-	char *slash = strrchr(parent, '/');
-	if (!slash)
-		snprintf(parent, sizeof parent, ".");
-	else
-		slash[slash == parent] = 0;
+	path_parent(dir, parent, sizeof parent);
 	bool dev_known = stat(dir, &ds) == 0 || stat(parent, &ds) == 0; /* a new one: its parent's */
 	for (int i = 0; i < o->npaths; i++) {
 		if (stat(o->paths[i], &ps) || !S_ISDIR(ps.st_mode))

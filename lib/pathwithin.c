@@ -1,5 +1,5 @@
-/* pathwithin.c - path_within: a path's resolved directory and every one above it compared with a
- * directory by (st_dev, st_ino). */
+/* pathwithin.c - path_parent by name; path_within: a path's resolved directory and every one above
+ * it compared with a directory by (st_dev, st_ino). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -7,6 +7,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "pathwithin.h"
+
+void path_parent(const char *path, char *out, size_t len)
+{
+	snprintf(out, len, "%s", path);
+	for (size_t n = strlen(out); n > 1 && out[n - 1] == '/'; n--) /* "results/" names results */
+		out[n - 1] = 0;
+	char *slash = strrchr(out, '/');
+	if (!slash)
+		snprintf(out, len, ".");
+	else
+		slash[slash == out] = 0; /* "/a" is in "/" */
+}
 
 int path_within(const char *path, const char *dir)
 {
@@ -16,15 +28,7 @@ int path_within(const char *path, const char *dir)
 	char real[PATH_MAX];
 	if (!realpath(path, real)) { /* a new name: its directory, resolved */
 		char parent[PATH_MAX];
-		if (snprintf(parent, sizeof parent, "%s", path) >= (int)sizeof parent)
-			return 0;
-		for (size_t n = strlen(parent); n > 1 && parent[n - 1] == '/'; n--)
-			parent[n - 1] = 0;
-		char *slash = strrchr(parent, '/');
-		if (!slash)
-			snprintf(parent, sizeof parent, ".");
-		else
-			slash[slash == parent] = 0; /* "/a" is in "/" */
+		path_parent(path, parent, sizeof parent);
 		if (!realpath(parent, real))
 			return 0;
 	}

@@ -1,4 +1,4 @@
-/* test_pathwithin.c - path_within: a directory itself, files and new names under it (through a
+/* test_pathwithin.c - path_parent by name, and path_within: a directory itself, files and new names under it (through a
  * symbolic link and a "..", too) are within; a sibling whose name starts the same, a missing
  * parent and the directory's parent are not. */
 #include <limits.h>
@@ -43,10 +43,21 @@ static void test_within(void)
 	CU_ASSERT_EQUAL(system(q), 0);
 }
 
+static void test_parent(void)
+{
+	char out[64];
+	const char *cases[][2] = {{"a/b", "a"}, {"a/b/", "a"}, {"/a", "/"}, {"b", "."}, {"/a/b//", "/a"}, {"/", "/"}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		path_parent(cases[i][0], out, sizeof out);
+		CU_ASSERT_STRING_EQUAL(out, cases[i][1]);
+	}
+}
+
 int suite_pathwithin(void)
 {
 	static const struct unit_test tests[] = {
 		{"a directory, names under it (links, ..) within; a prefix sibling not", test_within},
+		{"a path's parent by name", test_parent},
 		{NULL, NULL},
 	};
 	return unit_add_suite("path_within", tests);
