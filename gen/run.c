@@ -104,6 +104,8 @@ static char *sized_name(const char *base, uint64_t bs, bool several)
 static bool output_is_input(const struct run *r, const char *opt, const char *out)
 {
 	const struct gen_options *o = r->o;
+	if (o->cmd == CMD_MERGE)
+		return false; /* merge's PATHs are databases, read by key, not walked */
 	struct stat os, ps;
 	bool exists = stat(out, &os) == 0;
 	for (int i = 0; i < o->npaths; i++) {
@@ -128,6 +130,8 @@ static bool output_is_input(const struct run *r, const char *opt, const char *ou
 static bool db_dir_is_input(const struct run *r, const char *opt, const char *dir)
 {
 	const struct gen_options *o = r->o;
+	if (o->cmd == CMD_MERGE)
+		return false; /* merge's PATHs are databases, read by key, not walked */
 	struct stat ds, ps;
 	char parent[PATH_MAX];
 	path_parent(dir, parent, sizeof parent);
@@ -169,7 +173,7 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		run_say(r, "--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
 		return EXIT_BAD_INPUT;
 	}
-	if (o->cmd != CMD_MERGE && o->json && output_is_input(r, "--json", o->json)) {
+	if (o->json && output_is_input(r, "--json", o->json)) {
 		fp_free(fc);
 		return EXIT_BAD_INPUT;
 	}
@@ -178,14 +182,13 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		run_say(r, "--json %s: %s", o->json, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	if (o->cmd != CMD_MERGE && o->db && db_dir_is_input(r, "--db", o->db)) {
+	if (o->db && db_dir_is_input(r, "--db", o->db)) {
 		fp_free(fc);
 		return EXIT_BAD_INPUT;
 	}
 	if (o->mem_limit && !o->db) {
 		const char *tmp = getenv("TMPDIR");
-		if (o->cmd != CMD_MERGE && db_dir_is_input(r, "--mem-limit's spill directory (TMPDIR)",
-							    tmp && *tmp ? tmp : "/var/tmp")) {
+		if (db_dir_is_input(r, "--mem-limit's spill directory (TMPDIR)", tmp && *tmp ? tmp : "/var/tmp")) {
 			fp_free(fc);
 			return EXIT_BAD_INPUT;
 		}
@@ -209,7 +212,7 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		free(zero);
 		if (o->output) {
 			char *p = sized_name(o->output, sizes[i], n > 1);
-			if (p && o->cmd != CMD_MERGE && output_is_input(r, "-o", p)) {
+			if (p && output_is_input(r, "-o", p)) {
 				free(p);
 				fp_free(fc);
 				return EXIT_BAD_INPUT;
@@ -226,7 +229,7 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		if (o->plot) {
 			struct pending probe;
 			s->plot = sized_name(o->plot, sizes[i], n > 1);
-			if (s->plot && o->cmd != CMD_MERGE && output_is_input(r, "--plot", s->plot)) {
+			if (s->plot && output_is_input(r, "--plot", s->plot)) {
 				fp_free(fc);
 				return EXIT_BAD_INPUT;
 			}
