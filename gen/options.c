@@ -10,6 +10,7 @@
 #include "units.h"
 
 const char *const gen_hash_names[] = {"sha1", "sha256", NULL};
+const char *const gen_read_names[] = {"auto", "pread", "mmap", NULL}; /* in enum scan_read's order */
 const char *const gen_cmd_names[] = {"scan", "merge", "show", "compare"};
 
 #define OFF(f) offsetof(struct gen_options, f)
@@ -27,6 +28,10 @@ const struct gen_opt_def gen_option_table[] = {
 	 "fingerprint: sha1 (as DEDISgen) or sha256"},
 	{"threads", 't', "N", GT_UINT, OFF(threads), "0", NULL, 0, 1024, SCAN | MPI,
 	 "threads that read and hash (small files, ranges of large ones) beside the one that walks the paths; 0 = one per core"},
+	{"read-method", 0, "HOW", GT_ENUM, OFF(read_method), "auto", gen_read_names, 0, 0, SCAN | MPI,
+	 "how files from 1 MiB are read: pread (copied into a buffer that stays in cache), mmap (mapped "
+	 "and hashed in place: no copy, but page faults), or auto: each thread times both on its first "
+	 "ranges in the page cache and keeps the cheaper (ranges not in it are read by pread)"},
 	{"one-file-system", 'x', NULL, GT_FLAG, OFF(one_fs), NULL, NULL, 0, 0, SCAN | MPI,
 	 "do not enter directories on other filesystems"},
 	{"skip-tails", 0, NULL, GT_FLAG, OFF(skip_tails), NULL, NULL, 0, 0, SCAN | MPI,
@@ -204,7 +209,11 @@ static int apply(struct gen_options *o, const struct gen_opt_def *d, const char 
 				return 0;
 			}
 		}
-		return fail(err, "%s: unknown value '%s' (sha1 or sha256)", lb, v);
+		char list[128] = "";
+		for (int i = 0; d->choices[i]; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i == 0 ? "" : !d->choices[i + 1] ? " or " : ", ",
+				 d->choices[i]);
+		return fail(err, "%s: unknown value '%s' (%s)", lb, v, list);
 	}
 	case GT_STRING: {
 		char **s = field(o, d);

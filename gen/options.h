@@ -25,6 +25,7 @@ struct gen_options {
 	bool json_stdout;        /* show/compare: --json */
 	char *plot;
 	int hash;                /* index into gen_hash_names */
+	int read_method;         /* index into gen_read_names: the scan_read values */
 	uint64_t threads;        /* 0: all cores */
 	char *db;
 	bool keep;
@@ -74,6 +75,7 @@ struct gen_opt_def {
 extern const struct gen_opt_def gen_option_table[];
 extern const size_t gen_option_count;
 extern const char *const gen_hash_names[];
+extern const char *const gen_read_names[];
 extern const char *const gen_cmd_names[]; /* by bit index: scan, merge, show, compare (not mpi) */
 
 struct gen_opt_error {

@@ -465,10 +465,11 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 	json_object_set_new(doc, "hash", json_string(r->hash));
 	json_object_set_new(doc, "results", results);
 	if (r->reads_known && !r->json_mpi) /* (dedisgen-mpi: each rank its own; not summed) */
-		json_object_set_new(doc, "reads", json_pack("{s:i, s:{s:I, s:I}, s:I}", "threads", r->threads,
+		json_object_set_new(doc, "reads", json_pack("{s:i, s:{s:I, s:I}, s:I, s:{s:I, s:I}}", "threads", r->threads,
 							     "small_file_batches", "io_uring", (json_int_t)r->batches_uring,
 							     "syscalls", (json_int_t)r->batches_sync, "small_file_fallbacks",
-							     (json_int_t)r->small_file_fallbacks));
+							     (json_int_t)r->small_file_fallbacks, "large_file_ranges", "mapped",
+							     (json_int_t)r->ranges_mapped, "pread", (json_int_t)r->ranges_read));
 	if (r->json_mpi) {
 		json_object_set_new(doc, "mpi", r->json_mpi);
 		r->json_mpi = NULL;
@@ -654,6 +655,7 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 		.sizes = sizes,
 		.nsizes = r->n,
 		.threads = threads,
+		.read_method = (enum scan_read)o->read_method,
 		.skip_tails = o->skip_tails,
 		.strict = o->strict,
 		.stop = stop,
@@ -678,6 +680,8 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 	r->batches_uring = st->batches_uring;
 	r->batches_sync = st->batches_sync;
 	r->small_file_fallbacks = st->small_file_fallbacks;
+	r->ranges_mapped = st->ranges_mapped;
+	r->ranges_read = st->ranges_read;
 	free(sizes);
 	return failed;
 }

@@ -65,6 +65,7 @@ struct run {
 	int threads;               /* the scan's hashing threads: the end's merge and walk use as many */
 	bool reads_known;          /* a scan ran: the JSON says how its small files were read */
 	uint64_t batches_uring, batches_sync, small_file_fallbacks;
+	uint64_t ranges_mapped, ranges_read; /* large files' ranges hashed in place / read by pread */
 };
 
 void run_say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

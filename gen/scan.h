@@ -32,12 +32,20 @@ struct scan_progress {
 	double seconds;
 };
 
+/* How the ranges of files from 1 MiB are read (--read-method, in gen_read_names' order). */
+enum scan_read {
+	SCAN_READ_AUTO,  /* each thread times both on its first ranges in memory, keeps the cheaper */
+	SCAN_READ_PREAD, /* copied into a buffer that stays in the thread's cache */
+	SCAN_READ_MMAP,  /* mapped and hashed in place (no copy) */
+};
+
 struct scan_config {
 	struct walk *walk;
 	const char *hash;               /* "sha1" / "sha256" */
 	struct scan_size *sizes;        /* distinct powers of two */
 	int nsizes;
 	int threads;                    /* hashing threads, >= 1 */
+	enum scan_read read_method;
 	bool skip_tails;                /* leave a file's last partial block out */
 	bool strict;                    /* an unreadable entry fails the scan */
 	volatile sig_atomic_t *stop;    /* set (by a signal handler) to interrupt; may be NULL */
@@ -57,6 +65,8 @@ struct scan_stats {
 	uint64_t batches_sync;     /* ... and with system calls (no io_uring here) */
 	uint64_t small_file_fallbacks; /* files of io_uring batches read with system calls after all
 				    * (the kernel did not run their open or read, or the ring failed) */
+	uint64_t ranges_mapped;    /* ranges of large files hashed in place (mapped) ... */
+	uint64_t ranges_read;      /* ... and read by pread */
 	char failure[512];         /* why scan_run returned -1 */
 };
 

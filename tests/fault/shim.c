@@ -4,7 +4,8 @@
  *
  * Environment:
  *   DEDIS_FAULT_OP      write | read | fsync (fsync, fdatasync, sync_file_range, and msync of a
- *                       file mapping: its file is found in /proc/self/maps)
+ *                       file mapping: its file is found in /proc/self/maps) | mmap (of a file:
+ *                       fails with EIO or ENOSPC as asked, though mmap(2) gives neither)
  *   DEDIS_FAULT_NTH     N: the N-th such call (from 1) on a matching file fails
  *   DEDIS_FAULT_ERRNO   EIO (default) | ENOSPC
  *   DEDIS_FAULT_PATH    only files whose path contains this (default: any regular file or device)
@@ -33,7 +34,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum fault_op { OP_NONE, OP_WRITE, OP_READ, OP_FSYNC };
+enum fault_op { OP_NONE, OP_WRITE, OP_READ, OP_FSYNC, OP_MMAP };
 
 static enum fault_op armed_op;
 static uint64_t nth;
@@ -49,7 +50,8 @@ __attribute__((constructor)) static void shim_init(void)
 	const char *state = getenv("DEDIS_FAULT_STATE");
 	if (!op || !n || !state)
 		return;
-	armed_op = !strcmp(op, "write") ? OP_WRITE : !strcmp(op, "read") ? OP_READ : !strcmp(op, "fsync") ? OP_FSYNC : OP_NONE;
+	armed_op = !strcmp(op, "write") ? OP_WRITE : !strcmp(op, "read") ? OP_READ : !strcmp(op, "fsync") ? OP_FSYNC
+		 : !strcmp(op, "mmap") ? OP_MMAP : OP_NONE;
 	nth = strtoull(n, NULL, 10);
 	if (e && !strcmp(e, "ENOSPC"))
 		fault_errno = ENOSPC;
@@ -236,4 +238,16 @@ int msync(void *addr, size_t len, int flags)
 {
 	REAL(int, msync, void *, size_t, int);
 	return inject_at(OP_FSYNC, "msync", -1, addr, 0) ? -1 : real_msync(addr, len, flags);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	REAL(void *, mmap, void *, size_t, int, int, int, off_t);
+	return fd >= 0 && inject(OP_MMAP, "mmap", fd, off) ? MAP_FAILED : real_mmap(addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	REAL(void *, mmap64, void *, size_t, int, int, int, off_t);
+	return fd >= 0 && inject(OP_MMAP, "mmap", fd, off) ? MAP_FAILED : real_mmap64(addr, len, prot, flags, fd, off);
 }

@@ -42,6 +42,7 @@ int suite_distcmp(void);
 int suite_gen_options(void);
 int suite_gen_measure(void);
 int suite_gen_batchread(void);
+int suite_gen_mapread(void);
 /* dedisengine (tests/unit/test_engine) */
 int suite_engine_index(void);
 
