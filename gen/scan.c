@@ -115,6 +115,7 @@ struct pipe {
 				  * that failed, that were not read */
 	uint64_t batches_uring, batches_sync, small_file_fallbacks; /* atomic */
 	uint64_t ranges_mapped, ranges_read;                         /* atomic */
+	double read_best_sum[2]; /* --read-method auto: the threads' least costs by pread [0], mapped [1], summed, under lock */
 };
 
 static double now_s(void)
@@ -315,7 +316,8 @@ static int hash_mapped(void *arg)
  * 2 * READ_TRIALS of them, mapped and by pread in turns: thread CPU time per byte (the copy's and
  * the faults' system time, mapping and unmapping included), less the time spent compressing
  * (what the ranges hold - how many blocks the compressibility sample picks - moved their cost
- * more than the way they were read). Then it keeps mapping if that was cheaper by MAP_MARGIN. */
+ * more than the way they were read). Then it keeps mapping if that was cheaper by MAP_MARGIN, in
+ * the sum of the least costs of every thread that has timed both so far. */
 static int hash_range(struct pipe *p, struct hstate *hs, const struct buf *b, uint8_t **fps, size_t *counts,
 		      uint8_t *chunk, char *why, size_t whylen)
 {
@@ -350,8 +352,16 @@ static int hash_range(struct pipe *p, struct hstate *hs, const struct buf *b, ui
 		double cost = (thread_cpu_s() - t0 - hs->measure_s) / (double)b->len;
 		if (!hs->trials[trial]++ || cost < hs->best[trial])
 			hs->best[trial] = cost;
-		if (hs->trials[0] >= READ_TRIALS && hs->trials[1] >= READ_TRIALS)
-			hs->read_how = hs->best[1] < hs->best[0] * MAP_MARGIN ? BY_MAP_RESIDENT : BY_PREAD;
+		if (hs->trials[0] >= READ_TRIALS && hs->trials[1] >= READ_TRIALS) {
+			/* the choice of every thread that has timed both so far, this one's included: 16
+			 * threads choosing alone from 3 ranges each way split 12:4 on a 7 % difference */
+			pthread_mutex_lock(&p->lock);
+			p->read_best_sum[0] += hs->best[0];
+			p->read_best_sum[1] += hs->best[1];
+			bool map = p->read_best_sum[1] < p->read_best_sum[0] * MAP_MARGIN;
+			pthread_mutex_unlock(&p->lock);
+			hs->read_how = map ? BY_MAP_RESIDENT : BY_PREAD;
+		}
 	}
 	return rc;
 }
