@@ -383,13 +383,32 @@ bool options_given(const bool *given, const char *name)
 	return row >= 0 && given[row];
 }
 
-int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
-		      struct opt_error *err)
+/* The original DEDISbench key [section] key, or NULL. */
+static const struct legacy_key *find_legacy(const char *section, const char *key)
 {
 	for (size_t i = 0; i < sizeof legacy_keys / sizeof legacy_keys[0]; i++) {
 		const struct legacy_key *l = &legacy_keys[i];
-		if (!section || strcmp(section, l->section) || strcmp(key, l->key))
-			continue;
+		if (section && !strcmp(section, l->section) && !strcmp(key, l->key))
+			return l;
+	}
+	return NULL;
+}
+
+/* The table row an INI key sets (an original key through its translation), or -1. */
+static long ini_key_row(const char *section, const char *key)
+{
+	const struct legacy_key *l = find_legacy(section, key);
+	long row = find_long(l ? l->option : key);
+	if (row < 0 || bench_option_table[row].type == OT_ACTION || !strcmp(bench_option_table[row].name, "config"))
+		return -1;
+	return row;
+}
+
+int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
+		      struct opt_error *err)
+{
+	const struct legacy_key *l = find_legacy(section, key);
+	if (l) {
 		long row = find_long(l->option);
 		char translated[32];
 		const char *v = value;
@@ -409,10 +428,14 @@ int options_apply_ini(struct bench_cli *cli, const char *section, const char *ke
 			snprintf(translated, sizeof translated, "%d", !b);
 			v = translated;
 		}
-		return apply_value(cli, (size_t)row, v, err);
+		if (apply_value(cli, (size_t)row, v, err) == 0)
+			return 0;
+		char inner[sizeof err->msg];
+		snprintf(inner, sizeof inner, "%s", err->msg);
+		return fail(err, "[%s] %s, read as %s", section, key, inner);
 	}
-	long row = find_long(key);
-	if (row < 0 || bench_option_table[row].type == OT_ACTION || !strcmp(key, "config"))
+	long row = ini_key_row(section, key);
+	if (row < 0)
 		return fail(err, "unknown key '%s'%s%s%s", key, section && *section ? " in [" : "",
 			    section && *section ? section : "", section && *section ? "]" : "");
 	return apply_value(cli, (size_t)row, value, err);
@@ -422,6 +445,7 @@ struct ini_ctx {
 	struct bench_cli *cli;
 	struct opt_error *err;
 	bool failed;
+	bool seen[64]; /* rows this file set: a second line for one is refused, not silently the last */
 };
 
 static int ini_on_key(void *user, const char *section, const char *name, const char *value)
@@ -429,6 +453,16 @@ static int ini_on_key(void *user, const char *section, const char *name, const c
 	struct ini_ctx *c = user;
 	if (c->failed)
 		return 0;
+	long row = ini_key_row(section, name);
+	if (row >= 0 && c->seen[row]) {
+		const char *opt = bench_option_table[row].name;
+		fail(c->err, "'%s': --%s is set a second time (an earlier line of this file set it; one line per option)",
+		     name, opt);
+		c->failed = true;
+		return 0;
+	}
+	if (row >= 0)
+		c->seen[row] = true;
 	if (options_apply_ini(c->cli, section, name, value, c->err)) {
 		c->failed = true;
 		return 0;
@@ -439,7 +473,7 @@ static int ini_on_key(void *user, const char *section, const char *name, const c
 int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err)
 {
 	struct opt_error inner = {{0}};
-	struct ini_ctx c = {cli, &inner, false};
+	struct ini_ctx c = {.cli = cli, .err = &inner};
 	int line = ini_parse_string(text, ini_on_key, &c);
 	if (line == 0)
 		return 0;

@@ -96,4 +96,26 @@ jcheck "$J" ".config.config == \"$E2E_TMP/new.ini\"" "config.config does not nam
 expect_ok --config "$E2E_TMP/new.ini" --block-size 4KiB --json "$J" --quiet
 jcheck "$J" '.config."block-size" == 4096' "--block-size did not override block-size = 8KiB" .config
 
+# A key set twice in one file (directly, or through its original DEDISbench name) is refused,
+# naming the line, rather than the last line silently winning; nothing is written.
+mkdir "$E2E_TMP/d"
+for pair in "procs = 2|procs = 3" "[execution]
+nprocs = 2|[dedisbench]
+procs = 3"; do
+	printf '[dedisbench]\ntarget = %s\ntime = 1s\n%s\n%s\n' "$E2E_TMP/d" "${pair%%|*}" "${pair#*|}" >"$E2E_TMP/dup.ini"
+	rc=0
+	"$DEDISBENCH" --config "$E2E_TMP/dup.ini" --quiet 2>"$E2E_TMP/dup.err" || rc=$?
+	[ "$rc" -eq 2 ] || fail "a key set twice: exit $rc, want 2: $(cat "$E2E_TMP/dup.err")"
+	lines=$(wc -l <"$E2E_TMP/dup.ini")
+	grep -q "dup.ini:$lines: '[a-z]*': --procs is set a second time" "$E2E_TMP/dup.err" ||
+		fail "a key set twice: not named at line $lines: $(cat "$E2E_TMP/dup.err")"
+	[ -z "$(ls -A "$E2E_TMP/d")" ] || fail "a refused config file wrote: $(ls -A "$E2E_TMP/d")"
+done
+# An original key's bad value says which key it was, as what it was read.
+printf '[execution]\nnprocs = many\n' >"$E2E_TMP/badlegacy.ini"
+rc=0
+"$DEDISBENCH" --config "$E2E_TMP/badlegacy.ini" --target null --quiet 2>"$E2E_TMP/badlegacy.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "badlegacy.ini:2: \[execution\] nprocs, read as --procs: 'many'" "$E2E_TMP/badlegacy.err" ||
+	fail "a bad original key: exit $rc: $(cat "$E2E_TMP/badlegacy.err")"
+
 note "original and new-style INI files drive runs; the command line wins"
