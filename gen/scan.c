@@ -155,7 +155,7 @@ struct hstate {
 	struct batch_reader *br;                    /* NULL: batches read with system calls */
 	struct batch_item *items;                   /* BATCH_MAX_FILES, for the batches' reads */
 	enum thread_read read_how;
-	int trials[2];                              /* auto: probes by pread [0], mapped [1] */
+	int trials[2];                              /* auto: ranges timed by pread [0], mapped [1] */
 	double best[2];                             /* auto: their least thread CPU seconds per byte */
 	double measure_s;                           /* auto, while timing: CPU seconds compressing */
 };

@@ -86,6 +86,15 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
 # interrupt_at PHASE SIG OP N FILTER ARGS...: the worker that makes the N-th OP (read, write) on
 # FILTER is stopped there; then SIG goes to dedisbench and the worker is continued.
+# usr1_pending PID: is SIGUSR1 (10, bit 9 of the masks) pending for the process or its thread?
+usr1_pending() {
+	local m
+	for m in $(awk '/^(SigPnd|ShdPnd):/ { print $2 }' "/proc/$1/status" 2>/dev/null); do
+		(((16#$m >> 9) & 1)) && return 0
+	done
+	return 1
+}
+
 interrupt_at() {
 	local phase=$1 sig=$2 op=$3 n=$4 filter=$5 d="$E2E_TMP/$1-$2" pid wpid rc=0 i
 	shift 5
@@ -112,6 +121,16 @@ interrupt_at() {
 	done
 	[ "$(awk '{ print $3 }' "/proc/$wpid/stat")" = T ] || fail "$phase $sig: worker $wpid is not stopped"
 	kill -"$sig" "$pid"
+	if [ "$wpid" != "$pid" ]; then
+		# The launcher's stop (its shared flag, then SIGUSR1) must reach the stopped worker before
+		# it runs on: continued first, a worker can finish its part (a verify of 4 MiB) before the
+		# launcher has even handled the signal, and nothing would be left to interrupt.
+		for ((i = 0; i < 200; i++)); do
+			usr1_pending "$wpid" && break
+			sleep 0.1
+		done
+		usr1_pending "$wpid" || fail "$phase $sig: the launcher never told worker $wpid to stop"
+	fi
 	kill -CONT "$wpid"
 	for ((i = 0; i < 200; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
