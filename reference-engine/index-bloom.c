@@ -142,7 +142,9 @@ static int rebuild_one(void *arg, const uint8_t *fp, uint64_t pbn)
 /* Fresh bits from every bdb entry (with the volume quiesced). */
 static int rebuild(struct index *ix)
 {
+	meta_advise(ix->h, ix->map_len, 1);
 	memset(ix->words, 0, ix->h->bits / 8);
+	meta_advise(ix->h, ix->map_len, 0);
 	int rc = index_bdb_ops.iterate(ix->bdb, rebuild_one, ix);
 	if (rc)
 		return rc;
@@ -163,6 +165,8 @@ static int bloom_open(const struct index_params *p, int recover, struct index **
 	}
 	ix->map_len = bloom_len(p->capacity);
 	ix->h = meta_map(p->dir, BLOOM_FILE, ix->map_len, 0, NULL);
+	if (ix->h)
+		meta_advise(ix->h, ix->map_len, 0); /* before the header's own fault */
 	if (!ix->h)
 		rc = errno ? -errno : -EIO;
 	else if (ix->h->magic != BLOOM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->k != BLOOM_K ||

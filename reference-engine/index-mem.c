@@ -81,6 +81,7 @@ static int mem_create(const struct index_params *p)
 	struct mem_header *h = meta_map(p->dir, MEM_FILE, len, 1, &fd);
 	if (!h)
 		return -errno;
+	meta_advise(h, len, 0);
 	memset(h, 0, sizeof *h);
 	h->magic = MEM_MAGIC;
 	h->part_slots = part_slots(p->capacity, parts_of(p));
@@ -142,6 +143,7 @@ static uint64_t probe(struct index *ix, unsigned part, const uint8_t *fp, int *f
 static void count_entries(struct index *ix)
 {
 	uint64_t total = 0;
+	meta_advise(ix->h, ix->map_len, 1);
 	for (unsigned p = 0; p < ix->parts; p++) {
 		uint32_t n = 0;
 		for (uint64_t i = 0; i < ix->part_slots; i++)
@@ -150,6 +152,7 @@ static void count_entries(struct index *ix)
 		total += n;
 	}
 	ix->h->entries = total;
+	meta_advise(ix->h, ix->map_len, 0);
 }
 
 static int mem_open(const struct index_params *p, int recover, struct index **out)
@@ -164,6 +167,7 @@ static int mem_open(const struct index_params *p, int recover, struct index **ou
 		free(ix);
 		return e ? e : -EIO;
 	}
+	meta_advise(ix->h, len, 0); /* before the header's own fault */
 	if (ix->h->magic != MEM_MAGIC || ix->h->fp_len != p->fp_len ||
 	    ix->h->part_slots != part_slots(p->capacity, parts_of(p)) || ix->h->slot_size != slot_size(p->fp_len) ||
 	    (ix->h->parts ? ix->h->parts : INDEX_STRIPES) != parts_of(p)) {
@@ -245,17 +249,17 @@ static int mem_remove(struct index *ix, const uint8_t *fp)
 
 static int mem_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
 {
-	for (uint64_t i = 0; i < ix->parts * ix->part_slots; i++) {
+	int rc = 0;
+	meta_advise(ix->h, ix->map_len, 1);
+	for (uint64_t i = 0; !rc && i < ix->parts * ix->part_slots; i++) {
 		uint8_t *s = ix->table + i * ix->slot_size;
 		uint64_t v;
 		memcpy(&v, s, 8);
-		if (!v)
-			continue;
-		int rc = fn(arg, s + 8, v - 1);
-		if (rc)
-			return rc;
+		if (v)
+			rc = fn(arg, s + 8, v - 1);
 	}
-	return 0;
+	meta_advise(ix->h, ix->map_len, 0);
+	return rc;
 }
 
 static int mem_flush(struct index *ix)

@@ -165,6 +165,11 @@ void meta_make_resident(const char *dir, void *p, size_t len)
 #endif
 }
 
+void meta_advise(void *p, size_t len, int walk)
+{
+	(void)madvise(p, len, walk ? MADV_NORMAL : MADV_RANDOM);
+}
+
 void meta_boot_id(char *out, size_t len)
 {
 	out[0] = 0;
