@@ -1,23 +1,63 @@
 /* mapread.c - a range of a file mapped for reading in place, and a guard that turns the SIGBUS
- * of a page the file no longer holds (it shrank while being read) into an error return. */
+ * of a page that cannot be read (the file shrank, or an I/O error) into an error return. */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "mapread.h"
 
-/* The guarded mapping of this thread, if it is inside map_guarded: a SIGBUS there jumps back. */
+/* The guarded mapping of this thread, if it is inside map_guarded: a fault there jumps back. */
 static _Thread_local sigjmp_buf *guard_jump;
 static _Thread_local const uint8_t *guard_lo, *guard_hi;
+static _Thread_local const void *guard_fault;
 static struct sigaction previous_bus;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static bool guard_ready;
 
 static void guard_install(void);
+
+/* Files that a mapping may reach device memory or kernel state through (sysfs' PCI resourceN,
+ * debugfs) are read only by pread, which such files answer with an error at worst. */
+static bool pseudo_fs(int fd)
+{
+	struct statfs fs;
+	if (fstatfs(fd, &fs))
+		return true;
+	switch ((unsigned long)fs.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case PSTOREFS_MAGIC:
+	case BPF_FS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Does mincore tell this process the truth about fd's pages? The kernel answers it only for a
+ * file the caller owns or may write (or with CAP_FOWNER, which root has); for any other it says
+ * every page is resident, so that residency cannot be spied on. */
+static bool residency_visible(int fd)
+{
+	struct stat st;
+	uid_t me = geteuid();
+	if (me == 0 || (fstat(fd, &st) == 0 && st.st_uid == me))
+		return true;
+	return faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
+}
 
 enum map_open_result map_range_open(int fd, uint64_t off, size_t len, bool resident_only, struct map_range *m)
 {
@@ -25,8 +65,10 @@ enum map_open_result map_range_open(int fd, uint64_t off, size_t len, bool resid
 	size_t maplen = (size_t)(off - at) + len;
 	memset(m, 0, sizeof *m);
 	pthread_once(&guard_once, guard_install);
-	if (!guard_ready) /* without the guard, a file that shrinks would end the process */
+	if (!guard_ready || pseudo_fs(fd)) /* without the guard, a file that shrinks would end the process */
 		return MAP_OPEN_FAILED;
+	if (resident_only && !residency_visible(fd))
+		return MAP_OPEN_NOT_RESIDENT;
 	void *base = mmap(NULL, maplen, PROT_READ, MAP_SHARED, fd, (off_t)at);
 	if (base == MAP_FAILED)
 		return MAP_OPEN_FAILED;
@@ -56,14 +98,15 @@ void map_range_close(struct map_range *m)
 	memset(m, 0, sizeof *m);
 }
 
-
 static void on_bus(int sig, siginfo_t *si, void *uctx)
 {
 	const uint8_t *a = si->si_addr;
-	if (guard_jump && a >= guard_lo && a < guard_hi)
+	/* si_code > 0: raised by the kernel for a fault (not sent by kill or raise, whose address
+	 * means nothing) */
+	if (si->si_code > 0 && guard_jump && a >= guard_lo && a < guard_hi) {
+		guard_fault = a;
 		siglongjmp(*guard_jump, 1);
-	/* Not a page of ours: the handler from before takes it (the default ends the process, as it
-	 * would have without us). */
+	}
 	if (previous_bus.sa_flags & SA_SIGINFO) {
 		previous_bus.sa_sigaction(sig, si, uctx);
 		return;
@@ -72,9 +115,11 @@ static void on_bus(int sig, siginfo_t *si, void *uctx)
 		previous_bus.sa_handler(sig);
 		return;
 	}
-	/* The faulting access runs again under the default (the kernel does not let a fault's SIGBUS
-	 * be ignored either). */
+	/* Back to the disposition from before: a fault runs its access again and meets it (the kernel
+	 * does not let a fault's SIGBUS be ignored either); a sent signal is sent again. */
 	sigaction(SIGBUS, &previous_bus, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
 }
 
 static void guard_install(void)
@@ -82,18 +127,18 @@ static void guard_install(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_bus;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	guard_ready = sigaction(SIGBUS, &sa, &previous_bus) == 0;
 }
 
-int map_guarded(const struct map_range *m, int (*fn)(void *arg), void *arg, bool *faulted)
+int map_guarded(const struct map_range *m, int (*fn)(void *arg), void *arg, const void **fault)
 {
 	sigjmp_buf jump;
-	*faulted = false;
+	*fault = NULL;
 	if (sigsetjmp(jump, 1)) { /* 1: the mask the handler ran under (SIGBUS blocked) is undone */
 		guard_jump = NULL;
-		*faulted = true;
+		*fault = guard_fault;
 		return -1;
 	}
 	guard_lo = m->base;

@@ -1,5 +1,5 @@
 /* mapread.h - a range of a file mapped for reading in place, and a guard that turns the SIGBUS
- * of a page the file no longer holds (it shrank while being read) into an error return. */
+ * of a page that cannot be read (the file shrank, or an I/O error) into an error return. */
 #ifndef DEDIS_GEN_MAPREAD_H
 #define DEDIS_GEN_MAPREAD_H
 #include <stdbool.h>
@@ -14,20 +14,25 @@ struct map_range {
 
 enum map_open_result {
 	MAP_OPEN_OK,
-	MAP_OPEN_NOT_RESIDENT, /* resident_only and a page of the range is not in memory: not mapped */
-	MAP_OPEN_FAILED,       /* mmap or mincore failed (errno): not mapped */
+	MAP_OPEN_NOT_RESIDENT, /* resident_only, and a page of the range is not in memory, or this
+				* process cannot tell (see map_range_open): not mapped */
+	MAP_OPEN_FAILED,       /* not mapped: mmap or mincore failed, or the file is on a pseudo file
+				* system (procfs, sysfs, ...), whose large files can be device memory */
 };
 
 /* Maps [off, off + len) of fd read-only. With resident_only, the range is mapped only where every
  * page of it is already in the page cache (read from a device, it is better read ahead by pread).
- * The first call installs the SIGBUS handler map_guarded needs (MAP_OPEN_FAILED where it cannot). */
+ * mincore only tells that of files the process owns or may write (or as root): for others the
+ * kernel says "all resident" whatever is true, so those count as not resident. The first call
+ * installs the SIGBUS handler map_guarded needs (MAP_OPEN_FAILED where it cannot). */
 enum map_open_result map_range_open(int fd, uint64_t off, size_t len, bool resident_only, struct map_range *m);
 void map_range_close(struct map_range *m);
 
-/* Runs fn(arg) and returns what it returns, catching a SIGBUS in m's pages: then fn is left where
- * it faulted, *faulted is set and -1 returned. fn must hold no lock and own no allocation it would
- * leak when left that way. Faults outside m's pages, or outside fn, go to the handler that was
- * there before. */
-int map_guarded(const struct map_range *m, int (*fn)(void *arg), void *arg, bool *faulted);
+/* Runs fn(arg) and returns what it returns, catching the SIGBUS of a fault in m's pages: then fn
+ * is left where it faulted, *fault is set to the faulting address and -1 returned (*fault is NULL
+ * otherwise). fn must hold no lock and own no allocation it would leak when left that way. A
+ * SIGBUS from a fault elsewhere, or sent (kill), goes to the handler there was before, or ends
+ * the process as it would have without this one. */
+int map_guarded(const struct map_range *m, int (*fn)(void *arg), void *arg, const void **fault);
 
 #endif

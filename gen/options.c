@@ -30,8 +30,9 @@ const struct gen_opt_def gen_option_table[] = {
 	 "threads that read and hash (small files, ranges of large ones) beside the one that walks the paths; 0 = one per core"},
 	{"read-method", 0, "HOW", GT_ENUM, OFF(read_method), "auto", gen_read_names, 0, 0, SCAN | MPI,
 	 "how files from 1 MiB are read: pread (copied into a buffer that stays in cache), mmap (mapped "
-	 "and hashed in place: no copy, but page faults), or auto: each thread times both on its first "
-	 "ranges in the page cache and keeps the cheaper (ranges not in it are read by pread)"},
+	 "and hashed in place: no copy, but page faults), or auto: the threads time both on their first "
+	 "ranges and map if that was cheaper, only ranges in the page cache (data on a device, or in "
+	 "files of others, are read by pread)"},
 	{"one-file-system", 'x', NULL, GT_FLAG, OFF(one_fs), NULL, NULL, 0, 0, SCAN | MPI,
 	 "do not enter directories on other filesystems"},
 	{"skip-tails", 0, NULL, GT_FLAG, OFF(skip_tails), NULL, NULL, 0, 0, SCAN | MPI,

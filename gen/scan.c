@@ -310,9 +310,26 @@ static int hash_mapped(void *arg)
 	return 0;
 }
 
+/* What a fault in a mapped range was, as pread tells at its offset: the end of the file (it
+ * shrank), or a read error (an I/O error on a mapped page raises SIGBUS too). Returns 1. */
+static int mapped_fault(const struct buf *b, const struct map_range *m, const void *fault, char *why, size_t whylen)
+{
+	const uint8_t *a = fault;
+	unsigned long long at = b->off + (a > m->data ? (uint64_t)(a - m->data) : 0);
+	uint8_t byte;
+	ssize_t n = pread(b->file->fd, &byte, 1, (off_t)at);
+	if (n == 0)
+		snprintf(why, whylen, "%s", SHRANK);
+	else if (n < 0)
+		snprintf(why, whylen, "read error at offset %llu: %s", at, strerror(errno));
+	else
+		snprintf(why, whylen, "read error at offset %llu: its mapped page could not be read (SIGBUS)", at);
+	return 1;
+}
+
 /* Hashes a range of a large file, read as --read-method says (see hash_range_read for what it
- * returns). Mapped, nothing is copied; a page the file no longer holds (it shrank) is caught as
- * pread's end of file would be. auto maps only ranges already in memory, and times its first
+ * returns). Mapped, nothing is copied; a page that cannot be read (the file shrank, an I/O error)
+ * is caught and told as pread would tell it. auto maps only ranges already in memory, and times its first
  * 2 * READ_TRIALS of them, mapped and by pread in turns: thread CPU time per byte (the copy's and
  * the faults' system time, mapping and unmapping included), less the time spent compressing
  * (what the ranges hold - how many blocks the compressibility sample picks - moved their cost
@@ -337,13 +354,18 @@ static int hash_range(struct pipe *p, struct hstate *hs, const struct buf *b, ui
 	int rc;
 	if (mapped) {
 		struct mapped_work w = {p, hs, b, fps, counts, m.data, chunk, why, whylen};
-		bool faulted;
-		rc = map_guarded(&m, hash_mapped, &w, &faulted);
-		map_range_close(&m);
-		if (faulted) {
+		const void *fault;
+		struct stat st;
+		rc = map_guarded(&m, hash_mapped, &w, &fault);
+		if (fault) {
+			rc = mapped_fault(b, &m, fault, why, whylen);
+		} else if (rc == 0 && (fstat(b->file->fd, &st) || (uint64_t)st.st_size < b->off + b->len)) {
+			/* cut inside the range's last page: the bytes past the new end read as zeros there,
+			 * without a fault; pread would have found the end */
 			snprintf(why, whylen, "%s", SHRANK);
 			rc = 1;
 		}
+		map_range_close(&m);
 	} else {
 		rc = hash_range_read(p, hs, b, fps, counts, chunk, why, whylen);
 	}

@@ -1,10 +1,11 @@
-/* test_gen_mapread.c - dedisgen's mapped reads: a range at any offset gives the file's bytes, and
- * a page the file no longer holds is caught by the guard (SIGBUS) and reported, the process alive. */
+/* test_gen_mapread.c - dedisgen's mapped reads: a range at any offset gives the file's bytes, a
+ * page the file no longer holds is caught by the guard (SIGBUS) and reported, and no other is. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "gen/mapread.h"
 #include "unit.h"
@@ -72,15 +73,16 @@ static void test_guard(void)
 	struct map_range m;
 	CU_ASSERT_EQUAL_FATAL(map_range_open(fd, 4096, FILE_LEN - 4096, false, &m), MAP_OPEN_OK);
 	struct sum_work w = {m.data, FILE_LEN - 4096, 0};
-	bool faulted = true;
-	CU_ASSERT_EQUAL(map_guarded(&m, sum_all, &w, &faulted), 7);
-	CU_ASSERT_FALSE(faulted);
+	const void *fault = "not set";
+	CU_ASSERT_EQUAL(map_guarded(&m, sum_all, &w, &fault), 7);
+	CU_ASSERT_PTR_NULL(fault);
 	CU_ASSERT(w.sum > 0);
 	CU_ASSERT_EQUAL_FATAL(ftruncate(fd, 1u << 20), 0);
 	for (int round = 0; round < 2; round++) {
 		w.sum = 0;
-		CU_ASSERT_EQUAL(map_guarded(&m, sum_all, &w, &faulted), -1);
-		CU_ASSERT_TRUE(faulted);
+		CU_ASSERT_EQUAL(map_guarded(&m, sum_all, &w, &fault), -1);
+		/* the range starts at the file's offset 4096: the first byte past the new end faults */
+		CU_ASSERT_PTR_EQUAL(fault, m.data + (1u << 20) - 4096);
 		sigset_t now;
 		CU_ASSERT_EQUAL(sigprocmask(SIG_BLOCK, NULL, &now), 0);
 		CU_ASSERT_FALSE(sigismember(&now, SIGBUS)); /* else the next fault would kill */
@@ -90,11 +92,48 @@ static void test_guard(void)
 	unlink(path);
 }
 
+static int raise_bus(void *arg)
+{
+	(void)arg;
+	raise(SIGBUS);
+	return 0;
+}
+
+/* A SIGBUS that no fault raised (kill, raise) is not the guard's, even inside it: it still ends
+ * the process (or goes to the handler there was before: a sanitizer's), as without the guard. */
+static void test_sent_sigbus(void)
+{
+	char path[64];
+	int fd = make_file(path, FILE_LEN);
+	for (int inside = 0; inside < 2; inside++) {
+		pid_t pid = fork();
+		CU_ASSERT_FATAL(pid >= 0);
+		if (pid == 0) {
+			struct map_range m;
+			const void *fault;
+			if (map_range_open(fd, 0, FILE_LEN, false, &m) != MAP_OPEN_OK)
+				_exit(3);
+			if (inside)
+				map_guarded(&m, raise_bus, NULL, &fault);
+			else
+				raise(SIGBUS);
+			_exit(0); /* the signal was swallowed */
+		}
+		int status;
+		CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+		CU_ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		CU_ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	}
+	close(fd);
+	unlink(path);
+}
+
 int suite_gen_mapread(void)
 {
 	static const struct unit_test tests[] = {
 		{"mapped reads: the file's bytes at any offset", test_bytes},
 		{"mapped reads: a file cut short is caught, twice", test_guard},
+		{"mapped reads: a SIGBUS sent, not faulted, still ends the process", test_sent_sigbus},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_mapread", tests);
