@@ -40,10 +40,15 @@ static int removed(uint64_t i) { return i >= RM_LO && i < RM_HI; }
 
 static char voldir[64];
 
+static void mkvol_in(const char *dir)
+{
+	snprintf(voldir, sizeof voldir, "%s/dedis-unit-ix.XXXXXX", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(voldir));
+}
+
 static void mkvol(void)
 {
-	snprintf(voldir, sizeof voldir, "/tmp/dedis-unit-ix.XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(voldir));
+	mkvol_in("/tmp");
 }
 
 static void rmvol(void)
@@ -239,11 +244,12 @@ static uint64_t cached_pages(const char *path)
 static void test_mem_cold_inserts(void)
 {
 	enum { INSERTS = 256 };
-	mkvol();
+	mkvol_in("/var/tmp"); /* on disk (FHS), where /tmp may be a tmpfs */
 	struct statfs fs;
 	CU_ASSERT_FATAL(statfs(voldir, &fs) == 0);
 	if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC) {
 		/* the table is faulted in whole at open there, by design, and nothing is read ahead */
+		fprintf(stderr, "\n  /var/tmp is a tmpfs here: read-ahead on the index not checked\n");
 		rmvol();
 		return;
 	}
