@@ -193,31 +193,42 @@ if [ -r "$SYSCTL" ]; then
 		"$SYSCTL not read whole"
 fi
 # A file that shrinks while it is read: one error for the file (not one per 4 MiB range that
-# failed), and bytes are what was counted. The test shim stops dedisgen at its first read of the
-# file (nothing read yet); the file is cut to 5 MiB, dedisgen continued: its first range (4 MiB)
-# is read whole, every later one fails.
+# failed), and bytes are what was counted.
+# stopped_at NAME SIZE OP N ARGS...: dedisgen ARGS scanning NAME/f of SIZE random bytes, stopped by
+# the test shim at its N-th OP (read, mmap) of the file, before that read or range; sets pid and
+# S (the run's files).
 SHIM=$top_builddir/tests/fault/dedis-fault.so
 [ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
-S=$E2E_TMP/shrink
-mkdir "$S"
-head -c 40M /dev/urandom >"$S/f"
-: >"$S.log"
-head -c 8 /dev/zero >"$S.state"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
-	DEDIS_FAULT_OP=read DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH=shrink/f DEDIS_FAULT_STATE="$S.state" \
-	DEDIS_FAULT_LOG="$S.log" "$DEDISGEN" "$S" -t 2 --read-method pread --json "$S.json" -o "$S.dist" 2>"$S.err" &
-pid=$!
-for ((i = 0; i < 300; i++)); do
-	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$S.log" ] && break
-	sleep 0.1
-done
-[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "dedisgen never stopped at its first read of $S/f"
+stopped_at() {
+	local name=$1 size=$2 op=$3 n=$4 i
+	shift 4
+	S=$E2E_TMP/$name
+	mkdir "$S"
+	head -c "$size" /dev/urandom >"$S/f"
+	: >"$S.log"
+	head -c 8 /dev/zero >"$S.state"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
+		DEDIS_FAULT_OP="$op" DEDIS_FAULT_NTH="$n" DEDIS_FAULT_PATH="$name/f" DEDIS_FAULT_STATE="$S.state" \
+		DEDIS_FAULT_LOG="$S.log" "$DEDISGEN" "$S" "$@" --json "$S.json" -o "$S.dist" 2>"$S.err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$S.log" ] && break
+		sleep 0.1
+	done
+	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "dedisgen never stopped at $op #$n of $S/f"
+}
+shrunk() { # NAME: the run went on, one error for the file, its first 4 MiB counted
+	wait "$pid" || fail "$1: a file that shrank made the scan fail (exit $?): $(cat "$S.err")"
+	[ "$(grep -c "$1/f: changed while being read (it shrank)" "$S.err")" -eq 1 ] ||
+		fail "$1: want one error line for the file that shrank: $(cat "$S.err")"
+	jcheck "$S.json" '.results[0] | .files == 1 and .errors == 1 and .blocks == 1024 and .bytes == 4194304'
+}
+# Read by pread: stopped at its first read (nothing read yet), cut to 5 MiB: its first range
+# (4 MiB) is read whole, every later one fails.
+stopped_at shrink 40M read 1 -t 2 --read-method pread
 truncate -s 5M "$S/f"
 kill -CONT "$pid"
-wait "$pid" || fail "a file that shrank made the scan fail: $(cat "$S.err")"
-[ "$(grep -c "shrink/f: changed while being read (it shrank)" "$S.err")" -eq 1 ] ||
-	fail "want one error line for the file that shrank: $(cat "$S.err")"
-jcheck "$S.json" '.results[0] | .files == 1 and .errors == 1 and .blocks == 1024 and .bytes == 4194304'
+shrunk shrink
 
 # --read-method: the same records whichever way large files are read (ranges of a 40 MiB file with
 # a tail, at two block sizes); mmap maps every range, pread none, and auto times both ways on its
@@ -250,45 +261,22 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOA
 cmp -s "$M.pread.dist.4096" "$M.refused.dist.4096" || fail "a refused mapping changed the records"
 jcheck "$M.refused.json" '.reads.large_file_ranges == {"mapped": 31, "pread": 1} and .results[0].errors == 0' 	"a refused mapping was not read by pread"
 
-# A file that shrinks while mapped: the pages it no longer holds raise SIGBUS, caught and told as
-# pread tells it (one error, only what was counted reported); cut inside the last page, there is
-# no fault (the rest of the page reads as zeros), and the file's size after the range says it.
-# map_stopped NAME SIZE N: dedisgen (one hashing thread: the ranges are mapped in order) scanning
-# NAME/f of SIZE bytes, stopped by the shim at its N-th mmap of it, before that range is read;
-# sets pid, S (the run's files).
-map_stopped() {
-	S=$E2E_TMP/$1
-	mkdir "$S"
-	head -c "$2" /dev/urandom >"$S/f"
-	: >"$S.log"
-	head -c 8 /dev/zero >"$S.state"
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
-		DEDIS_FAULT_OP=mmap DEDIS_FAULT_NTH="$3" DEDIS_FAULT_PATH="$1/f" DEDIS_FAULT_STATE="$S.state" \
-		DEDIS_FAULT_LOG="$S.log" "$DEDISGEN" "$S" -t 1 --read-method mmap --json "$S.json" -o "$S.dist" 2>"$S.err" &
-	pid=$!
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$S.log" ] && break
-		sleep 0.1
-	done
-	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "dedisgen never stopped at mapping #$3 of $S/f"
+# Mapped: the pages it no longer holds raise SIGBUS, caught and told as pread tells it; cut inside
+# the last page, there is no fault (the rest of the page reads as zeros), and the file's size after
+# the range says it. One hashing thread: the ranges are mapped in order, mapping #N is range #N.
+map_stopped() { # NAME SIZE N
+	stopped_at "$1" "$2" mmap "$3" -t 1 --read-method mmap
 	grep -q "^mmap .*$1/f $((($3 - 1) * 4194304)) " "$S.log" || fail "mapping #$3 was not range #$3: $(cat "$S.log")"
-}
-map_shrunk() { # NAME: the run went on, one error for the file, 4 MiB counted
-	wait "$pid" || fail "$1: a mapped file that shrank made the scan fail (exit $?): $(cat "$S.err")"
-	[ "$(grep -c "$1/f: changed while being read (it shrank)" "$S.err")" -eq 1 ] ||
-		fail "$1: want one error line for the mapped file that shrank: $(cat "$S.err")"
-	jcheck "$S.json" '.results[0] | .files == 1 and .errors == 1 and .blocks == 1024 and .bytes == 4194304'
 }
 map_stopped shrinkmap 40M 1
 truncate -s 5M "$S/f"
 kill -CONT "$pid"
-map_shrunk shrinkmap
+shrunk shrinkmap
 jcheck "$S.json" '.reads.large_file_ranges == {"mapped": 10, "pread": 0}' "shrinkmap: not every range mapped"
 map_stopped lastpage $((4194304 + 5000)) 2
 truncate -s $((4194304 + 4500)) "$S/f"
 kill -CONT "$pid"
-map_shrunk lastpage
+shrunk lastpage
 # A SIGBUS sent (not raised by a fault) while the guard is in place is not taken for one.
 map_stopped sentbus 8M 1
 kill -BUS "$pid"
