@@ -97,6 +97,26 @@ static char *sized_name(const char *base, uint64_t bs, bool several)
 	return p;
 }
 
+/* The scanned directory (a PATH) whose walk would reach PATH, which may not exist yet, or NULL.
+ * With honour_x and -x, a PATH on another file system than `dev` (when dev_known) is not walked
+ * into. merge's PATHs are databases, read by key, not walked: NULL. */
+static const char *walked_dir_holding(const struct gen_options *o, const char *path, bool honour_x, bool dev_known,
+				      dev_t dev)
+{
+	struct stat ps;
+	if (o->cmd == CMD_MERGE)
+		return NULL;
+	for (int i = 0; i < o->npaths; i++) {
+		if (stat(o->paths[i], &ps) || !S_ISDIR(ps.st_mode))
+			continue;
+		if (honour_x && o->one_fs && dev_known && dev != ps.st_dev)
+			continue;
+		if (path_within(path, o->paths[i]) == 1)
+			return o->paths[i];
+	}
+	return NULL;
+}
+
 /* Is the output OUT (of option OPT) one of the scan's inputs? It is when it is a PATH's file
  * (same dev and inode), or a regular file (or a new one) inside a directory PATH's tree: the walk
  * would read it (a new one's temporary file is there while the walk runs, and a later scan would
@@ -108,20 +128,16 @@ static bool output_is_input(const struct run *r, const char *opt, const char *ou
 		return false; /* merge's PATHs are databases, read by key, not walked */
 	struct stat os, ps;
 	bool exists = stat(out, &os) == 0;
-	for (int i = 0; i < o->npaths; i++) {
-		if (stat(o->paths[i], &ps))
-			continue;
-		if (exists && os.st_dev == ps.st_dev && os.st_ino == ps.st_ino) {
+	for (int i = 0; exists && i < o->npaths; i++) {
+		if (stat(o->paths[i], &ps) == 0 && os.st_dev == ps.st_dev && os.st_ino == ps.st_ino) {
 			run_say(r, "output %s %s is also an input", opt, out);
 			return true;
 		}
-		if (S_ISDIR(ps.st_mode) && (!exists || S_ISREG(os.st_mode)) && path_within(out, o->paths[i]) == 1) {
-			run_say(r, "output %s %s is also an input: it is inside the scanned directory %s", opt, out,
-				o->paths[i]);
-			return true;
-		}
 	}
-	return false;
+	const char *dir = !exists || S_ISREG(os.st_mode) ? walked_dir_holding(o, out, false, false, 0) : NULL;
+	if (dir)
+		run_say(r, "output %s %s is also an input: it is inside the scanned directory %s", opt, out, dir);
+	return dir != NULL;
 }
 
 /* Is the directory DIR (of option OPT; it may not exist yet) a scanned directory or inside one
@@ -129,25 +145,15 @@ static bool output_is_input(const struct run *r, const char *opt, const char *ou
  * Said; true or false. */
 static bool db_dir_is_input(const struct run *r, const char *opt, const char *dir)
 {
-	const struct gen_options *o = r->o;
-	if (o->cmd == CMD_MERGE)
-		return false; /* merge's PATHs are databases, read by key, not walked */
-	struct stat ds, ps;
+	struct stat ds;
 	char parent[PATH_MAX];
 	path_parent(dir, parent, sizeof parent);
 	bool dev_known = stat(dir, &ds) == 0 || stat(parent, &ds) == 0; /* a new one: its parent's */
-	for (int i = 0; i < o->npaths; i++) {
-		if (stat(o->paths[i], &ps) || !S_ISDIR(ps.st_mode))
-			continue;
-		if (o->one_fs && dev_known && ds.st_dev != ps.st_dev)
-			continue; /* -x: the walk does not go there */
-		if (path_within(dir, o->paths[i]) == 1) {
-			run_say(r, "%s %s is inside the scanned directory %s: the scan would read the database it writes", opt,
-				dir, o->paths[i]);
-			return true;
-		}
-	}
-	return false;
+	const char *scanned = walked_dir_holding(r->o, dir, true, dev_known, dev_known ? ds.st_dev : 0);
+	if (scanned)
+		run_say(r, "%s %s is inside the scanned directory %s: the scan would read the database it writes", opt,
+			dir, scanned);
+	return scanned != NULL;
 }
 
 /* Everything that can be refused is checked here, before reading a byte. */
