@@ -59,15 +59,23 @@ static bool residency_visible(int fd)
 	return faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
 }
 
-enum map_open_result map_range_open(int fd, uint64_t off, size_t len, bool resident_only, struct map_range *m)
+void map_file_probe(int fd, struct map_file *f)
+{
+	pthread_once(&guard_once, guard_install);
+	/* without the guard, a file that shrinks would end the process */
+	f->mappable = guard_ready && !pseudo_fs(fd);
+	f->residency_visible = f->mappable && residency_visible(fd);
+}
+
+enum map_open_result map_range_open(int fd, const struct map_file *f, uint64_t off, size_t len, bool resident_only,
+				    struct map_range *m)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), at = off / page * page;
 	size_t maplen = (size_t)(off - at) + len;
 	memset(m, 0, sizeof *m);
-	pthread_once(&guard_once, guard_install);
-	if (!guard_ready || pseudo_fs(fd)) /* without the guard, a file that shrinks would end the process */
+	if (!f->mappable)
 		return MAP_OPEN_FAILED;
-	if (resident_only && !residency_visible(fd))
+	if (resident_only && !f->residency_visible)
 		return MAP_OPEN_NOT_RESIDENT;
 	void *base = mmap(NULL, maplen, PROT_READ, MAP_SHARED, fd, (off_t)at);
 	if (base == MAP_FAILED)

@@ -12,20 +12,30 @@ struct map_range {
 	size_t maplen;
 };
 
+/* What a file allows, the same for all its ranges (map_file_probe). */
+struct map_file {
+	bool mappable;          /* not on a pseudo file system (procfs, sysfs, ...), whose large
+				 * files can be device memory */
+	bool residency_visible; /* mincore tells the truth about its pages: the process owns the file,
+				 * may write it, or is root; for any other the kernel says "all resident" */
+};
+
+/* The facts of fd for map_range_open; the first call also installs the SIGBUS handler
+ * map_guarded needs (without it, nothing is mappable). */
+void map_file_probe(int fd, struct map_file *f);
+
 enum map_open_result {
 	MAP_OPEN_OK,
 	MAP_OPEN_NOT_RESIDENT, /* resident_only, and a page of the range is not in memory, or this
-				* process cannot tell (see map_range_open): not mapped */
-	MAP_OPEN_FAILED,       /* not mapped: mmap or mincore failed, or the file is on a pseudo file
-				* system (procfs, sysfs, ...), whose large files can be device memory */
+				* process cannot tell: not mapped */
+	MAP_OPEN_FAILED,       /* not mapped: the file is not mappable, or mmap or mincore failed */
 };
 
-/* Maps [off, off + len) of fd read-only. With resident_only, the range is mapped only where every
- * page of it is already in the page cache (read from a device, it is better read ahead by pread).
- * mincore only tells that of files the process owns or may write (or as root): for others the
- * kernel says "all resident" whatever is true, so those count as not resident. The first call
- * installs the SIGBUS handler map_guarded needs (MAP_OPEN_FAILED where it cannot). */
-enum map_open_result map_range_open(int fd, uint64_t off, size_t len, bool resident_only, struct map_range *m);
+/* Maps [off, off + len) of fd (probed as f) read-only. With resident_only, the range is mapped
+ * only where every page of it is known to be in the page cache already (read from a device, it is
+ * better read ahead by pread). */
+enum map_open_result map_range_open(int fd, const struct map_file *f, uint64_t off, size_t len, bool resident_only,
+				    struct map_range *m);
 void map_range_close(struct map_range *m);
 
 /* Runs fn(arg) and returns what it returns, catching the SIGBUS of a fault in m's pages: then fn

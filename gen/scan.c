@@ -65,6 +65,7 @@ struct shared_file {
 	int refs;            /* under the pipe lock */
 	bool reported;       /* under the pipe lock: a range of it failed, and that was said */
 	char *path;
+	struct map_file map; /* what mapping it allows (probed once, unless --read-method pread) */
 };
 
 /* A small file of a batch: its path (in the batch's names), the size the walk saw, where it goes
@@ -348,7 +349,8 @@ static int hash_range(struct pipe *p, struct hstate *hs, const struct buf *b, ui
 		t0 = thread_cpu_s();
 	}
 	if (hs->read_how != BY_PREAD && trial != 0)
-		mapped = map_range_open(b->file->fd, b->off, b->len, hs->read_how != BY_MAP, &m) == MAP_OPEN_OK;
+		mapped = map_range_open(b->file->fd, &b->file->map, b->off, b->len, hs->read_how != BY_MAP, &m) ==
+			 MAP_OPEN_OK;
 	if (trial == 1 && !mapped) /* not in memory (yet): neither way is timed on it */
 		trial = -1;
 	int rc;
@@ -928,6 +930,8 @@ static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from
 		return -1;
 	}
 	f->refs = 1; /* ours, until every range is posted */
+	if (p->cfg->read_method != SCAN_READ_PREAD)
+		map_file_probe(f->fd, &f->map);
 	while (off < size) {
 		struct buf *b = get_free(p);
 		if (!b) {

@@ -31,12 +31,16 @@ static void test_bytes(void)
 {
 	char path[64];
 	int fd = make_file(path, FILE_LEN);
+	struct map_file mf;
+	map_file_probe(fd, &mf);
+	CU_ASSERT_TRUE(mf.mappable);
+	CU_ASSERT_TRUE(mf.residency_visible); /* our own file */
 	const uint64_t offs[] = {0, 1, 4095, 4096, 5000, FILE_LEN - 10};
 	for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
 		struct map_range m;
 		size_t len = offs[i] + 65536 <= FILE_LEN ? 65536 : FILE_LEN - offs[i];
 		/* the file was just written: every page is in memory, so resident_only maps it too */
-		CU_ASSERT_EQUAL_FATAL(map_range_open(fd, offs[i], len, true, &m), MAP_OPEN_OK);
+		CU_ASSERT_EQUAL_FATAL(map_range_open(fd, &mf, offs[i], len, true, &m), MAP_OPEN_OK);
 		size_t bad = 0;
 		for (size_t k = 0; k < len; k++) {
 			uint64_t at = offs[i] + k;
@@ -70,8 +74,10 @@ static void test_guard(void)
 {
 	char path[64];
 	int fd = make_file(path, FILE_LEN);
+	struct map_file mf;
+	map_file_probe(fd, &mf);
 	struct map_range m;
-	CU_ASSERT_EQUAL_FATAL(map_range_open(fd, 4096, FILE_LEN - 4096, false, &m), MAP_OPEN_OK);
+	CU_ASSERT_EQUAL_FATAL(map_range_open(fd, &mf, 4096, FILE_LEN - 4096, false, &m), MAP_OPEN_OK);
 	struct sum_work w = {m.data, FILE_LEN - 4096, 0};
 	const void *fault = "not set";
 	CU_ASSERT_EQUAL(map_guarded(&m, sum_all, &w, &fault), 7);
@@ -110,8 +116,10 @@ static void test_sent_sigbus(void)
 		CU_ASSERT_FATAL(pid >= 0);
 		if (pid == 0) {
 			struct map_range m;
+			struct map_file mf;
 			const void *fault;
-			if (map_range_open(fd, 0, FILE_LEN, false, &m) != MAP_OPEN_OK)
+			map_file_probe(fd, &mf);
+			if (map_range_open(fd, &mf, 0, FILE_LEN, false, &m) != MAP_OPEN_OK)
 				_exit(3);
 			if (inside)
 				map_guarded(&m, raise_bus, NULL, &fault);
@@ -128,12 +136,28 @@ static void test_sent_sigbus(void)
 	unlink(path);
 }
 
+/* Files of pseudo file systems (procfs here; sysfs' PCI resource files are device memory) are
+ * never mapped: map_range_open refuses them, and the caller reads them by pread. */
+static void test_pseudo_fs(void)
+{
+	int fd = open("/proc/self/status", O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	struct map_file mf;
+	map_file_probe(fd, &mf);
+	CU_ASSERT_FALSE(mf.mappable);
+	struct map_range m;
+	CU_ASSERT_EQUAL(map_range_open(fd, &mf, 0, 4096, false, &m), MAP_OPEN_FAILED);
+	CU_ASSERT_PTR_NULL(m.base);
+	close(fd);
+}
+
 int suite_gen_mapread(void)
 {
 	static const struct unit_test tests[] = {
 		{"mapped reads: the file's bytes at any offset", test_bytes},
 		{"mapped reads: a file cut short is caught, twice", test_guard},
 		{"mapped reads: a SIGBUS sent, not faulted, still ends the process", test_sent_sigbus},
+		{"mapped reads: files of pseudo file systems are not mapped", test_pseudo_fs},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_mapread", tests);
