@@ -2,6 +2,8 @@
  * runs them verbosely, exits non-zero when any assertion failed. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <CUnit/Basic.h>
 #include "unit.h"
 
@@ -14,6 +16,20 @@ int unit_add_suite(const char *name, const struct unit_test *tests)
 		if (!CU_add_test(s, tests->name, tests->fn))
 			return -1;
 	return 0;
+}
+
+size_t unit_resident_pages(const void *p, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, in = 0;
+	unsigned char *v = malloc(n);
+	if (!v || mincore((void *)p, len, v)) {
+		free(v);
+		return SIZE_MAX;
+	}
+	for (size_t i = 0; i < n; i++)
+		in += v[i] & 1;
+	free(v);
+	return in;
 }
 
 int main(void)

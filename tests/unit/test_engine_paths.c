@@ -271,6 +271,22 @@ static int journal_file_system_full(void *arg, unsigned file, uint64_t offset)
 	return file == DIO_JOURNAL ? -ENOSPC : 0;
 }
 
+/* The closed volume in dir after a power loss (its caches, the state file, lost: only the durable
+ * files count) opens with `mapped` blocks mapped, LBN lbn reading back fill(v), and fsck clean. */
+static void after_power_loss(uint64_t mapped, uint64_t lbn, int v)
+{
+	char err[256], path[128];
+	struct engine *e;
+	struct engine_open_params plain = {0};
+	snprintf(path, sizeof path, "%s/state", dir);
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &plain, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(st(e).mapped_blocks, mapped);
+	CU_ASSERT(reads_back(e, lbn, v));
+	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+}
+
 /* A journal record the file system has no room for (a journal formatted sparse) is committed as a
  * checkpoint into the map file instead: a discard then returns, closes and survives the loss of
  * the caches, where the commit failed with ENOSPC after the discard was applied to the working map
@@ -284,36 +300,14 @@ static void journal_full_commits_by_checkpoint(void)
 	unsigned refused = 0;
 	struct engine_recorder rec = {.arg = &refused, .fail = journal_file_system_full};
 	struct engine_open_params op = {.recorder = &rec};
-	char err[256], path[128];
+	char err[256];
 	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(engine_discard(e, 0, 100), 0);
 	CU_ASSERT_EQUAL(engine_flush(e), 0);
 	CU_ASSERT(refused > 0); /* the journal was tried, and refused */
 	CU_ASSERT_EQUAL(engine_close(e), 0);
-	snprintf(path, sizeof path, "%s/state", dir); /* a power loss: only the durable files count */
-	CU_ASSERT_EQUAL(unlink(path), 0);
-	struct engine_open_params plain = {0};
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &plain, &e, err, sizeof err), 0);
-	CU_ASSERT_EQUAL(st(e).mapped_blocks, 100);
-	CU_ASSERT(reads_back(e, 150, 151));
-	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
-	CU_ASSERT_EQUAL(engine_close(e), 0);
+	after_power_loss(100, 150, 151);
 	cleanup();
-}
-
-/* Pages of a mapping in memory. */
-static size_t resident_pages(void *p, size_t len)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, in = 0;
-	unsigned char *v = malloc(n);
-	if (!v || mincore(p, len, v)) {
-		free(v);
-		return n;
-	}
-	for (size_t i = 0; i < n; i++)
-		in += v[i] & 1;
-	free(v);
-	return in;
 }
 
 /* The first open of a volume never written (format's checkpoint 0, no journal record) builds
@@ -333,22 +327,16 @@ static void first_open_of_an_empty_volume_writes_no_cache(void)
 	struct statfs fs;
 	if (statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC) {
 		/* (a few: valgrind's mappings show some resident; a rebuild touches every one) */
-		CU_ASSERT(resident_pages(e->space.refs, e->refs_len) < e->refs_len / 4096 / 4);
-		CU_ASSERT(resident_pages(e->lbnmap, e->lbnmap_len) < e->lbnmap_len / 4096 / 4);
+		CU_ASSERT(unit_resident_pages(e->space.refs, e->refs_len) < e->refs_len / 4096 / 4);
+		CU_ASSERT(unit_resident_pages(e->lbnmap, e->lbnmap_len) < e->lbnmap_len / 4096 / 4);
 	}
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	struct engine_open_params op = {0};
-	char err[256], path[128];
+	char err[256];
 	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(engine_write(e, 5, fill(4)), 0);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
-	snprintf(path, sizeof path, "%s/state", dir); /* a power loss: the map is not empty any more */
-	CU_ASSERT_EQUAL(unlink(path), 0);
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
-	CU_ASSERT_EQUAL(st(e).mapped_blocks, 1);
-	CU_ASSERT(reads_back(e, 5, 4));
-	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
-	CU_ASSERT_EQUAL(engine_close(e), 0);
+	after_power_loss(1, 5, 4); /* the map is not empty any more */
 	cleanup();
 }
 

@@ -15,6 +15,12 @@ struct unit_test {
 };
 int unit_add_suite(const char *name, const struct unit_test *tests);
 
+/* Pages of the mapping [p, p + len) in memory (mincore); SIZE_MAX when that cannot be told. For
+ * a file mapping, residency is the file's page cache, not this mapping's. */
+#include <stddef.h>
+#include <stdint.h>
+size_t unit_resident_pages(const void *p, size_t len);
+
 /* Every suite, by module. */
 int suite_rng(void);
 int suite_units(void);
