@@ -80,7 +80,9 @@ struct batch_file {
 
 /* A unit of work: packed segments in `data` (devices, parts of files), a batch of small files
  * (nfiles > 0 or `batch`: the hasher reads them into `data`), or (file != NULL) the range
- * [off, off + len) of a large file (the last range may end with a partial block). Packed
+ * [off, off + len) of a large file (the last range may end with a partial block). A range longer
+ * than the buffer size is a whole file posted once: the hashers cut it into buffer-sized ranges
+ * themselves (take_work), so they never wait on the walking thread for the next one. Packed
  * segments and ranges are consecutive in the stream from pos[]; a batch's files each have their
  * own positions, consecutive unless a file shrank before it was read. */
 struct buf {
@@ -90,8 +92,8 @@ struct buf {
 	struct seg *segs;
 	size_t nsegs, segcap;
 	struct shared_file *file;
-	uint64_t off;
-	size_t len;
+	uint64_t start; /* where the file's range began (the walking thread posted [start, off + len)) */
+	uint64_t off, len;
 	bool batch;
 	struct batch_file *files;
 	size_t nfiles, filecap;
@@ -104,7 +106,8 @@ struct pipe {
 	const struct scan_config *cfg;
 	size_t cap, maxbs, chunk;
 	pthread_mutex_t lock;
-	pthread_cond_t cv_full, cv_free;
+	pthread_cond_t cv_full, cv_free, cv_ended;
+	int ended;               /* hashers that have ended, under lock (cv_ended tells the walking thread) */
 	struct buf *full_head, *full_tail, *free_list;
 	bool done, failed;
 	char failure[512];
@@ -116,6 +119,8 @@ struct pipe {
 				  * that failed, that were not read */
 	uint64_t batches_uring, batches_sync, small_file_fallbacks; /* atomic */
 	uint64_t ranges_mapped, ranges_read;                         /* atomic */
+	uint64_t uncut;          /* bytes of posted large-file ranges no hasher has taken yet, under lock */
+	uint64_t ahead;          /* bytes the hashers ask the kernel to read ahead of the range they take */
 	double read_best_sum[2]; /* --read-method auto: the threads' least costs by pread [0], mapped [1], summed, under lock */
 };
 
@@ -582,6 +587,75 @@ struct hasher_arg {
 	int writer;
 };
 
+static bool scan_stopped(const struct scan_config *cfg)
+{
+	return cfg->stop && *cfg->stop;
+}
+
+/* The next unit of work for a hasher, or NULL when there is none left (the walk is done, or the
+ * pipe failed). A whole file's range at the head of the queue is cut there: the hasher gets its
+ * first buffer-sized range in *piece (and asks the kernel to read p->ahead further), and the rest
+ * stays at the head for the next hasher. Otherwise the head itself is returned (*cut false): the
+ * caller gives it back to the free list when done. Once the scan is stopped, whole-file ranges
+ * are dropped rather than cut: what is left of a file may be terabytes. */
+static struct buf *take_work(struct pipe *p, struct buf *piece, bool *cut)
+{
+	const struct scan_config *cfg = p->cfg;
+	struct buf *b;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		while (!p->full_head && !p->done && !p->failed)
+			pthread_cond_wait(&p->cv_full, &p->lock);
+		b = p->failed ? NULL : p->full_head;
+		if (!b) {
+			pthread_mutex_unlock(&p->lock);
+			return NULL;
+		}
+		uint64_t end = b->off + b->len;
+		bool drop = b->file && b->len > p->cap && scan_stopped(cfg);
+		*cut = b->file && b->len > p->cap && !drop;
+		if (*cut) {
+			*piece = (struct buf){.file = b->file, .off = b->off, .len = p->cap};
+			for (int i = 0; i < cfg->nsizes; i++) {
+				piece->pos[i] = b->pos[i];
+				b->pos[i] += p->cap / cfg->sizes[i].block_size; /* cap is a multiple of every size */
+			}
+			b->off += p->cap;
+			b->len -= p->cap;
+			b->file->refs++;
+			p->uncut -= p->cap;
+		} else {
+			if (!(p->full_head = b->next))
+				p->full_tail = NULL;
+			if (b->file)
+				p->uncut -= b->len;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (drop) {
+			file_unref(p, b->file);
+			b->file = NULL;
+			pthread_mutex_lock(&p->lock);
+			b->next = p->free_list;
+			p->free_list = b;
+			pthread_cond_signal(&p->cv_free);
+			pthread_mutex_unlock(&p->lock);
+			continue;
+		}
+		if (b->file && p->ahead) {
+			/* The file's first range asks for the next p->ahead bytes too; each later one for
+			 * the range p->ahead past itself: the hashers keep that much in flight ahead of
+			 * them, as the walking thread did when it posted each range ahead of them. */
+			struct buf *r = *cut ? piece : b;
+			bool first = r->off == b->start;
+			uint64_t ask = first ? r->off : r->off + p->ahead, want = first ? p->ahead + r->len : r->len;
+			if (ask < end)
+				(void)posix_fadvise(r->file->fd, (off_t)ask, (off_t)(end - ask < want ? end - ask : want),
+						    POSIX_FADV_WILLNEED);
+		}
+		return *cut ? piece : b;
+	}
+}
+
 /* Page-aligned memory for buffers read into and hashed: C11's aligned_alloc wants the size
  * a multiple of the alignment, which a chunk plus one 512-byte block is not. */
 static void *page_alloc(size_t bytes)
@@ -607,14 +681,9 @@ static void *hasher(void *arg)
 		goto out;
 	}
 	for (;;) {
-		pthread_mutex_lock(&p->lock);
-		while (!p->full_head && !p->done && !p->failed)
-			pthread_cond_wait(&p->cv_full, &p->lock);
-		struct buf *b = p->failed ? NULL : p->full_head;
-		if (b && !(p->full_head = b->next))
-			p->full_tail = NULL;
-		pthread_mutex_unlock(&p->lock);
-		if (!b)
+		struct buf piece, *b;
+		bool cut;
+		if (!(b = take_work(p, &piece, &cut)))
 			break;
 		int h = 0;
 		if (b->file) {
@@ -643,6 +712,8 @@ static void *hasher(void *arg)
 			file_unref(p, b->file);
 			b->file = NULL;
 		}
+		if (cut) /* a range cut from a whole file's: its buffer is still queued */
+			continue;
 		pthread_mutex_lock(&p->lock);
 		b->next = p->free_list;
 		p->free_list = b;
@@ -651,6 +722,10 @@ static void *hasher(void *arg)
 	}
 out:
 	hstate_flush(p, &hs, ok && !pipe_failed(p));
+	pthread_mutex_lock(&p->lock);
+	p->ended++;
+	pthread_cond_signal(&p->cv_ended);
+	pthread_mutex_unlock(&p->lock);
 	for (int i = 0; i < cfg->nsizes; i++)
 		free(fps[i]);
 	free(chunk);
@@ -659,26 +734,6 @@ out:
 	batch_reader_free(hs.br);
 	free(hs.items);
 	return NULL;
-}
-
-/* A buffer to fill, waiting for a hasher to return one; NULL when the pipe failed. */
-static struct buf *get_free(struct pipe *p)
-{
-	pthread_mutex_lock(&p->lock);
-	while (!p->free_list && !p->failed)
-		pthread_cond_wait(&p->cv_free, &p->lock);
-	struct buf *b = p->failed ? NULL : p->free_list;
-	if (b) {
-		p->free_list = b->next;
-		b->next = NULL;
-		b->used = 0;
-		b->nsegs = 0;
-		b->batch = false;
-		b->nfiles = 0;
-		b->names_used = 0;
-	}
-	pthread_mutex_unlock(&p->lock);
-	return b;
 }
 
 static void submit(struct pipe *p, struct buf *b)
@@ -745,7 +800,9 @@ static void assign_positions(struct reader *r, struct buf *b, bool first_piece, 
 	}
 }
 
-static void maybe_progress(struct reader *r)
+/* The progress line, once a second, of the bytes the hashers have taken (p->lock held: it is
+ * let go while the line is written). */
+static void progress_locked(struct reader *r)
 {
 	if (!r->cfg->progress)
 		return;
@@ -753,8 +810,55 @@ static void maybe_progress(struct reader *r)
 	if (t - r->last_progress < 1.0)
 		return;
 	r->last_progress = t;
-	struct scan_progress pr = {r->st->bytes, r->total, t - r->t0};
+	struct scan_progress pr = {r->st->bytes - r->p->uncut, r->total, t - r->t0};
+	pthread_mutex_unlock(&r->p->lock);
 	r->cfg->progress(&pr, r->cfg->progress_arg);
+	pthread_mutex_lock(&r->p->lock);
+}
+
+static void maybe_progress(struct reader *r)
+{
+	if (!r->cfg->progress || now_s() - r->last_progress < 1.0)
+		return;
+	pthread_mutex_lock(&r->p->lock);
+	progress_locked(r);
+	pthread_mutex_unlock(&r->p->lock);
+}
+
+/* The walking thread waits on cv (p->lock held) no longer than until its next progress line is
+ * due, and writes that line when it is: while the hashers cut a large file's ranges, nothing else
+ * wakes this thread. */
+static void reader_wait(struct reader *r, pthread_cond_t *cv)
+{
+	if (!r->cfg->progress) {
+		pthread_cond_wait(cv, &r->p->lock);
+		return;
+	}
+	double due = r->last_progress + 1.0;
+	struct timespec ts = {(time_t)due, (long)((due - (double)(time_t)due) * 1e9)};
+	if (pthread_cond_timedwait(cv, &r->p->lock, &ts) == ETIMEDOUT)
+		progress_locked(r);
+}
+
+/* A buffer to fill, waiting for a hasher to return one; NULL when the pipe failed. */
+static struct buf *get_free(struct reader *r)
+{
+	struct pipe *p = r->p;
+	pthread_mutex_lock(&p->lock);
+	while (!p->free_list && !p->failed)
+		reader_wait(r, &p->cv_free);
+	struct buf *b = p->failed ? NULL : p->free_list;
+	if (b) {
+		p->free_list = b->next;
+		b->next = NULL;
+		b->used = 0;
+		b->nsegs = 0;
+		b->batch = false;
+		b->nfiles = 0;
+		b->names_used = 0;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return b;
 }
 
 static bool stopped(const struct reader *r)
@@ -778,7 +882,7 @@ static int batch_file(struct reader *r, const struct walk_entry *e)
 		b = r->cur = NULL;
 	}
 	if (!b) {
-		if (!(b = r->cur = get_free(p)))
+		if (!(b = r->cur = get_free(r)))
 			return -1;
 		b->batch = true;
 	}
@@ -851,7 +955,7 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 	uint64_t at = (uint64_t)start; /* the file offset */
 	size_t most = SIZE_MAX;        /* sysctl files refuse a large read with ENOMEM: then a page */
 	while (!eof && at < end) {
-		if (!r->cur && !(r->cur = get_free(p))) {
+		if (!r->cur && !(r->cur = get_free(r))) {
 			rc = -1;
 			break;
 		}
@@ -913,9 +1017,11 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 	return rc;
 }
 
-/* Hands [from, size) of a large regular file to the hashers as ranges of the buffer size, asking
- * the kernel to read each one ahead (so a file not in the page cache streams while the hashers
- * work). Sets *done to the offset reached; the caller read()s on from there (a file that grew). */
+/* Hands [from, size) of a large regular file to the hashers as one range, which they cut into
+ * ranges of the buffer size (take_work), asking the kernel to read ahead of them (so a file not in
+ * the page cache streams while they work). Posting each range from here, this thread had to be
+ * scheduled for every 4 MiB: on a machine whose every core hashes, the hashers waited for it.
+ * Sets *done to the offset reached; the caller read()s on from there (a file that grew). */
 static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t size, off_t *done)
 {
 	struct pipe *p = r->p;
@@ -929,33 +1035,26 @@ static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from
 		pipe_fail(p, "cannot share %s: %s", path, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
-	f->refs = 1; /* ours, until every range is posted */
+	f->refs = 1; /* ours, until the range is posted */
 	if (p->cfg->read_method != SCAN_READ_PREAD)
 		map_file_probe(f->fd, &f->map);
-	while (off < size) {
-		struct buf *b = get_free(p);
-		if (!b) {
-			rc = -1;
-			break;
-		}
-		size_t len = size - off < p->cap ? (size_t)(size - off) : p->cap;
-		(void)posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+	struct buf *b = off < size ? get_free(r) : NULL;
+	if (b) {
 		pthread_mutex_lock(&p->lock);
 		f->refs++;
+		p->uncut += size - off;
 		pthread_mutex_unlock(&p->lock);
 		b->file = f;
-		b->off = off;
-		b->len = len;
-		assign_positions(r, b, true, len);
+		b->start = b->off = off;
+		b->len = size - off;
+		assign_positions(r, b, true, b->len);
+		r->st->bytes += b->len;
 		submit(p, b);
-		off += len;
-		r->st->bytes += len;
+		off = size;
 		maybe_progress(r);
-		if (stopped(r) || pipe_failed(p)) {
-			rc = -1;
-			break;
-		}
 	}
+	if ((off < size && !b) || stopped(r) || pipe_failed(p))
+		rc = -1;
 	file_unref(p, f);
 	*done = (off_t)off;
 	return rc;
@@ -1005,9 +1104,15 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 			p.maxbs = cfg->sizes[i].block_size;
 	p.cap = 4 * p.maxbs > MIN_BUF ? 4 * p.maxbs : MIN_BUF;
 	p.chunk = p.maxbs > CHUNK ? p.maxbs : CHUNK;
+	p.ahead = (uint64_t)nbufs * p.cap; /* as far as the walking thread used to post ranges ahead */
 	pthread_mutex_init(&p.lock, NULL);
+	pthread_condattr_t monotonic; /* reader_wait's deadlines are now_s()'s */
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
 	pthread_cond_init(&p.cv_full, NULL);
-	pthread_cond_init(&p.cv_free, NULL);
+	pthread_cond_init(&p.cv_free, &monotonic);
+	pthread_cond_init(&p.cv_ended, &monotonic);
+	pthread_condattr_destroy(&monotonic);
 	if (!(p.blocks = calloc((size_t)cfg->nsizes, sizeof *p.blocks)) || setup(&p, cfg, nbufs, all)) {
 		snprintf(st->failure, sizeof st->failure, "out of memory for the read buffers");
 		rc = -1;
@@ -1055,6 +1160,8 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 	pthread_mutex_lock(&p.lock);
 	p.done = true;
 	pthread_cond_broadcast(&p.cv_full);
+	while (p.ended < started) /* the progress line goes on while they hash what is queued */
+		reader_wait(&r, &p.cv_ended);
 	pthread_mutex_unlock(&p.lock);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
@@ -1109,6 +1216,7 @@ out:
 	free(p.blocks);
 	pthread_cond_destroy(&p.cv_full);
 	pthread_cond_destroy(&p.cv_free);
+	pthread_cond_destroy(&p.cv_ended);
 	pthread_mutex_destroy(&p.lock);
 	return rc;
 }

@@ -230,6 +230,21 @@ truncate -s 5M "$S/f"
 kill -CONT "$pid"
 shrunk shrink
 
+# Interrupted inside a large file: the walking thread posts the file once and the hashers cut its
+# 4 MiB ranges themselves, so once the scan is stopped they must leave the rest of it (a posted
+# file may be terabytes). 256 MiB (64 ranges of 32 reads of 128 KiB), stopped at its first read,
+# sent SIGINT: "interrupted", exit 1, and no more read than the ranges the 2 hashers had taken
+# (at most 8: 256 reads; the whole file would be 2048).
+stopped_at interrupted 256M read 1 -t 2 --read-method pread
+kill -INT "$pid"
+kill -CONT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "scan failed: interrupted" "$S.err" ||
+	fail "SIGINT inside a large file: want exit 1, 'interrupted'; got $rc: $(cat "$S.err")"
+reads=$(od -An -t u8 -N 8 "$S.state" | tr -d ' ')
+((reads >= 1 && reads <= 256)) || fail "SIGINT inside a large file: $reads reads of it after the stop (at most 256)"
+
 # --read-method: the same records whichever way large files are read (ranges of a 40 MiB file with
 # a tail, at two block sizes); mmap maps every range, pread none, and auto times both ways on its
 # first full ranges in memory (3 each per thread: at least 3 mapped, files just written are in
