@@ -12,7 +12,9 @@
 # past 2 GiB, so a 2 GiB file weighs it 4 times as much: 1.87-1.91x there); BS (4096);
 # THREADS (the counts to run, default "1 2 4 ... cores"); REPS (best of, 3; the counts run in
 # turns so a busy machine slows them alike); READHASH (bench/perf/readhash built; by default it is
-# compiled here where cc and OpenSSL's headers are, else its column is left out).
+# compiled here where cc and OpenSSL's headers are, else its column is left out); FLOOR_METHOD
+# (how readhash reads: pread, as dedisgen's default on most machines, or range: each 4 MiB range
+# mapped and hashed in place, as --read-method mmap; see readhash.c for the others).
 # The floor column: readhash, T threads reading the same file as dedisgen does (4 MiB ranges,
 # pread in 128 KiB chunks) and SHA-1'ing every block, nothing else. openssl speed hashes one
 # buffer in L1 over and over; the data of a scan comes from memory, and where the machine's memory
@@ -86,7 +88,7 @@ one_limit() {
 
 # one_floor T: MB/s of readhash with T threads on the same data
 one_floor() {
-	"$RH" "$DATA" "$1" "$BS" 2>/dev/null | awk '{ print $1 }' | grep . || echo 0
+	"$RH" "$DATA" "$1" "$BS" "${FLOOR_METHOD:-pread}" 2>/dev/null | awk '{ print $1 }' | grep . || echo 0
 }
 
 # The limits are measured in every round too, between the runs, and their best taken as the runs'
@@ -112,7 +114,7 @@ verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t ? "PASS" : "BELOW") }
 
 echo "data:        $DATA, block size $BS, cores $CORES, dedisgen analysis on (the defaults)"
 echo "SHA-1 limit: openssl speed -multi N -evp sha1 -bytes $BS, N = min(threads, cores), best of $REPS"
-[[ -n $RH ]] && echo "floor:       readhash (pread 4 MiB ranges in 128 KiB chunks, SHA-1 every block, nothing else), best of $REPS"
+[[ -n $RH ]] && echo "floor:       readhash ${FLOOR_METHOD:-pread} (4 MiB ranges, SHA-1 every block, nothing else), best of $REPS"
 printf '%-8s %10s %12s %9s %9s %10s %9s  %s\n' threads "MB/s" "SHA-1 limit" "share" "speedup" "floor" "of floor" \
 	"runs (MB/s); limits${RH:+; floors}"
 for t in $THREADS; do
