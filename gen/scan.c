@@ -611,9 +611,21 @@ static struct buf *take_work(struct pipe *p, struct buf *piece, bool *cut)
 			pthread_mutex_unlock(&p->lock);
 			return NULL;
 		}
-		uint64_t end = b->off + b->len;
 		bool drop = b->file && b->len > p->cap && scan_stopped(cfg);
 		*cut = b->file && b->len > p->cap && !drop;
+		struct buf *mine = *cut ? piece : b;
+		/* The file's first range asks the kernel for the next p->ahead bytes too; each later one
+		 * for the range p->ahead past itself: the hashers keep that much in flight ahead of them,
+		 * as the walking thread did when it posted each range ahead of them. Worked out here:
+		 * once the lock is let go, the rest of the file's range is another hasher's. */
+		uint64_t end = b->off + b->len, ask = 0, want = 0;
+		int fd = b->file ? b->file->fd : -1;
+		if (b->file && !drop && p->ahead) {
+			bool first = b->off == b->start;
+			ask = first ? b->off : b->off + p->ahead;
+			want = first ? p->ahead + p->cap : p->cap;
+			want = ask < end ? (end - ask < want ? end - ask : want) : 0;
+		}
 		if (*cut) {
 			*piece = (struct buf){.file = b->file, .off = b->off, .len = p->cap};
 			for (int i = 0; i < cfg->nsizes; i++) {
@@ -624,6 +636,7 @@ static struct buf *take_work(struct pipe *p, struct buf *piece, bool *cut)
 			b->len -= p->cap;
 			b->file->refs++;
 			p->uncut -= p->cap;
+			pthread_cond_signal(&p->cv_full); /* the rest is there for another hasher */
 		} else {
 			if (!(p->full_head = b->next))
 				p->full_tail = NULL;
@@ -641,18 +654,9 @@ static struct buf *take_work(struct pipe *p, struct buf *piece, bool *cut)
 			pthread_mutex_unlock(&p->lock);
 			continue;
 		}
-		if (b->file && p->ahead) {
-			/* The file's first range asks for the next p->ahead bytes too; each later one for
-			 * the range p->ahead past itself: the hashers keep that much in flight ahead of
-			 * them, as the walking thread did when it posted each range ahead of them. */
-			struct buf *r = *cut ? piece : b;
-			bool first = r->off == b->start;
-			uint64_t ask = first ? r->off : r->off + p->ahead, want = first ? p->ahead + r->len : r->len;
-			if (ask < end)
-				(void)posix_fadvise(r->file->fd, (off_t)ask, (off_t)(end - ask < want ? end - ask : want),
-						    POSIX_FADV_WILLNEED);
-		}
-		return *cut ? piece : b;
+		if (want) /* the file stays open: the range taken holds a reference */
+			(void)posix_fadvise(fd, (off_t)ask, (off_t)want, POSIX_FADV_WILLNEED);
+		return mine;
 	}
 }
 

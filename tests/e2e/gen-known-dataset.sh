@@ -245,6 +245,38 @@ rc=$?
 reads=$(od -An -t u8 -N 8 "$S.state" | tr -d ' ')
 ((reads >= 1 && reads <= 256)) || fail "SIGINT inside a large file: $reads reads of it after the stop (at most 256)"
 
+# The hashers share a posted file among themselves, whatever the walking thread does meanwhile:
+# each range cut wakes another hasher. The walker first reads 2000 empty files itself (0/: the
+# hashers, with nothing to do, go to sleep), posts a (256 MiB, sparse: 64 ranges) and is then held
+# by the shim in its read of z (empty too) until the test lets it go; by then the 4 hashers must
+# have read all of a between them, more than one of them (per-thread bytes read,
+# /proc/PID/task/*/io). Waking none, the one hasher the post woke read it alone.
+H=$E2E_TMP/held
+mkdir -p "$H/0"
+(cd "$H/0" && seq -f 'e%04g' 2000 | xargs touch)
+truncate -s 256M "$H/a"
+: >"$H/z"
+head -c 8 /dev/zero >"$H.state"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=hold \
+	DEDIS_FAULT_OP=read DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH=held/z DEDIS_FAULT_STATE="$H.state" \
+	DEDIS_FAULT_RELEASE="$H.go" DEDIS_FAULT_LOG="$H.log" "$DEDISGEN" "$H" -t 4 --read-method pread \
+	--json "$H.json" -o "$H.dist" 2>"$H.err" &
+pid=$!
+task_reads() { # per thread of $pid: bytes read, one line each
+	local t
+	for t in /proc/"$pid"/task/*; do awk '$1 == "rchar:" { print $2 }' "$t/io" 2>/dev/null; done
+}
+for ((i = 0; i < 600; i++)); do
+	[ -s "$H.log" ] && (($(task_reads | awk '{ s += $1 } END { print s + 0 }') >= 268435456)) && break
+	sleep 0.1
+done
+readers=$(task_reads | awk '$1 >= 4194304' | wc -l)
+touch "$H.go"
+wait "$pid" || fail "held walker: dedisgen exited $?: $(cat "$H.err")"
+[ -s "$H.log" ] || fail "the shim never held the walker in its read of z"
+((readers >= 2)) || fail "while the walker was held, $readers hashing thread(s) read the 256 MiB file (want 2 or more)"
+jcheck "$H.json" '.results[0] | .bytes == 268435456 and .files == 2002 and .errors == 0'
+
 # --read-method: the same records whichever way large files are read (ranges of a 40 MiB file with
 # a tail, at two block sizes); mmap maps every range, pread none, and auto times both ways on its
 # first full ranges in memory (3 each per thread: at least 3 mapped, files just written are in

@@ -14,7 +14,9 @@
  *   DEDIS_FAULT_ACTION  fail (default) | stop: instead of failing the call, log it and stop the
  *                       process (SIGSTOP) there, then let the call through once it is continued -
  *                       how a test catches a tool in a given phase (populate, final verify) to
- *                       signal it, without racing it
+ *                       signal it, without racing it | hold: log it and hold the calling thread
+ *                       there (the others go on) until the file DEDIS_FAULT_RELEASE exists, then
+ *                       let the call through - how a test keeps one thread busy in a known place
  * One call fails, once; later calls go through (a transient fault: the tool must stop on it).
  * A write or read that transfers part of its bytes is failed whole. */
 #define _GNU_SOURCE
@@ -32,6 +34,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 enum fault_op { OP_NONE, OP_WRITE, OP_READ, OP_FSYNC, OP_MMAP };
@@ -39,7 +42,8 @@ enum fault_op { OP_NONE, OP_WRITE, OP_READ, OP_FSYNC, OP_MMAP };
 static enum fault_op armed_op;
 static uint64_t nth;
 static int fault_errno = EIO;
-static int stop_instead;
+static int stop_instead, hold_instead;
+static const char *release_path;
 static const char *path_filter;
 static const char *log_path;
 static uint64_t *counter; /* shared by every process that inherited or mapped the state file */
@@ -57,6 +61,8 @@ __attribute__((constructor)) static void shim_init(void)
 		fault_errno = ENOSPC;
 	path_filter = getenv("DEDIS_FAULT_PATH");
 	stop_instead = getenv("DEDIS_FAULT_ACTION") && !strcmp(getenv("DEDIS_FAULT_ACTION"), "stop");
+	hold_instead = getenv("DEDIS_FAULT_ACTION") && !strcmp(getenv("DEDIS_FAULT_ACTION"), "hold");
+	release_path = getenv("DEDIS_FAULT_RELEASE");
 	log_path = getenv("DEDIS_FAULT_LOG");
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, state, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -87,7 +93,7 @@ static void log_injection(const char *op, const char *path, long long offset)
 		return;
 	char line[4400];
 	int n = snprintf(line, sizeof line, "%s %s %lld %s %ld\n", op, path, offset,
-			 stop_instead ? "STOP" : fault_errno == ENOSPC ? "ENOSPC" : "EIO", (long)getpid());
+			 stop_instead ? "STOP" : hold_instead ? "HOLD" : fault_errno == ENOSPC ? "ENOSPC" : "EIO", (long)getpid());
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		syscall(SYS_write, fd, line, (size_t)n);
@@ -140,6 +146,14 @@ static int inject_at(enum fault_op op, const char *name, int fd, const void *add
 	log_injection(name, path, offset);
 	if (stop_instead) {
 		raise(SIGSTOP);
+		return 0;
+	}
+	if (hold_instead) {
+		struct stat st;
+		while (!release_path || syscall(SYS_newfstatat, AT_FDCWD, release_path, &st, 0) != 0) {
+			struct timespec tick = {0, 10 * 1000 * 1000};
+			nanosleep(&tick, NULL);
+		}
 		return 0;
 	}
 	errno = fault_errno;
