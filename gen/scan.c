@@ -1130,8 +1130,9 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		}
 	for (; started < nthreads; started++) {
 		args[started] = (struct hasher_arg){&p, started};
-		if (pthread_create(&tids[started], NULL, hasher, &args[started])) {
-			pipe_fail(&p, "cannot start hashing threads: %s", strerror(errno));
+		int err = pthread_create(&tids[started], NULL, hasher, &args[started]); /* returns it, errno untouched */
+		if (err) {
+			pipe_fail(&p, "cannot start hashing threads: %s", strerror(err));
 			break;
 		}
 	}
