@@ -1024,7 +1024,7 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 /* Hands [from, size) of a large regular file to the hashers as one range, which they cut into
  * ranges of the buffer size (take_work), asking the kernel to read ahead of them (so a file not in
  * the page cache streams while they work). Posting each range from here, this thread had to be
- * scheduled for every 4 MiB: on a machine whose every core hashes, the hashers waited for it.
+ * scheduled for every 4 MiB: with every core hashing, each time by preempting a hasher.
  * Sets *done to the offset reached; the caller read()s on from there (a file that grew). */
 static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t size, off_t *done)
 {
