@@ -592,6 +592,20 @@ static bool scan_stopped(const struct scan_config *cfg)
 	return cfg->stop && *cfg->stop;
 }
 
+/* A buffer done with goes back to the walking thread's free list (its file reference dropped). */
+static void give_back(struct pipe *p, struct buf *b)
+{
+	if (b->file) {
+		file_unref(p, b->file);
+		b->file = NULL;
+	}
+	pthread_mutex_lock(&p->lock);
+	b->next = p->free_list;
+	p->free_list = b;
+	pthread_cond_signal(&p->cv_free);
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* The next unit of work for a hasher, or NULL when there is none left (the walk is done, or the
  * pipe failed). A whole file's range at the head of the queue is cut there: the hasher gets its
  * first buffer-sized range in *piece (and asks the kernel to read p->ahead further), and the rest
@@ -645,13 +659,7 @@ static struct buf *take_work(struct pipe *p, struct buf *piece, bool *cut)
 		}
 		pthread_mutex_unlock(&p->lock);
 		if (drop) {
-			file_unref(p, b->file);
-			b->file = NULL;
-			pthread_mutex_lock(&p->lock);
-			b->next = p->free_list;
-			p->free_list = b;
-			pthread_cond_signal(&p->cv_free);
-			pthread_mutex_unlock(&p->lock);
+			give_back(p, b);
 			continue;
 		}
 		if (want) /* the file stays open: the range taken holds a reference */
@@ -712,17 +720,10 @@ static void *hasher(void *arg)
 		}
 		if (h == 1) /* The range is left out whole (nothing of it was counted) */
 			range_bad(p, b->file, why, b->len);
-		if (b->file) {
-			file_unref(p, b->file);
-			b->file = NULL;
-		}
 		if (cut) /* a range cut from a whole file's: its buffer is still queued */
-			continue;
-		pthread_mutex_lock(&p->lock);
-		b->next = p->free_list;
-		p->free_list = b;
-		pthread_cond_signal(&p->cv_free);
-		pthread_mutex_unlock(&p->lock);
+			file_unref(p, b->file);
+		else
+			give_back(p, b);
 	}
 out:
 	hstate_flush(p, &hs, ok && !pipe_failed(p));
@@ -867,7 +868,7 @@ static struct buf *get_free(struct reader *r)
 
 static bool stopped(const struct reader *r)
 {
-	return r->cfg->stop && *r->cfg->stop;
+	return scan_stopped(r->cfg);
 }
 
 static int post_ranges(struct reader *r, int fd, const char *path, uint64_t from, uint64_t to, off_t *done);
