@@ -58,7 +58,18 @@ static int run_rank(struct gen *g)
 		status = mpigen_check_disjoint(g);
 	if ((status = verdict(&g->v, status)))
 		goto out;
-	/* Only rank 0 writes: the others have no outputs to check or create. */
+	/* Only rank 0 writes, but into what another rank of its host may read: each such rank checks
+	 * rank 0's outputs against its own PATHs, as dedisgen does against all of them (another
+	 * host's same path may be that host's own disk: not compared, as in mpigen_check_disjoint). */
+	char host[64] = "", host0[64];
+	gethostname(host, sizeof host - 1);
+	memcpy(host0, host, sizeof host0);
+	MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (g->rank && !strcmp(host, host0))
+		status = run_check_outputs(r, o->sizes, o->nsizes);
+	if ((status = verdict(&g->v, status)))
+		goto out;
+	/* The others create no outputs. */
 	if (g->rank) {
 		free(o->output);
 		free(o->json);

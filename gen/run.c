@@ -156,6 +156,30 @@ static bool db_dir_is_input(const struct run *r, const char *opt, const char *di
 	return scanned != NULL;
 }
 
+int run_check_outputs(const struct run *r, const uint64_t *sizes, int n)
+{
+	const struct gen_options *o = r->o;
+	if (o->json && output_is_input(r, "--json", o->json))
+		return EXIT_BAD_INPUT;
+	for (int i = 0; i < n; i++) {
+		const char *base[2] = {o->output, o->plot}, *opt[2] = {"-o", "--plot"};
+		for (int k = 0; k < 2; k++) {
+			if (!base[k])
+				continue;
+			char *p = sized_name(base[k], sizes[i], n > 1);
+			if (!p) {
+				run_say(r, "out of memory");
+				return EXIT_FAILED;
+			}
+			bool input = output_is_input(r, opt[k], p);
+			free(p);
+			if (input)
+				return EXIT_BAD_INPUT;
+		}
+	}
+	return 0;
+}
+
 /* Everything that can be refused is checked here, before reading a byte. */
 int run_prepare(struct run *r, const uint64_t *sizes, int n)
 {

@@ -2,7 +2,7 @@
 # dedisgen-mpi, 4 ranks on one machine: a shared file read in stripes and per-rank directories
 # (%r) each give the file one dedisgen of the same data in rank order writes, byte for byte
 # (records, header, compressibility and locality sections), with duplicates crossing ranks; so do
-# owners spilling to Berkeley DB; bad input on one rank, a read failure on one rank and the SIGTERM
+# owners spilling to Berkeley DB; bad input on one rank (an output another rank reads included), a read failure on one rank and the SIGTERM
 # of an interrupted mpirun end every rank (exit 2 / 1 / 1) with one message and nothing written,
 # without hanging.
 set -euo pipefail
@@ -140,6 +140,18 @@ gen_mpi "$D/d0" -q -o "$E2E_TMP/bad.dist"
 gen_mpi "$D/d%r" --stripe -q -o "$E2E_TMP/bad.dist"
 [ "$RC" -eq 2 ] && grep -q -- '--stripe: every rank must be given the same one file' "$E2E_TMP/err" ||
 	fail "--stripe with a directory per rank: exit $RC, $(head -c 400 "$E2E_TMP/err") (want 2)"
+# Rank 0 writes what another rank reads: refused, as dedisgen refuses an output among its inputs
+# (rank 0's own PATHs are not the only inputs).
+cp "$D/d1/a" "$E2E_TMP/d1-a.before"
+gen_mpi "$D/d%r" -q -o "$D/d1/a"
+[ "$RC" -eq 2 ] && [ "$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err")" -eq 1 ] &&
+	grep -q "^dedisgen-mpi: rank 1: output -o $D/d1/a is also an input" "$E2E_TMP/err" ||
+	fail "-o onto rank 1's input: exit $RC (want 2, one line naming rank 1): $(head -c 800 "$E2E_TMP/err")"
+cmp -s "$D/d1/a" "$E2E_TMP/d1-a.before" || fail "-o onto rank 1's input overwrote it"
+gen_mpi "$D/d%r" -q -o "$E2E_TMP/ok.dist" --json "$D/d2/new.json"
+[ "$RC" -eq 2 ] && grep -q "^dedisgen-mpi: rank 2: output --json $D/d2/new.json is also an input" "$E2E_TMP/err" ||
+	fail "--json inside rank 2's directory: exit $RC (want 2): $(head -c 800 "$E2E_TMP/err")"
+ls "$D/d2/new.json" "$E2E_TMP"/ok.dist* >/dev/null 2>&1 && fail "a refused run left an output"
 gen_mpi_ok "$D/shared" --stripe -q -o "$E2E_TMP/stripe-opt.dist"
 same "$E2E_TMP/one-4k.dist" "$E2E_TMP/stripe-opt.dist" "--stripe on one host"
 note "bad input on one rank: exit 2, one line naming it, nothing written; one tree for all ranks refused; --stripe checked"
