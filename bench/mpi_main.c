@@ -165,6 +165,39 @@ static void quiet_rank(struct bench_options *o)
 	o->quiet = true;
 }
 
+/* FNV-1a: a path or host name as a number the ranks can compare in one allgather. */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* What this rank's files must not share with the other ranks' (cfg probed). A ledger is one
+ * rank's (its workers' offsets): two ranks of one host on the same --ledger would each take the
+ * other's entries for their own. Another host's same path may be that host's own disk: not
+ * compared. Collective: a rank with a problem of its own takes part with cfg NULL. The problem in
+ * msg, or NULL. */
+static const char *check_shared(int rank, int size, const struct bench_config *cfg, char *msg, size_t msglen)
+{
+	char host[MPI_MAX_PROCESSOR_NAME] = "";
+	int len = 0;
+	MPI_Get_processor_name(host, &len);
+	uint64_t mine[2] = {name_hash(host), cfg && cfg->o.ledger ? name_hash(cfg->o.ledger) : 0};
+	uint64_t *all = calloc((size_t)size * 2, sizeof *all);
+	if (!all)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED); /* a few bytes: the ranks cannot go on without them */
+	MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, MPI_COMM_WORLD);
+	const char *problem = NULL;
+	for (int k = 0; k < size && !problem; k++)
+		if (k != rank && mine[1] && all[2 * k] == mine[0] && all[2 * k + 1] == mine[1])
+			problem = (snprintf(msg, msglen, "--ledger %s: rank %d keeps its ledger there too; give each rank "
+						      "its own (%%r: the rank)", cfg->o.ledger, k), msg);
+	free(all);
+	return problem;
+}
+
 static int run(int rank, struct bench_cli *cli)
 {
 	struct opt_error err = {{0}};
@@ -198,6 +231,11 @@ static int run(int rank, struct bench_cli *cli)
 		else if (cfg.o.peer_timeout_ns < PEER_TIMEOUT_MIN_NS)
 			problem = "--peer-timeout: below 0.2 s a live rank would be taken for lost (ranks beat every 0.1 s)";
 	}
+	/* collective: every rank takes part, with or without a problem of its own */
+	int size = 1;
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	const char *shared = check_shared(rank, size, probed && !problem ? &cfg : NULL, msg, sizeof msg);
+	problem = problem ? problem : shared;
 	char where[1200];
 	if (problem && rank) {
 		snprintf(where, sizeof where, "rank %d: %s", rank, problem);
@@ -233,9 +271,10 @@ static int run(int rank, struct bench_cli *cli)
 	place_rank(&cfg, &peers, capacity, &part);
 	free(capacity);
 	problem = NULL;
+	bool made_dir = false;
 	if (config_place(&cfg, &part, &err))
 		problem = err.msg;
-	else if (cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) && errno != EEXIST)
+	else if (cfg.o.output_dir && !(made_dir = !mkdir(cfg.o.output_dir, 0755)) && errno != EEXIST)
 		problem = (snprintf(msg, sizeof msg, "--output-dir %s: %s", cfg.o.output_dir, strerror(errno)), msg);
 	else if (config_open_ledger(&cfg, msg, sizeof msg))
 		problem = msg;
@@ -244,6 +283,11 @@ static int run(int rank, struct bench_cli *cli)
 		problem = where;
 	}
 	if (any_rank(rank, problem)) {
+		/* bad input on some rank: what this one created for the run goes again (nothing written) */
+		if (cfg.ledger_map.persistent && cfg.ledger_map.map && !cfg.ledger_map.existed)
+			unlink(cfg.o.ledger);
+		if (made_dir)
+			rmdir(cfg.o.output_dir);
 		mpi_peers_free(&peers);
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;

@@ -2,7 +2,8 @@
 # dedisbench-mpi, 4 ranks x 1 worker on one machine: one global content space (the union of the
 # ranks' files follows the distribution within 1 point, duplicates cross ranks), replicas that
 # share nothing, totals that are the ranks' sums, a p99 merged from every sample, equal size
-# quotas, the rate split, one time series, and bad input on one rank refused everywhere.
+# quotas, the rate split, one time series, and bad input on one rank refused everywhere (a ledger
+# shared by ranks included).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
@@ -89,6 +90,20 @@ run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet
 [ "$(grep -c '^dedisbench-mpi:' "$E2E_TMP/err")" -eq 1 ] || fail "want one line: $(cat "$E2E_TMP/err")"
 grep -q "^dedisbench-mpi: rank 2: .*$T/c2" "$E2E_TMP/err" || fail "the line must name rank 2 and its target: $(cat "$E2E_TMP/err")"
 [ -z "$(find "$T" -type f)" ] || fail "bad input on rank 2, yet the other ranks wrote: $(find "$T" -type f)"
+# One --ledger for every rank (no %r): each rank would take the others' entries for its own.
+targets
+run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet --seed 3 --ledger "$E2E_TMP/ledger"
+[ "$RC" -eq 2 ] && [ "$(grep -c '^dedisbench-mpi:' "$E2E_TMP/err")" -eq 1 ] &&
+	grep -q -- "^dedisbench-mpi: --ledger $E2E_TMP/ledger: rank 1 keeps its ledger there too" "$E2E_TMP/err" ||
+	fail "one --ledger for 4 ranks: exit $RC (want 2, one line): $(cat "$E2E_TMP/err")"
+[ ! -e "$E2E_TMP/ledger" ] && [ -z "$(find "$T" -type f)" ] || fail "a shared --ledger refused, yet written: $(ls "$E2E_TMP")"
+# A ledger refused on rank 2 only: the ledgers and output directories the others made go again.
+echo "not a ledger" >"$E2E_TMP/ledger.2"
+run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet --ledger "$E2E_TMP/ledger.%r" --output-dir "$E2E_TMP/od%r" --latency-log
+[ "$RC" -eq 2 ] && grep -q "^dedisbench-mpi: rank 2: --ledger $E2E_TMP/ledger.2 exists" "$E2E_TMP/err" ||
+	fail "rank 2's --ledger not a ledger: exit $RC (want 2): $(cat "$E2E_TMP/err")"
+[ "$(cd "$E2E_TMP" && echo ledger.* od*)" = "ledger.2 od*" ] && [ -z "$(find "$T" -type f)" ] ||
+	fail "bad input on rank 2, yet the other ranks left their ledgers or output directories: $(ls "$E2E_TMP")"
 run_mpi -T "$T/c%q" -P 1 -w --quiet
 [ "$RC" -eq 2 ] && grep -q "'%q' is not a substitution" "$E2E_TMP/err" || fail "%q: exit $RC: $(cat "$E2E_TMP/err")"
 run_mpi -T "$T/c%r" --rank-content nope --quiet
