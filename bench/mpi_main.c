@@ -174,13 +174,17 @@ static uint64_t name_hash(const char *s)
 	return h;
 }
 
-/* What this rank's files must not share with the other ranks' (cfg probed). A ledger is one
- * rank's (its workers' offsets): two ranks of one host on the same --ledger would each take the
- * other's entries for their own. Another host's same path may be that host's own disk: not
- * compared. Collective: a rank with a problem of its own takes part with cfg NULL. The problem in
- * msg, or NULL. */
-static const char *check_shared(int rank, int size, const struct bench_config *cfg, char *msg, size_t msglen)
+/* What this rank's files must not share with the other ranks' (cfg probed; reports: rank 0's
+ * --json, --dist-report, --access-report, which only it writes). A ledger is one rank's (its
+ * workers' offsets): two ranks of one host on the same --ledger would each take the other's
+ * entries for their own. Rank 0's reports, renamed into place at the end, would replace another
+ * rank's worker file or target as they would its own, which dedisbench refuses. Another host's
+ * same path may be that host's own disk: not compared. Collective: a rank with a problem of its
+ * own takes part with cfg NULL. The problem in msg, or NULL. */
+static const char *check_shared(int rank, int size, const struct bench_config *cfg, char *const *reports,
+				size_t nreports, char *msg, size_t msglen)
 {
+	static const char *const what[] = {"--json", "--dist-report", "--access-report"};
 	char host[MPI_MAX_PROCESSOR_NAME] = "";
 	int len = 0;
 	MPI_Get_processor_name(host, &len);
@@ -194,6 +198,12 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 		if (k != rank && mine[1] && all[2 * k] == mine[0] && all[2 * k + 1] == mine[1])
 			problem = (snprintf(msg, msglen, "--ledger %s: rank %d keeps its ledger there too; give each rank "
 						      "its own (%%r: the rank)", cfg->o.ledger, k), msg);
+	if (cfg && rank && all[0] == mine[0])
+		for (size_t i = 0; i < nreports && !problem; i++) {
+			struct opt_error err;
+			if (reports[i] && config_check_output(&cfg->target, what[i], reports[i], false, &err))
+				problem = (snprintf(msg, msglen, "%s (rank 0 writes it)", err.msg), msg);
+		}
 	free(all);
 	return problem;
 }
@@ -218,6 +228,12 @@ static int run(int rank, struct bench_cli *cli)
 	    rank_path_substitute(&cli->o.ledger, rank, err.msg, sizeof err.msg) ||
 	    rank_path_substitute(&cli->o.output_dir, rank, err.msg, sizeof err.msg))
 		problem = err.msg;
+	/* rank 0's reports, for the others to check against their targets once they drop them */
+	char *reports[] = {cli->o.json, cli->o.dist_report, cli->o.access_report};
+	const size_t nreports = sizeof reports / sizeof reports[0];
+	for (size_t i = 0; i < nreports; i++)
+		if (reports[i] && !(reports[i] = strdup(reports[i])) && !problem)
+			problem = "out of memory";
 	if (rank != 0)
 		quiet_rank(&cli->o);
 	struct bench_config cfg;
@@ -234,8 +250,10 @@ static int run(int rank, struct bench_cli *cli)
 	/* collective: every rank takes part, with or without a problem of its own */
 	int size = 1;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	const char *shared = check_shared(rank, size, probed && !problem ? &cfg : NULL, msg, sizeof msg);
+	const char *shared = check_shared(rank, size, probed && !problem ? &cfg : NULL, reports, nreports, msg, sizeof msg);
 	problem = problem ? problem : shared;
+	for (size_t i = 0; i < nreports; i++)
+		free(reports[i]);
 	char where[1200];
 	if (problem && rank) {
 		snprintf(where, sizeof where, "rank %d: %s", rank, problem);

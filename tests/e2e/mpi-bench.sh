@@ -3,7 +3,7 @@
 # ranks' files follows the distribution within 1 point, duplicates cross ranks), replicas that
 # share nothing, totals that are the ranks' sums, a p99 merged from every sample, equal size
 # quotas, the rate split, one time series, and bad input on one rank refused everywhere (a ledger
-# shared by ranks included).
+# shared by ranks, a report onto another rank's data included).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
@@ -104,6 +104,10 @@ run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet --ledger "$E2E_TMP/ledger.%
 	fail "rank 2's --ledger not a ledger: exit $RC (want 2): $(cat "$E2E_TMP/err")"
 [ "$(cd "$E2E_TMP" && echo ledger.* od*)" = "ledger.2 od*" ] && [ -z "$(find "$T" -type f)" ] ||
 	fail "bad input on rank 2, yet the other ranks left their ledgers or output directories: $(ls "$E2E_TMP")"
+# Rank 0's report where another rank's worker file is: it would replace that rank's data.
+run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet --json "$T/c1/dedisbench.0"
+[ "$RC" -eq 2 ] && grep -q "^dedisbench-mpi: rank 1: --json $T/c1/dedisbench.0 is a worker file" "$E2E_TMP/err" &&
+	[ -z "$(find "$T" -type f)" ] || fail "--json onto rank 1's worker file: exit $RC (want 2): $(cat "$E2E_TMP/err")"
 run_mpi -T "$T/c%q" -P 1 -w --quiet
 [ "$RC" -eq 2 ] && grep -q "'%q' is not a substitution" "$E2E_TMP/err" || fail "%q: exit $RC: $(cat "$E2E_TMP/err")"
 run_mpi -T "$T/c%r" --rank-content nope --quiet
