@@ -2,6 +2,7 @@
  * sits (a stripe of one file or device, or PATHs of its own) and what rank 0 reports of them. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,7 +176,7 @@ int mpigen_check_disjoint(struct gen *g)
 {
 	struct gen_options *o = g->o;
 	struct key {
-		uint64_t dev, ino, host;
+		uint64_t dev, ino, host, dir;
 	};
 	char host[64] = "";
 	gethostname(host, sizeof host - 1);
@@ -191,7 +192,7 @@ int mpigen_check_disjoint(struct gen *g)
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		if (!stat(o->paths[i], &st))
-			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, name_hash(host)};
+			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, name_hash(host), S_ISDIR(st.st_mode)};
 	}
 	int bytes = n * (int)sizeof *mine, total = 0;
 	MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
@@ -216,6 +217,31 @@ int mpigen_check_disjoint(struct gen *g)
 						"or every rank the same one file or device (read in stripes)", o->paths[i], k);
 					status = EXIT_BAD_INPUT;
 					break;
+				}
+			}
+		}
+	}
+	/* Nor may a PATH lie inside a directory another rank walks (its files would be read by both):
+	 * dedisgen's test of one PATH inside another, by inode up this PATH's real path. */
+	for (int i = 0; i < n && !status; i++) {
+		char real[PATH_MAX];
+		if (!realpath(o->paths[i], real))
+			continue;
+		for (char *slash; !status && (slash = strrchr(real, '/')) && strcmp(real, "/");) {
+			slash[slash == real] = 0; /* "/a" goes up to "/" */
+			struct stat st;
+			if (stat(real, &st))
+				continue;
+			for (int k = 0; k < g->size && !status; k++) {
+				for (int j = 0; k != g->rank && j < counts[k] / (int)sizeof *mine; j++) {
+					const struct key *x = &all[displs[k] / (int)sizeof *mine + j];
+					if (x->dir && x->dev == (uint64_t)st.st_dev && x->ino == (uint64_t)st.st_ino &&
+					    x->host == mine[i].host) {
+						run_say(&g->r, "%s is inside %s, a directory rank %d reads: its files would be "
+							"counted twice", o->paths[i], real, k);
+						status = EXIT_BAD_INPUT;
+						break;
+					}
 				}
 			}
 		}

@@ -137,6 +137,14 @@ ls "$E2E_TMP"/bad.dist* >/dev/null 2>&1 && fail "bad input on rank 3 left an out
 gen_mpi "$D/d0" -q -o "$E2E_TMP/bad.dist"
 [ "$RC" -eq 2 ] && grep -q 'rank 1 reads it too' "$E2E_TMP/err" ||
 	fail "every rank on the same directory: exit $RC, $(head -c 400 "$E2E_TMP/err") (want 2: counted twice)"
+# A rank's PATH inside a directory another rank walks (here through a link): counted twice too.
+ln -s "$D/d0" "$D/n0" && ln -s "$D/d0/a" "$D/n1" && ln -s "$D/d2" "$D/n2" && ln -s "$D/d3" "$D/n3"
+gen_mpi "$D/n%r" -q -o "$E2E_TMP/bad.dist"
+rm "$D"/n[0-3]
+[ "$RC" -eq 2 ] && [ "$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err")" -eq 1 ] &&
+	grep -q "^dedisgen-mpi: rank 1: $D/n1 is inside .*/d0, a directory rank 0 reads" "$E2E_TMP/err" ||
+	fail "rank 1's PATH inside rank 0's directory: exit $RC (want 2, one line): $(head -c 800 "$E2E_TMP/err")"
+ls "$E2E_TMP"/bad.dist* >/dev/null 2>&1 && fail "PATHs counted twice refused, yet an output: $(ls "$E2E_TMP"/bad.dist*)"
 gen_mpi "$D/d%r" --stripe -q -o "$E2E_TMP/bad.dist"
 [ "$RC" -eq 2 ] && grep -q -- '--stripe: every rank must be given the same one file' "$E2E_TMP/err" ||
 	fail "--stripe with a directory per rank: exit $RC, $(head -c 400 "$E2E_TMP/err") (want 2)"
