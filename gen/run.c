@@ -203,9 +203,10 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		run_say(r, "--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
 		return EXIT_BAD_INPUT;
 	}
-	if (o->json && output_is_input(r, "--json", o->json)) {
+	int refused = run_check_outputs(r, sizes, n);
+	if (refused) {
 		fp_free(fc);
-		return EXIT_BAD_INPUT;
+		return refused;
 	}
 	if (o->json && pending_open(&r->json, o->json)) {
 		fp_free(fc);
@@ -242,11 +243,6 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		free(zero);
 		if (o->output) {
 			char *p = sized_name(o->output, sizes[i], n > 1);
-			if (p && output_is_input(r, "-o", p)) {
-				free(p);
-				fp_free(fc);
-				return EXIT_BAD_INPUT;
-			}
 			int bad = !p || pending_open(&s->out, p);
 			if (bad)
 				run_say(r, "-o %s: %s", p ? p : o->output, strerror(errno));
@@ -259,10 +255,6 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		if (o->plot) {
 			struct pending probe;
 			s->plot = sized_name(o->plot, sizes[i], n > 1);
-			if (s->plot && output_is_input(r, "--plot", s->plot)) {
-				fp_free(fc);
-				return EXIT_BAD_INPUT;
-			}
 			if (!s->plot || pending_open(&probe, s->plot)) {
 				run_say(r, "--plot %s: %s", s->plot ? s->plot : o->plot, strerror(errno));
 				fp_free(fc);

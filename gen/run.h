@@ -76,9 +76,9 @@ int run_check_kind(const struct run *r);
 /* Everything that can be refused, checked before reading a byte: the outputs created (as temp
  * files), the databases opened, a counter per size. 0, or an exit status (said). */
 int run_prepare(struct run *r, const uint64_t *sizes, int n);
-/* Would one of the outputs (-o, --json, --plot, at every size) be one of this run's inputs? For
- * dedisgen-mpi's ranks that write nothing but read what rank 0 writes. Nothing is created. 0, or
- * an exit status (said). */
+/* Would one of the outputs (-o, --json, --plot, at every size) be one of this run's inputs?
+ * run_prepare asks it first; dedisgen-mpi's other ranks, which write nothing, ask it of rank 0's
+ * outputs against their own PATHs. Nothing is created. 0, or an exit status (said). */
 int run_check_outputs(const struct run *r, const uint64_t *sizes, int n);
 /* A temporary directory for spilled counts (--mem-limit without --db) in dir (PATH_MAX). 0 or -1. */
 int run_make_spill_dir(char *dir, const char *what);
