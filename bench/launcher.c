@@ -318,8 +318,14 @@ static void collect(struct launch *l, struct run_result *r)
 			last = r->w[i].last_ns;
 	}
 	r->seconds = (double)(last - l->sh->t0_ns) / 1e9;
-	/* A nominal time-bounded run lasts its scheduled span even if the last op finished early. */
-	if (c->nominal && c->o.time_ns && !l->interrupted && !l->failed)
+	/* A nominal time-bounded run lasts its scheduled span even if the last op finished early -
+	 * unless --size ended it first: then every worker issued its quota and stopped, and the
+	 * span it did not run would divide the rate (2000/s for 0.5 s of a 3 s --time read 341/s). */
+	uint64_t done_ops = 0;
+	for (unsigned i = 0; i < l->procs; i++)
+		done_ops += r->w[i].dir[IO_READ].ops + r->w[i].dir[IO_WRITE].ops;
+	bool size_ended = c->total_ops && done_ops >= c->total_ops;
+	if (c->nominal && c->o.time_ns && !size_ended && !l->interrupted && !l->failed)
 		r->seconds = (double)c->o.time_ns / 1e9 > r->seconds ? (double)c->o.time_ns / 1e9 : r->seconds;
 	r->interrupted = l->interrupted;
 	r->failed = l->failed;

@@ -56,4 +56,16 @@ behind_secs=$(jget "$J" .totals.seconds) behind_ops=$(jget "$J" .totals.ops)
 fcmp "$behind_secs" "<=" 2 || fail "-n 10000000 --time 1s on an fsync-bound target ran $behind_secs s"
 [ "$behind_ops" -lt 10000000 ] || fail "one worker reached $behind_ops ops in 1 s: not behind, test proves nothing"
 
+# 4. --size ends a nominal run before its --time: 1024 ops at 2000/s take about 0.51 s of a 3 s
+# --time. The run stops there, and its rate is its ops over that span, not over the 3 s it did
+# not run (those 2.5 idle seconds once read as 341 ops/s achieved of 2000 requested).
+expect_ok "${common[@]}" -w --access uniform -n 2000 --time 3s --size 4MiB --json "$J" --output-dir "$E2E_TMP/o4"
+size_secs=$(jget "$J" .totals.seconds) size_ops=$(jget "$J" .totals.ops) size_rate=$(jget "$J" .rate.achieved)
+[ "$size_ops" = 1024 ] || fail "-n 2000 --time 3s --size 4MiB: totals.ops $size_ops, want 1024"
+fcmp "$size_secs" "<" 1.5 || fail "-n 2000 --time 3s --size 4MiB: totals.seconds $size_secs, but --size ended it at ~0.51 s"
+within "$size_rate" 2000 5 || fail "-n 2000 --time 3s --size 4MiB: rate.achieved $size_rate, want 2000 +-5 %"
+within "$(jget "$J" .totals.iops)" 2000 5 || fail "-n 2000 --time 3s --size 4MiB: totals.iops $(jget "$J" .totals.iops)"
+last_row=$(tail -n 1 "$E2E_TMP/o4/timeseries.csv" | cut -d, -f1)
+fcmp "$size_secs" "<=" "$(awk -v r="$last_row" 'BEGIN { print r + 0.01 }')" || fail "totals.seconds $size_secs is past the time series' end, $last_row s"
+
 note "500 ops/s requested, $achieved achieved ($ops ops in $secs s); mixed: $r reads, $w writes"
