@@ -371,6 +371,11 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	char why[512];
 	int rc = engine_describe(t->path, &g, why, sizeof why);
 	if (rc == -ENOENT) {
+		/* Bad input, refused here: engine_format would refuse it only when the run prepares
+		 * the target, a run failure (exit 1) rather than a bad option. */
+		if (req->block_size > ENGINE_MAX_BLOCK)
+			return fail(err, errlen, "target %s: --block-size %u is more than an engine volume's largest "
+						 "block, %u bytes (64 KiB)", req->path, req->block_size, ENGINE_MAX_BLOCK);
 		/* No volume: a new or empty directory only (a volume's directory is all the volume's) */
 		DIR *d = opendir(t->path);
 		if (d) {

@@ -85,7 +85,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	const char *iname = p->index ? p->index : "mem";
 	const char *comp = p->compress ? p->compress : "none";
 	const struct index_ops *iops = index_find(iname);
-	if (bs < 512 || bs > 65536 || (bs & (bs - 1)))
+	if (bs < ENGINE_MIN_BLOCK || bs > ENGINE_MAX_BLOCK || (bs & (bs - 1)))
 		return fail(err, errlen, -EINVAL, "block size %u is not a power of two from 512 B to 64 KiB", bs);
 	if (!iops)
 		return fail(err, errlen, -EINVAL, "unknown index '%s' (mem, bdb, bloom)", iname);

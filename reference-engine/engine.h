@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The block sizes a volume takes: a power of two in this range. */
+#define ENGINE_MIN_BLOCK 512u
+#define ENGINE_MAX_BLOCK 65536u
+
 struct engine_format_params {
 	uint64_t logical_bytes;   /* the volume's size as seen by writers */
 	uint64_t data_bytes;      /* the chunk store; may be smaller (thin) or larger; 0 = logical plus

@@ -199,6 +199,11 @@ expect2 "dedisbench unknown engine option" "engine option|index=" \
 	"$DEDISBENCH" --target "engine:$nv,foo=bar" --procs 1 --file-size 4MiB -q
 expect2 "dedisbench engine: without a directory" "engine:DIR" "$DEDISBENCH" --target "engine:" --procs 1 --file-size 4MiB -q
 [ ! -e "$nv" ] || fail "a refused dedisbench created $nv"
+# a block larger than any volume takes (dedisbench's own limit is 1 MiB): bad input before
+# anything is made, not the run failure (exit 1) that formatting the new volume would report
+expect2 "dedisbench --block-size 128KiB on a new volume" "block-size.*64 KiB" \
+	"$DEDISBENCH" --target "engine:$nv" --procs 1 --file-size 4MiB --block-size 128KiB --json "$T/bs.json" -q
+[ ! -e "$nv" ] && [ ! -e "$T/bs.json" ] || fail "the refused --block-size 128KiB run created $nv or its JSON"
 expect2 "dedisbench --block-size 8192 on a 4 KiB volume" "block" \
 	"$DEDISBENCH" --target "engine:$vol" --procs 1 --file-size 4MiB --block-size 8192 --size 1MiB -q
 expect2 "dedisbench index=bdb on a mem volume" "index" \
