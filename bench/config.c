@@ -94,9 +94,92 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 	return 0;
 }
 
-static int check_outputs_vs_target(const struct bench_config *c, struct opt_error *err)
+/* The directory entry a path names: its parent directory's device and inode, and its last
+ * component (trailing slashes dropped). false when the parent cannot be looked at. */
+struct entry_id {
+	dev_t dev;
+	ino_t ino;
+	char base[NAME_MAX + 1];
+};
+
+static bool entry_of(const char *path, struct entry_id *id)
 {
-	const struct bench_options *o = &c->o;
+	char dir[PATH_MAX];
+	struct stat st;
+	path_parent(path, dir, sizeof dir);
+	if (stat(dir, &st))
+		return false;
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t b = n;
+	while (b > 0 && path[b - 1] != '/')
+		b--;
+	if (n - b > NAME_MAX)
+		return false;
+	memcpy(id->base, path + b, n - b);
+	id->base[n - b] = 0;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return true;
+}
+
+static bool same_entry(const struct entry_id *a, const struct entry_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && !strcmp(a->base, b->base);
+}
+
+/* A character device or a FIFO is written through in place (safefile), so two outputs may share
+ * /dev/null or /dev/stdout: no report replaces what is there. */
+static bool written_in_place(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
+/* Would writing output `out` (renamed over its name) replace input `in`, the file the run reads
+ * (links followed)? Its very name, or a name of the same inode. */
+static bool replaces_input(const char *out, const char *in)
+{
+	struct stat so, si;
+	struct entry_id eo, ei;
+	if (lstat(out, &so) == 0 && stat(in, &si) == 0 && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+		return true;
+	return entry_of(out, &eo) && entry_of(in, &ei) && same_entry(&eo, &ei);
+}
+
+/* The files --output-dir receives, by name (a latency log: latency.N.csv). */
+static bool output_dir_file(const struct bench_options *o, const char *name)
+{
+	static const char *const always[] = {"timeseries.csv", "latency-percentiles.csv", "dist-buckets.csv",
+					     "access-frequency.csv"};
+	static const char *const plots[] = {"timeseries.png", "latency.png", "distribution.png", "access.png"};
+	for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+		if (!strcmp(name, always[i]))
+			return true;
+	for (size_t i = 0; o->plot && i < sizeof plots / sizeof plots[0]; i++)
+		if (!strcmp(name, plots[i]))
+			return true;
+	if (o->content == CONTENT_SCALED && !strcmp(name, "scaled-target.dist"))
+		return true;
+	unsigned long long n;
+	int end = 0;
+	return o->latency_log && sscanf(name, "latency.%llu.csv%n", &n, &end) == 1 && end > 0 && !name[end] &&
+	       name[8] >= '0' && name[8] <= '9';
+}
+
+/* Is path (a name, existing or not) one of the files --output-dir receives? */
+static bool in_output_dir(const struct bench_options *o, const char *path)
+{
+	struct entry_id e;
+	struct stat d;
+	return o->output_dir && entry_of(path, &e) && stat(o->output_dir, &d) == 0 && e.dev == d.st_dev &&
+	       e.ino == d.st_ino && output_dir_file(o, e.base);
+}
+
+int config_check_outputs(const struct target *t, const struct bench_options *o, const char *dist_path,
+			 struct opt_error *err)
+{
 	const struct {
 		const char *what, *path;
 		bool dir;
@@ -105,9 +188,65 @@ static int check_outputs_vs_target(const struct bench_config *c, struct opt_erro
 		    {"--access-report", o->access_report, false},
 		    {"--ledger", o->ledger, false},
 		    {"--output-dir", o->output_dir, true}};
-	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
-		if (outs[i].path && config_check_output(&c->target, outs[i].what, outs[i].path, outs[i].dir, err))
+	size_t nouts = sizeof outs / sizeof outs[0];
+	/* Creatable (replay and backup reach here without check_rules: a JSON that cannot be
+	 * written would be found only after the run), and not the target's data. */
+	for (size_t i = 0; i < nouts; i++)
+		if (outs[i].path && ((outs[i].dir ? check_output_dir(outs[i].path, err)
+						  : check_output_parent(outs[i].what, outs[i].path, err)) ||
+				     config_check_output(t, outs[i].what, outs[i].path, outs[i].dir, err)))
 			return -1;
+	/* What the run reads: a report renamed over one of them would destroy it (an existing
+	 * ledger is read too: it says what the target holds). */
+	struct stat lst;
+	const struct {
+		const char *what, *path;
+	} ins[] = {{"--dist", dist_path},
+		   {"--config", o->config},
+		   {"--trace", o->trace},
+		   {"--ledger", o->ledger && lstat(o->ledger, &lst) == 0 ? o->ledger : NULL}};
+	size_t nins = sizeof ins / sizeof ins[0];
+	for (size_t i = 0; i < nouts; i++) {
+		const char *out = outs[i].path;
+		if (!out || outs[i].dir || written_in_place(out))
+			continue;
+		for (size_t k = 0; k < nins; k++)
+			if (ins[k].path && out != ins[k].path && replaces_input(out, ins[k].path))
+				return fail(err, "%s %s is the %s file the run reads; write it elsewhere", outs[i].what, out,
+					    ins[k].what);
+		/* Two outputs under one name: the second written replaces the first. */
+		struct entry_id a, b;
+		for (size_t k = i + 1; k < nouts; k++)
+			if (outs[k].path && !outs[k].dir && entry_of(out, &a) && entry_of(outs[k].path, &b) &&
+			    same_entry(&a, &b))
+				return fail(err, "%s and %s both name %s; give each its own file", outs[i].what,
+					    outs[k].what, out);
+		if (in_output_dir(o, out))
+			return fail(err, "%s %s is a file --output-dir %s writes; write it elsewhere", outs[i].what, out,
+				    o->output_dir);
+	}
+	/* An input under a name --output-dir writes (a scaled-target.dist replayed into the same
+	 * directory), by its name or, through a link, by its file. */
+	for (size_t k = 0; o->output_dir && k < nins; k++) {
+		if (!ins[k].path)
+			continue;
+		struct stat si, so;
+		bool hit = in_output_dir(o, ins[k].path);
+		if (!hit && stat(ins[k].path, &si) == 0) {
+			char path[PATH_MAX + NAME_MAX + 2];
+			static const char *const names[] = {"timeseries.csv", "latency-percentiles.csv", "dist-buckets.csv",
+							    "access-frequency.csv", "scaled-target.dist", "timeseries.png",
+							    "latency.png", "distribution.png", "access.png"};
+			for (size_t n = 0; !hit && n < sizeof names / sizeof names[0]; n++) {
+				snprintf(path, sizeof path, "%s/%s", o->output_dir, names[n]);
+				hit = output_dir_file(o, names[n]) && lstat(path, &so) == 0 && so.st_dev == si.st_dev &&
+				      so.st_ino == si.st_ino;
+			}
+		}
+		if (hit)
+			return fail(err, "%s %s is a file --output-dir %s writes; move it out of there or give another "
+					 "--output-dir", ins[k].what, ins[k].path, o->output_dir);
+	}
 	return 0;
 }
 
@@ -220,7 +359,8 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		.force = o->force, .direct = c->direct,
 		.no_writes = o->mode == MODE_READ && c->populate == POPULATE_NONE,
 	};
-	if (target_probe(&req, &c->target, err->msg, sizeof err->msg) || check_outputs_vs_target(c, err))
+	if (target_probe(&req, &c->target, err->msg, sizeof err->msg) ||
+	    config_check_outputs(&c->target, o, c->dist_path, err))
 		return -1;
 	o->file_size = c->target.region_size;
 	c->region_blocks = c->target.region_size / o->block_size;

@@ -88,6 +88,13 @@ void config_free(struct bench_config *cfg);
 int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
 			struct opt_error *err);
 
+/* Every file a run writes (--json, --dist-report, --access-report, --ledger, what --output-dir
+ * receives) passes config_check_output, and none names a file the run reads (dist_path, the
+ * --config file, the --trace, an existing --ledger) or another of them: reports are renamed into
+ * place, so each would destroy the other. dist_path may be NULL. 0, or -1 with err set. */
+int config_check_outputs(const struct target *t, const struct bench_options *o, const char *dist_path,
+			 struct opt_error *err);
+
 /* Create the shared ledger (after the target is prepared); 0 or -1 with err. */
 int config_open_ledger(struct bench_config *cfg, char *err, size_t errlen);
 

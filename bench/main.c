@@ -155,8 +155,14 @@ static int cmd_replay(struct bench_cli *cli)
 				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct,
 				     .size_from = "the trace's extent"};
 	int status = EXIT_BAD_INPUT;
+	struct opt_error oerr;
 	if (target_probe(&req, &target, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	/* the JSON must not replace the target, the volume's files or the trace */
+	if (config_check_outputs(&target, o, NULL, &oerr)) {
+		fprintf(stderr, "dedisbench: %s\n", oerr.msg);
 		goto out;
 	}
 	struct replay_job job = {.trace = &trace, .trace_path = o->trace, .target = &target, .seed = seed, .speed = o->speed,
@@ -212,8 +218,14 @@ static int cmd_backup(struct bench_cli *cli)
 				     .block_size = (uint32_t)o->block_size, .force = o->force, .direct = direct};
 	char msg[1024];
 	int status = EXIT_BAD_INPUT;
+	struct opt_error oerr;
 	if (target_probe(&req, &target, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
+		goto out;
+	}
+	/* the JSON must not replace a generation's file, the volume's files or the --config file */
+	if (config_check_outputs(&target, o, NULL, &oerr)) {
+		fprintf(stderr, "dedisbench: %s\n", oerr.msg);
 		goto out;
 	}
 	if (target.kind == TARGET_NULL) {

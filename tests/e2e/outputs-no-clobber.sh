@@ -122,5 +122,43 @@ refused_output "is inside the engine volume" --target "engine:$V" --procs 1 --fi
 refused_output "is inside the engine volume" --target "engine:$V" --procs 1 --file-size 1MiB -q --output-dir "$V"
 cmp -s "$V/superblock" "$E2E_TMP/sb.orig" || fail "a report naming the volume's superblock replaced it"
 "$DEDISENGINE" fsck "$V" >/dev/null || fail "the volume is damaged after the refused runs"
+
+# Nor a file the run reads, nor another output: the --dist file, the -f file, the trace, an
+# existing --ledger, two reports under one name, a report among --output-dir's files, an input
+# among them (a scaled-target.dist replayed into its own directory). Each once ran to exit 0 with
+# the input or the first report replaced. replay and backup check their JSON the same way (and its
+# directory: a JSON that cannot be written once showed only after the run, exit 1).
+I=$E2E_TMP/in
+mkdir "$I"
+cp "$(dirname "$0")/../../distributions/kernels.dist" "$I/k.dist"
+printf '[dedisbench]\nprocs = 1\nfile-size = 1MiB\n' >"$I/run.ini"
+cp "$(dirname "$0")/../../examples/fiu-sample.trace" "$I/t.trace"
+expect_ok --target "$T" --procs 1 --file-size 1MiB -q --keep --ledger "$I/ledger" --output-dir "$I/out"
+cp "$I/out/scaled-target.dist" "$I/out/timeseries.csv" "$I/ledger" "$E2E_TMP"/ # the originals
+( cd "$I" && md5sum k.dist run.ini t.trace ledger out/scaled-target.dist out/timeseries.csv >"$E2E_TMP/in.md5" )
+common=(--target "$T" --procs 1 --file-size 1MiB -q --keep)
+refused_output "is the --dist file the run reads" "${common[@]}" --dist "$I/k.dist" --dist-report "$I/k.dist"
+refused_output "is the --dist file the run reads" "${common[@]}" --dist "$I/k.dist" --json "$I/../in/k.dist"
+refused_output "is the --config file the run reads" --target "$T" -f "$I/run.ini" -q --keep --json "$I/run.ini"
+refused_output "is the --ledger file the run reads" "${common[@]}" --ledger "$I/ledger" --json "$I/ledger"
+refused_output "both name" "${common[@]}" --ledger "$I/new.ledger" --json "$I/new.ledger"
+refused_output "both name" "${common[@]}" --json "$I/r.json" --access-report "$I/r.json"
+refused_output "is a file --output-dir" "${common[@]}" --output-dir "$I/out" --json "$I/out/timeseries.csv"
+refused_output "is a file --output-dir" "${common[@]}" --output-dir "$I/out" --dist "$I/out/scaled-target.dist"
+ln -s "$I/out/scaled-target.dist" "$I/scaled.link"
+refused_output "is a file --output-dir" "${common[@]}" --output-dir "$I/out" --dist "$I/scaled.link"
+refused_output "is the --trace file the run reads" replay "$I/t.trace" --target "$T" -q --keep --json "$I/t.trace"
+refused_output "is a worker file of the target" --workload backup --target "$T" --procs 1 --generations 2 \
+	--file-size 1MiB -q --keep --json "$T/dedisbench.1"
+refused_output "No such file" replay "$I/t.trace" --target "$T" -q --keep --json "$I/nodir/r.json"
+( cd "$I" && md5sum -c --quiet "$E2E_TMP/in.md5" ) || fail "a refused run changed an input or a report"
+[ ! -e "$I/r.json" ] && [ ! -e "$I/new.ledger" ] && [ ! -e "$I/nodir" ] || fail "a refused run wrote a report"
+# what is not a collision still runs: outputs through /dev/null, latency.0.csv beside a run
+# without --latency-log, a distribution in --output-dir under a name the run does not write
+expect_ok "${common[@]}" --json /dev/null --dist-report /dev/null --access-report /dev/null
+cp "$I/k.dist" "$I/out/mine.dist"
+expect_ok "${common[@]}" --output-dir "$I/out" --dist "$I/out/mine.dist" --json "$I/out/latency.0.csv"
+note "no report replaces an input (dist, config, trace, ledger) or another report"
+
 note "reports naming the target, a worker file or an engine volume's files refused up front"
 note "links and hard links under every output name replaced, never written through; devices and FIFOs as before"
