@@ -159,9 +159,16 @@ static int plot_stats(const struct engine_stats *s, const char *dir, const char 
 	return 0;
 }
 
+static int in_volume(const char *dir, const char *path);
+
 static int cmd_stat(const struct engine_cli *c)
 {
 	char script[4096];
+	/* The PNG is renamed over its name: naming a file of the volume would replace it (stat
+	 * --plot DIR/superblock left a PNG where the superblock was). */
+	if (c->plot && in_volume(c->args[0], c->plot) == 1)
+		return bad("stat: --plot %s is a file of the volume %s or inside its directory: refusing to overwrite the volume",
+			   c->plot, c->args[0]);
 	if (c->plot && (!plot_gnuplot_available() || plot_script("dedisengine-stat.gp", script, sizeof script)))
 		return bad("--plot needs gnuplot (apt-get install gnuplot-nox) and plots/dedisengine-stat.gp%s%s", "", "");
 	if (c->plot) { /* the PNG's directory must take it: checked before anything is read */

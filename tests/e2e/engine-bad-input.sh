@@ -175,7 +175,7 @@ expect2 "discard outside the volume" "outside" "$DEDISENGINE" discard "$vol" 200
 expect2 "discard with a non-number" "START|LEN|number" "$DEDISENGINE" discard "$vol" x 1
 # These are refused before the volume is opened: not even the state page may change.
 # An export into the volume's own directory would rename its output over the volume's files (the
-# superblock, the map: exit 0, then the volume was gone); an import from it reads the volume while
+# superblock, the map: exit 0, then the volume was gone), and so would stat --plot's PNG; an import from it reads the volume while
 # writing it. Any file of the volume - by a link too - or a new name inside its directory: refused.
 ln -s "$vol" "$T/vlink"
 ln "$vol/map" "$T/maplink"
@@ -183,6 +183,8 @@ for out in "$vol/superblock" "$vol/map" "$vol/journal" "$vol/data.0" "$vol/state
 	"$T/vlink/map" "$T/maplink" "$vol/../vol/lbnmap"; do
 	expect2 "export into $out" "file of the volume" "$DEDISENGINE" export "$vol" "$out"
 	expect2 "import from $out" "file of the volume" "$DEDISENGINE" import "$vol" "$out"
+	# stat --plot renames its PNG over the name the same way (it once replaced the superblock)
+	expect2 "stat --plot $out" "file of the volume" "$DEDISENGINE" stat "$vol" --plot "$out"
 done
 rm "$T/vlink" "$T/maplink"
 [ ! -e "$vol/newfile" ] || fail "a refused export created a file in the volume"
