@@ -148,20 +148,30 @@ static bool replaces_input(const char *out, const char *in)
 	return entry_of(out, &eo) && entry_of(in, &ei) && same_entry(&eo, &ei);
 }
 
-/* The files --output-dir receives, by name (a latency log: latency.N.csv). */
+/* The files --output-dir receives (besides a latency log per worker, latency.N.csv), and when. */
+enum od_when { OD_ALWAYS, OD_PLOT, OD_SCALED };
+static const struct {
+	const char *name;
+	enum od_when when;
+} output_dir_names[] = {
+	{"timeseries.csv", OD_ALWAYS},     {"latency-percentiles.csv", OD_ALWAYS}, {"dist-buckets.csv", OD_ALWAYS},
+	{"access-frequency.csv", OD_ALWAYS}, {"scaled-target.dist", OD_SCALED}, {"timeseries.png", OD_PLOT},
+	{"latency.png", OD_PLOT},          {"distribution.png", OD_PLOT},      {"access.png", OD_PLOT},
+};
+#define OUTPUT_DIR_NAMES (sizeof output_dir_names / sizeof output_dir_names[0])
+
+static bool output_dir_writes(const struct bench_options *o, size_t i)
+{
+	enum od_when w = output_dir_names[i].when;
+	return w == OD_ALWAYS || (w == OD_PLOT && o->plot) || (w == OD_SCALED && o->content == CONTENT_SCALED);
+}
+
+/* Is name one of the files --output-dir receives in this run? */
 static bool output_dir_file(const struct bench_options *o, const char *name)
 {
-	static const char *const always[] = {"timeseries.csv", "latency-percentiles.csv", "dist-buckets.csv",
-					     "access-frequency.csv"};
-	static const char *const plots[] = {"timeseries.png", "latency.png", "distribution.png", "access.png"};
-	for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
-		if (!strcmp(name, always[i]))
+	for (size_t i = 0; i < OUTPUT_DIR_NAMES; i++)
+		if (output_dir_writes(o, i) && !strcmp(name, output_dir_names[i].name))
 			return true;
-	for (size_t i = 0; o->plot && i < sizeof plots / sizeof plots[0]; i++)
-		if (!strcmp(name, plots[i]))
-			return true;
-	if (o->content == CONTENT_SCALED && !strcmp(name, "scaled-target.dist"))
-		return true;
 	unsigned long long n;
 	int end = 0;
 	return o->latency_log && sscanf(name, "latency.%llu.csv%n", &n, &end) == 1 && end > 0 && !name[end] &&
@@ -234,12 +244,9 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 		bool hit = in_output_dir(o, ins[k].path);
 		if (!hit && stat(ins[k].path, &si) == 0) {
 			char path[PATH_MAX + NAME_MAX + 2];
-			static const char *const names[] = {"timeseries.csv", "latency-percentiles.csv", "dist-buckets.csv",
-							    "access-frequency.csv", "scaled-target.dist", "timeseries.png",
-							    "latency.png", "distribution.png", "access.png"};
-			for (size_t n = 0; !hit && n < sizeof names / sizeof names[0]; n++) {
-				snprintf(path, sizeof path, "%s/%s", o->output_dir, names[n]);
-				hit = output_dir_file(o, names[n]) && lstat(path, &so) == 0 && so.st_dev == si.st_dev &&
+			for (size_t n = 0; !hit && n < OUTPUT_DIR_NAMES; n++) {
+				snprintf(path, sizeof path, "%s/%s", o->output_dir, output_dir_names[n].name);
+				hit = output_dir_writes(o, n) && lstat(path, &so) == 0 && so.st_dev == si.st_dev &&
 				      so.st_ino == si.st_ino;
 			}
 		}
