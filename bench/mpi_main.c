@@ -343,11 +343,19 @@ static int run(int rank, struct bench_cli *cli)
 		status = report(&cfg, &peers, &res);
 	else if (res.failed || res.read_mismatches + res.final_mismatches) /* as rank 0 (and dedisbench) */
 		status = EXIT_RUN_FAILED;
-	bool lost = peers.lost > 0;
+	bool lost = peers.lost > 0, peers_root_lost = peers.root_lost;
+	if (peers.root_lost && rank == 1) /* one line for the job: rank 0 can no longer report */
+		fprintf(stderr, PROG ": rank 1: rank 0 on %s was lost (not heard from for %.1f s): no report is written\n",
+			peers.rows[0].host, (double)peers.peer_timeout_ns / 1e9);
 	results_free(&res);
 	target_cleanup(&cfg.target, cfg.o.keep);
 	mpi_peers_free(&peers);
 	config_free(&cfg);
+	/* Rank 0 gone: no one to finalize with, and MPI_Abort would wait (SIGTERM blocked for the
+	 * launcher) for mpirun's SIGKILL, 2 s after the kill. Leaving ends this rank now; mpirun
+	 * ends the job. */
+	if (peers_root_lost)
+		_exit(EXIT_RUN_FAILED);
 	if (lost) /* a lost rank never reaches MPI_Finalize: end the job, with what completed written */
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED);
 	return status;

@@ -17,6 +17,9 @@ enum { TAG_STOP = 1, TAG_SNAP, TAG_FINAL, TAG_BEAT };
 /* Liveness rides on its own small messages (sent at once, whatever a snapshot's progress). */
 #define BEAT_EVERY_NS 100000000ULL
 enum beat { BEAT_RUNNING, BEAT_COLLECTING };
+/* Rank 0 beats too, to every rank it still waits for: a rank whose rank 0 was killed stops within
+ * --peer-timeout and ends the job, rather than send its results to no one (its blocking send
+ * would last until mpirun's SIGKILL, 2 s after the kill). */
 /* A rank whose workers are done collects its tallies (seconds for a big run) before it answers. */
 #define COLLECT_TIMEOUT_NS (60 * 1000000000ULL)
 
@@ -126,7 +129,7 @@ static bool peers_start(void *ctx, bool ready)
 		  (MPI_Request *)p->stop_req);
 	p->stop_posted = true;
 	uint64_t now = now_ns();
-	p->next_snap_ns = p->next_beat_ns = now;
+	p->next_snap_ns = p->next_beat_ns = p->root_heard_ns = now;
 	if (p->rank == 0)
 		for (int k = 0; k < p->size; k++) {
 			p->heard_ns[k] = now;
@@ -134,6 +137,41 @@ static bool peers_start(void *ctx, bool ready)
 				post_snapshot(p, k);
 		}
 	return all != 0;
+}
+
+static void send_beat(int to, enum beat b)
+{
+	static const int32_t beats[] = {BEAT_RUNNING, BEAT_COLLECTING};
+	MPI_Request req; /* small: it goes eagerly, even to a dead rank */
+	MPI_Isend(&beats[b], 1, MPI_INT32_T, to, TAG_BEAT, MPI_COMM_WORLD, &req);
+	MPI_Request_free(&req);
+}
+
+/* rank 0: a beat to every rank whose results it still waits for. */
+static void beat_others(struct mpi_peers *p, enum beat b)
+{
+	for (int k = 1; k < p->size; k++)
+		if (!p->finished[k])
+			send_beat(k, b);
+	p->next_beat_ns = now_ns() + BEAT_EVERY_NS;
+}
+
+/* other ranks: take rank 0's beats; true when it has been silent past the timeout (longer while
+ * it said it is busy), then root_lost is set. */
+static bool root_silent(struct mpi_peers *p, uint64_t timeout)
+{
+	int flag = 1;
+	MPI_Status st;
+	while (MPI_Iprobe(0, TAG_BEAT, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag) {
+		int32_t beat = 0;
+		MPI_Recv(&beat, 1, MPI_INT32_T, 0, TAG_BEAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		p->root_heard_ns = now_ns();
+		p->root_collecting = beat == BEAT_COLLECTING;
+	}
+	uint64_t limit = p->root_collecting && timeout < COLLECT_TIMEOUT_NS ? COLLECT_TIMEOUT_NS : timeout;
+	if (now_ns() >= p->root_heard_ns + limit)
+		p->root_lost = true;
+	return p->root_lost;
 }
 
 /* Tell every other rank to stop (once). */
@@ -230,13 +268,17 @@ static enum peers_stop peers_check(void *ctx, const struct run_shared *sh, bool 
 			snprintf(why, whylen, "%s", p->lost_why);
 			stopped = PEERS_FAILED;
 		}
+		if (done || now >= p->next_beat_ns)
+			beat_others(p, done ? BEAT_COLLECTING : BEAT_RUNNING);
 	} else {
 		if (done || now >= p->next_beat_ns) {
-			static const int32_t beats[] = {BEAT_RUNNING, BEAT_COLLECTING};
-			MPI_Request req;
-			MPI_Isend(&beats[done], 1, MPI_INT32_T, 0, TAG_BEAT, MPI_COMM_WORLD, &req);
-			MPI_Request_free(&req);
+			send_beat(0, done ? BEAT_COLLECTING : BEAT_RUNNING);
 			p->next_beat_ns = now + BEAT_EVERY_NS;
+		}
+		if (!p->root_lost && root_silent(p, p->peer_timeout_ns) && stopped == PEERS_GO) {
+			snprintf(why, whylen, "rank 0 on %s lost: not heard from for %.1f s", p->rows[0].host,
+				 (double)p->peer_timeout_ns / 1e9);
+			stopped = PEERS_FAILED;
 		}
 	}
 	if (p->rank != 0 && !done && now >= p->next_snap_ns) {
@@ -296,6 +338,21 @@ static int unpack_tallies(const void *buf, uint64_t len, struct id_counts *writt
 	return rc;
 }
 
+/* other ranks: wait for a send to rank 0 to complete, as long as rank 0 is heard from. */
+static bool sent_while_root_lives(struct mpi_peers *p, MPI_Request *req)
+{
+	for (;;) {
+		int flag = 0;
+		if (MPI_Test(req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return false;
+		if (flag)
+			return true;
+		if (root_silent(p, p->peer_timeout_ns))
+			return false;
+		nap();
+	}
+}
+
 static int reduce_send(struct mpi_peers *p, struct run_result *r, struct id_counts *written, struct id_counts *live,
 		       uint64_t live_zero, struct access_freq *af)
 {
@@ -316,10 +373,15 @@ static int reduce_send(struct mpi_peers *p, struct run_result *r, struct id_coun
 	if (tallies)
 		memcpy(msg + sizeof h + wlen, tallies, h.tally_len);
 	free(tallies);
-	if (p->snap_pending)
-		MPI_Wait((MPI_Request *)p->snap_req, MPI_STATUS_IGNORE);
+	/* Sent while rank 0 is heard from: a dead one would hold a blocking send until mpirun's SIGKILL
+	 * (the buffers of a send given up stay with it: the job ends). */
+	if (p->root_lost || (p->snap_pending && !sent_while_root_lives(p, (MPI_Request *)p->snap_req)))
+		return -1;
 	p->snap_pending = false;
-	MPI_Send(msg, (int)len, MPI_BYTE, 0, TAG_FINAL, MPI_COMM_WORLD);
+	MPI_Request fin;
+	MPI_Isend(msg, (int)len, MPI_BYTE, 0, TAG_FINAL, MPI_COMM_WORLD, &fin);
+	if (!sent_while_root_lives(p, &fin))
+		return -1;
 	free(msg);
 	return 0;
 }
@@ -423,6 +485,7 @@ static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_coun
 				fin_msg = NULL;
 			} else if (flag) {
 				p->finished[fin_from] = true;
+				beat_others(p, BEAT_COLLECTING); /* a large rank's tallies take a while to merge */
 				merge_final(p, fin_from, fin_msg, (size_t)fin_len, r, written, live, live_zero, af);
 				free(fin_msg);
 				fin_msg = NULL;
@@ -438,6 +501,8 @@ static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_coun
 			send_stop(p, 'F', p->lost_why);
 		else if (!busy)
 			nap();
+		if (now_ns() >= p->next_beat_ns)
+			beat_others(p, BEAT_RUNNING);
 	}
 	/* No more snapshots: withdraw the receives of the ranks that finished. */
 	for (int k = 1; k < p->size; k++) {

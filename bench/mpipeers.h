@@ -29,7 +29,10 @@ struct mpi_peers {
 	uint64_t *heard_ns;       /* rank 0: when each rank was last heard from (this host's clock) */
 	bool *finished;           /* rank 0: each rank's final results arrived (or it is lost) */
 	bool *collecting;         /* rank 0: each rank's workers are done, it prepares its results */
-	uint64_t next_beat_ns;    /* other ranks: when to tell rank 0 again that this one lives */
+	uint64_t next_beat_ns;    /* when to tell rank 0 (the others: rank 0 them) again that this one lives */
+	uint64_t root_heard_ns;   /* other ranks: when rank 0 was last heard from */
+	bool root_collecting;     /* other ranks: rank 0 said it is busy (its tallies, a rank's results) */
+	bool root_lost;           /* other ranks: rank 0 went silent; no result is sent, the job ends */
 	uint64_t next_snap_ns;    /* other ranks: when to send the next live snapshot */
 	void *snap_buf;
 	bool snap_pending;

@@ -146,7 +146,7 @@ const struct opt_def bench_option_table[] = {
 	 "holds the distribution scaled to its own blocks, with contents of its own (a dedup domain per "
 	 "client)"},
 	{"peer-timeout", 0, "DUR", OT_DURATION, OFF(peer_timeout_ns), "500ms", NULL, NS_PER_SEC, 0, 0, 0, "MPI",
-	 "dedisbench-mpi: a rank not heard from for DUR (at least 0.2 s) is lost, and the run stops (bare number: seconds)"},
+	 "dedisbench-mpi: a rank not heard from for DUR (at least 0.2 s; rank 0 included, by the others) is lost, and the run stops (bare number: seconds)"},
 	/* Replay (dedisbench replay TRACE is --trace TRACE) */
 	{"trace", 0, "FILE", OT_STRING, OFF(trace), NULL, NULL, 0, 0, 0, 0, "Replay",
 	 "replay an FIU IODedup block trace onto --target instead of generating a workload: each MD5 "

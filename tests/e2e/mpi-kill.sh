@@ -1,7 +1,8 @@
 #!/bin/bash
 # dedisbench-mpi, 4 ranks: a failing rank stops every rank (exit 1, rank 0 reports why and what
 # completed), and a rank killed outright is found lost: every rank is gone within 2 s, exit 1,
-# rank 0's JSON has the partial results; mpirun interrupted (Ctrl-C): rank 0 still reports.
+# rank 0's JSON has the partial results (rank 0 killed: the others find it lost and leave within
+# 2 s too); mpirun interrupted (Ctrl-C): rank 0 still reports.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
@@ -78,6 +79,32 @@ jcheck "$E2E_TMP/lost.json" '.mpi.lost_ranks == 1 and .mpi.per_rank[1].status ==
 jcheck "$E2E_TMP/lost.json" '.mpi.per_rank[1].ops > 0 and .totals.ops > 0 and .totals.seconds < 20' \
 	"partial results, the lost rank as last heard"
 note "rank 1 killed: every rank gone in $ms ms, mpirun exit $rc, $(jget "$E2E_TMP/lost.json" .error)"
+
+# 2b. Rank 0 itself killed: the others hear it no more, stop and leave (none waits for mpirun's
+# SIGKILL, 2 s after the kill, in a send to rank 0 or in MPI_Abort); rank 1 says why.
+"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
+	--output-dir "$E2E_TMP/o0" --json "$E2E_TMP/root.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+job=$!
+on_exit "kill -9 $job 2>/dev/null"
+started "$E2E_TMP/o0"
+r0=$(rank_pid 0) || fail "no process for rank 0"
+kill -9 "$r0"
+t_kill=$(date +%s%N)
+rc=0
+wait "$job" || rc=$?
+for _ in $(seq 1 100); do
+	[ -z "$(running)" ] && break
+	sleep 0.02
+done
+t_end=$(date +%s%N)
+left=$(running)
+[ -z "$left" ] || fail "dedisbench-mpi processes outlived the job: $(ps -o pid,ppid,stat,comm -p "$(echo $left | tr ' ' ,)")"
+ms=$(((t_end - t_kill) / 1000000))
+[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank 0 was killed (want <= 2000)"
+[ "$rc" -ne 0 ] || fail "a killed rank 0 must fail the job"
+grep -q "rank 1: rank 0 on .* was lost" "$E2E_TMP/err" || fail "rank 1 must say that rank 0 was lost: $(cat "$E2E_TMP/err")"
+[ ! -e "$E2E_TMP/root.json" ] || fail "no one is left to write the JSON, yet it exists"
+note "rank 0 killed: every rank gone in $ms ms, mpirun exit $rc"
 
 # 3. Ctrl-C of mpirun (it sends SIGTERM to every rank): every rank stops, rank 0 writes the JSON.
 "${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
