@@ -19,6 +19,16 @@ do for [d in "read write"] {
 	if (exists("STATS_max") && STATS_max > 0) { dirs = dirs . " " . d }
 }
 col(d, k) = (d eq "read" ? k : k + 4)      # k: the read column; write's is 4 further
+
+# How many seconds were sampled: none in a run shorter than 0.1 s (the last, partial interval
+# is dropped below that), one in a run of about a second. One sample drawn "with lines" is no
+# line at all, so it gets a point, and an x axis from the run's start, 0, to its time (a range of
+# one value is empty: gnuplot would warn and widen it around the point).
+undefine STATS_*
+stats ARG1 using 1 skip 1 nooutput
+rows = exists("STATS_records") ? STATS_records : 0
+wl = (rows == 1 ? "linespoints pt 7 ps 1" : "lines")
+xr = (rows == 1 ? "[0:*]" : "[*:*]")
 colour(d) = (d eq "read" ? 0x3070b0 : 0xc04020)
 
 # The host columns, when the header names them (older time series have none).
@@ -36,9 +46,10 @@ if (strlen(dirs) == 0) {
 	set ylabel "p99 latency (us)"
 	plot NaN notitle
 } else {
+	set xrange @xr
 	set ylabel "throughput (MiB/s)"
 	set yrange [0:*]
-	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 3))) with lines lw 2 lc rgb colour(d) title d
+	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 3))) with @wl lw 2 lc rgb colour(d) title d
 	set ylabel "p99 latency (us)"
 	set yrange [*:*]
 	set logscale y
@@ -50,14 +61,15 @@ if (strlen(dirs) == 0) {
 		stats ARG1 using (column(col(d, 2)) > 0 && column(col(d, 5)) > 0 ? column(col(d, 5)) : NaN) skip 1 nooutput
 		if (exists("STATS_min")) { lo = (STATS_min < lo ? STATS_min : lo); hi = (STATS_max > hi ? STATS_max : hi) }
 	}
-	if (hi == 0) { set yrange [0.1:10] } else { if (lo == hi) { set yrange [lo / 2 : hi * 2] } }
+	# a flat line gets at least a decade around it, so the log axis has a labelled tic
+	dec(x) = 10 ** floor(log10(x))
+	if (hi == 0) { set yrange [0.1:10] } else { if (lo == hi) { \
+		set yrange [(lo / 2 < dec(lo) ? lo / 2 : dec(lo)) : (hi * 2 > 10 * dec(hi) ? hi * 2 : 10 * dec(hi))] } }
 	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 2)) > 0 && column(col(d, 5)) > 0 ? column(col(d, 5)) : NaN) \
 		with linespoints lw 2 pt 7 ps 0.5 lc rgb colour(d) title d." p99"
 }
 if (host) {
 	unset logscale y
-	unset label 1
-	set autoscale x
 	set yrange [0:100]
 	set ylabel "host CPU (%)"
 	set y2label "host memory used (MiB)"
@@ -65,8 +77,18 @@ if (host) {
 	set y2range [0:*]
 	set ytics nomirror
 	set key bottom right
-	plot ARG1 skip 1 using 1:10 with lines lw 2 lc rgb 0x208020 title "CPU busy", \
-	     ARG1 skip 1 using 1:11 with lines lw 1 lc rgb 0xa0a020 title "CPU iowait", \
-	     ARG1 skip 1 using 1:12 axes x1y2 with lines lw 2 lc rgb 0x804080 title "memory used"
+	if (rows == 0) {
+		# nothing sampled: an empty panel that says so (a plot of no points is an error)
+		set label 1 "no samples: the run was shorter than 0.1 s" at graph 0.5, 0.5 center
+		set xrange [0:1]
+		set y2range [0:1]
+		plot NaN notitle
+	} else {
+		unset label 1
+		set xrange @xr
+		plot ARG1 skip 1 using 1:10 with @wl lw 2 lc rgb 0x208020 title "CPU busy", \
+		     ARG1 skip 1 using 1:11 with @wl lw 1 lc rgb 0xa0a020 title "CPU iowait", \
+		     ARG1 skip 1 using 1:12 axes x1y2 with @wl lw 2 lc rgb 0x804080 title "memory used"
+	}
 }
 unset multiplot

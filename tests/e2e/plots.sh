@@ -70,6 +70,27 @@ render access-empty "$E2E_TMP/e4.png" dedisbench-access.gp "$E2E_TMP/af0.csv" "$
 render histogram-empty "$E2E_TMP/e5.png" dedisgen-histogram.gp "$E2E_TMP/empty.dat" "$E2E_TMP/e5.png"
 render compare-empty "$E2E_TMP/e6.png" dedisgen-compare.gp "$E2E_TMP/empty.dat" "$E2E_TMP/empty.dat" "$E2E_TMP/e6.png"
 
+# The time series dedisbench writes now has the host columns, which add a third panel: with no
+# row (a run under 0.1 s keeps none) and with one row (a run of about a second) every panel
+# still draws, without gnuplot's warnings (one sample drawn as a line is nothing, and a range
+# of one time value is empty).
+hdr='time_s,read_ops,read_mib_s,read_lat_mean_us,read_lat_p99_us,write_ops,write_mib_s,write_lat_mean_us,write_lat_p99_us,host_cpu_busy_pct,host_cpu_iowait_pct,host_mem_used_mib'
+printf '%s\n' "$hdr" >"$E2E_TMP/tsh0.csv"
+printf '%s\n%s\n' "$hdr" '0.999,0,0.000,0.0,0.0,1000,3.908,8.2,26.9,2.5,0.0,4281.5' >"$E2E_TMP/tsh1.csv"
+render timeseries-host-empty "$E2E_TMP/e11.png" dedisbench-timeseries.gp "$E2E_TMP/tsh0.csv" "$E2E_TMP/e11.png" "t"
+render timeseries-host-one-row "$E2E_TMP/e12.png" dedisbench-timeseries.gp "$E2E_TMP/tsh1.csv" "$E2E_TMP/e12.png" "t"
+grep -q 'linespoints' "$P/dedisbench-timeseries.gp" || fail "dedisbench-timeseries.gp draws a single sample with lines only"
+
+# The same through dedisbench: a run too short for a sample (2 x 1 MiB) with --plot exits 0 and
+# leaves all four pictures.
+mkdir "$E2E_TMP/short"
+"$DEDISBENCH" -q --target "$E2E_TMP/short" --procs 2 --file-size 1MiB --seed 3 --output-dir "$E2E_TMP/short.out" --plot \
+	2>"$E2E_TMP/short.err" || fail "a short run with --plot exited $?: $(head -3 "$E2E_TMP/short.err")"
+[ "$(wc -l <"$E2E_TMP/short.out/timeseries.csv")" -eq 1 ] || note "the short run sampled a second after all"
+for png in timeseries latency distribution access; do
+	[ -s "$E2E_TMP/short.out/$png.png" ] || fail "a short run with --plot left no $png.png"
+done
+
 # A write-only time series (no read operation at all) leaves the read direction out.
 awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next } { $2 = 0; $3 = 0; $4 = 0; $5 = 0; print }' \
 	"$D/timeseries.csv" >"$E2E_TMP/ts-w.csv"
