@@ -1,7 +1,8 @@
 #!/bin/bash
 # space-engine-cmd.sh - observed space from the engine's counters (equal to what dedisengine stat
 # reads from the volume) and from --space-cmd (its byte count before and after the run); the
-# host's CPU and memory in the JSON and the time series; a --space-cmd that fails is bad input.
+# host's CPU and memory in the JSON and the time series; a --space-cmd that fails is bad input;
+# a run that writes nothing reports no space.
 source "$(dirname "$0")/lib.sh"
 mktmp /var/tmp
 
@@ -30,6 +31,13 @@ expect_ok -T "$E2E_TMP/d" -P 2 -F 4 --seed 3 --keep -j "$J" --space-cmd "du -sB1
 after=$(du -sB1 "$E2E_TMP/d" | cut -f1)
 jcheck "$J" ".space.source == \"command\" and .space.before_bytes == $before and .space.after_bytes == $after and .space.observed_bytes == $after - $before"
 jcheck "$J" '.space.basis == "dedup" and .space.expected_bytes == .physical.distinct_blocks * 4096'
+
+# a read run that leaves nothing written has no space to judge: no space figures (not efficiency 0)
+mkdir "$E2E_TMP/empty"
+J=$E2E_TMP/none.json
+expect_ok -T "$E2E_TMP/empty" -P 1 -F 1 -r --populate none --time 0.2s -j "$J"
+jcheck "$J" '.space == null' "nothing written: no space object"
+! grep -q '^space' "$E2E_TMP/out" || fail "nothing written, yet a space line: $(grep '^space' "$E2E_TMP/out")"
 
 # On a tmpfs an engine volume's chunk store is allocated at format (dedisengine's --preallocate
 # auto), unless a --space-cmd measures the run: a volume it formats is sparse, so the command
