@@ -230,7 +230,11 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		if (c->model)
 			fprintf(f, ", each content compressible as its copy class in the distribution");
 		else if (o->compress > 1)
-			fprintf(f, ", compressible %llu:1", (unsigned long long)o->compress);
+			fprintf(f, ", compressible %llu:1%s", (unsigned long long)o->compress,
+				/* design.md: below 4 KiB a block alone pays its frame past R = 2 */
+				o->compress > 2 && o->block_size < 4096
+				    ? " in a stream (a block this small compressed alone reaches less: see physical)"
+				    : "");
 		if (r->overwrites)
 			fprintf(f, "; %llu overwrites, %.1f %% changed the block's content", (unsigned long long)r->overwrites,
 				100.0 * (double)r->overwrites_changed / (double)r->overwrites);

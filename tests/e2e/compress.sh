@@ -1,6 +1,7 @@
 #!/bin/bash
 # --compress R: files written with R = 2 and 4 compress R:1 (within 10 %) under zstd -1 and
-# gzip -1; R = 1 stays incompressible; R outside 1..20 is refused.
+# gzip -1; R = 1 stays incompressible; the summary says R is a stream's ratio where blocks are
+# too small to reach it alone; R outside 1..20 is refused.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -57,6 +58,16 @@ for f in "$E2E_TMP/u1"/dedisbench.*; do
 			fail "R=1 (all unique): $tool -1 compresses $(basename "$f") $q:1, want <= 1.02"
 	done
 done
+
+# The summary says what R is: a stream's ratio, which a 512 B block compressed alone falls short
+# of past R = 2 (its frame), and the physical line says what such blocks reach; from 4 KiB, R.
+mkdir "$E2E_TMP/small" "$E2E_TMP/large"
+expect_ok --target "$E2E_TMP/small" --procs 1 --file-size 1MiB --block-size 512 --compress 8 --seed 1
+grep -q '^content: .*compressible 8:1 in a stream (a block this small compressed alone reaches less' "$E2E_TMP/out" ||
+	fail "512 B, R=8: the content line does not say R is a stream's ratio: $(grep '^content' "$E2E_TMP/out")"
+expect_ok --target "$E2E_TMP/large" --procs 1 --file-size 1MiB --compress 8 --seed 1
+grep -q '^content: .*compressible 8:1$' "$E2E_TMP/out" ||
+	fail "4 KiB, R=8: the content line: $(grep '^content' "$E2E_TMP/out")"
 
 # Out of range: refused with status 2, nothing written.
 for r in 0 21; do
