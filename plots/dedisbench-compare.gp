@@ -18,5 +18,20 @@ set xtics rotate by -30 nomirror
 set ylabel (k == 0 ? "IOPS" : (k == 1 ? "p99 latency (us)" : "logical / observed bytes"))
 set yrange [0:*]
 set grid ytics
-set key top right
-plot for [i = 0:n - 1] ARG1 using (column(2 + 3 * i + k)):xtic(1) title columnheader(2 + 3 * i + k)
+set key below  # not over the bars: at top right it covered the tallest
+# saved 0: not measured (the phase read, or its target reports no space): no bar, not a 0:1 one;
+# where no phase of any system was measured, a chart that says so (gnuplot has no bar to draw)
+measured = 1
+if (k == 2) {
+	measured = 0
+	do for [i = 0:n - 1] {
+		stats ARG1 using (column(4 + 3 * i)) nooutput
+		if (STATS_max > 0) { measured = 1 }
+	}
+}
+bar_height(c) = (k == 2 && measured && column(c) == 0) ? NaN : column(c)
+if (!measured) {
+	set yrange [0:1]
+	set label 1 "space was not measured in any phase" at graph 0.5, 0.5 center
+}
+plot for [i = 0:n - 1] ARG1 using (bar_height(2 + 3 * i + k)):xtic(1) title columnheader(2 + 3 * i + k)
