@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "compare.h"
 #include "fanout.h"
@@ -225,6 +226,24 @@ out:
 	return rc;
 }
 
+/* show and compare render --plot into a temp name renamed over FILE.png: a --plot naming one of
+ * their distribution files (a slip of the tab key) would replace it with the PNG. The entry the
+ * rename replaces (lstat: a link there is replaced, not written through) must not be a file they
+ * read (stat: an input given through a link). Said; true when it is. */
+static bool plot_is_input(const struct gen_options *o, int ninputs)
+{
+	struct stat ps, is;
+	if (!o->plot || lstat(o->plot, &ps))
+		return false;
+	for (int i = 0; i < ninputs; i++) {
+		if (stat(o->paths[i], &is) == 0 && is.st_dev == ps.st_dev && is.st_ino == ps.st_ino) {
+			say("output --plot %s is also an input (%s)", o->plot, o->paths[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int load(const char *path, struct dist *d, bool quiet)
 {
 	struct dist_error e;
@@ -257,6 +276,8 @@ static int cmd_show(const struct gen_options *o)
 		say("--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
 		return EXIT_BAD_INPUT;
 	}
+	if (plot_is_input(o, 1))
+		return EXIT_BAD_INPUT;
 	if (load(o->paths[0], &d, false))
 		return EXIT_BAD_INPUT;
 	int rc = 0;
@@ -275,6 +296,8 @@ static int cmd_show(const struct gen_options *o)
 static int cmd_compare(const struct gen_options *o)
 {
 	struct dist a, b;
+	if (plot_is_input(o, 2))
+		return EXIT_BAD_INPUT;
 	if (load(o->paths[0], &a, false))
 		return EXIT_BAD_INPUT;
 	if (load(o->paths[1], &b, false)) {

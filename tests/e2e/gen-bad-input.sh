@@ -65,6 +65,15 @@ expect_bad "inside the scanned directory" "$E2E_TMP/data" -o "$E2E_TMP/data/f"
 expect_bad "inside the scanned directory" "$E2E_TMP/data" -o "$E2E_TMP/data/new.dist"
 if command -v gnuplot >/dev/null; then
 	expect_bad "inside the scanned directory" "$E2E_TMP/data" --plot "$E2E_TMP/data/f"
+	# show and compare never render over a distribution they read (nor one read through a link)
+	cp "$E2E_TMP/good.dist" "$E2E_TMP/keep.dist"
+	ln -s keep.dist "$E2E_TMP/link.dist"
+	expect_bad "output --plot $E2E_TMP/keep.dist is also an input" show "$E2E_TMP/keep.dist" --plot "$E2E_TMP/keep.dist"
+	expect_bad "output --plot $E2E_TMP/keep.dist is also an input" show "$E2E_TMP/link.dist" --plot "$E2E_TMP/keep.dist"
+	expect_bad "output --plot $E2E_TMP/keep.dist is also an input" \
+		compare "$E2E_TMP/good.dist" "$E2E_TMP/keep.dist" --plot "$E2E_TMP/keep.dist"
+	cmp -s "$E2E_TMP/good.dist" "$E2E_TMP/keep.dist" || fail "show/compare --plot replaced a distribution it read"
+	[ -s "$E2E_TMP/stdout" ] && fail "a refused show/compare printed: $(cat "$E2E_TMP/stdout")"
 fi
 # ... nor a database the scan writes (--db, or --mem-limit's spill directory under TMPDIR)
 expect_bad "--db $E2E_TMP/data/db is inside the scanned directory" "$E2E_TMP/data" --db "$E2E_TMP/data/db" -o "$O"
