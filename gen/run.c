@@ -2,6 +2,7 @@
  * databases prepared before any work, the scan, the distribution and its sections, every output. */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,9 +122,36 @@ static const char *walked_dir_holding(const struct gen_options *o, const char *p
  * (same dev and inode), or a regular file (or a new one) inside a directory PATH's tree: the walk
  * would read it (a new one's temporary file is there while the walk runs, and a later scan would
  * read the output itself), and the rename would replace what was scanned. Said; true or false. */
+/* The DB directory (--db, or one of merge's input DBs) that would hold OUT as one of its
+ * dedisgen-<size>.db files, or NULL. The output's rename, after the DB is written (or read),
+ * would replace that analysis with the output's text. */
+static const char *db_file_named_by(const struct gen_options *o, const char *out)
+{
+	char parent[PATH_MAX];
+	const char *base = strrchr(out, '/');
+	base = base ? base + 1 : out;
+	if (fnmatch("dedisgen-*.db", base, 0))
+		return NULL;
+	struct stat os, ds;
+	path_parent(out, parent, sizeof parent);
+	if (stat(parent, &os))
+		return NULL; /* no such directory: the output cannot be opened, said there */
+	if (o->db && stat(o->db, &ds) == 0 && ds.st_dev == os.st_dev && ds.st_ino == os.st_ino)
+		return o->db;
+	for (int i = 0; o->cmd == CMD_MERGE && i < o->npaths; i++)
+		if (stat(o->paths[i], &ds) == 0 && ds.st_dev == os.st_dev && ds.st_ino == os.st_ino)
+			return o->paths[i];
+	return NULL;
+}
+
 static bool output_is_input(const struct run *r, const char *opt, const char *out)
 {
 	const struct gen_options *o = r->o;
+	const char *db = db_file_named_by(o, out);
+	if (db) {
+		run_say(r, "output %s %s is a database file of %s: it would replace the analysis", opt, out, db);
+		return true;
+	}
 	if (o->cmd == CMD_MERGE)
 		return false; /* merge's PATHs are databases, read by key, not walked */
 	struct stat os, ps;

@@ -30,6 +30,11 @@ refused "not a directory, regular file or block device" "$D/fifo" --db "$D/db" -
 refused "not a directory, regular file or block device" "$D/fifo" --db "$D/db"
 refused "no data" "$D/empty" --db "$D/db"
 refused "no data" /proc/self/mem --db "$D/db"
+# an output named as the DB's own file would be renamed over the analysis once it is written
+refused "output -o $D/db/dedisgen-4096.db is a database file of $D/db" "$D/p2" --db "$D/db" -k -o "$D/db/dedisgen-4096.db"
+refused "output --json $D/db/dedisgen-4096.db is a database file of $D/db" "$D/p2" --db "$D/db" \
+	--json "$D/db/dedisgen-4096.db" -o /dev/null
+refused "output -o $D/db/dedisgen-4096.db is a database file of $D/db" merge "$D/db" -o "$D/db/dedisgen-4096.db"
 # -k adds to the analysis already in the DB: a block size (or a DB) without one is refused
 refused "no dedisgen analysis at block size 8192" "$D/p2" --db "$D/db" -k -b 4096,8192 -o "$D/kd.dist"
 [ -e "$D/db/dedisgen-8192.db" ] && fail "-k with a block size the DB lacks created one"
