@@ -14,6 +14,7 @@
 #include "fanout.h"
 #include "merge.h"
 #include "options.h"
+#include "pathwithin.h"
 #include "report.h"
 #include "run.h"
 #include "sidedata.h"
@@ -59,9 +60,19 @@ static int cmd_scan(const struct gen_options *o)
 	for (int i = 0; i < r.n && o->keep; i++) {
 		for (size_t k = 0; k < r.s[i].meta.nsources; k++) {
 			for (int j = 0; j < r.nsources; j++) {
-				if (!strcmp(r.s[i].meta.sources[k], r.sources[j])) {
+				const char *had = r.s[i].meta.sources[k], *now = r.sources[j];
+				if (!strcmp(had, now)) {
 					say("--db %s already holds an analysis of %s: -k would count its blocks twice", o->db,
-					    r.sources[j]);
+					    now);
+					rc = EXIT_BAD_INPUT;
+					goto out;
+				}
+				/* One scan refuses a PATH inside a directory PATH (its files would count
+				 * twice); -k, the same stream continued, must too, either way round. */
+				bool inside = path_within(now, had) == 1, holds = path_within(had, now) == 1;
+				if (inside || holds) {
+					say("--db %s already holds an analysis of %s, %s %s: -k would count its blocks "
+					    "twice", o->db, had, inside ? "which holds" : "which is inside", now);
 					rc = EXIT_BAD_INPUT;
 					goto out;
 				}

@@ -26,10 +26,22 @@ refused() {
 		fail "after dedisgen $*: the DB no longer holds the analysis of p1"
 }
 refused "already holds an analysis" "$D/p1" --db "$D/db" -k
-refused "not a directory, regular file or block device" "$D/fifo" --db "$D/db" -k
-refused "not a directory, regular file or block device" "$D/fifo" --db "$D/db"
-refused "no data" "$D/empty" --db "$D/db"
-refused "no data" /proc/self/mem --db "$D/db"
+# -k continues one scan, which refuses a PATH inside a directory PATH: so does -k, either way round
+mkdir "$D/tree"
+head -c 100K /dev/urandom >"$D/tree/t"
+# kminus DB-FIRST-PATH K-PATH WHAT: -k of K-PATH onto a DB of DB-FIRST-PATH: exit 2 saying WHAT
+kminus() {
+	local rc=0
+	rm -rf "$D/tdb"
+	"$DEDISGEN" "$1" --db "$D/tdb" -q -o "$D/t1.dist" || fail "scan of $1 exited $?"
+	"$DEDISGEN" "$2" --db "$D/tdb" -k -q -o /dev/null 2>"$D/err" || rc=$?
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$D/err")" -eq 1 ] && grep -q -- "$3" "$D/err" ||
+		fail "-k of $2 onto an analysis of $1 exited $rc: $(cat "$D/err")"
+	"$DEDISGEN" merge "$D/tdb" -q -o "$D/t2.dist" || fail "after the refused -k of $2: merge exited $?"
+	diff <(grep -v '^#' "$D/t1.dist") <(grep -v '^#' "$D/t2.dist") >&2 || fail "the refused -k of $2 changed the DB"
+}
+kminus "$D/tree" "$D/tree/t" "already holds an analysis of $D/tree, which holds $D/tree/t: -k would count"
+kminus "$D/tree/t" "$D/tree" "already holds an analysis of $D/tree/t, which is inside $D/tree: -k would count"
 # an output named as the DB's own file would be renamed over the analysis once it is written
 refused "output -o $D/db/dedisgen-4096.db is a database file of $D/db" "$D/p2" --db "$D/db" -k -o "$D/db/dedisgen-4096.db"
 refused "output --json $D/db/dedisgen-4096.db is a database file of $D/db" "$D/p2" --db "$D/db" \
