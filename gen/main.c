@@ -237,13 +237,18 @@ out:
 	return rc;
 }
 
-/* show and compare render --plot into a temp name renamed over FILE.png: a --plot naming one of
+/* show and compare render --plot into a temp name renamed over FILE.png: a device or FIFO cannot
+ * take it (refused before reading, as the scan does), and a --plot naming one of
  * their distribution files (a slip of the tab key) would replace it with the PNG. The entry the
  * rename replaces (lstat: a link there is replaced, not written through) must not be a file they
  * read (stat: an input given through a link). Said; true when it is. */
 static bool plot_is_input(const struct gen_options *o, int ninputs)
 {
 	struct stat ps, is;
+	if (o->plot && !plot_target_ok(o->plot)) {
+		say("--plot %s: not a regular file (the PNG is renamed into place)", o->plot);
+		return true;
+	}
 	if (!o->plot || lstat(o->plot, &ps))
 		return false;
 	for (int i = 0; i < ninputs; i++) {

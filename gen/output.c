@@ -142,6 +142,13 @@ bool plot_available(void)
 	       plot_script("dedisgen-compare.gp", script, sizeof script) == 0;
 }
 
+bool plot_target_ok(const char *png)
+{
+	struct stat st;
+	/* a new name, a file or a link to one; a directory is said by pending_open (EISDIR) */
+	return stat(png, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+}
+
 /* One histogram as the plot scripts read it: copies_low copies_high share_of_blocks contents. */
 static int write_histogram(const struct dist *d, char *path, char *why, size_t whylen)
 {

@@ -283,6 +283,11 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		if (o->plot) {
 			struct pending probe;
 			s->plot = sized_name(o->plot, sizes[i], n > 1);
+			if (s->plot && !plot_target_ok(s->plot)) {
+				run_say(r, "--plot %s: not a regular file (the PNG is renamed into place)", s->plot);
+				fp_free(fc);
+				return EXIT_BAD_INPUT;
+			}
 			if (!s->plot || pending_open(&probe, s->plot)) {
 				run_say(r, "--plot %s: %s", s->plot ? s->plot : o->plot, strerror(errno));
 				fp_free(fc);

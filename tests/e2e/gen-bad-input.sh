@@ -73,6 +73,14 @@ if command -v gnuplot >/dev/null; then
 	expect_bad "output --plot $E2E_TMP/keep.dist is also an input" \
 		compare "$E2E_TMP/good.dist" "$E2E_TMP/keep.dist" --plot "$E2E_TMP/keep.dist"
 	cmp -s "$E2E_TMP/good.dist" "$E2E_TMP/keep.dist" || fail "show/compare --plot replaced a distribution it read"
+	# a PNG is renamed into place: a device or FIFO cannot take it, which is bad input said before
+	# the scan (it was exit 1 after it), and a FIFO is not opened to find out (that waited for a reader)
+	expect_bad "--plot /dev/null: not a regular file" "$E2E_TMP/data" -o "$O" --plot /dev/null
+	expect_bad "--plot /dev/null: not a regular file" show "$E2E_TMP/good.dist" --plot /dev/null
+	rc=0; timeout 60 "$DEDISGEN" "$E2E_TMP/data" -o "$O" --plot "$E2E_TMP/fifo" 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -q "fifo: not a regular file" "$E2E_TMP/err" ||
+		fail "--plot FIFO exited $rc (want 2; 124: it waited on the FIFO): $(cat "$E2E_TMP/err")"
+	[ -z "$(ls -A "$E2E_TMP/out")" ] || fail "--plot FIFO left: $(ls -A "$E2E_TMP/out")"
 	[ -s "$E2E_TMP/stdout" ] && fail "a refused show/compare printed: $(cat "$E2E_TMP/stdout")"
 fi
 # ... nor a database the scan writes (--db, or --mem-limit's spill directory under TMPDIR)
