@@ -198,9 +198,10 @@ json_t *pow2_json(const struct dist *d)
 		if (!h.blocks[k])
 			continue;
 		uint64_t hi = k == 63 ? UINT64_MAX : (1ULL << (k + 1)) - 1;
-		json_array_append_new(a, json_pack("{s:I,s:I,s:I,s:I,s:f}", "copies_min", (json_int_t)(1ULL << k),
-						   "copies_max", (json_int_t)hi, "contents", (json_int_t)h.contents[k],
-						   "blocks", (json_int_t)h.blocks[k], "share", h.share[k]));
+		/* a record may hold up to 2^64 - 1 contents or copies: reals past json_int_t, not -1 */
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:f}", "copies_min", report_count(1ULL << k),
+						   "copies_max", report_count(hi), "contents", report_count(h.contents[k]),
+						   "blocks", report_count(h.blocks[k]), "share", h.share[k]));
 	}
 	return a;
 }
@@ -215,14 +216,14 @@ json_t *show_json(const char *name, const struct dist *d, uint64_t top)
 		json_object_set_new(o, "block_size", json_integer((json_int_t)d->block_size));
 	if (d->hash[0])
 		json_object_set_new(o, "hash", json_string(d->hash));
-	json_object_set_new(o, "zero_blocks", json_integer((json_int_t)d->zero_blocks));
+	json_object_set_new(o, "zero_blocks", report_count(d->zero_blocks));
 	json_object_set_new(o, "rows", report_dist_rows(&r));
 	json_object_set_new(o, "histogram", pow2_json(d));
 	uint64_t shown = 0;
 	for (size_t i = d->nrows; i-- > 0 && shown < top;) {
 		const struct dist_row *w = &d->rows[i];
-		json_array_append_new(t, json_pack("{s:I,s:I}", "copies", (json_int_t)(w->dups + 1), "contents",
-						   (json_int_t)w->blocks));
+		json_array_append_new(t, json_pack("{s:o,s:o}", "copies", report_count(w->dups + 1), "contents",
+						   report_count(w->blocks)));
 		shown += w->blocks;
 	}
 	json_object_set_new(o, "top", t);

@@ -42,7 +42,7 @@ json_t *report_latency(const struct histogram *h)
 }
 
 /* Counts beyond json_int_t are written as reals rather than wrapped. */
-static json_t *count(uint64_t v)
+json_t *report_count(uint64_t v)
 {
 	if (v > (uint64_t)INT64_MAX)
 		return json_real((double)v);
@@ -55,8 +55,8 @@ json_t *report_dist_rows(const struct dist_rows *r)
 
 	if (!o)
 		return NULL;
-	if (put(o, "blocks", count(r->total_blocks)) ||
-	    put(o, "distinct", count(r->distinct)) ||
+	if (put(o, "blocks", report_count(r->total_blocks)) ||
+	    put(o, "distinct", report_count(r->distinct)) ||
 	    put(o, "U0", json_real(r->u0)) ||
 	    put(o, "U1", json_real(r->u1)) ||
 	    put(o, "D", json_real(r->d)) ||

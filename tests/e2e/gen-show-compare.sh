@@ -29,6 +29,14 @@ rc=0; "$DEDISGEN" compare "$A" "$B" --max-diff 28 >"$E2E_TMP/cmp.txt" || rc=$?
 grep -q DIFFERENT "$E2E_TMP/cmp.txt" || fail "compare text: $(cat "$E2E_TMP/cmp.txt")"
 "$DEDISGEN" compare "$A" "$B" --max-diff 29 >/dev/null || fail "compare within --max-diff exited $?"
 
+# counts past 2^63 (the format takes 64 bits) are JSON numbers of their size, never wrapped negative
+printf '# block-size: 4096\n0 1\n9223372036854775807 1\n' >"$E2E_TMP/c63.dist"
+printf '# block-size: 4096\n0 18446744073709551615\n' >"$E2E_TMP/n64.dist"
+"$DEDISGEN" show "$E2E_TMP/c63.dist" --json >"$E2E_TMP/c63.json" || fail "show of 2^63 copies exited $?"
+jcheck "$E2E_TMP/c63.json" '.histogram[1].copies_min > 9.2e18 and .histogram[1].copies_max > 1.8e19 and .histogram[1].blocks > 9.2e18 and .top[0].copies > 9.2e18'
+"$DEDISGEN" show "$E2E_TMP/n64.dist" --json >"$E2E_TMP/n64.json" || fail "show of 2^64-1 contents exited $?"
+jcheck "$E2E_TMP/n64.json" '.histogram[0].contents > 1.8e19 and .histogram[0].blocks > 1.8e19 and .top[0].contents > 1.8e19'
+
 # a bundled original DEDISbench file loads unchanged
 "$DEDISGEN" show "$top_srcdir/distributions/archival.dist" --json >"$E2E_TMP/arch.json" 2>/dev/null ||
 	fail "show of a bundled file exited $?"
