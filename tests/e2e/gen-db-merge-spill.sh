@@ -91,6 +91,11 @@ cmp "$E2E_TMP/merged.dist.4096" "$E2E_TMP/again.dist.4096" || fail "re-merge dif
 "$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/d2" -o "$E2E_TMP/mspill.dist" --mem-limit 64KiB -q || fail "merge --mem-limit exited $?"
 cmp "$E2E_TMP/merged.dist.4096" "$E2E_TMP/mspill.dist.4096" || fail "merge --mem-limit differs"
 
+# one scan walks its PATHs sorted by name, whatever their order (so -k equals it when the parts
+# come in that order, as h1 then h2 below): sections included
+"$DEDISGEN" "$W/h2" "$W/h1" -b 4096 -o "$E2E_TMP/h21.dist" -q || fail "scan of h2 h1 exited $?"
+"$DEDISGEN" "$W/h1" "$W/h2" -b 4096 -o "$E2E_TMP/h12.dist" -q || fail "scan of h1 h2 exited $?"
+diff <(records "$E2E_TMP/h12.dist") <(records "$E2E_TMP/h21.dist") >&2 || fail "the order of the PATHs changed the result"
 # -k extends an analysis with more paths: half 1 then -k half 2 == whole
 "$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dk" -q >/dev/null || fail "-k base exited $?"
 "$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -o "$E2E_TMP/k.dist" -q || fail "-k exited $?"
