@@ -184,9 +184,69 @@ static bool db_dir_is_input(const struct run *r, const char *opt, const char *di
 	return scanned != NULL;
 }
 
+/* NAME's entry as its resolved directory and its last component, so that ./x and x compare equal
+ * (the name alone when the directory does not resolve: opening it fails, and says so). */
+static void output_key(const char *name, char *key, size_t len)
+{
+	char parent[PATH_MAX], real[PATH_MAX];
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	path_parent(name, parent, sizeof parent);
+	if (*base && realpath(parent, real))
+		snprintf(key, len, "%s/%s", real, base);
+	else
+		snprintf(key, len, "%s", name);
+}
+
+/* Two outputs under one name (-o x --json x, or -o x -b 4096,8192 --json x.4096) would each
+ * create its temp file: the second open failed with a bare "File exists". Said by name; true
+ * when two collide. */
+static bool outputs_collide(const struct run *r, const uint64_t *sizes, int n)
+{
+	const struct gen_options *o = r->o;
+	char *names[1 + 2 * GEN_MAX_SIZES];
+	const char *opts[1 + 2 * GEN_MAX_SIZES];
+	int k = 0;
+	bool collide = false;
+	if (o->json) {
+		names[k] = strdup(o->json);
+		opts[k++] = "--json";
+	}
+	for (int i = 0; i < n; i++) {
+		if (o->output) {
+			names[k] = sized_name(o->output, sizes[i], n > 1);
+			opts[k++] = "-o";
+		}
+		if (o->plot) {
+			names[k] = sized_name(o->plot, sizes[i], n > 1);
+			opts[k++] = "--plot";
+		}
+	}
+	for (int i = 0; i < k && !collide; i++) {
+		char ki[PATH_MAX + 256], kj[PATH_MAX + 256];
+		if (!names[i])
+			continue; /* out of memory: the checks after this one say so */
+		output_key(names[i], ki, sizeof ki);
+		for (int j = i + 1; j < k && !collide; j++) {
+			if (!names[j])
+				continue;
+			output_key(names[j], kj, sizeof kj);
+			if (!strcmp(ki, kj)) {
+				run_say(r, "outputs %s %s and %s %s are the same file", opts[i], names[i], opts[j], names[j]);
+				collide = true;
+			}
+		}
+	}
+	for (int i = 0; i < k; i++)
+		free(names[i]);
+	return collide;
+}
+
 int run_check_outputs(const struct run *r, const uint64_t *sizes, int n)
 {
 	const struct gen_options *o = r->o;
+	if (outputs_collide(r, sizes, n))
+		return EXIT_BAD_INPUT;
 	if (o->json && output_is_input(r, "--json", o->json))
 		return EXIT_BAD_INPUT;
 	for (int i = 0; i < n; i++) {

@@ -36,6 +36,10 @@ expect_bad "auto, pread or mmap" "$E2E_TMP/data" --read-method mmap2 -o "$O"
 expect_bad "-o" "$E2E_TMP/data" -o "$E2E_TMP/nodir/o.dist" --json "$E2E_TMP/out/o.json"
 expect_bad "--json" "$E2E_TMP/data" -o "$O" --json "$E2E_TMP/nodir/o.json"
 expect_bad "unknown option" "$E2E_TMP/data" --frobnicate
+# two outputs under one name: said by name (was a bare "File exists")
+expect_bad "outputs --json $O and -o $O are the same file" "$E2E_TMP/data" -o "$O" --json "$O"
+expect_bad "outputs --json $E2E_TMP/out/./o.4096 and -o $E2E_TMP/out/o.4096 are the same file" \
+	"$E2E_TMP/data" -b 4096,8192 -o "$E2E_TMP/out/o" --json "$E2E_TMP/out/./o.4096"
 expect_bad "no PATH" -o "$O"
 expect_bad "-k" "$E2E_TMP/data" -k -o "$O"
 expect_bad "several block sizes" "$E2E_TMP/data" -b 4096,8192
