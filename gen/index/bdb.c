@@ -36,7 +36,18 @@ struct bdb_index {
 	bool created_file, created_dir;
 	char *running;     /* the metadata begin writes: this analysis, marked incomplete */
 	char dir[4096], file[64];
+	/* Berkeley DB's own diagnostics: kept (the first) for the one line that names the file,
+	 * never printed by the library (a text file under a DB's name gave 101 lines of them). */
+	char bdb_msg[256];
 };
+
+static void keep_bdb_msg(const DB_ENV *env, const char *pfx, const char *msg)
+{
+	(void)pfx;
+	struct bdb_index *b = env->app_private;
+	if (b && !b->bdb_msg[0])
+		snprintf(b->bdb_msg, sizeof b->bdb_msg, "%s", msg);
+}
 
 static void setf(char *buf, size_t len, const char *fmt, ...)
 {
@@ -530,6 +541,8 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 		setf(why, whylen, "Berkeley DB env: %s", db_strerror(ret));
 		goto fail;
 	}
+	b->env->app_private = b;
+	b->env->set_errcall(b->env, keep_bdb_msg);
 	if (cache_bytes < 1 << 20)
 		cache_bytes = 1 << 20;
 	b->env->set_cachesize(b->env, (u_int32_t)(cache_bytes >> 30), (u_int32_t)(cache_bytes & ((1u << 30) - 1)), 1);
@@ -545,7 +558,8 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 	 * that is not ours is never removed. */
 	u_int32_t flags = create ? DB_CREATE : DB_RDONLY;
 	if ((ret = b->db->open(b->db, NULL, file, NULL, DB_BTREE, flags, 0644)) != 0) {
-		setf(why, whylen, "%s: not a Berkeley DB dedisgen analysis: %s", path, db_strerror(ret));
+		setf(why, whylen, "%s: not a Berkeley DB dedisgen analysis: %s%s%s%s", path, db_strerror(ret),
+		     b->bdb_msg[0] ? " (" : "", b->bdb_msg, b->bdb_msg[0] ? ")" : "");
 		goto fail;
 	}
 	if (b->db->fd(b->db, &fd) == 0 && flock(fd, (create ? LOCK_EX : LOCK_SH) | LOCK_NB)) {

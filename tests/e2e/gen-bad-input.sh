@@ -55,6 +55,12 @@ expect_bad "newer.dist:3: section 'locality' version 2 is newer than this dedis 
 printf "0 5\n" >"$E2E_TMP/good.dist"
 expect_bad "nonexistent" compare "$E2E_TMP/good.dist" "$E2E_TMP/nonexistent"
 expect_bad "no dedisgen analysis" merge "$E2E_TMP/data" -o "$O"
+# a file under a DB's name that is not one: one line, Berkeley DB's own diagnostics folded into it
+# (they were printed by the library: 101 lines for a 13 KB text file)
+mkdir "$E2E_TMP/notdb"
+for i in $(seq 2000); do echo "$i 1"; done >"$E2E_TMP/notdb/dedisgen-4096.db"
+expect_bad "notdb/dedisgen-4096.db: not a Berkeley DB dedisgen analysis" merge "$E2E_TMP/notdb" -o "$O"
+expect_bad "notdb/dedisgen-4096.db: not a Berkeley DB dedisgen analysis" "$E2E_TMP/data" --db "$E2E_TMP/notdb" -k -o "$O"
 expect_bad "destination\|say where" merge "$E2E_TMP/data"
 # an analysis DB from another hash is incompatible (with -k), and nothing is written
 "$DEDISGEN" "$E2E_TMP/data" --db "$E2E_TMP/db" -q >/dev/null || fail "DB scan exited $?"
