@@ -118,10 +118,6 @@ static const char *walked_dir_holding(const struct gen_options *o, const char *p
 	return NULL;
 }
 
-/* Is the output OUT (of option OPT) one of the scan's inputs? It is when it is a PATH's file
- * (same dev and inode), or a regular file (or a new one) inside a directory PATH's tree: the walk
- * would read it (a new one's temporary file is there while the walk runs, and a later scan would
- * read the output itself), and the rename would replace what was scanned. Said; true or false. */
 /* The DB directory (--db, or one of merge's input DBs) that would hold OUT as one of its
  * dedisgen-<size>.db files, or NULL. The output's rename, after the DB is written (or read),
  * would replace that analysis with the output's text. */
@@ -144,6 +140,11 @@ static const char *db_file_named_by(const struct gen_options *o, const char *out
 	return NULL;
 }
 
+/* Is the output OUT (of option OPT) one of the run's inputs? It is when it is a database file of
+ * its --db (or of merge's DBs), a PATH's file (same dev and inode), or a regular file (or a new
+ * one) inside a directory PATH's tree: the walk would read it (a new one's temporary file is
+ * there while the walk runs, and a later scan would read the output itself), and the rename
+ * would replace what was scanned. Said; true or false. */
 static bool output_is_input(const struct run *r, const char *opt, const char *out)
 {
 	const struct gen_options *o = r->o;

@@ -10,10 +10,10 @@
 /* {"mean","p50","p90","p99","p99_9","max"} in microseconds, as reals (all 0 when empty).
  * Returns a new reference, or NULL when out of memory. */
 json_t *report_latency(const struct histogram *h);
-/* {"blocks","distinct","U0","U1","D","ratio"}: blocks = T and distinct as integers, U0/U1/D as
- * fractions in [0,1] (as struct dist_rows holds them), ratio = T/distinct. */
 /* A 64-bit count as JSON: an integer, or a real past json_int_t (never a wrapped negative). */
 json_t *report_count(uint64_t v);
+/* {"blocks","distinct","U0","U1","D","ratio"}: blocks = T and distinct as integers, U0/U1/D as
+ * fractions in [0,1] (as struct dist_rows holds them), ratio = T/distinct. */
 json_t *report_dist_rows(const struct dist_rows *r);
 /* Writes `doc` (2-space indent, keys in insertion order, newline-terminated) to
  * path + ".tmp.<pid>" (created O_EXCL|O_NOFOLLOW), fsyncs it and renames it over path; through
