@@ -241,15 +241,25 @@ out:
  * take it (refused before reading, as the scan does), and a --plot naming one of
  * their distribution files (a slip of the tab key) would replace it with the PNG. The entry the
  * rename replaces (lstat: a link there is replaced, not written through) must not be a file they
- * read (stat: an input given through a link). Said; true when it is. */
-static bool plot_is_input(const struct gen_options *o, int ninputs)
+ * read (stat: an input given through a link). Its directory must exist and take it, checked
+ * before anything is printed. Said; true when refused. */
+static bool plot_refused(const struct gen_options *o, int ninputs)
 {
 	struct stat ps, is;
 	if (o->plot && !plot_target_ok(o->plot)) {
 		say("--plot %s: not a regular file (the PNG is renamed into place)", o->plot);
 		return true;
 	}
-	if (!o->plot || lstat(o->plot, &ps))
+	if (!o->plot)
+		return false;
+	/* its directory must take it: found after the report was printed, the exit 2 came with output */
+	char dir[PATH_MAX];
+	path_parent(o->plot, dir, sizeof dir);
+	if (access(dir, W_OK | X_OK)) {
+		say("--plot %s: %s: %s", o->plot, dir, strerror(errno));
+		return true;
+	}
+	if (lstat(o->plot, &ps))
 		return false;
 	for (int i = 0; i < ninputs; i++) {
 		if (stat(o->paths[i], &is) == 0 && is.st_dev == ps.st_dev && is.st_ino == ps.st_ino) {
@@ -292,7 +302,7 @@ static int cmd_show(const struct gen_options *o)
 		say("--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
 		return EXIT_BAD_INPUT;
 	}
-	if (plot_is_input(o, 1))
+	if (plot_refused(o, 1))
 		return EXIT_BAD_INPUT;
 	if (load(o->paths[0], &d, false))
 		return EXIT_BAD_INPUT;
@@ -312,7 +322,7 @@ static int cmd_show(const struct gen_options *o)
 static int cmd_compare(const struct gen_options *o)
 {
 	struct dist a, b;
-	if (plot_is_input(o, 2))
+	if (plot_refused(o, 2))
 		return EXIT_BAD_INPUT;
 	if (load(o->paths[0], &a, false))
 		return EXIT_BAD_INPUT;

@@ -92,6 +92,12 @@ if command -v gnuplot >/dev/null; then
 		fail "--plot FIFO exited $rc (want 2; 124: it waited on the FIFO): $(cat "$E2E_TMP/err")"
 	[ -z "$(ls -A "$E2E_TMP/out")" ] || fail "--plot FIFO left: $(ls -A "$E2E_TMP/out")"
 	[ -s "$E2E_TMP/stdout" ] && fail "a refused show/compare printed: $(cat "$E2E_TMP/stdout")"
+	# a PNG in a directory that does not exist: refused before the report is printed
+	expect_bad "--plot $E2E_TMP/nodir/p.png: $E2E_TMP/nodir: No such file" show "$E2E_TMP/good.dist" --plot "$E2E_TMP/nodir/p.png"
+	[ -s "$E2E_TMP/stdout" ] && fail "show with a --plot it cannot write printed its report: $(cat "$E2E_TMP/stdout")"
+	expect_bad "--plot $E2E_TMP/nodir/p.png: $E2E_TMP/nodir: No such file" \
+		compare "$E2E_TMP/good.dist" "$E2E_TMP/good.dist" --plot "$E2E_TMP/nodir/p.png"
+	[ -s "$E2E_TMP/stdout" ] && fail "compare with a --plot it cannot write printed: $(cat "$E2E_TMP/stdout")"
 fi
 # ... nor a database the scan writes (--db, or --mem-limit's spill directory under TMPDIR)
 expect_bad "--db $E2E_TMP/data/db is inside the scanned directory" "$E2E_TMP/data" --db "$E2E_TMP/data/db" -o "$O"
