@@ -57,7 +57,7 @@ const struct gen_opt_def gen_option_table[] = {
 	{"output", 'o', "FILE", GT_STRING, OFF(output), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
 	 "write the distribution to FILE (several sizes: FILE.<size>); default, and -: standard output"},
 	{"json", 'j', "FILE", GT_STRING, OFF(json), NULL, NULL, 0, 0, SCAN | MERGE | MPI,
-	 "write the figures of each block size as one JSON document"},
+	 "write the figures of each block size as one JSON document (- : standard output, with -o FILE)"},
 	{"json", 0, NULL, GT_FLAG, OFF(json_stdout), NULL, NULL, 0, 0, SHOW | CMP,
 	 "print JSON instead of text"},
 	{"plot", 0, "FILE.png", GT_STRING, OFF(plot), NULL, NULL, 0, 0, SCAN | MERGE | SHOW | CMP | MPI,
@@ -378,6 +378,15 @@ static int parse(int argc, char **argv, int cmd, struct gen_options *o, struct g
 			return fail(err, "-o -: standard output takes one distribution of a scan (one block size)");
 		free(o->output);
 		o->output = NULL;
+	}
+	/* "--json -" too, where standard output is not already the distribution's (a file named "-"
+	 * was a trap); written through in place, as to any character device */
+	if (o->json && !strcmp(o->json, "-")) {
+		if (!o->output && o->nsizes <= 1) /* the distribution goes there (several sizes: to --db only) */
+			return fail(err, "--json -: standard output takes the distribution; give -o FILE for it");
+		free(o->json);
+		if (!(o->json = strdup("/dev/stdout")))
+			return fail(err, "out of memory");
 	}
 	switch (o->cmd) {
 	case CMD_SCAN:

@@ -20,6 +20,8 @@ expect_bad() {
 	[ -z "$(ls -A "$E2E_TMP/out")" ] || fail "dedisgen $* left: $(ls -A "$E2E_TMP/out")"
 }
 O=$E2E_TMP/out/o.dist
+# --json - is standard output, which without -o already takes the distribution
+expect_bad "--json -: standard output takes the distribution" "$E2E_TMP/data" --json -
 expect_bad "nonexistent" "$E2E_TMP/nonexistent" -o "$O"
 expect_bad "No such file" "$E2E_TMP/nonexistent" --db "$E2E_TMP/out/db" -o "$O"
 expect_bad "not a directory, regular file or block device" "$E2E_TMP/fifo" -o "$O"

@@ -60,6 +60,12 @@ grep -q "^# source: .*/data$" "$E2E_TMP/out.dist.4096" || fail "source header"
 
 J=$E2E_TMP/out.json
 jcheck "$J" '.results | length == 2'
+# --json - is standard output (with -o FILE taking the distribution): the same document, no file "-"
+(cd "$E2E_TMP" && "$DEDISGEN" data -b 4096,8192 -o stdout.dist --json - -q >stdout.json) ||
+	fail "--json - failed"
+[ ! -e "$E2E_TMP/-" ] || fail "--json - wrote a file named -"
+jcheck "$E2E_TMP/stdout.json" '.results | length == 2 and .[0].blocks == 528' "the JSON on standard output"
+
 jcheck "$J" '.results[0] | .block_size == 4096 and .blocks == 528 and .distinct == 9 and .zero_blocks == 4'
 jcheck "$J" '.results[1] | .block_size == 8192 and .blocks == 266 and .distinct == 9 and .zero_blocks == 2'
 jcheck "$J" ".results[0] | .files == 7 and .errors == 0 and .bytes == $bytes"
