@@ -356,8 +356,16 @@ static int run(int rank, struct bench_cli *cli)
 	 * ends the job. */
 	if (peers_root_lost)
 		_exit(EXIT_RUN_FAILED);
-	if (lost) /* a lost rank never reaches MPI_Finalize: end the job, with what completed written */
+	if (lost) { /* a lost rank never reaches MPI_Finalize: end the job, with what completed written */
+		/* MPI_Abort waits to be ended by mpirun: its SIGTERM (blocked for the launcher until now)
+		 * must end this rank, not leave it to the SIGKILL 1 s later (2 s after the rank died) */
+		sigset_t term;
+		sigemptyset(&term);
+		sigaddset(&term, SIGINT);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_UNBLOCK, &term, NULL);
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED);
+	}
 	return status;
 }
 

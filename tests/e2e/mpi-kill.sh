@@ -50,30 +50,39 @@ jcheck "$E2E_TMP/fail.json" '[.mpi.per_rank[].status] == ["failed", "failed", "f
 jcheck "$E2E_TMP/fail.json" '([.mpi.per_rank[].ops] | add) == .totals.ops'
 note "a worker of rank 2 killed: exit 1, $(jget "$E2E_TMP/fail.json" .error)"
 
-# 2. Rank 1 itself killed: rank 0 finds it lost, stops the others and ends the job.
-"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
-	--output-dir "$E2E_TMP/o2" --json "$E2E_TMP/lost.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-job=$!
-on_exit "kill -9 $job 2>/dev/null"
-started "$E2E_TMP/o2"
-r1=$(rank_pid 1) || fail "no process for rank 1"
-kill -9 "$r1"
-t_kill=$(date +%s%N)
-rc=0
-wait "$job" || rc=$?
 # every rank, and every worker of every rank, has exited (a zombie left to init has exited)
 running() { { ps -o stat=,pid= -C dedisbench-mpi || true; } | awk '$1 !~ /^Z/ {print $2}'; } # ps exits 1 when none is left
-for _ in $(seq 1 100); do
-	[ -z "$(running)" ] && break
-	sleep 0.02
-done
-t_end=$(date +%s%N)
-left=$(running)
-[ -z "$left" ] || fail "dedisbench-mpi processes outlived the job: $(ps -o pid,ppid,stat,comm -p "$(echo $left | tr ' ' ,)")"
-ms=$(((t_end - t_kill) / 1000000))
-[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank 1 was killed (want <= 2000)"
-# mpirun's status is the killed rank's signal (137); rank 0 ended the job with MPI_Abort (1)
-[ "$rc" -ne 0 ] || fail "a killed rank must fail the job"
+
+# kill_rank K NAME: a 4-rank run (output dir o-NAME, JSON NAME.json) whose rank K is killed once it
+# runs; rc is mpirun's status, ms how long after the kill every process of the job was gone
+# (asserted within 2 s).
+kill_rank() {
+	local k=$1 name=$2 victim t_kill t_end left
+	"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
+		--output-dir "$E2E_TMP/o-$name" --json "$E2E_TMP/$name.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+	job=$!
+	on_exit "kill -9 $job 2>/dev/null"
+	started "$E2E_TMP/o-$name"
+	victim=$(rank_pid "$k") || fail "no process for rank $k"
+	kill -9 "$victim"
+	t_kill=$(date +%s%N)
+	rc=0
+	wait "$job" || rc=$?
+	for _ in $(seq 1 100); do
+		[ -z "$(running)" ] && break
+		sleep 0.02
+	done
+	t_end=$(date +%s%N)
+	left=$(running)
+	[ -z "$left" ] || fail "dedisbench-mpi processes outlived the job: $(ps -o pid,ppid,stat,comm -p "$(echo $left | tr ' ' ,)")"
+	ms=$(((t_end - t_kill) / 1000000))
+	[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank $k was killed (want <= 2000)"
+	# mpirun's status is the killed rank's signal (137); the others ended the job (1)
+	[ "$rc" -ne 0 ] || fail "a killed rank $k must fail the job"
+}
+
+# 2. Rank 1 itself killed: rank 0 finds it lost, stops the others and ends the job.
+kill_rank 1 lost
 jcheck "$E2E_TMP/lost.json" '.status == "failed" and (.error | test("^rank 1 on .* lost"))'
 jcheck "$E2E_TMP/lost.json" '.mpi.lost_ranks == 1 and .mpi.per_rank[1].status == "lost"'
 jcheck "$E2E_TMP/lost.json" '.mpi.per_rank[1].ops > 0 and .totals.ops > 0 and .totals.seconds < 20' \
@@ -82,26 +91,7 @@ note "rank 1 killed: every rank gone in $ms ms, mpirun exit $rc, $(jget "$E2E_TM
 
 # 2b. Rank 0 itself killed: the others hear it no more, stop and leave (none waits for mpirun's
 # SIGKILL, 2 s after the kill, in a send to rank 0 or in MPI_Abort); rank 1 says why.
-"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
-	--output-dir "$E2E_TMP/o0" --json "$E2E_TMP/root.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-job=$!
-on_exit "kill -9 $job 2>/dev/null"
-started "$E2E_TMP/o0"
-r0=$(rank_pid 0) || fail "no process for rank 0"
-kill -9 "$r0"
-t_kill=$(date +%s%N)
-rc=0
-wait "$job" || rc=$?
-for _ in $(seq 1 100); do
-	[ -z "$(running)" ] && break
-	sleep 0.02
-done
-t_end=$(date +%s%N)
-left=$(running)
-[ -z "$left" ] || fail "dedisbench-mpi processes outlived the job: $(ps -o pid,ppid,stat,comm -p "$(echo $left | tr ' ' ,)")"
-ms=$(((t_end - t_kill) / 1000000))
-[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank 0 was killed (want <= 2000)"
-[ "$rc" -ne 0 ] || fail "a killed rank 0 must fail the job"
+kill_rank 0 root
 grep -q "rank 1: rank 0 on .* was lost" "$E2E_TMP/err" || fail "rank 1 must say that rank 0 was lost: $(cat "$E2E_TMP/err")"
 [ ! -e "$E2E_TMP/root.json" ] || fail "no one is left to write the JSON, yet it exists"
 note "rank 0 killed: every rank gone in $ms ms, mpirun exit $rc"
