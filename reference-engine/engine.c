@@ -488,7 +488,8 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	bool alone = flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0;
 	if (!alone && p->exclusive) {
 		destroy(e);
-		return fail(err, errlen, -EBUSY, "%s is in use by another process", dir);
+		return fail(err, errlen, -EBUSY, "%s is in use by another process that has it open (a stat or an export)",
+			    dir);
 	}
 	if (!alone && flock(e->lock_fd, LOCK_SH)) {
 		rc = -errno;

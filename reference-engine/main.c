@@ -45,7 +45,10 @@ static int open_volume(const char *dir, const struct engine_cli *c, bool exclusi
 				       .read_only = !strcmp(c->command, "stat") || !strcmp(c->command, "export")};
 	if ((rc = engine_open(dir, &p, e, err, sizeof err))) {
 		fprintf(stderr, "dedisengine: %s\n", err);
-		return rc == -EROFS ? EXIT_BAD_INPUT : EXIT_FAILED; /* refused before anything was written */
+		/* Refused before anything was written. A volume another process has open (stat and
+		 * export take no run lock) is "in use by another command", exit 2 as the man page says:
+		 * exit 1 is fsck's "inconsistent", which a stat running alongside must not fake. */
+		return rc == -EROFS || rc == -EBUSY ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}
 	return 0;
 }
