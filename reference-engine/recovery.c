@@ -160,14 +160,24 @@ int recovery_gc(struct engine *e, uint64_t *reclaimed, uint64_t *free_pbns)
 	}
 	free(g.fps);
 	struct space *s = &e->space;
-	for (uint64_t i = 0; !rc && i < s->blocks * s->frags; i++) {
-		uint32_t w = s->refs[i];
-		if ((w & REF_HELD) && !(w & REF_INDEXED) && !REF_LBNS(w)) {
-			space_clear(s, i, REF_HELD);
-			n++;
+	/* What is reclaimed is physical blocks: a PBN this pass returns to the free pool. On a
+	 * compressed volume a collected fragment frees nothing while its block holds a live one
+	 * (or is a live process's open bin), and one block frees with all of its fragments, so
+	 * counting collected contents said "reclaimed 1000 blocks" where 63 came free. */
+	for (uint64_t p = 0; !rc && p < s->blocks; p++) {
+		bool cleared = false;
+		for (uint64_t i = p * s->frags; i < (p + 1) * s->frags; i++) {
+			uint32_t w = s->refs[i];
+			if ((w & REF_HELD) && !(w & REF_INDEXED) && !REF_LBNS(w)) {
+				space_clear(s, i, REF_HELD);
+				cleared = true;
+			}
+			if ((w & REF_RESERVED) && !slot_is_bin(e, p)) {
+				space_clear(s, i, REF_RESERVED); /* a dead process's bin or allocation */
+				cleared = true;
+			}
 		}
-		if ((w & REF_RESERVED) && !slot_is_bin(e, i / s->frags))
-			space_clear(s, i, REF_RESERVED); /* a dead process's bin or allocation */
+		n += cleared && space_pbn_free(s, p);
 	}
 	e->st->base[VC_GC_RECLAIMED] += (int64_t)n;
 	*reclaimed += n;

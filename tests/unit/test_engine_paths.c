@@ -151,6 +151,53 @@ static void discard_and_gc(void)
 	cleanup();
 }
 
+/* On a compressed volume GC collects fragments but reclaims whole blocks: what it reports (and
+ * stat's gc_reclaimed) is the physical blocks it returned, not the contents it collected. */
+static void gc_reclaims_packed_blocks(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/dedis-unit-eng-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	struct engine_format_params fp = {64 * BS, 64 * BS, BS, "mem", "sha1", "lz4", 0, NULL};
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(engine_format(dir, &fp, err, sizeof err), 0);
+	struct engine_open_params op = {0};
+	struct engine *e = NULL;
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	if (!blk)
+		CU_ASSERT_FATAL(posix_memalign((void **)&blk, 4096, BS) == 0);
+	/* 32 distinct contents that compress to a few bytes: 16 fragments to a block, two blocks */
+	for (int i = 0; i < 32; i++) {
+		memset(blk, 'a', BS);
+		memcpy(blk, &i, sizeof i);
+		CU_ASSERT_EQUAL(engine_write(e, (uint64_t)i, blk), 0);
+	}
+	struct engine_stats s = st(e);
+	CU_ASSERT_EQUAL(s.compressed_fragments, 32);
+	CU_ASSERT_EQUAL(s.physical_blocks, 2);
+	uint64_t reclaimed = 99;
+	/* half of the first block's fragments: collected, but the block holds live ones */
+	CU_ASSERT_EQUAL(engine_discard(e, 0, 8), 0);
+	CU_ASSERT_EQUAL(engine_gc(e, &reclaimed), 0);
+	CU_ASSERT_EQUAL(reclaimed, 0);
+	CU_ASSERT_EQUAL(st(e).physical_blocks, 2);
+	/* the rest of it: one block comes free */
+	CU_ASSERT_EQUAL(engine_discard(e, 8, 8), 0);
+	CU_ASSERT_EQUAL(engine_gc(e, &reclaimed), 0);
+	CU_ASSERT_EQUAL(reclaimed, 1);
+	CU_ASSERT_EQUAL(st(e).physical_blocks, 1);
+	/* the second block, all 16 of its fragments at once: one block */
+	CU_ASSERT_EQUAL(engine_discard(e, 16, 16), 0);
+	CU_ASSERT_EQUAL(engine_gc(e, &reclaimed), 0);
+	CU_ASSERT_EQUAL(reclaimed, 1);
+	s = st(e);
+	CU_ASSERT_EQUAL(s.physical_blocks, 0);
+	CU_ASSERT_EQUAL(s.gc_reclaimed, 2);
+	CU_ASSERT_EQUAL(s.index_entries, 0);
+	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(engine_close(e), 0);
+	cleanup();
+}
+
 static void thin_volume_enospc(void)
 {
 	/* 8 logical blocks over 4 physical: the fifth distinct content has nowhere to go */
@@ -924,6 +971,7 @@ int suite_engine_paths(void)
 	static const struct unit_test tests[] = {
 		{"write path: the five cases and their references", write_cases},
 		{"discard, then GC reclaims", discard_and_gc},
+		{"GC on a compressed volume counts the blocks it frees", gc_reclaims_packed_blocks},
 		{"thin volume: GC on demand, then a clean ENOSPC", thin_volume_enospc},
 		{"superblock checksum rejects a flipped bit", superblock_checksum},
 		{"crash recovery rebuilds references", crash_recovery},
