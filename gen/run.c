@@ -658,7 +658,8 @@ int run_add_source(struct run *r, const char *path)
 
 /* A directory PATH given twice, or a PATH inside a directory PATH, would have its files counted
  * twice (the walk remembers inodes only for hard links and files given as PATHs: a file given
- * twice is read once). Said; true when they overlap. */
+ * twice is read once), unless -x keeps the directory's walk from reaching it. Said; true when
+ * they overlap. */
 static bool paths_overlap(const struct run *r)
 {
 	const struct gen_options *o = r->o;
@@ -671,6 +672,10 @@ static bool paths_overlap(const struct run *r)
 			if (j == i || stat(o->paths[j], &sj))
 				continue;
 			bool same = sj.st_dev == st.st_dev && sj.st_ino == st.st_ino;
+			/* -x: a PATH on another file system than the directory's is past a mount point
+			 * the directory's walk does not cross (dedisgen -x / /home) */
+			if (!same && o->one_fs && sj.st_dev != st.st_dev)
+				continue;
 			if ((same && j > i) || (!same && path_within(o->paths[j], o->paths[i]) == 1)) {
 				run_say(r, "%s %s %s: its files would be counted twice", o->paths[j],
 					same ? "repeats the directory" : "is inside the directory", o->paths[i]);
