@@ -18,6 +18,8 @@ replay() { # replay HARNESS CORPUS [ENV=VALUE...]
 replay distfile distfile
 replay ini ini
 replay options options
+replay gen_options gen-options
+replay engine_cli engine-cli
 replay engine engine-mem DEDIS_FUZZ_INDEX=mem
 # Damage to the durable map found by the long run, which recovery used to load as it read (other
 # blocks returned silently): with the map's chunk checks none of these may even be counted.

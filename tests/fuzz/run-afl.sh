@@ -4,12 +4,13 @@
 # it has done EXECS executions (or MINUTES have passed), then prints executions, speed, corpus,
 # crashes and hangs per harness. Exit 1 if any harness crashed or hung.
 #
-#   tests/fuzz/run-afl.sh [HARNESS[=EXECS]...]   # distfile ini options engine engine-bdb engine-bloom
+#   tests/fuzz/run-afl.sh [HARNESS[=EXECS]...]   # distfile ini options gen-options engine-cli
+#                                                # engine engine-bdb engine-bloom
 #
 # HARNESS=N gives that harness its own execution target, e.g. engine=9000000 engine-bdb=500000.
 # Knobs (environment): EXECS (10000000 per harness), MINUTES (0 = no time bound; otherwise the
 # run stops at whichever comes first), OUT (/var/tmp/dedis-afl: queues, crashes, stats),
-# BUILD_AFL (build-afl in the source tree), UPDATE_CORPUS=1 (afl-cmin each queue into
+# BUILD_AFL (build-afl in the source tree), JOBS (make -j, nproc by default), UPDATE_CORPUS=1 (afl-cmin each queue into
 # tests/fuzz/corpus/, the corpora make check replays), AFL_ARGS (more afl-fuzz options).
 # Needs afl++ (apt-get install afl++). Crashes land in $OUT/HARNESS/default/crashes: replay one
 # with the plain build, e.g. build/tests/fuzz/fuzz_ini FILE (DEDIS_FUZZ_INDEX=bdb for engine-bdb).
@@ -20,26 +21,29 @@ MINUTES=${MINUTES:-0}
 OUT=${OUT:-/var/tmp/dedis-afl}
 BUILD_AFL=${BUILD_AFL:-$ROOT/build-afl}
 HARNESSES=("$@")
-((${#HARNESSES[@]})) || HARNESSES=(distfile ini options engine)
+((${#HARNESSES[@]})) || HARNESSES=(distfile ini options gen-options engine-cli engine)
 
 command -v afl-fuzz >/dev/null && command -v afl-clang-fast >/dev/null ||
 	{ echo "run-afl.sh: needs AFL++ (apt-get install afl++)" >&2; exit 2; }
 
-# build: the harnesses (AFL's persistent loop) and dedisbench (for the options dictionary)
+# build: the harnesses (AFL's persistent loop) and the tools (for the options dictionaries)
 mkdir -p "$BUILD_AFL" "$OUT"
 if [ ! -f "$BUILD_AFL/Makefile" ]; then
 	[ -x "$ROOT/configure" ] || (cd "$ROOT" && autoreconf -fi >/dev/null)
 	(cd "$BUILD_AFL" && CC=afl-clang-fast "$ROOT/configure" -q)
 fi
-AFL_QUIET=1 make -s -C "$BUILD_AFL" -j"$(nproc)" dedisbench tests/fuzz/fuzz_distfile tests/fuzz/fuzz_ini \
-	tests/fuzz/fuzz_options tests/fuzz/fuzz_engine >/dev/null
+AFL_QUIET=1 make -s -C "$BUILD_AFL" -j"${JOBS:-$(nproc)}" dedisbench dedisgen dedisengine tests/fuzz/fuzz_distfile \
+	tests/fuzz/fuzz_ini tests/fuzz/fuzz_options tests/fuzz/fuzz_gen_options tests/fuzz/fuzz_engine_cli \
+	tests/fuzz/fuzz_engine >/dev/null
 
-# the options dictionary: every long option, from the option table (--help)
-{
-	cat "$ROOT/tests/fuzz/dict/options.dict"
-	"$BUILD_AFL/dedisbench" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u |
-		awk '{ printf "opt%d=\"%s\"\n", NR, $0 }'
-} >"$OUT/options.dict"
+# the command-line dictionaries: every long option, from each tool's option table (--help)
+for t in options:dedisbench gen-options:dedisgen engine-cli:dedisengine; do
+	{
+		cat "$ROOT/tests/fuzz/dict/${t%%:*}.dict"
+		"$BUILD_AFL/${t#*:}" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u |
+			awk '{ printf "opt%d=\"%s\"\n", NR, $0 }'
+	} >"$OUT/${t%%:*}.dict"
+done
 
 # spec NAME: binary, corpus, dictionary, timeout (ms) and environment of a harness
 spec() {
@@ -48,10 +52,12 @@ spec() {
 	distfile) BIN=fuzz_distfile CORPUS=distfile DICT=$ROOT/tests/fuzz/dict/distfile.dict TMO=200 ;;
 	ini) BIN=fuzz_ini CORPUS=ini DICT=$ROOT/tests/fuzz/dict/ini.dict TMO=200 ;;
 	options) BIN=fuzz_options CORPUS=options DICT=$OUT/options.dict TMO=200 ;;
+	gen-options) BIN=fuzz_gen_options CORPUS=gen-options DICT=$OUT/gen-options.dict TMO=200 ;;
+	engine-cli) BIN=fuzz_engine_cli CORPUS=engine-cli DICT=$OUT/engine-cli.dict TMO=200 ;;
 	engine | engine-mem) BIN=fuzz_engine CORPUS=engine-mem DICT= TMO=2000 ENVS=(DEDIS_FUZZ_INDEX=mem) ;;
 	engine-bdb) BIN=fuzz_engine CORPUS=engine-bdb DICT= TMO=5000 ENVS=(DEDIS_FUZZ_INDEX=bdb) ;;
 	engine-bloom) BIN=fuzz_engine CORPUS=engine-bloom DICT= TMO=5000 ENVS=(DEDIS_FUZZ_INDEX=bloom) ;;
-	*) echo "run-afl.sh: unknown harness '$1' (distfile ini options engine engine-bdb engine-bloom)" >&2; exit 2 ;;
+	*) echo "run-afl.sh: unknown harness '$1' (distfile ini options gen-options engine-cli engine engine-bdb engine-bloom)" >&2; exit 2 ;;
 	esac
 }
 
