@@ -48,6 +48,10 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 {
 	const char *why = NULL;
 	const char *n = o->name;
+	/* an empty value is a mistake (an unset shell variable), not a file name: "--plot ''" got
+	 * through to stat, which failed on it with exit 1 (a failure) instead of 2 (bad input) */
+	if (o->arg && !*v)
+		return fail(err, errlen, "--%s: empty value", n);
 	if (!strcmp(n, "size") || !strcmp(n, "data-size") || !strcmp(n, "block-size")) {
 		uint64_t x;
 		if (units_parse_size(v, 1, &x, &why))
@@ -114,10 +118,17 @@ int cli_parse(int argc, char **argv, struct engine_cli *c, char *err, size_t err
 	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		if (ch == '?')
-			return fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
-		if (ch == ':')
-			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		/* A short option getopt stopped at is named by optopt: optind moves past its argument
+		 * only after the argument's last letter, so argv[optind - 1] is the argument before
+		 * ("-Xq stat DIR" said "unknown option 'dedisengine'"). A long option (optopt 0, or
+		 * its row's value from 256) is the whole argument, which optind has passed. */
+		if (ch == '?' || ch == ':') {
+			char shown[3] = {'-', (char)optopt, 0};
+			const char *what = optopt && optopt < 256 ? shown : argv[optind - 1]; /* a byte >= 0x80: < 0 */
+			if (ch == '?')
+				return fail(err, errlen, "unknown option '%s' (see --help)", what);
+			return fail(err, errlen, "option '%s' needs a value", what);
+		}
 		size_t row = 0;
 		if (ch >= 256)
 			row = (size_t)(ch - 256);

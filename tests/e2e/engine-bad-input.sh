@@ -39,6 +39,10 @@ good=$(sums "$vol")
 
 # 1. format over an existing volume is refused and leaves it intact.
 expect2 "format over a volume" "already holds a volume" "$DEDISENGINE" format "$vol" --size 16MiB
+# the command line (found by tests/fuzz/fuzz_engine_cli): an unknown letter in a cluster is named,
+# not the argument before it; an empty --plot is bad input, not a failure of stat
+expect2 "an unknown letter before a known one" "unknown option '-Z'" "$DEDISENGINE" -Zq stat "$vol"
+expect2 "stat --plot ''" "--plot: empty value" "$DEDISENGINE" stat "$vol" --plot ''
 expect2 "format over a volume with other options" "already holds a volume" \
 	"$DEDISENGINE" format "$vol" --size 8MiB --index bdb --block-size 8192
 [ "$(sums "$vol")" = "$good" ] || fail "a refused format changed the volume"
