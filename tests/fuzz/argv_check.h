@@ -62,7 +62,7 @@ static inline void argv_check_quoted_option(const char *msg, int argc, char *con
 			return;
 		if (n == 2 && p[0] == '-' && argv[i][1] != '-')
 			for (const char *c = argv[i] + 1; *c; c++)
-				if (*c == p[1] || ((unsigned char)*c < 0x20 && p[1] == '?'))
+				if (*c == p[1] || (((unsigned char)*c < 0x20 || *c == 0x7f) && p[1] == '?'))
 					return;
 	}
 	harness_fail("the error quotes an option that was not given: %s", msg);
