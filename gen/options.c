@@ -172,9 +172,12 @@ static const char *label(const struct gen_opt_def *d, char *buf, size_t len)
 
 static int apply(struct gen_options *o, const struct gen_opt_def *d, const char *v, struct gen_opt_error *err)
 {
-	char lb[64];
+	char lb[64], shown[72];
 	const char *why = NULL;
 	label(d, lb, sizeof lb);
+	/* a value is quoted shortened: a long one (a pasted path) once filled the 512-byte message
+	 * and cut off the reason that follows it (found by tests/fuzz/fuzz_gen_options) */
+	const char *sv = v ? errmsg_quote(v, shown, sizeof shown) : NULL;
 	switch (d->type) {
 	case GT_FLAG:
 		*(bool *)field(o, d) = true;
@@ -184,24 +187,24 @@ static int apply(struct gen_options *o, const struct gen_opt_def *d, const char 
 		uint64_t n;
 		int bad = d->type == GT_UINT ? units_parse_count(v, &n, &why) : units_parse_size(v, 1, &n, &why);
 		if (bad)
-			return fail(err, "%s: '%s' is not a valid %s: %s", lb, v, d->type == GT_UINT ? "count" : "size", why);
+			return fail(err, "%s: '%s' is not a valid %s: %s", lb, sv, d->type == GT_UINT ? "count" : "size", why);
 		if (n < d->min && !d->max) { /* a max of 0: no upper limit */
 			char least[32];
 			if (d->type == GT_SIZE)
 				units_format_size(d->min, least, sizeof least);
 			else
 				snprintf(least, sizeof least, "%llu", (unsigned long long)d->min);
-			return fail(err, "%s: %s is out of range (at least %s)", lb, v, least);
+			return fail(err, "%s: %s is out of range (at least %s)", lb, sv, least);
 		}
 		if (n < d->min || (d->max && n > d->max))
-			return fail(err, "%s: %s is out of range (%llu to %llu)", lb, v, (unsigned long long)d->min,
+			return fail(err, "%s: %s is out of range (%llu to %llu)", lb, sv, (unsigned long long)d->min,
 				    (unsigned long long)d->max);
 		*(uint64_t *)field(o, d) = n;
 		break;
 	}
 	case GT_SIZES:
 		if (gen_parse_sizes(v, o->sizes, &o->nsizes, &why))
-			return fail(err, "%s: '%s': %s", lb, v, why);
+			return fail(err, "%s: '%s': %s", lb, sv, why);
 		break;
 	case GT_ENUM: {
 		for (int i = 0; d->choices[i]; i++) {
@@ -214,7 +217,7 @@ static int apply(struct gen_options *o, const struct gen_opt_def *d, const char 
 		for (int i = 0; d->choices[i]; i++)
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i == 0 ? "" : !d->choices[i + 1] ? " or " : ", ",
 				 d->choices[i]);
-		return fail(err, "%s: unknown value '%s' (%s)", lb, v, list);
+		return fail(err, "%s: unknown value '%s' (%s)", lb, sv, list);
 	}
 	case GT_STRING: {
 		char **s = field(o, d);
@@ -234,18 +237,18 @@ static int apply(struct gen_options *o, const struct gen_opt_def *d, const char 
 	case GT_PP: {
 		double r;
 		if (units_parse_rate(v, &r, &why))
-			return fail(err, "%s: '%s' is not a number of percentage points: %s", lb, v, why);
+			return fail(err, "%s: '%s' is not a number of percentage points: %s", lb, sv, why);
 		if (r > 100)
-			return fail(err, "%s: %s is out of range (0 to 100)", lb, v);
+			return fail(err, "%s: %s is out of range (0 to 100)", lb, sv);
 		*(double *)field(o, d) = r;
 		break;
 	}
 	case GT_FRACTION: {
 		double r;
 		if (units_parse_rate(v, &r, &why))
-			return fail(err, "%s: '%s' is not a number: %s", lb, v, why);
+			return fail(err, "%s: '%s' is not a number: %s", lb, sv, why);
 		if (r > 1)
-			return fail(err, "%s: %s is out of range (0 to 1)", lb, v);
+			return fail(err, "%s: %s is out of range (0 to 1)", lb, sv);
 		*(double *)field(o, d) = r;
 		break;
 	}
@@ -261,10 +264,10 @@ static int apply(struct gen_options *o, const struct gen_opt_def *d, const char 
 		} else if (!strncmp(v, "1/", 2) && v[2] >= '1' && v[2] <= '9') {
 			unsigned long long n = strtoull(v + 2, &end, 10);
 			if (*end || n > (1ULL << 32) || (n & (n - 1)))
-				return fail(err, "%s: '%s': N in 1/N must be a power of two from 1 to 2^32", lb, v);
+				return fail(err, "%s: '%s': N in 1/N must be a power of two from 1 to 2^32", lb, sv);
 			*p = 1.0 / (double)n;
 		} else {
-			return fail(err, "%s: '%s' is not a rate (auto, all, off or 1/N with N a power of two)", lb, v);
+			return fail(err, "%s: '%s' is not a rate (auto, all, off or 1/N with N a power of two)", lb, sv);
 		}
 		break;
 	}
@@ -343,16 +346,18 @@ static int parse(int argc, char **argv, int cmd, struct gen_options *o, struct g
 	optind = 0;
 	opterr = 0;
 	int c;
+	char shown[72];
 	while ((c = getopt_long(sargc, sargv, shorts, longs, NULL)) != -1) {
 		if (c == '?') {
 			if (optopt && optopt < 256)
 				return fail(err, "%s: unknown option '-%c' (see --help)", cmdname, optopt);
-			return fail(err, "%s: unknown option '%s' (see --help)", cmdname, sargv[optind - 1]);
+			return fail(err, "%s: unknown option '%s' (see --help)", cmdname,
+				    errmsg_quote(sargv[optind - 1], shown, sizeof shown));
 		}
 		if (c == ':') {
 			if (optopt && optopt < 256)
 				return fail(err, "option '-%c' needs a value", optopt);
-			return fail(err, "option '%s' needs a value", sargv[optind - 1]);
+			return fail(err, "option '%s' needs a value", errmsg_quote(sargv[optind - 1], shown, sizeof shown));
 		}
 		const struct gen_opt_def *d = NULL;
 		if (c >= 256)

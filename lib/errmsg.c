@@ -2,6 +2,7 @@
  * message buffer, then hand the error code back. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "errmsg.h"
 
 int errmsg_set(char *buf, size_t len, int rc, const char *fmt, ...)
@@ -18,4 +19,16 @@ int errmsg_set(char *buf, size_t len, int rc, const char *fmt, ...)
 				*c = '?';
 	}
 	return rc;
+}
+
+const char *errmsg_quote(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+	if (n < len) {
+		memcpy(buf, s, n + 1);
+	} else {
+		memcpy(buf, s, len - 4);
+		memcpy(buf + len - 4, "...", 4);
+	}
+	return buf;
 }

@@ -9,4 +9,8 @@
  * the input) shown as '?', and returns rc. */
 __attribute__((format(printf, 4, 5))) int errmsg_set(char *buf, size_t len, int rc, const char *fmt, ...);
 
+/* s as a message quotes it: whole when it fits in len - 1 bytes, else its first len - 4 and "...",
+ * so a long argument cannot push the reason out of a message buffer. Returns buf. */
+const char *errmsg_quote(const char *s, char *buf, size_t len);
+
 #endif

@@ -48,6 +48,8 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 {
 	const char *why = NULL;
 	const char *n = o->name;
+	char shown[72]; /* a long value is quoted shortened, so the reason after it is not cut off */
+	const char *sv = v ? errmsg_quote(v, shown, sizeof shown) : NULL;
 	/* an empty value is a mistake (an unset shell variable), not a file name: "--plot ''" got
 	 * through to stat, which failed on it with exit 1 (a failure) instead of 2 (bad input) */
 	if (o->arg && !*v)
@@ -55,26 +57,26 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 	if (!strcmp(n, "size") || !strcmp(n, "data-size") || !strcmp(n, "block-size")) {
 		uint64_t x;
 		if (units_parse_size(v, 1, &x, &why))
-			return fail(err, errlen, "--%s: '%s' is not a valid size: %s", n, v, why);
+			return fail(err, errlen, "--%s: '%s' is not a valid size: %s", n, sv, why);
 		*(!strcmp(n, "size") ? &c->size : !strcmp(n, "data-size") ? &c->data_size : &c->block_size) = x;
 	} else if (!strcmp(n, "commit-every")) {
 		if (units_parse_count(v, &c->commit_every, &why))
-			return fail(err, errlen, "--%s: '%s' is not a valid count: %s", n, v, why);
+			return fail(err, errlen, "--%s: '%s' is not a valid count: %s", n, sv, why);
 	} else if (!strcmp(n, "index")) {
 		if (strcmp(v, "mem") && strcmp(v, "bdb") && strcmp(v, "bloom"))
-			return fail(err, errlen, "--index: unknown value '%s' (mem, bdb, bloom)", v);
+			return fail(err, errlen, "--index: unknown value '%s' (mem, bdb, bloom)", sv);
 		c->index = v;
 	} else if (!strcmp(n, "compress")) {
 		if (strcmp(v, "none") && strcmp(v, "lz4"))
-			return fail(err, errlen, "--compress: unknown value '%s' (none, lz4)", v);
+			return fail(err, errlen, "--compress: unknown value '%s' (none, lz4)", sv);
 		c->compress = v;
 	} else if (!strcmp(n, "preallocate")) {
 		if (strcmp(v, "auto") && strcmp(v, "full") && strcmp(v, "sparse"))
-			return fail(err, errlen, "--preallocate: unknown value '%s' (auto, full, sparse)", v);
+			return fail(err, errlen, "--preallocate: unknown value '%s' (auto, full, sparse)", sv);
 		c->preallocate = v;
 	} else if (!strcmp(n, "hash")) {
 		if (strcmp(v, "sha1") && strcmp(v, "sha256"))
-			return fail(err, errlen, "--hash: unknown value '%s' (sha1, sha256)", v);
+			return fail(err, errlen, "--hash: unknown value '%s' (sha1, sha256)", sv);
 		c->hash = v;
 	} else if (!strcmp(n, "json")) {
 		c->json = "-";
@@ -123,8 +125,9 @@ int cli_parse(int argc, char **argv, struct engine_cli *c, char *err, size_t err
 		 * ("-Xq stat DIR" said "unknown option 'dedisengine'"). A long option (optopt 0, or
 		 * its row's value from 256) is the whole argument, which optind has passed. */
 		if (ch == '?' || ch == ':') {
-			char shown[3] = {'-', (char)optopt, 0};
-			const char *what = optopt && optopt < 256 ? shown : argv[optind - 1]; /* a byte >= 0x80: < 0 */
+			char shown[72] = {'-', (char)optopt, 0};
+			const char *what = optopt && optopt < 256 ? shown /* a byte >= 0x80: < 0 */
+								  : errmsg_quote(argv[optind - 1], shown, sizeof shown);
 			if (ch == '?')
 				return fail(err, errlen, "unknown option '%s' (see --help)", what);
 			return fail(err, errlen, "option '%s' needs a value", what);
@@ -147,8 +150,11 @@ int cli_parse(int argc, char **argv, struct engine_cli *c, char *err, size_t err
 	int k = 0;
 	while (commands[k] && strcmp(commands[k], c->command))
 		k++;
-	if (!commands[k])
-		return fail(err, errlen, "unknown command '%s' (format, stat, fsck, gc, import, export, discard)", c->command);
+	if (!commands[k]) {
+		char shown[72];
+		return fail(err, errlen, "unknown command '%s' (format, stat, fsck, gc, import, export, discard)",
+			    errmsg_quote(c->command, shown, sizeof shown));
+	}
 	c->args = argv + optind + 1;
 	c->nargs = argc - optind - 1;
 	if (c->nargs != command_args[k])

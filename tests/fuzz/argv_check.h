@@ -60,6 +60,15 @@ static inline void argv_check_quoted_option(const char *msg, int argc, char *con
 			continue;
 		if (argv_same_shown(p, n, argv[i]))
 			return;
+		/* quoted shortened (errmsg_quote): its first bytes, then "..." */
+		if (n > 3 && !strncmp(p + n - 3, "...", 3) && strlen(argv[i]) > n - 3) {
+			char head[128];
+			size_t k = n - 3 < sizeof head - 1 ? n - 3 : sizeof head - 1;
+			memcpy(head, argv[i], k);
+			head[k] = 0;
+			if (argv_same_shown(p, k, head))
+				return;
+		}
 		if (n == 2 && p[0] == '-' && argv[i][1] != '-')
 			for (const char *c = argv[i] + 1; *c; c++)
 				if (*c == p[1] || (((unsigned char)*c < 0x20 || *c == 0x7f) && p[1] == '?'))
@@ -73,6 +82,9 @@ static inline void argv_check_error(const char *msg, size_t size, int argc, char
 	size_t n = strnlen(msg, size);
 	if (!n || n == size || strchr(msg, '\n'))
 		harness_fail("an option error is not one line: %.80s", msg);
+	/* a message that fills its buffer was cut: the reason after a quoted argument is lost */
+	if (n == size - 1)
+		harness_fail("an option error fills its %zu bytes (cut): %.80s...", size, msg);
 	/* a reason that was never set prints as "(null)" (unless an argument says so itself) */
 	bool quoted_null = false;
 	for (int i = 1; i < argc; i++)
