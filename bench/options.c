@@ -240,12 +240,15 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 	char label[64];
 	const char *why = NULL;
 	row_label(d, label, sizeof label);
+	/* a value is quoted shortened: a long one filled the message and cut off the reason */
+	char shown[72];
+	const char *sv = v ? errmsg_quote(v, shown, sizeof shown) : NULL;
 
 	switch (d->type) {
 	case OT_FLAG: {
 		bool b = true;
 		if (v && parse_bool(v, &b))
-			return fail(err, "%s: '%s' is not a boolean (use 1/0, yes/no, true/false)", label, v);
+			return fail(err, "%s: '%s' is not a boolean (use 1/0, yes/no, true/false)", label, sv);
 		*(bool *)field(o, d) = b;
 		break;
 	}
@@ -261,15 +264,15 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		}
 		if (units_parse_count(v, &n, &why)) {
 			if (!d->choices)
-				return fail(err, "%s: '%s' is not a valid count: %s", label, v, why);
+				return fail(err, "%s: '%s' is not a valid count: %s", label, sv, why);
 			char list[256];
 			list_choices(d->choices, list, sizeof list);
-			return fail(err, "%s: '%s' is neither %s nor a whole number", label, v, list);
+			return fail(err, "%s: '%s' is neither %s nor a whole number", label, sv, list);
 		}
 		if (n < d->min || (d->max && n > d->max))
-			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu)", label, v, (unsigned long long)d->min,
+			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu)", label, sv, (unsigned long long)d->min,
 					     (unsigned long long)d->max)
-				      : fail(err, "%s: %s is out of range (at least %llu)", label, v,
+				      : fail(err, "%s: %s is out of range (at least %llu)", label, sv,
 					     (unsigned long long)d->min);
 		*(uint64_t *)field(o, d) = n;
 		break;
@@ -277,11 +280,11 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 	case OT_SIZE: {
 		uint64_t n;
 		if (units_parse_size(v, d->unit, &n, &why))
-			return fail(err, "%s: '%s' is not a valid size: %s", label, v, why);
+			return fail(err, "%s: '%s' is not a valid size: %s", label, sv, why);
 		if (n < d->min || (d->max && n > d->max))
-			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu bytes)", label, v,
+			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu bytes)", label, sv,
 					     (unsigned long long)d->min, (unsigned long long)d->max)
-				      : fail(err, "%s: %s is out of range (at least %llu byte%s)", label, v,
+				      : fail(err, "%s: %s is out of range (at least %llu byte%s)", label, sv,
 					     (unsigned long long)d->min, d->min == 1 ? "" : "s");
 		*(uint64_t *)field(o, d) = n;
 		break;
@@ -289,9 +292,9 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 	case OT_DURATION: {
 		uint64_t ns;
 		if (units_parse_duration(v, d->unit, &ns, &why))
-			return fail(err, "%s: '%s' is not a valid duration: %s", label, v, why);
+			return fail(err, "%s: '%s' is not a valid duration: %s", label, sv, why);
 		if (d->max && ns > d->max)
-			return fail(err, "%s: %s is longer than %llu days", label, v,
+			return fail(err, "%s: %s is longer than %llu days", label, sv,
 				    (unsigned long long)(d->max / (86400ULL * 1000000000ULL)));
 		*(uint64_t *)field(o, d) = ns;
 		break;
@@ -299,7 +302,7 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 	case OT_RATE: {
 		double r;
 		if (units_parse_rate(v, &r, &why))
-			return fail(err, "%s: '%s' is not a valid rate: %s", label, v, why);
+			return fail(err, "%s: '%s' is not a valid rate: %s", label, sv, why);
 		*(double *)field(o, d) = r;
 		break;
 	}
@@ -311,7 +314,7 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 			num = v + 1;
 		}
 		if (units_parse_rate(num, dst, &why))
-			return fail(err, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, v, why);
+			return fail(err, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, sv, why);
 		break;
 	}
 	case OT_ENUM: {
@@ -319,7 +322,7 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		if (i < 0) {
 			char list[256];
 			list_choices(d->choices, list, sizeof list);
-			return fail(err, "%s: unknown value '%s' (one of: %s)", label, v, list);
+			return fail(err, "%s: unknown value '%s' (one of: %s)", label, sv, list);
 		}
 		*(int *)field(o, d) = i;
 		break;
@@ -408,6 +411,8 @@ int options_apply_ini(struct bench_cli *cli, const char *section, const char *ke
 		      struct opt_error *err)
 {
 	const struct legacy_key *l = find_legacy(section, key);
+	char shown[72], kshown[72]; /* quoted shortened: the reason after them is kept */
+	const char *sv = errmsg_quote(value, shown, sizeof shown), *sk = errmsg_quote(key, kshown, sizeof kshown);
 	if (l) {
 		long row = find_long(l->option);
 		char translated[32];
@@ -419,12 +424,12 @@ int options_apply_ini(struct bench_cli *cli, const char *section, const char *ke
 			while (l->codes[n])
 				n++;
 			if (end == value || *end || code >= n)
-				return fail(err, "[%s] %s: '%s' is not a valid code (0 to %zu)", section, key, value, n - 1);
+				return fail(err, "[%s] %s: '%s' is not a valid code (0 to %zu)", section, key, sv, n - 1);
 			v = l->codes[code];
 		} else if (l->invert) {
 			bool b;
 			if (parse_bool(value, &b))
-				return fail(err, "[%s] %s: '%s' is not 0 or 1", section, key, value);
+				return fail(err, "[%s] %s: '%s' is not 0 or 1", section, key, sv);
 			snprintf(translated, sizeof translated, "%d", !b);
 			v = translated;
 		}
@@ -436,7 +441,7 @@ int options_apply_ini(struct bench_cli *cli, const char *section, const char *ke
 	}
 	long row = ini_key_row(section, key);
 	if (row < 0)
-		return fail(err, "unknown key '%s'%s%s%s", key, section && *section ? " in [" : "",
+		return fail(err, "unknown key '%s'%s%s%s", sk, section && *section ? " in [" : "",
 			    section && *section ? section : "", section && *section ? "]" : "");
 	return apply_value(cli, (size_t)row, value, err);
 }
@@ -550,16 +555,17 @@ static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct opt_e
 	optind = 0; /* glibc: full re-initialisation, so the two passes each see all of argv */
 	opterr = 0;
 	int c;
+	char shown[72]; /* an argument quoted shortened in an error */
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		if (c == '?') {
 			if (optopt)
 				return fail(err, "unknown option '-%c' (see --help)", optopt);
-			return fail(err, "unknown option '%s' (see --help)", argv[optind - 1]);
+			return fail(err, "unknown option '%s' (see --help)", errmsg_quote(argv[optind - 1], shown, sizeof shown));
 		}
 		if (c == ':') {
 			if (optopt && optopt < 256)
 				return fail(err, "option '-%c' needs a value", optopt);
-			return fail(err, "option '%s' needs a value", argv[optind - 1]);
+			return fail(err, "option '%s' needs a value", errmsg_quote(argv[optind - 1], shown, sizeof shown));
 		}
 		long row = c >= 256 ? c - 256 : row_of_short(c);
 		if (row < 0)
@@ -568,7 +574,8 @@ static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct opt_e
 			return -1;
 	}
 	if (optind < argc)
-		return fail(err, "unexpected argument '%s' (options only; the target is --target PATH)", argv[optind]);
+		return fail(err, "unexpected argument '%s' (options only; the target is --target PATH)",
+			    errmsg_quote(argv[optind], shown, sizeof shown));
 	return 0;
 }
 

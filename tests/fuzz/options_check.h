@@ -15,6 +15,9 @@ static inline void options_check_error(const struct opt_error *err)
 	size_t n = strnlen(err->msg, sizeof err->msg);
 	if (!n || n == sizeof err->msg || strchr(err->msg, '\n'))
 		harness_fail("an option error is not one line: %.80s", err->msg);
+	/* a message that fills its buffer was cut: the reason after a quoted value is lost */
+	if (n == sizeof err->msg - 1)
+		harness_fail("an option error fills its %zu bytes (cut): %.80s...", sizeof err->msg, err->msg);
 }
 
 static inline void options_check_values(struct bench_cli *cli)
