@@ -71,11 +71,7 @@ static void check_values(const struct engine_cli *c, int argc, char *const *argv
 
 void harness_one(const uint8_t *data, size_t len)
 {
-	char *text = malloc(len + 1);
-	if (!text)
-		harness_fail("out of memory");
-	memcpy(text, data, len);
-	text[len] = 0;
+	char *text = harness_text(data, len);
 	char *argv[ARGV_MAX + 2], *copy[ARGV_MAX + 2];
 	int argc = argv_split(text, len, "dedisengine", argv);
 	struct engine_cli c, again;

@@ -213,11 +213,7 @@ static void one_parse(int argc, char **argv, bool mpi)
 
 void harness_one(const uint8_t *data, size_t len)
 {
-	char *text = malloc(len + 1);
-	if (!text)
-		harness_fail("out of memory");
-	memcpy(text, data, len);
-	text[len] = 0;
+	char *text = harness_text(data, len);
 	char *argv[ARGV_MAX + 2];
 	int argc = argv_split(text, len, "dedisgen", argv);
 	one_parse(argc, argv, false);

@@ -13,11 +13,7 @@ void harness_one(const uint8_t *data, size_t len)
 {
 	/* A job file with a NUL byte is refused before parsing (options_load_ini); the parser
 	 * sees text up to the first one. */
-	char *text = malloc(len + 1);
-	if (!text)
-		harness_fail("out of memory");
-	memcpy(text, data, len);
-	text[len] = 0;
+	char *text = harness_text(data, len);
 	struct bench_cli cli;
 	struct opt_error err;
 	options_defaults(&cli);

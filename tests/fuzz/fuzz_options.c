@@ -68,11 +68,7 @@ static void check_units(const char *s)
 
 void harness_one(const uint8_t *data, size_t len)
 {
-	char *text = malloc(len + 1);
-	if (!text)
-		harness_fail("out of memory");
-	memcpy(text, data, len);
-	text[len] = 0;
+	char *text = harness_text(data, len);
 	char *argv[MAX_ARGS + 2];
 	int argc = 0;
 	argv[argc++] = "dedisbench";
