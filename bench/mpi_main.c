@@ -17,6 +17,7 @@
 #include "report.h"
 #include "results.h"
 #include "rng.h"
+#include "strhash.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1
@@ -165,15 +166,6 @@ static void quiet_rank(struct bench_options *o)
 	o->quiet = true;
 }
 
-/* FNV-1a: a path or host name as a number the ranks can compare in one allgather. */
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; s && *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h;
-}
-
 /* What this rank's files must not share with the other ranks' (cfg probed; reports: rank 0's
  * --json, --dist-report, --access-report, which only it writes). A ledger is one rank's (its
  * workers' offsets): two ranks of one host on the same --ledger would each take the other's
@@ -188,7 +180,7 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 	char host[MPI_MAX_PROCESSOR_NAME] = "";
 	int len = 0;
 	MPI_Get_processor_name(host, &len);
-	uint64_t mine[2] = {name_hash(host), cfg && cfg->o.ledger ? name_hash(cfg->o.ledger) : 0};
+	uint64_t mine[2] = {str_hash64(host), cfg && cfg->o.ledger ? str_hash64(cfg->o.ledger) : 0};
 	uint64_t *all = calloc((size_t)size * 2, sizeof *all);
 	if (!all)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED); /* a few bytes: the ranks cannot go on without them */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mpigen.h"
+#include "strhash.h"
 #include "units.h"
 
 void voice_say(void *arg, const char *line)
@@ -62,13 +63,6 @@ struct path_note {
 	char host[64];
 };
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h;
-}
 
 static uint64_t entry_blocks(const struct gen_options *o, uint64_t bytes, uint64_t *per_size)
 {
@@ -95,7 +89,7 @@ int mpigen_place(struct gen *g, struct walk **w)
 		struct walk_entry e;
 		mine.kind = S_ISREG(st.st_mode) ? 'f' : 'b';
 		mine.size = probe && walk_next(probe, &e) == 1 && e.kind != WALK_ERROR ? e.size : 0;
-		mine.name_hash = name_hash(o->paths[0]);
+		mine.name_hash = str_hash64(o->paths[0]);
 		walk_close(probe);
 	}
 	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
@@ -192,7 +186,7 @@ int mpigen_check_disjoint(struct gen *g)
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		if (!stat(o->paths[i], &st))
-			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, name_hash(host), S_ISDIR(st.st_mode)};
+			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, str_hash64(host), S_ISDIR(st.st_mode)};
 	}
 	int bytes = n * (int)sizeof *mine, total = 0;
 	MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);

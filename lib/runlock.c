@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "errmsg.h"
 #include "runlock.h"
+#include "strhash.h"
 
 #define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
 
@@ -25,14 +26,6 @@ static const char *lock_dir(void)
 	if (stat("/run/lock", &st) == 0 && S_ISDIR(st.st_mode) && access("/run/lock", W_OK | X_OK) == 0)
 		return "/run/lock";
 	return "/tmp";
-}
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
 }
 
 /* The identity the lock is named after: "blk:RDEV", "obj:DEV:INO" or "vol:DEV:INO:NAME". */
@@ -128,7 +121,7 @@ int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kin
 	char id[PATH_MAX + 64];
 	if (identity(target, kind, id, sizeof id, err, errlen))
 		return -1;
-	snprintf(l->path, sizeof l->path, "%s/dedis-%016llx.lock", lock_dir(), (unsigned long long)fnv1a(id));
+	snprintf(l->path, sizeof l->path, "%s/dedis-%016llx.lock", lock_dir(), (unsigned long long)str_hash64(id));
 	for (int tries = 0; tries < 100; tries++) {
 		bool writable = true;
 		int fd = open(l->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
