@@ -15,6 +15,7 @@
 #include "pathwithin.h"
 #include "space.h"
 #include "plot.h"
+#include "safefile.h"
 
 #define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
 
@@ -129,14 +130,6 @@ static bool same_entry(const struct entry_id *a, const struct entry_id *b)
 	return a->dev == b->dev && a->ino == b->ino && !strcmp(a->base, b->base);
 }
 
-/* A character device or a FIFO is written through in place (safefile), so two outputs may share
- * /dev/null or /dev/stdout: no report replaces what is there. */
-static bool written_in_place(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
-}
-
 /* Would writing output `out` (renamed over its name) replace input `in`, the file the run reads
  * (links followed)? Its very name, or a name of the same inode. */
 static bool replaces_input(const char *out, const char *in)
@@ -218,7 +211,8 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 	size_t nins = sizeof ins / sizeof ins[0];
 	for (size_t i = 0; i < nouts; i++) {
 		const char *out = outs[i].path;
-		if (!out || outs[i].dir || written_in_place(out))
+		/* /dev/null, /dev/stdout: written in place, so shared and nothing replaced */
+		if (!out || outs[i].dir || safefile_in_place(out))
 			continue;
 		for (size_t k = 0; k < nins; k++)
 			if (ins[k].path && out != ins[k].path && replaces_input(out, ins[k].path))

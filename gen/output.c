@@ -11,6 +11,7 @@
 #include "distcmp.h"
 #include "output.h"
 #include "plot.h"
+#include "safefile.h"
 
 
 int pending_open(struct pending *p, const char *path)
@@ -40,7 +41,7 @@ int pending_open(struct pending *p, const char *path)
 	/* An existing character device or FIFO (/dev/null, /dev/stdout, a pipe) is written in place:
 	 * renaming a temp file over it would replace the node with a regular file. Anything else -
 	 * a file, a link to one - is replaced by the temp file, never written through. */
-	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+	if (safefile_in_place(path)) {
 		free(p->tmp);
 		p->tmp = NULL;
 		if ((p->f = fopen(path, "w")))

@@ -9,6 +9,12 @@
 #include <unistd.h>
 #include "safefile.h"
 
+bool safefile_in_place(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
 int safefile_open(struct safefile *s, const char *path)
 {
 	memset(s, 0, sizeof *s);
@@ -22,7 +28,7 @@ int safefile_open(struct safefile *s, const char *path)
 			errno = EISDIR;
 			return -1;
 		}
-		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+		if (safefile_in_place(path)) {
 			s->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 			if (s->fd < 0)
 				return -1;

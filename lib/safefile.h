@@ -14,6 +14,10 @@ struct safefile {
 	int fd;
 };
 
+/* Is path written in place rather than replaced: an existing character device or FIFO (also
+ * through a link: /dev/stdout), whose node a rename would replace? The rule safefile_open follows,
+ * for a caller deciding whether two outputs, or an output and an input, may share a name. */
+bool safefile_in_place(const char *path);
 /* Opens path for writing. 0, or -1 with errno: EISDIR for a directory, EPERM for a block device
  * or a socket (never a report's destination). */
 int safefile_open(struct safefile *s, const char *path);
