@@ -95,50 +95,15 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 	return 0;
 }
 
-/* The directory entry a path names: its parent directory's device and inode, and its last
- * component (trailing slashes dropped). false when the parent cannot be looked at. */
-struct entry_id {
-	dev_t dev;
-	ino_t ino;
-	char base[NAME_MAX + 1];
-};
-
-static bool entry_of(const char *path, struct entry_id *id)
-{
-	char dir[PATH_MAX];
-	struct stat st;
-	path_parent(path, dir, sizeof dir);
-	if (stat(dir, &st))
-		return false;
-	size_t n = strlen(path);
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	size_t b = n;
-	while (b > 0 && path[b - 1] != '/')
-		b--;
-	if (n - b > NAME_MAX)
-		return false;
-	memcpy(id->base, path + b, n - b);
-	id->base[n - b] = 0;
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	return true;
-}
-
-static bool same_entry(const struct entry_id *a, const struct entry_id *b)
-{
-	return a->dev == b->dev && a->ino == b->ino && !strcmp(a->base, b->base);
-}
-
 /* Would writing output `out` (renamed over its name) replace input `in`, the file the run reads
  * (links followed)? Its very name, or a name of the same inode. */
 static bool replaces_input(const char *out, const char *in)
 {
 	struct stat so, si;
-	struct entry_id eo, ei;
+	struct path_entry eo, ei;
 	if (lstat(out, &so) == 0 && stat(in, &si) == 0 && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
 		return true;
-	return entry_of(out, &eo) && entry_of(in, &ei) && same_entry(&eo, &ei);
+	return path_entry_of(out, &eo) && path_entry_of(in, &ei) && path_entry_same(&eo, &ei);
 }
 
 /* The files --output-dir receives (besides a latency log per worker, latency.N.csv), and when. */
@@ -174,9 +139,9 @@ static bool output_dir_file(const struct bench_options *o, const char *name)
 /* Is path (a name, existing or not) one of the files --output-dir receives? */
 static bool in_output_dir(const struct bench_options *o, const char *path)
 {
-	struct entry_id e;
+	struct path_entry e;
 	struct stat d;
-	return o->output_dir && entry_of(path, &e) && stat(o->output_dir, &d) == 0 && e.dev == d.st_dev &&
+	return o->output_dir && path_entry_of(path, &e) && stat(o->output_dir, &d) == 0 && e.dev == d.st_dev &&
 	       e.ino == d.st_ino && output_dir_file(o, e.base);
 }
 
@@ -219,10 +184,10 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 				return fail(err, "%s %s is the %s file the run reads; write it elsewhere", outs[i].what, out,
 					    ins[k].what);
 		/* Two outputs under one name: the second written replaces the first. */
-		struct entry_id a, b;
+		struct path_entry a, b;
 		for (size_t k = i + 1; k < nouts; k++)
-			if (outs[k].path && !outs[k].dir && entry_of(out, &a) && entry_of(outs[k].path, &b) &&
-			    same_entry(&a, &b))
+			if (outs[k].path && !outs[k].dir && path_entry_of(out, &a) && path_entry_of(outs[k].path, &b) &&
+			    path_entry_same(&a, &b))
 				return fail(err, "%s and %s both name %s; give each its own file", outs[i].what,
 					    outs[k].what, out);
 		if (in_output_dir(o, out))

@@ -185,20 +185,6 @@ static bool db_dir_is_input(const struct run *r, const char *opt, const char *di
 	return scanned != NULL;
 }
 
-/* NAME's entry as its resolved directory and its last component, so that ./x and x compare equal
- * (the name alone when the directory does not resolve: opening it fails, and says so). */
-static void output_key(const char *name, char *key, size_t len)
-{
-	char parent[PATH_MAX], real[PATH_MAX];
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	path_parent(name, parent, sizeof parent);
-	if (*base && realpath(parent, real))
-		snprintf(key, len, "%s/%s", real, base);
-	else
-		snprintf(key, len, "%s", name);
-}
-
 /* Two outputs under one name (-o x --json x, or -o x -b 4096,8192 --json x.4096) would each
  * create its temp file: the second open failed with a bare "File exists". Said by name; true
  * when two collide. */
@@ -224,15 +210,14 @@ static bool outputs_collide(const struct run *r, const uint64_t *sizes, int n)
 		}
 	}
 	for (int i = 0; i < k && !collide; i++) {
-		char ki[PATH_MAX + 256], kj[PATH_MAX + 256];
-		if (!names[i])
-			continue; /* out of memory: the checks after this one say so */
-		output_key(names[i], ki, sizeof ki);
+		struct path_entry ei, ej;
+		/* out of memory, or a directory that does not resolve: the checks after this say so */
+		if (!names[i] || !path_entry_of(names[i], &ei))
+			continue;
 		for (int j = i + 1; j < k && !collide; j++) {
-			if (!names[j])
+			if (!names[j] || !path_entry_of(names[j], &ej))
 				continue;
-			output_key(names[j], kj, sizeof kj);
-			if (!strcmp(ki, kj)) {
+			if (path_entry_same(&ei, &ej)) {
 				run_say(r, "outputs %s %s and %s %s are the same file", opts[i], names[i], opts[j], names[j]);
 				collide = true;
 			}

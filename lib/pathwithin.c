@@ -41,3 +41,30 @@ int path_within(const char *path, const char *dir)
 		slash[slash == real] = 0; /* "/a" goes up to "/" */
 	}
 }
+
+bool path_entry_of(const char *path, struct path_entry *e)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	path_parent(path, dir, sizeof dir);
+	if (stat(dir, &st))
+		return false;
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t b = n;
+	while (b > 0 && path[b - 1] != '/')
+		b--;
+	if (n - b > NAME_MAX)
+		return false;
+	memcpy(e->base, path + b, n - b);
+	e->base[n - b] = 0;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	return true;
+}
+
+bool path_entry_same(const struct path_entry *a, const struct path_entry *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && !strcmp(a->base, b->base);
+}

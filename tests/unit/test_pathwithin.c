@@ -1,4 +1,5 @@
-/* test_pathwithin.c - path_parent by name, and path_within: a directory itself, files and new names under it (through a
+/* test_pathwithin.c - path_parent by name, path_entry_of (one entry by any of its names), and
+ * path_within: a directory itself, files and new names under it (through a
  * symbolic link and a "..", too) are within; a sibling whose name starts the same, a missing
  * parent and the directory's parent are not. */
 #include <limits.h>
@@ -53,11 +54,45 @@ static void test_parent(void)
 	}
 }
 
+/* One entry by any of its names (".", a link to its directory, trailing slashes); another base
+ * name, or another directory, is another entry; a missing directory has none. */
+static void test_entry(void)
+{
+	char base[] = "/tmp/dedis-unit-entry-XXXXXX", p[PATH_MAX];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(base));
+	snprintf(p, sizeof p, "%s/d", base);
+	CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/ld", base);
+	CU_ASSERT_EQUAL_FATAL(symlink("d", p), 0);
+	struct path_entry a, b;
+	snprintf(p, sizeof p, "%s/d/x", base);
+	CU_ASSERT_FATAL(path_entry_of(p, &a));
+	CU_ASSERT_STRING_EQUAL(a.base, "x");
+	snprintf(p, sizeof p, "%s/d/./x/", base);
+	CU_ASSERT_FATAL(path_entry_of(p, &b));
+	CU_ASSERT(path_entry_same(&a, &b));
+	snprintf(p, sizeof p, "%s/ld/x", base); /* through a link to its directory */
+	CU_ASSERT_FATAL(path_entry_of(p, &b));
+	CU_ASSERT(path_entry_same(&a, &b));
+	snprintf(p, sizeof p, "%s/d/y", base);
+	CU_ASSERT_FATAL(path_entry_of(p, &b));
+	CU_ASSERT(!path_entry_same(&a, &b));
+	snprintf(p, sizeof p, "%s/x", base); /* same name, another directory */
+	CU_ASSERT_FATAL(path_entry_of(p, &b));
+	CU_ASSERT(!path_entry_same(&a, &b));
+	snprintf(p, sizeof p, "%s/missing/x", base);
+	CU_ASSERT(!path_entry_of(p, &b));
+
+	snprintf(p, sizeof p, "rm -rf '%s'", base);
+	CU_ASSERT_EQUAL(system(p), 0);
+}
+
 int suite_pathwithin(void)
 {
 	static const struct unit_test tests[] = {
 		{"a directory, names under it (links, ..) within; a prefix sibling not", test_within},
 		{"a path's parent by name", test_parent},
+		{"a path's directory entry: one by any of its names", test_entry},
 		{NULL, NULL},
 	};
 	return unit_add_suite("path_within", tests);
