@@ -29,11 +29,13 @@
 static char dir[64];
 static char *blk;
 
-static struct engine *fresh(uint64_t logical_blocks, uint64_t data_blocks, const char *index)
+/* A new volume in dir, opened; compress: NULL (none) or "lz4". */
+static struct engine *fresh_compressed(uint64_t logical_blocks, uint64_t data_blocks, const char *index,
+				       const char *compress)
 {
 	snprintf(dir, sizeof dir, "/tmp/dedis-unit-eng-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	struct engine_format_params fp = {logical_blocks * BS, data_blocks * BS, BS, index, "sha1", NULL, 0, NULL};
+	struct engine_format_params fp = {logical_blocks * BS, data_blocks * BS, BS, index, "sha1", compress, 0, NULL};
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(engine_format(dir, &fp, err, sizeof err), 0);
 	struct engine_open_params op = {0};
@@ -42,6 +44,11 @@ static struct engine *fresh(uint64_t logical_blocks, uint64_t data_blocks, const
 	if (!blk)
 		CU_ASSERT_FATAL(posix_memalign((void **)&blk, 4096, BS) == 0);
 	return e;
+}
+
+static struct engine *fresh(uint64_t logical_blocks, uint64_t data_blocks, const char *index)
+{
+	return fresh_compressed(logical_blocks, data_blocks, index, NULL);
 }
 
 static void cleanup(void)
@@ -155,16 +162,7 @@ static void discard_and_gc(void)
  * stat's gc_reclaimed) is the physical blocks it returned, not the contents it collected. */
 static void gc_reclaims_packed_blocks(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/dedis-unit-eng-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	struct engine_format_params fp = {64 * BS, 64 * BS, BS, "mem", "sha1", "lz4", 0, NULL};
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_format(dir, &fp, err, sizeof err), 0);
-	struct engine_open_params op = {0};
-	struct engine *e = NULL;
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
-	if (!blk)
-		CU_ASSERT_FATAL(posix_memalign((void **)&blk, 4096, BS) == 0);
+	struct engine *e = fresh_compressed(64, 64, "mem", "lz4");
 	/* 32 distinct contents that compress to a few bytes: 16 fragments to a block, two blocks */
 	for (int i = 0; i < 32; i++) {
 		memset(blk, 'a', BS);
