@@ -13,6 +13,7 @@
 #include "config.h"
 #include "launcher.h"
 #include "mpipeers.h"
+#include "pathwithin.h"
 #include "rankpath.h"
 #include "report.h"
 #include "results.h"
@@ -166,6 +167,16 @@ static void quiet_rank(struct bench_options *o)
 	o->quiet = true;
 }
 
+/* The ledger as the directory entry it is (led, ./led and a link to its directory agree), as a
+ * number; by its name where its directory cannot be looked at (opening it says why). Never 0. */
+static uint64_t ledger_key(const char *ledger)
+{
+	struct path_entry e;
+	if (!path_entry_of(ledger, &e))
+		return str_hash64(ledger) | 1;
+	return (str_hash64(e.base) ^ ((uint64_t)e.dev * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)e.ino) | 1;
+}
+
 /* What this rank's files must not share with the other ranks' (cfg probed; reports: rank 0's
  * --json, --dist-report, --access-report, which only it writes). A ledger is one rank's (its
  * workers' offsets): two ranks of one host on the same --ledger would each take the other's
@@ -180,7 +191,7 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 	char host[MPI_MAX_PROCESSOR_NAME] = "";
 	int len = 0;
 	MPI_Get_processor_name(host, &len);
-	uint64_t mine[2] = {str_hash64(host), cfg && cfg->o.ledger ? str_hash64(cfg->o.ledger) : 0};
+	uint64_t mine[2] = {str_hash64(host), cfg && cfg->o.ledger ? ledger_key(cfg->o.ledger) : 0};
 	uint64_t *all = calloc((size_t)size * 2, sizeof *all);
 	if (!all)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED); /* a few bytes: the ranks cannot go on without them */

@@ -97,6 +97,16 @@ run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet --seed 3 --ledger "$E2E_TMP
 	grep -q -- "^dedisbench-mpi: --ledger $E2E_TMP/ledger: rank 1 keeps its ledger there too" "$E2E_TMP/err" ||
 	fail "one --ledger for 4 ranks: exit $RC (want 2, one line): $(cat "$E2E_TMP/err")"
 [ ! -e "$E2E_TMP/ledger" ] && [ -z "$(find "$T" -type f)" ] || fail "a shared --ledger refused, yet written: $(ls "$E2E_TMP")"
+# ... the same file under two spellings (an MPMD job, each rank its own arguments) too
+targets
+RC=0
+(cd "$E2E_TMP" && mpirun --oversubscribe --allow-run-as-root \
+	-n 1 "$DEDISBENCH_MPI" -T "$T/c0" -P 1 -w --file-size 8MiB --quiet --seed 3 --ledger ledger : \
+	-n 1 "$DEDISBENCH_MPI" -T "$T/c1" -P 1 -w --file-size 8MiB --quiet --seed 3 --ledger ./ledger) \
+	>"$E2E_TMP/out" 2>"$E2E_TMP/err" || RC=$?
+[ "$RC" -eq 2 ] && grep -q -- "^dedisbench-mpi: --ledger ledger: rank 1 keeps its ledger there too" "$E2E_TMP/err" ||
+	fail "--ledger ledger and ./ledger on two ranks: exit $RC (want 2): $(cat "$E2E_TMP/err")"
+[ ! -e "$E2E_TMP/ledger" ] && [ -z "$(find "$T" -type f)" ] || fail "a shared --ledger refused, yet written: $(ls "$E2E_TMP")"
 # A ledger refused on rank 2 only: the ledgers and output directories the others made go again.
 echo "not a ledger" >"$E2E_TMP/ledger.2"
 run_mpi -T "$T/c%r" -P 1 -w --file-size 8MiB --quiet --ledger "$E2E_TMP/ledger.%r" --output-dir "$E2E_TMP/od%r" --latency-log
