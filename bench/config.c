@@ -157,8 +157,7 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 		    {"--ledger", o->ledger, false},
 		    {"--output-dir", o->output_dir, true}};
 	size_t nouts = sizeof outs / sizeof outs[0];
-	/* Creatable (replay and backup reach here without check_rules: a JSON that cannot be
-	 * written would be found only after the run), and not the target's data. */
+	/* Creatable (found only after the run otherwise), and not the target's data. */
 	for (size_t i = 0; i < nouts; i++)
 		if (outs[i].path && ((outs[i].dir ? check_output_dir(outs[i].path, err)
 						  : check_output_parent(outs[i].what, outs[i].path, err)) ||
@@ -259,17 +258,7 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 	char script[4096];
 	if (o->plot && (!plot_gnuplot_available() || plot_script("dedisbench-timeseries.gp", script, sizeof script)))
 		return fail(err, "--plot needs gnuplot (apt-get install gnuplot-nox) and the plot scripts (DEDIS_PLOTS_DIR)");
-	if (o->json && check_output_parent("--json", o->json, err))
-		return -1;
-	if (o->dist_report && check_output_parent("--dist-report", o->dist_report, err))
-		return -1;
-	if (o->access_report && check_output_parent("--access-report", o->access_report, err))
-		return -1;
-	if (o->ledger && check_output_parent("--ledger", o->ledger, err))
-		return -1;
-	if (o->output_dir && check_output_dir(o->output_dir, err))
-		return -1;
-	return 0;
+	return 0; /* the outputs are checked in config_check_outputs, as replay's and backup's are */
 }
 
 static int load_dist(struct bench_config *c, struct opt_error *err)
