@@ -405,7 +405,9 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigset_t unblocked;
 	sigprocmask(SIG_BLOCK, &mask, &unblocked);
-	MPI_Init(&argc, &argv);
+	/* Each rank's heartbeat has a thread of its own (mpipeers.c), beside the launcher's MPI calls. */
+	int threads = MPI_THREAD_SINGLE;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &threads);
 	/* A rank lost is this program's to handle (rank 0 reports it), not a reason to abort. */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	int rank = 0;
@@ -416,6 +418,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": %s\n", err.msg);
 		options_free(&cli.o);
 		status = EXIT_BAD_INPUT;
+	} else if (threads < MPI_THREAD_MULTIPLE) {
+		if (rank == 0)
+			fprintf(stderr, PROG ": this MPI library does not allow MPI calls from several threads "
+					"(MPI_THREAD_MULTIPLE), which the ranks' heartbeats need (Open MPI does)\n");
+		options_free(&cli.o);
+		status = EXIT_RUN_FAILED;
 	} else {
 		status = run(rank, &cli);
 	}

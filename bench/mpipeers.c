@@ -1,6 +1,9 @@
 /* mpipeers.c - the launcher's peers over MPI: a start barrier, stop messages to every rank, live
  * snapshots to rank 0 (its time series, and what it reports of a rank lost), the final reduction. */
+#include <errno.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +17,13 @@
 enum { TAG_STOP = 1, TAG_SNAP, TAG_FINAL, TAG_BEAT };
 #define SNAP_EVERY_NS 250000000ULL /* a rank's live stats reach rank 0 this often */
 #define INTERRUPTED_WAIT_NS 300000000ULL
-/* Liveness rides on its own small messages (sent at once, whatever a snapshot's progress). */
+/* Liveness rides on its own small messages (sent at once, whatever a snapshot's progress), from a
+ * thread of their own: a rank beats while its launcher collects its tallies or rank 0 merges a
+ * rank's (seconds for a big run), so silence means a dead rank in every phase, and --peer-timeout
+ * holds throughout. Rank 0 beats too, to every rank it still waits for: a rank whose rank 0 was
+ * killed stops within --peer-timeout and ends the job, rather than send its results to no one (its
+ * blocking send would last until mpirun's SIGKILL, 2 s after the kill). */
 #define BEAT_EVERY_NS 100000000ULL
-enum beat { BEAT_RUNNING, BEAT_COLLECTING };
-/* Rank 0 beats too, to every rank it still waits for: a rank whose rank 0 was killed stops within
- * --peer-timeout and ends the job, rather than send its results to no one (its blocking send
- * would last until mpirun's SIGKILL, 2 s after the kill). */
-/* A rank whose workers are done collects its tallies (seconds for a big run) before it answers. */
-#define COLLECT_TIMEOUT_NS (60 * 1000000000ULL)
 
 /* What a rank sends rank 0 at the end, ahead of its workers' stats and its tallies. */
 struct final_head {
@@ -65,10 +67,9 @@ int mpi_peers_init(struct mpi_peers *p, unsigned procs, uint64_t peer_timeout_ns
 		p->whole = mmap(NULL, p->whole_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		p->heard_ns = calloc((size_t)p->size, sizeof *p->heard_ns);
 		p->finished = calloc((size_t)p->size, sizeof *p->finished);
-		p->collecting = calloc((size_t)p->size, sizeof *p->collecting);
 		p->inbox = calloc(p->total_procs, sizeof *p->inbox);
 		p->snap_in = calloc((size_t)p->size, sizeof(MPI_Request));
-		if (p->whole == MAP_FAILED || !p->heard_ns || !p->finished || !p->collecting || !p->inbox || !p->snap_in) {
+		if (p->whole == MAP_FAILED || !p->heard_ns || !p->finished || !p->inbox || !p->snap_in) {
 			if (p->whole == MAP_FAILED)
 				p->whole = NULL;
 			return -1;
@@ -87,8 +88,11 @@ int mpi_peers_init(struct mpi_peers *p, unsigned procs, uint64_t peer_timeout_ns
 	return 0;
 }
 
+static void beats_stop(struct mpi_peers *p);
+
 void mpi_peers_free(struct mpi_peers *p)
 {
+	beats_stop(p);
 	if (p->whole)
 		munmap(p->whole, p->whole_len);
 	free(p->rows);
@@ -96,7 +100,6 @@ void mpi_peers_free(struct mpi_peers *p)
 	free(p->inbox);
 	free(p->snap_in);
 	free(p->finished);
-	free(p->collecting);
 	free(p->snap_buf);
 	free(p->snap_req);
 	free(p->stop_req);
@@ -114,11 +117,13 @@ static void post_snapshot(struct mpi_peers *p, int k)
 
 static void lose(struct mpi_peers *p, int k, const char *why)
 {
-	p->finished[k] = true;
+	__atomic_store_n(&p->finished[k], true, __ATOMIC_RELAXED); /* the beat thread reads it */
 	p->rows[k].lost = true;
 	if (!p->lost++)
 		snprintf(p->lost_why, sizeof p->lost_why, "rank %d on %s lost: %s", k, p->rows[k].host, why);
 }
+
+static void beats_start(struct mpi_peers *p);
 
 static bool peers_start(void *ctx, bool ready)
 {
@@ -129,35 +134,86 @@ static bool peers_start(void *ctx, bool ready)
 		  (MPI_Request *)p->stop_req);
 	p->stop_posted = true;
 	uint64_t now = now_ns();
-	p->next_snap_ns = p->next_beat_ns = p->root_heard_ns = now;
+	p->next_snap_ns = p->root_heard_ns = now;
 	if (p->rank == 0)
 		for (int k = 0; k < p->size; k++) {
 			p->heard_ns[k] = now;
 			if (k)
 				post_snapshot(p, k);
 		}
+	beats_start(p);
 	return all != 0;
 }
 
-static void send_beat(int to, enum beat b)
+static void send_beat(int to)
 {
-	static const int32_t beats[] = {BEAT_RUNNING, BEAT_COLLECTING};
+	static const int32_t beat = 0;
 	MPI_Request req; /* small: it goes eagerly, even to a dead rank */
-	MPI_Isend(&beats[b], 1, MPI_INT32_T, to, TAG_BEAT, MPI_COMM_WORLD, &req);
+	MPI_Isend(&beat, 1, MPI_INT32_T, to, TAG_BEAT, MPI_COMM_WORLD, &req);
 	MPI_Request_free(&req);
 }
 
-/* rank 0: a beat to every rank whose results it still waits for. */
-static void beat_others(struct mpi_peers *p, enum beat b)
+/* The beat thread: rank 0 to every rank whose results it still waits for, the others to rank 0,
+ * every BEAT_EVERY_NS until beats_stop. */
+static void *beat_loop(void *arg)
 {
-	for (int k = 1; k < p->size; k++)
-		if (!p->finished[k])
-			send_beat(k, b);
-	p->next_beat_ns = now_ns() + BEAT_EVERY_NS;
+	struct mpi_peers *p = arg;
+	pthread_mutex_lock(&p->beat_lock);
+	while (!p->beat_quit) {
+		pthread_mutex_unlock(&p->beat_lock);
+		for (int k = p->rank ? 0 : 1; k < (p->rank ? 1 : p->size); k++)
+			if (p->rank || !__atomic_load_n(&p->finished[k], __ATOMIC_RELAXED))
+				send_beat(k);
+		uint64_t next = now_ns() + BEAT_EVERY_NS;
+		struct timespec at = {(time_t)(next / 1000000000ULL), (long)(next % 1000000000ULL)};
+		pthread_mutex_lock(&p->beat_lock);
+		while (!p->beat_quit && pthread_cond_timedwait(&p->beat_wake, &p->beat_lock, &at) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&p->beat_lock);
+	return NULL;
 }
 
-/* other ranks: take rank 0's beats; true when it has been silent past the timeout (longer while
- * it said it is busy), then root_lost is set. */
+/* Started once the run starts; without it (no thread) the peers fall silent and the run ends as
+ * if this rank were lost, so a failure to start is only reported by that. Every signal stays
+ * blocked in it: the launcher's signalfd takes them. */
+static void beats_start(struct mpi_peers *p)
+{
+	pthread_condattr_t ca;
+	if (pthread_condattr_init(&ca) || pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&p->beat_wake, &ca)) {
+		pthread_condattr_destroy(&ca);
+		return;
+	}
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&p->beat_lock, NULL);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	p->beating = pthread_create(&p->beat_thread, NULL, beat_loop, p) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!p->beating) {
+		pthread_cond_destroy(&p->beat_wake);
+		pthread_mutex_destroy(&p->beat_lock);
+	}
+}
+
+static void beats_stop(struct mpi_peers *p)
+{
+	if (!p->beating)
+		return;
+	pthread_mutex_lock(&p->beat_lock);
+	p->beat_quit = true;
+	pthread_cond_signal(&p->beat_wake);
+	pthread_mutex_unlock(&p->beat_lock);
+	pthread_join(p->beat_thread, NULL);
+	pthread_cond_destroy(&p->beat_wake);
+	pthread_mutex_destroy(&p->beat_lock);
+	p->beating = false;
+}
+
+/* other ranks: take rank 0's beats; true when it has been silent past the timeout, then root_lost
+ * is set. */
 static bool root_silent(struct mpi_peers *p, uint64_t timeout)
 {
 	int flag = 1;
@@ -166,10 +222,8 @@ static bool root_silent(struct mpi_peers *p, uint64_t timeout)
 		int32_t beat = 0;
 		MPI_Recv(&beat, 1, MPI_INT32_T, 0, TAG_BEAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		p->root_heard_ns = now_ns();
-		p->root_collecting = beat == BEAT_COLLECTING;
 	}
-	uint64_t limit = p->root_collecting && timeout < COLLECT_TIMEOUT_NS ? COLLECT_TIMEOUT_NS : timeout;
-	if (now_ns() >= p->root_heard_ns + limit)
+	if (now_ns() >= p->root_heard_ns + timeout)
 		p->root_lost = true;
 	return p->root_lost;
 }
@@ -218,7 +272,6 @@ static void take_snapshots(struct mpi_peers *p)
 		int32_t beat = 0; /* small: it has arrived whole */
 		MPI_Recv(&beat, 1, MPI_INT32_T, st.MPI_SOURCE, TAG_BEAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		p->heard_ns[st.MPI_SOURCE] = now_ns();
-		p->collecting[st.MPI_SOURCE] |= beat == BEAT_COLLECTING;
 	}
 	if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_FINAL, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag)
 		p->heard_ns[st.MPI_SOURCE] = now_ns();
@@ -229,8 +282,7 @@ static bool find_lost(struct mpi_peers *p, uint64_t now, uint64_t timeout)
 {
 	unsigned before = p->lost;
 	for (int k = 1; k < p->size; k++) {
-		uint64_t limit = p->collecting[k] && timeout < COLLECT_TIMEOUT_NS ? COLLECT_TIMEOUT_NS : timeout;
-		if (p->finished[k] || now < p->heard_ns[k] + limit)
+		if (p->finished[k] || now < p->heard_ns[k] + timeout)
 			continue;
 		char why[64];
 		snprintf(why, sizeof why, "not heard from for %.1f s", (double)timeout / 1e9);
@@ -268,13 +320,7 @@ static enum peers_stop peers_check(void *ctx, const struct run_shared *sh, bool 
 			snprintf(why, whylen, "%s", p->lost_why);
 			stopped = PEERS_FAILED;
 		}
-		if (done || now >= p->next_beat_ns)
-			beat_others(p, done ? BEAT_COLLECTING : BEAT_RUNNING);
 	} else {
-		if (done || now >= p->next_beat_ns) {
-			send_beat(0, done ? BEAT_COLLECTING : BEAT_RUNNING);
-			p->next_beat_ns = now + BEAT_EVERY_NS;
-		}
 		if (!p->root_lost && root_silent(p, p->peer_timeout_ns) && stopped == PEERS_GO) {
 			snprintf(why, whylen, "rank 0 on %s lost: not heard from for %.1f s", p->rows[0].host,
 				 (double)p->peer_timeout_ns / 1e9);
@@ -383,6 +429,7 @@ static int reduce_send(struct mpi_peers *p, struct run_result *r, struct id_coun
 	if (!sent_while_root_lives(p, &fin))
 		return -1;
 	free(msg);
+	beats_stop(p); /* rank 0 waits for nothing more from this one */
 	return 0;
 }
 
@@ -484,8 +531,7 @@ static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_coun
 				fin_from = -1; /* its buffer stays with the request: the job ends (MPI_Abort) */
 				fin_msg = NULL;
 			} else if (flag) {
-				p->finished[fin_from] = true;
-				beat_others(p, BEAT_COLLECTING); /* a large rank's tallies take a while to merge */
+				__atomic_store_n(&p->finished[fin_from], true, __ATOMIC_RELAXED);
 				merge_final(p, fin_from, fin_msg, (size_t)fin_len, r, written, live, live_zero, af);
 				free(fin_msg);
 				fin_msg = NULL;
@@ -501,9 +547,8 @@ static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_coun
 			send_stop(p, 'F', p->lost_why);
 		else if (!busy)
 			nap();
-		if (now_ns() >= p->next_beat_ns)
-			beat_others(p, BEAT_RUNNING);
 	}
+	beats_stop(p); /* every rank finished, or was lost */
 	/* No more snapshots: withdraw the receives of the ranks that finished. */
 	for (int k = 1; k < p->size; k++) {
 		MPI_Request *req = &((MPI_Request *)p->snap_in)[k];

@@ -3,6 +3,7 @@
 #ifndef DEDIS_BENCH_MPIPEERS_H
 #define DEDIS_BENCH_MPIPEERS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "launcher.h"
@@ -27,11 +28,8 @@ struct mpi_peers {
 	struct worker_shared *inbox; /* rank 0: where each rank's next snapshot arrives */
 	void *snap_in;            /* rank 0: MPI_Request per rank, its posted snapshot receive */
 	uint64_t *heard_ns;       /* rank 0: when each rank was last heard from (this host's clock) */
-	bool *finished;           /* rank 0: each rank's final results arrived (or it is lost) */
-	bool *collecting;         /* rank 0: each rank's workers are done, it prepares its results */
-	uint64_t next_beat_ns;    /* when to tell rank 0 (the others: rank 0 them) again that this one lives */
+	bool *finished;           /* rank 0: each rank's final results arrived (or it is lost); atomics */
 	uint64_t root_heard_ns;   /* other ranks: when rank 0 was last heard from */
-	bool root_collecting;     /* other ranks: rank 0 said it is busy (its tallies, a rank's results) */
 	bool root_lost;           /* other ranks: rank 0 went silent; no result is sent, the job ends */
 	uint64_t next_snap_ns;    /* other ranks: when to send the next live snapshot */
 	void *snap_buf;
@@ -40,6 +38,11 @@ struct mpi_peers {
 	void *stop_req;           /* MPI_Request of the posted receive of a stop */
 	char stop_buf[512];
 	bool stop_posted, stop_sent;
+	/* the beat thread: that this rank lives, every 0.1 s, whatever its launcher is doing */
+	pthread_t beat_thread;
+	pthread_mutex_t beat_lock;
+	pthread_cond_t beat_wake;
+	bool beating, beat_quit;
 	unsigned lost;            /* ranks lost (rank 0) */
 	char lost_why[256];
 };

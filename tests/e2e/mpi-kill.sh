@@ -2,7 +2,8 @@
 # dedisbench-mpi, 4 ranks: a failing rank stops every rank (exit 1, rank 0 reports why and what
 # completed), and a rank killed outright is found lost: every rank is gone within 2 s, exit 1,
 # rank 0's JSON has the partial results (rank 0 killed: the others find it lost and leave within
-# 2 s too); mpirun interrupted (Ctrl-C): rank 0 still reports.
+# 2 s too, also while it collects its results; ranks busy collecting are not taken for lost);
+# mpirun interrupted (Ctrl-C): rank 0 still reports.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi-lib.sh"
@@ -95,6 +96,69 @@ kill_rank 0 root
 grep -q "rank 1: rank 0 on .* was lost" "$E2E_TMP/err" || fail "rank 1 must say that rank 0 was lost: $(cat "$E2E_TMP/err")"
 [ ! -e "$E2E_TMP/root.json" ] || fail "no one is left to write the JSON, yet it exists"
 note "rank 0 killed: every rank gone in $ms ms, mpirun exit $rc"
+
+# 2c. A rank busy collecting its tallies after its workers ended (held there by the shim on its
+# first read of them, longer than --peer-timeout) still beats: no rank is lost, the run completes.
+# Rank 0 killed while it collects: the others find it lost and leave within 2 s, as mid-run.
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
+# held_run NAME K...: 4 ranks, each rank K held in its collection until $E2E_TMP/release; returns
+# once every K is held and 1.5 s (three peer timeouts) have passed with every rank alive.
+held_run() {
+	local name=$1 k cmd=() held=()
+	shift
+	local args=(-T null -P 1 --file-size 16MiB --time 1s --rate 2000 --quiet --output-dir "$E2E_TMP/o-$name"
+		--json "$E2E_TMP/$name.json")
+	rm -f "$E2E_TMP/release" "$E2E_TMP"/held-*
+	for k in 0 1 2 3; do # one app context per rank: only the held ones have the shim
+		[ "$k" -eq 0 ] || cmd+=(:)
+		cmd+=(-n 1)
+		if [[ " $* " == *" $k "* ]]; then
+			head -c 8 /dev/zero >"$E2E_TMP/state-$k"
+			cmd+=(env LD_PRELOAD="$SHIM" DEDIS_FAULT_OP=read DEDIS_FAULT_NTH=1 DEDIS_FAULT_ACTION=hold
+				DEDIS_FAULT_PATH=dedisbench-tally- DEDIS_FAULT_STATE="$E2E_TMP/state-$k"
+				DEDIS_FAULT_LOG="$E2E_TMP/held-$k" DEDIS_FAULT_RELEASE="$E2E_TMP/release")
+			held+=("$E2E_TMP/held-$k")
+		fi
+		cmd+=("$DEDISBENCH_MPI" "${args[@]}")
+	done
+	mpirun --oversubscribe --allow-run-as-root "${cmd[@]}" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+	job=$!
+	on_exit "touch $E2E_TMP/release; kill -9 $job 2>/dev/null"
+	for _ in $(seq 1 300); do
+		ls "${held[@]}" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	ls "${held[@]}" >/dev/null 2>&1 || fail "ranks $* never read their tallies: $(cat "$E2E_TMP/err")"
+	# the time observed, not a synchronisation: three peer timeouts pass with the ranks held
+	sleep 1.5
+	[ "$(running | wc -l)" -eq 4 ] || fail "a rank ended while ranks $* collected: $(cat "$E2E_TMP/err")"
+}
+held_run held 0 1
+touch "$E2E_TMP/release"
+rc=0
+wait "$job" || rc=$?
+[ "$rc" -eq 0 ] || fail "ranks busy collecting for 1.5 s were taken for lost: exit $rc: $(cat "$E2E_TMP/err")"
+jcheck "$E2E_TMP/held.json" '.status == "ok" and .mpi.lost_ranks == 0 and ([.mpi.per_rank[].ops] | add) == .totals.ops'
+note "ranks 0 and 1 held 1.5 s in their collection: none lost, exit 0"
+
+held_run held-kill 0
+victim=$(rank_pid 0) || fail "no process for rank 0"
+kill -9 "$victim"
+t_kill=$(date +%s%N)
+rc=0
+wait "$job" || rc=$?
+for _ in $(seq 1 100); do
+	[ -z "$(running)" ] && break
+	sleep 0.02
+done
+ms=$((($(date +%s%N) - t_kill) / 1000000))
+[ -z "$(running)" ] || fail "dedisbench-mpi processes outlived the job"
+[ "$rc" -ne 0 ] || fail "a killed rank 0 must fail the job"
+grep -q "rank 1: rank 0 on .* was lost" "$E2E_TMP/err" || fail "rank 1 must find rank 0 lost while it collects: $(cat "$E2E_TMP/err")"
+[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank 0 was killed in its collection (want <= 2000)"
+touch "$E2E_TMP/release"
+note "rank 0 killed while it collects: every rank gone in $ms ms, mpirun exit $rc"
 
 # 3. Ctrl-C of mpirun (it sends SIGTERM to every rank): every rank stops, rank 0 writes the JSON.
 "${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
