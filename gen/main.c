@@ -246,8 +246,9 @@ out:
 static bool plot_refused(const struct gen_options *o, int ninputs)
 {
 	struct stat ps, is;
-	if (o->plot && !plot_target_ok(o->plot)) {
-		say("--plot %s: not a regular file (the PNG is renamed into place)", o->plot);
+	char why[PATH_MAX + 100];
+	if (o->plot && plot_target_refused(o->plot, why, sizeof why)) {
+		say("%s", why);
 		return true;
 	}
 	if (!o->plot)

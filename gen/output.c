@@ -143,11 +143,14 @@ bool plot_available(void)
 	       plot_script("dedisgen-compare.gp", script, sizeof script) == 0;
 }
 
-bool plot_target_ok(const char *png)
+bool plot_target_refused(const char *png, char *why, size_t whylen)
 {
 	struct stat st;
 	/* a new name, a file or a link to one; a directory is said by pending_open (EISDIR) */
-	return stat(png, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+	if (stat(png, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return false;
+	snprintf(why, whylen, "--plot %s: not a regular file (the PNG is renamed into place)", png);
+	return true;
 }
 
 /* One histogram as the plot scripts read it: copies_low copies_high share_of_blocks contents. */

@@ -36,10 +36,11 @@ void dist_header_build(struct dist_header *h, const char *version, char *const *
 
 /* Is gnuplot runnable? (checked before a scan, so a missing gnuplot fails fast). */
 bool plot_available(void);
-/* Can png take a rendered plot? Not when it exists as a device, a FIFO or a socket: the PNG is
- * renamed into place, which would replace the node, and probing a FIFO with pending_open would
- * block until a reader came. Asked before any work, so such a --plot is bad input (exit 2). */
-bool plot_target_ok(const char *png);
+/* Is png refused for a rendered plot (why: the message)? When it exists as a device, a FIFO or a
+ * socket: the PNG is renamed into place, which would replace the node, and probing a FIFO with
+ * pending_open would block until a reader came. Asked before any work, so such a --plot is bad
+ * input (exit 2). */
+bool plot_target_refused(const char *png, char *why, size_t whylen);
 /* Renders d's power-of-two histogram of copies into png (via a temp file + rename) with the
  * script plots/dedisgen-histogram.gp. Returns 0, or -1 with why filled. With `later` the temp
  * file is left rendered in *later for the caller to pending_publish (or abort). */

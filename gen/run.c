@@ -329,8 +329,8 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 		if (o->plot) {
 			struct pending probe;
 			s->plot = sized_name(o->plot, sizes[i], n > 1);
-			if (s->plot && !plot_target_ok(s->plot)) {
-				run_say(r, "--plot %s: not a regular file (the PNG is renamed into place)", s->plot);
+			if (s->plot && plot_target_refused(s->plot, why, sizeof why)) {
+				run_say(r, "%s", why);
 				fp_free(fc);
 				return EXIT_BAD_INPUT;
 			}
