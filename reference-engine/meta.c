@@ -119,17 +119,22 @@ int sb_read(const char *dir, struct superblock *sb, const char **why)
 	return 0;
 }
 
+int meta_open_rw_or_ro(const char *path, int flags, mode_t mode)
+{
+	int fd = open(path, O_RDWR | flags, mode);
+	if (fd < 0 && errno == EROFS)
+		fd = open(path, O_RDONLY | (flags & ~O_CREAT));
+	return fd;
+}
+
 void *meta_map(const char *dir, const char *name, size_t len, int create, int *fd_out)
 {
 	char path[4096];
 	if (meta_path(path, sizeof path, dir, name))
 		return NULL;
-	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
-	int share = MAP_SHARED;
-	if (fd < 0 && errno == EROFS) { /* a read-only open: what this process changes stays its own */
-		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		share = MAP_PRIVATE;
-	}
+	int fd = meta_open_rw_or_ro(path, O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	/* a read-only open: what this process changes stays its own */
+	int share = fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY ? MAP_PRIVATE : MAP_SHARED;
 	if (fd < 0)
 		return NULL;
 	struct stat st;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define VOL_MAGIC "DEDISVOL"
 #define VOL_VERSION 4
@@ -115,6 +116,9 @@ int sb_read(const char *dir, struct superblock *sb, const char **why);
  * (EROFS) an existing file of that length is mapped private: the engine's read-only open (stat,
  * export of a clean volume) changes counters and slots in memory only. */
 void *meta_map(const char *dir, const char *name, size_t len, int create, int *fd_out);
+/* open(path, O_RDWR | flags), or on read-only storage (EROFS) open(path, O_RDONLY | flags): how
+ * every volume file is opened, so that a read-only open of a clean volume never writes. */
+int meta_open_rw_or_ro(const char *path, int flags, mode_t mode);
 int meta_path(char *buf, size_t len, const char *dir, const char *name);
 /* Fault in, writable, every page of a hot mapping (a hash table written at random) when the
  * volume lives on a memory file system, as an in-kernel engine allocates its tables up front:

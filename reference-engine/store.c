@@ -135,9 +135,7 @@ int store_open(struct store *s, const char *dir, uint32_t block_size, uint64_t b
 		char path[4096];
 		if (stripe_path(path, sizeof path, dir, i))
 			return -ENAMETOOLONG;
-		s->fd[i] = open(path, O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
-		if (s->fd[i] < 0 && errno == EROFS) /* a read-only open: it never writes */
-			s->fd[i] = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+		s->fd[i] = meta_open_rw_or_ro(path, O_CLOEXEC | (direct ? O_DIRECT : 0), 0);
 		if (s->fd[i] < 0)
 			return -errno;
 		s->stripes = i + 1;

@@ -239,10 +239,10 @@ int txn_open(struct txn *t, const char *dir, uint64_t logical_blocks, uint64_t j
 	t->rec = rec;
 	char path[4096];
 	/* read-only storage: a read-only open, which never commits */
-	int mode = access(dir, W_OK) && errno == EROFS ? O_RDONLY : O_RDWR;
-	if (meta_path(path, sizeof path, dir, VOL_MAP) || (t->map_fd = open(path, mode | O_CLOEXEC)) < 0)
+	if (meta_path(path, sizeof path, dir, VOL_MAP) || (t->map_fd = meta_open_rw_or_ro(path, O_CLOEXEC, 0)) < 0)
 		return -errno;
-	if (meta_path(path, sizeof path, dir, VOL_JOURNAL) || (t->journal_fd = open(path, mode | O_CLOEXEC)) < 0)
+	if (meta_path(path, sizeof path, dir, VOL_JOURNAL) ||
+	    (t->journal_fd = meta_open_rw_or_ro(path, O_CLOEXEC, 0)) < 0)
 		return -errno;
 	t->dirty_len = 2 * t->words * 8;
 	t->dirty = meta_map(dir, VOL_DIRTY, t->dirty_len, 1, NULL);
