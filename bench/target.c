@@ -1,6 +1,5 @@
 /* target.c - target validation and set-up: the refusal rules for block devices (mounted, or
  * holding a signature libblkid recognises), free-space checks, worker files and regions. */
-#include <blkid/blkid.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +13,8 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
+#include "blockdev.h"
 #include "claim.h"
 #include "errmsg.h"
 #include "engine.h"
@@ -109,62 +108,11 @@ static int check_claim(int fd, const char *label, bool force, char *err, size_t 
 	return 0;
 }
 
-/* Is dev (or a partition of it) mounted? Reads /proc/self/mountinfo's major:minor column. */
-static bool device_mounted(dev_t dev, char *where, size_t len)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	if (!f)
-		return false;
-	char line[4096];
-	bool found = false;
-	while (!found && fgets(line, sizeof line, f)) {
-		unsigned maj, mnr;
-		char mnt[PATH_MAX];
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &mnr, mnt) != 3)
-			continue;
-		if (maj == major(dev) && mnr == minor(dev)) {
-			snprintf(where, len, "%s", mnt);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/* A filesystem, RAID member or partition table libblkid recognises: returns 1 and its name. */
-static int device_signature(const char *path, char *what, size_t len)
-{
-	blkid_probe pr = blkid_new_probe_from_filename(path);
-	if (!pr)
-		return -1;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
-	int rc = blkid_do_safeprobe(pr);
-	int found = 0;
-	if (rc == 0) {
-		const char *v = NULL;
-		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL))
-			snprintf(what, len, "a %s filesystem signature", v);
-		else if (!blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL))
-			snprintf(what, len, "a %s partition table", v);
-		else
-			snprintf(what, len, "a recognisable signature");
-		found = 1;
-	} else if (rc == -2) {
-		snprintf(what, len, "several conflicting signatures");
-		found = 1;
-	}
-	blkid_free_probe(pr);
-	return found;
-}
-
 static int probe_blockdev(const struct target_request *req, struct target *t, const struct stat *st,
 			  char *err, size_t errlen)
 {
 	char where[PATH_MAX], what[128];
-	if (device_mounted(st->st_rdev, where, sizeof where))
+	if (blockdev_mounted(st->st_rdev, where, sizeof where))
 		return fail(err, errlen, "target %s is mounted on %s; unmount it first", req->path, where);
 	/* O_EXCL on a block device fails with EBUSY while anything (a mount, dm, md) holds it. */
 	int fd = open(req->path, O_RDONLY | O_EXCL | O_CLOEXEC);
@@ -183,7 +131,7 @@ static int probe_blockdev(const struct target_request *req, struct target *t, co
 	int ro = 0;
 	if (!req->no_writes && ioctl(fd, BLKROGET, &ro) == 0 && ro)
 		return fail(err, errlen, "target %s is a read-only device; this run writes to it", req->path);
-	int sig = device_signature(req->path, what, sizeof what);
+	int sig = blockdev_signature(req->path, what, sizeof what);
 	if (sig < 0 && !req->force)
 		return fail(err, errlen, "target %s: cannot probe it for signatures (unreadable?); use --force to write anyway",
 			    req->path);

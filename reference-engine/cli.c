@@ -21,6 +21,7 @@ const struct engine_opt engine_options[] = {
 	{"plot", 'p', "FILE.png", "stat", NULL, "render space (logical, physical, index) and the write-path case mix with gnuplot"},
 	{"verify-hits", 0, NULL, "import", NULL, "compare bytes on every index hit and count collisions"},
 	{"direct", 0, NULL, "import export", NULL, "O_DIRECT on the chunk store"},
+	{"force", 0, NULL, "export", NULL, "write over a block device that holds a filesystem, RAID or partition-table signature (never a mounted or busy one)"},
 	{"commit-every", 0, "N", "import", "0", "commit the LBN map (journal, data synced first) and force bdb's log every N writes (0: only at the end)"},
 	{"quiet", 'q', NULL, "all", NULL, "print only errors"},
 	{"help", 'h', NULL, "all", NULL, "show this help"},
@@ -86,6 +87,8 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 		c->verify_hits = true;
 	} else if (!strcmp(n, "direct")) {
 		c->direct = true;
+	} else if (!strcmp(n, "force")) {
+		c->force = true;
 	} else if (!strcmp(n, "quiet")) {
 		c->quiet = true;
 	} else if (!strcmp(n, "help")) {

@@ -13,7 +13,7 @@ struct engine_cli {
 	int nargs;
 	uint64_t size, data_size, block_size, commit_every;
 	const char *index, *hash, *compress, *preallocate, *json, *plot;
-	bool verify_hits, direct, quiet, help, version;
+	bool verify_hits, direct, force, quiet, help, version;
 };
 
 struct engine_opt {

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "blockdev.h"
 #include "pathwithin.h"
 #include "cli.h"
 #include "engine.h"
@@ -383,6 +384,43 @@ static int cmd_import(const struct engine_cli *c)
 	return 0;
 }
 
+/* A block device export is about to overwrite in place: never a mounted or busy one (O_EXCL is
+ * held until the export ends), never one smaller than the volume (it would fail part-way, the
+ * device half overwritten), and one holding a filesystem, RAID or partition signature only with
+ * --force - as dedisbench treats a device target. *fd: open for writing; or an exit status. */
+static int open_export_device(const struct engine_cli *c, const struct stat *st, struct engine *e, int *fd)
+{
+	const char *dev = c->args[1];
+	char msg[PATH_MAX + 256], where[PATH_MAX], what[128];
+	*fd = -1;
+	if (blockdev_mounted(st->st_rdev, where, sizeof where))
+		snprintf(msg, sizeof msg, "export: %s is mounted on %s; unmount it first", dev, where);
+	else if ((*fd = open(dev, O_WRONLY | O_EXCL | O_CLOEXEC)) < 0)
+		snprintf(msg, sizeof msg, "export: %s: %s", dev,
+			 errno == EBUSY ? "device is in use (mounted, or held by another program or driver)" : strerror(errno));
+	else { /* open: held O_EXCL from here, so nothing mounts it before the export has written it */
+		uint64_t size = 0, need = engine_logical_blocks(e) * engine_block_size(e);
+		int sig = blockdev_signature(dev, what, sizeof what), ro = 0;
+		if (ioctl(*fd, BLKROGET, &ro) == 0 && ro)
+			snprintf(msg, sizeof msg, "export: %s is a read-only device", dev);
+		else if (ioctl(*fd, BLKGETSIZE64, &size))
+			snprintf(msg, sizeof msg, "export: cannot size %s: %s", dev, strerror(errno));
+		else if (size < need)
+			snprintf(msg, sizeof msg, "export: %s (%llu bytes) is smaller than the volume (%llu bytes)", dev,
+				 (unsigned long long)size, (unsigned long long)need);
+		else if (sig > 0 && !c->force)
+			snprintf(msg, sizeof msg, "export: %s holds %s; refusing to overwrite it without --force", dev, what);
+		else if (sig < 0 && !c->force)
+			snprintf(msg, sizeof msg, "export: %s: cannot probe it for signatures; use --force to write anyway", dev);
+		else
+			return 0;
+	}
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return bad("%s%s", msg, "");
+}
+
 static int cmd_export(const struct engine_cli *c)
 {
 	if (in_volume(c->args[0], c->args[1]) == 1)
@@ -397,10 +435,16 @@ static int cmd_export(const struct engine_cli *c)
 	struct safefile sf = {.fd = -1};
 	struct stat st;
 	int fd;
-	if (stat(c->args[1], &st) == 0 && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
+	if (stat(c->args[1], &st) == 0 && S_ISBLK(st.st_mode)) {
+		if ((rc = open_export_device(c, &st, e, &fd))) {
+			engine_close(e);
+			return rc;
+		}
+	} else if (stat(c->args[1], &st) == 0 && S_ISCHR(st.st_mode)) {
 		fd = open(c->args[1], O_WRONLY | O_CLOEXEC);
-	else
+	} else {
 		fd = safefile_open(&sf, c->args[1]) ? -1 : sf.fd;
+	}
 	if (fd < 0) {
 		engine_close(e);
 		return bad("export: %s: %s", c->args[1], strerror(errno));

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Block-device target on a 64 MiB loop device (root only): write then read in two regions, and
-# the refusal of a device holding ext4 (unless --force) or mounted (even with --force).
+# the refusal of a device holding ext4 (unless --force) or mounted (even with --force) - by
+# dedisbench and by dedisengine export, which writes a device in place.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -50,6 +51,25 @@ if RO=$(losetup -r -f --show "$IMG" 2>/dev/null); then
 		fail "a write run on read-only $RO: exit $RC: $(cat "$E2E_TMP/err")"
 	expect_ok --target "$RO" --procs 2 -r --populate none --quiet
 fi
+# dedisengine export writes a device in place: one smaller than the volume (it would fail
+# part-way) and a read-only one are refused before anything is written
+VOL="$E2E_TMP/vol"
+"$DEDISENGINE" format "$VOL" --size 4MiB -q || fail "dedisengine format failed"
+head -c 3M /dev/urandom >"$E2E_TMP/payload"
+"$DEDISENGINE" import "$VOL" "$E2E_TMP/payload" -q || fail "dedisengine import failed"
+"$DEDISENGINE" format "$E2E_TMP/bigvol" --size 128MiB -q || fail "dedisengine format of 128 MiB failed"
+export_refused() { # WANT VOLUME DEVICE [OPTION]: exit 2, one line matching WANT, the device unchanged
+	local want=$1 sum rc=0
+	shift
+	# a mounted file system may write its own device meanwhile: there the canary is the check
+	mountpoint -q "$MNT" || sum=$(md5sum <"$2")
+	"$DEDISENGINE" export "$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "$want" "$E2E_TMP/err" ||
+		fail "dedisengine export $*: exit $rc, want 2 and '$want': $(cat "$E2E_TMP/err")"
+	mountpoint -q "$MNT" || [ "$(md5sum <"$2")" = "$sum" ] || fail "a refused export $* changed $2"
+}
+export_refused "$LOOP (67108864 bytes) is smaller than the volume (134217728 bytes)" "$E2E_TMP/bigvol" "$LOOP"
+[ -n "${RO:-}" ] && export_refused "$RO is a read-only device" "$VOL" "$RO"
 # a replay whose trace reaches past the device's end is refused before anything is written
 printf '1000 1 p 131072 8 W 8 0 0000000000000000deadbeef12345678\n' >"$E2E_TMP/past.trace"
 sum=$(md5sum <"$LOOP")
@@ -79,6 +99,13 @@ grep -q -- --force "$E2E_TMP/err" || fail "ext4 refusal does not mention --force
 command -v fsck.ext4 >/dev/null 2>&1 && { fsck.ext4 -n -f "$LOOP" >/dev/null 2>&1 ||
 	fail "the ext4 filesystem is damaged after a refused run"; }
 
+# dedisengine export onto it: refused without --force, then written with it
+export_refused "$LOOP holds a ext4 filesystem signature; refusing to overwrite it without --force" "$VOL" "$LOOP"
+[ "$(blkid_type)" = ext4 ] || fail "the ext4 signature is gone after a refused export"
+"$DEDISENGINE" export "$VOL" "$LOOP" --force -q || fail "dedisengine export --force onto $LOOP failed"
+cmp -n 3145728 "$E2E_TMP/payload" "$LOOP" || fail "export --force did not write the volume onto $LOOP"
+mkfs.ext4 -q -F "$LOOP" >/dev/null 2>&1 || fail "mkfs.ext4 $LOOP failed"
+
 # ...and --force runs on it.
 expect_ok --target "$LOOP" --procs 2 -w --force --json "$J" --quiet
 jcheck "$J" ".totals.ops == $OPS and .config.force == true" "--force run: want $OPS ops" '{ops: .totals.ops}'
@@ -94,6 +121,7 @@ if mount "$LOOP" "$MNT" 2>/dev/null; then
 	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] || fail "mounted refusal: want 1 stderr line: $(cat "$E2E_TMP/err")"
 	grep -q mount "$E2E_TMP/err" || fail "mounted refusal does not say mounted: $(cat "$E2E_TMP/err")"
 	[ ! -e "$J" ] || fail "mounted refusal created the --json file"
+	export_refused "$LOOP is mounted on $MNT; unmount it first" "$VOL" "$LOOP" --force
 	umount "$MNT"
 	[ "$(blkid_type)" = ext4 ] || fail "the ext4 signature is gone after a refused mounted run"
 	mount -o ro "$LOOP" "$MNT" || fail "the filesystem no longer mounts after a refused run"
@@ -103,4 +131,4 @@ else
 	note "mounted-device case skipped: cannot mount ext4 here"
 fi
 
-note "loop device $LOOP: $OPS-op write and read over 2 regions; ext4 and mounted refusals hold"
+note "loop device $LOOP: $OPS-op write and read over 2 regions; ext4 and mounted refusals hold (dedisbench and dedisengine export)"

@@ -1,0 +1,56 @@
+/* blockdev.c - the checks before a block device is overwritten (mounted? a signature libblkid
+ * recognises?), shared by dedisbench's device targets and dedisengine's export onto a device. */
+#include <blkid/blkid.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/sysmacros.h>
+#include "blockdev.h"
+
+bool blockdev_mounted(dev_t dev, char *where, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f)) {
+		unsigned maj, mnr;
+		char mnt[PATH_MAX];
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &mnr, mnt) != 3)
+			continue;
+		if (maj == major(dev) && mnr == minor(dev)) {
+			snprintf(where, len, "%s", mnt);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int blockdev_signature(const char *path, char *what, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return -1;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	int rc = blkid_do_safeprobe(pr);
+	int found = 0;
+	if (rc == 0) {
+		const char *v = NULL;
+		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL))
+			snprintf(what, len, "a %s filesystem signature", v);
+		else if (!blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL))
+			snprintf(what, len, "a %s partition table", v);
+		else
+			snprintf(what, len, "a recognisable signature");
+		found = 1;
+	} else if (rc == -2) {
+		snprintf(what, len, "several conflicting signatures");
+		found = 1;
+	}
+	blkid_free_probe(pr);
+	return found;
+}
