@@ -16,9 +16,11 @@
 #include <unistd.h>
 #include "blockdev.h"
 #include "claim.h"
+#include "dioalign.h"
 #include "errmsg.h"
 #include "engine.h"
 #include "index.h"
+#include "pathwithin.h"
 #include "target.h"
 
 #define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
@@ -178,7 +180,7 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 		return rc;
 	t->files[0] = file_id_of(st);
 	t->device_size = (uint64_t)st->st_size;
-	t->sector_size = 512;
+	t->sector_size = dio_align(req->path);
 	/* Its own size, split; extended only when --file-size asks for more (as fio's size=). */
 	uint64_t per = req->file_size;
 	if (!req->file_size_given) {
@@ -234,7 +236,7 @@ static int probe_worker_file(const struct target_request *req, struct target *t,
 static int probe_dir(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	t->kind = TARGET_DIR;
-	t->sector_size = 512;
+	t->sector_size = dio_align(req->path);
 	t->region_size = req->file_size;
 	if (access(req->path, W_OK | X_OK))
 		return fail(err, errlen, "target directory %s is not writable: %s", req->path, strerror(errno));
@@ -290,7 +292,11 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	t->kind = TARGET_ENGINE;
 	if (take_lock(t, t->path, RUNLOCK_VOLUME, req->path, err, errlen))
 		return -1;
-	t->sector_size = 512;
+	/* the chunk store's files are in DIR (O_DIRECT there with a direct run), made there if new */
+	struct stat dst;
+	char up[PATH_MAX];
+	path_parent(t->path, up, sizeof up);
+	t->sector_size = dio_align(stat(t->path, &dst) == 0 ? t->path : up);
 	t->region_size = req->file_size;
 	bool given[ENGINE_OPTS] = {false};
 	snprintf(t->engine_index, sizeof t->engine_index, "mem");
@@ -373,6 +379,18 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	return 0;
 }
 
+/* Below the alignment O_DIRECT needs every transfer fails with EINVAL: bad input, not a run failure. */
+static int check_direct(const struct target_request *req, const struct target *t, char *err, size_t errlen)
+{
+	if (!req->direct || req->block_size % t->sector_size == 0)
+		return 0;
+	if (t->kind == TARGET_BLOCKDEV)
+		return fail(err, errlen, "--block-size %u is not a multiple of %s's %u-byte sectors (needed for O_DIRECT)",
+			    req->block_size, req->path, t->sector_size);
+	return fail(err, errlen, "--block-size %u is not a multiple of the %u bytes O_DIRECT needs on %s (the sector "
+				 "size under its file system)", req->block_size, t->sector_size, req->path);
+}
+
 int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
@@ -384,7 +402,7 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 		return fail(err, errlen, "target path is too long");
 	snprintf(t->path, sizeof t->path, "%s", req->path);
 	if (!strncmp(req->path, "engine:", 7))
-		return probe_engine(req, t, err, errlen);
+		return probe_engine(req, t, err, errlen) ? -1 : check_direct(req, t, err, errlen);
 	if (!strcmp(req->path, "null")) {
 		t->kind = TARGET_NULL;
 		t->region_size = req->file_size;
@@ -409,10 +427,7 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 		rc = probe_dir(req, t, err, errlen);
 	if (rc)
 		return rc;
-	if (req->direct && req->block_size % t->sector_size)
-		return fail(err, errlen, "--block-size %u is not a multiple of %s's %u-byte sectors (needed for O_DIRECT)",
-			    req->block_size, req->path, t->sector_size);
-	return 0;
+	return check_direct(req, t, err, errlen);
 }
 
 void target_worker_path(const struct target *t, unsigned worker, char *path, size_t len, uint64_t *base)

@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "blockdev.h"
+#include "dioalign.h"
 #include "pathwithin.h"
 #include "cli.h"
 #include "engine.h"
+#include "meta.h"
 #include "plot.h"
 #include "runlock.h"
 #include "safefile.h"
@@ -41,6 +43,16 @@ static int open_volume(const char *dir, const struct engine_cli *c, bool exclusi
 		return bad("%s holds no volume (format it first)%s", dir, "");
 	if (rc)
 		return bad("%s%s", err, " (refusing to open it)");
+	if (c->direct) {
+		/* below the chunk store's O_DIRECT alignment every transfer fails (EINVAL) */
+		char data[PATH_MAX + 16], why[128];
+		snprintf(data, sizeof data, "%s/%s.0", dir, VOL_DATA);
+		unsigned align = dio_align(data);
+		snprintf(why, sizeof why, "%llu-byte blocks, and O_DIRECT there needs multiples of %u bytes",
+			 (unsigned long long)g.block_size, align);
+		if (g.block_size % align)
+			return bad("--direct: the volume %s has %s", dir, why);
+	}
 	struct engine_open_params p = {.direct = c->direct, .verify_hits = c->verify_hits,
 				       .commit_every = (unsigned)c->commit_every, .exclusive = exclusive,
 				       .read_only = !strcmp(c->command, "stat") || !strcmp(c->command, "export")};

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Block-device target on a 64 MiB loop device (root only): write then read in two regions, and
 # the refusal of a device holding ext4 (unless --force) or mounted (even with --force) - by
-# dedisbench and by dedisengine export, which writes a device in place.
+# dedisbench and by dedisengine export, which writes a device in place; on a 4Kn loop device,
+# O_DIRECT with a smaller block refused up front, on the device and on a file system on it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -131,4 +132,58 @@ else
 	note "mounted-device case skipped: cannot mount ext4 here"
 fi
 
-note "loop device $LOOP: $OPS-op write and read over 2 regions; ext4 and mounted refusals hold (dedisbench and dedisengine export)"
+# 4. 4 KiB logical sectors (4Kn): O_DIRECT below 4 KiB fails every transfer with EINVAL, so a
+# direct run with a smaller block is bad input, on the device and on files of a file system on it.
+IMG4="$E2E_TMP/disk4k.img"
+truncate -s 64M "$IMG4"
+if ! LOOP4=$(losetup -f --show --sector-size 4096 "$IMG4" 2>/dev/null); then
+	note "4Kn case skipped: losetup --sector-size 4096 failed"
+else
+	on_exit "losetup -d '$LOOP4'"
+	MNT4="$E2E_TMP/mnt4"
+	mkdir "$MNT4"
+	on_exit "mountpoint -q '$MNT4' && umount '$MNT4'"
+	[ "$(blockdev --getss "$LOOP4")" -eq 4096 ] || fail "$LOOP4 does not have 4096-byte sectors"
+	refused_direct() { # WANT ARGS...: exit 2, one line matching WANT
+		local want=$1
+		shift
+		run_bench "$@" --quiet
+		[ "$RC" -eq 2 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q -- "$want" "$E2E_TMP/err" ||
+			fail "dedisbench $*: exit $RC, want 2 and '$want': $(cat "$E2E_TMP/err")"
+	}
+	for io in "--sync direct" "--ioengine libaio" "--ioengine io_uring"; do
+		# shellcheck disable=SC2086 # two words
+		refused_direct "--block-size 2048 is not a multiple of $LOOP4's 4096-byte sectors" \
+			--target "$LOOP4" --procs 2 -w --block-size 2048 $io
+	done
+	is_zero4() { dd if="$LOOP4" bs=4096 count=1 status=none | cmp -s -n 4096 - /dev/zero; }
+	is_zero4 || fail "a refused direct run wrote to $LOOP4"
+	if mkfs.ext4 -q -F "$LOOP4" >/dev/null 2>&1 && mount "$LOOP4" "$MNT4" 2>/dev/null; then
+		mkdir "$MNT4/d"
+		: >"$MNT4/f"
+		want="--block-size 512 is not a multiple of the 4096 bytes O_DIRECT needs on"
+		refused_direct "$want $MNT4/d" --target "$MNT4/d" --procs 2 --file-size 1MiB -w --block-size 512 --sync direct
+		refused_direct "$want $MNT4/d" --target "$MNT4/d" --procs 2 --file-size 1MiB -w --block-size 512 --ioengine libaio
+		[ -z "$(ls -A "$MNT4/d")" ] || fail "a refused direct run left files: $(ls -A "$MNT4/d")"
+		refused_direct "$want $MNT4/f" --target "$MNT4/f" --procs 1 --file-size 1MiB -w --block-size 512 --sync direct
+		[ ! -s "$MNT4/f" ] || fail "a refused direct run wrote to $MNT4/f"
+		refused_direct "$want engine:$MNT4/vol" --target "engine:$MNT4/vol" --procs 1 --file-size 1MiB -w \
+			--block-size 512 --sync direct
+		[ ! -e "$MNT4/vol" ] || fail "a refused direct run made the volume $MNT4/vol"
+		# dedisengine's own --direct on a volume of 512-byte blocks there
+		"$DEDISENGINE" format "$MNT4/vol" --size 4MiB --block-size 512 -q || fail "format on $MNT4 failed"
+		rc=0
+		"$DEDISENGINE" import --direct "$MNT4/vol" "$E2E_TMP/payload" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || rc=$?
+		[ "$rc" -eq 2 ] && grep -q "the volume $MNT4/vol has 512-byte blocks, and O_DIRECT there needs multiples of 4096" \
+			"$E2E_TMP/err" || fail "import --direct on a 4Kn file system: exit $rc: $(cat "$E2E_TMP/err")"
+		"$DEDISENGINE" stat "$MNT4/vol" --json >"$E2E_TMP/stat.json" || fail "stat after a refused import failed"
+		jcheck "$E2E_TMP/stat.json" '.logical_writes == 0' "a refused import --direct wrote blocks"
+		# a block size that fits is taken
+		expect_ok --target "$MNT4/d" --procs 2 --file-size 1MiB -w --block-size 4096 --sync direct --quiet
+		umount "$MNT4"
+	else
+		note "4Kn file-system case skipped: cannot make or mount ext4 on $LOOP4"
+	fi
+fi
+
+note "loop device $LOOP: $OPS-op write and read over 2 regions; ext4 and mounted refusals hold (dedisbench and dedisengine export); 4Kn direct refusals"
