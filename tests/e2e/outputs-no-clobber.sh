@@ -89,8 +89,20 @@ wait
 jq -e '.totals.ops == 256' "$E2E_TMP/fifo.out" >/dev/null || fail "the JSON through the FIFO is wrong"
 blk=$(find /dev -maxdepth 1 -type b -name 'loop*' 2>/dev/null | head -1 || true)
 if [ -n "$blk" ]; then
-	run_bench --target null --procs 1 --file-size 1MiB -q --json "$blk"
-	[ "$RC" -eq 1 ] || fail "--json on a block device: exit $RC, want 1 (refused, not written)"
+	# bad input, refused before the run (it once ran whole, then failed writing the report: exit 1)
+	for opt in --json --dist-report --access-report; do
+		run_bench --target "$E2E_TMP/t" --procs 1 --file-size 1MiB "$opt" "$blk"
+		[ "$RC" -eq 2 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] &&
+			grep -q -- "$opt $blk is a block device; a report is written to a file" "$E2E_TMP/err" ||
+			fail "$opt on a block device: exit $RC, want 2 before the run: $(cat "$E2E_TMP/err")"
+		[ ! -s "$E2E_TMP/out" ] || fail "$opt on a block device: the run went ahead: $(cat "$E2E_TMP/out")"
+	done
+	if ((${#plot[@]})); then
+		rc=0
+		"$DEDISENGINE" stat "$E2E_TMP/vol" --plot "$blk" >"$E2E_TMP/out" 2>"$E2E_TMP/err" || rc=$?
+		[ "$rc" -eq 2 ] && grep -q "stat: --plot $blk is a block device" "$E2E_TMP/err" ||
+			fail "dedisengine stat --plot on a block device: exit $rc, want 2: $(cat "$E2E_TMP/err")"
+	fi
 fi
 [ -f "$E2E_TMP/hard" ] && cmp -s "$E2E_TMP/hard" "$E2E_TMP/victim.orig" || fail "the victim's other name changed"
 
