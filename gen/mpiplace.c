@@ -170,7 +170,7 @@ int mpigen_check_disjoint(struct gen *g)
 {
 	struct gen_options *o = g->o;
 	struct key {
-		uint64_t dev, ino, host, dir;
+		uint64_t dev, ino, host, dir, disk; /* a device: its number, ino ~0, and its disk's if a partition */
 	};
 	char host[64] = "";
 	gethostname(host, sizeof host - 1);
@@ -185,8 +185,11 @@ int mpigen_check_disjoint(struct gen *g)
 	}
 	for (int i = 0; i < n; i++) {
 		struct stat st;
-		if (!stat(o->paths[i], &st))
-			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, str_hash64(host), S_ISDIR(st.st_mode)};
+		/* a device by its number: two nodes of one device (mknod, a chroot's /dev) are one */
+		if (!stat(o->paths[i], &st) && S_ISBLK(st.st_mode))
+			mine[i] = (struct key){(uint64_t)st.st_rdev, ~0ULL, str_hash64(host), 0, (uint64_t)walk_disk_of(st.st_rdev)};
+		else if (!stat(o->paths[i], &st))
+			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, str_hash64(host), S_ISDIR(st.st_mode), 0};
 	}
 	int bytes = n * (int)sizeof *mine, total = 0;
 	MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
@@ -209,6 +212,13 @@ int mpigen_check_disjoint(struct gen *g)
 				if (x->dev == mine[i].dev && x->ino == mine[i].ino && x->host == mine[i].host) {
 					run_say(&g->r, "%s: rank %d reads it too: give each rank its own PATHs (%%r: the rank) "
 						"or every rank the same one file or device (read in stripes)", o->paths[i], k);
+					status = EXIT_BAD_INPUT;
+					break;
+				}
+				if (mine[i].ino == ~0ULL && x->ino == ~0ULL && x->host == mine[i].host &&
+				    ((mine[i].disk && mine[i].disk == x->dev) || (x->disk && x->disk == mine[i].dev))) {
+					run_say(&g->r, "%s: rank %d reads %s: its blocks would be counted twice", o->paths[i], k,
+						mine[i].disk ? "the disk it is a partition of" : "a partition of it");
 					status = EXIT_BAD_INPUT;
 					break;
 				}

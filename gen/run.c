@@ -643,11 +643,24 @@ int run_add_source(struct run *r, const char *path)
 
 /* A directory PATH given twice, or a PATH inside a directory PATH, would have its files counted
  * twice (the walk remembers inodes only for hard links and files given as PATHs: a file given
- * twice is read once), unless -x keeps the directory's walk from reaching it. Said; true when
- * they overlap. */
+ * twice is read once), unless -x keeps the directory's walk from reaching it; so would a
+ * partition given beside its disk. Said; true when they overlap. */
 static bool paths_overlap(const struct run *r)
 {
 	const struct gen_options *o = r->o;
+	/* A partition beside its disk: the walk reads each device once, by its number, and a
+	 * partition has a number of its own. */
+	for (int i = 0; i < o->npaths; i++) {
+		struct stat st, sj;
+		if (stat(o->paths[i], &st) || !S_ISBLK(st.st_mode))
+			continue;
+		for (int j = 0; j < o->npaths; j++)
+			if (j != i && !stat(o->paths[j], &sj) && S_ISBLK(sj.st_mode) && walk_disk_of(sj.st_rdev) == st.st_rdev) {
+				run_say(r, "%s is a partition of the device %s: its blocks would be counted twice", o->paths[j],
+					o->paths[i]);
+				return true;
+			}
+	}
 	for (int i = 0; i < o->npaths; i++) {
 		struct stat st;
 		if (stat(o->paths[i], &st) || !S_ISDIR(st.st_mode))

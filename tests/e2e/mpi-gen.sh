@@ -2,7 +2,8 @@
 # dedisgen-mpi, 4 ranks on one machine: a shared file read in stripes and per-rank directories
 # (%r) each give the file one dedisgen of the same data in rank order writes, byte for byte
 # (records, header, compressibility and locality sections), with duplicates crossing ranks; so do
-# owners spilling to Berkeley DB; bad input on one rank (an output another rank reads included), a read failure on one rank and the SIGTERM
+# owners spilling to Berkeley DB; bad input on one rank (an output another rank reads, one device
+# read by two ranks through two nodes or as a disk and its partition, included), a read failure on one rank and the SIGTERM
 # of an interrupted mpirun end every rank (exit 2 / 1 / 1) with one message and nothing written,
 # without hanging.
 set -euo pipefail
@@ -163,6 +164,47 @@ ls "$D/d2/new.json" "$E2E_TMP"/ok.dist* >/dev/null 2>&1 && fail "a refused run l
 gen_mpi_ok "$D/shared" --stripe -q -o "$E2E_TMP/stripe-opt.dist"
 same "$E2E_TMP/one-4k.dist" "$E2E_TMP/stripe-opt.dist" "--stripe on one host"
 note "bad input on one rank: exit 2, one line naming it, nothing written; one tree for all ranks refused; --stripe checked"
+
+# A device is known by its number, not by its node: two ranks reading one loop device through
+# two nodes of it (mknod, a chroot's /dev), or one its disk and one a partition of it, would
+# count its blocks twice (root only: a loop device with an MBR of one partition, at 1 MiB).
+PDEV=
+if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null 2>&1; then
+	truncate -s 4M "$E2E_TMP/disk.img"
+	python3 - "$E2E_TMP/disk.img" <<'PY' || fail "cannot write the partition table"
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(446)
+    f.write(struct.pack("<B3sB3sII", 0, b"\0" * 3, 0x83, b"\0" * 3, 2048, 2048) + b"\0" * 48 + b"\x55\xaa")
+PY
+	PDEV=$(losetup -r -P -f --show "$E2E_TMP/disk.img" 2>/dev/null) || PDEV=
+fi
+if [ -n "$PDEV" ]; then
+	on_exit "losetup -d '$PDEV'"
+	n=$(basename "$PDEV")
+	[ -r "/sys/block/$n/${n}p1/dev" ] || partx -a "$PDEV" 2>/dev/null || true
+	# shellcheck disable=SC2046 # MAJOR MINOR
+	mknod "$E2E_TMP/n1" b $(tr : ' ' <"/sys/block/$n/dev") || fail "mknod of $PDEV failed"
+	ln -s "$PDEV" "$E2E_TMP/n0" && ln -s "$D/d2" "$E2E_TMP/n2" && ln -s "$D/d3" "$E2E_TMP/n3"
+	gen_mpi "$E2E_TMP/n%r" -q -o "$E2E_TMP/bad.dist"
+	[ "$RC" -eq 2 ] && [ "$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err")" -eq 1 ] &&
+		grep -q "^dedisgen-mpi: $E2E_TMP/n0: rank 1 reads it too" "$E2E_TMP/err" ||
+		fail "two nodes of $PDEV on ranks 0 and 1: exit $RC (want 2, one line): $(head -c 800 "$E2E_TMP/err")"
+	ls "$E2E_TMP"/bad.dist* >/dev/null 2>&1 && fail "one device counted twice refused, yet an output"
+	if [ -r "/sys/block/$n/${n}p1/dev" ]; then
+		rm "$E2E_TMP/n1"
+		# shellcheck disable=SC2046
+		mknod "$E2E_TMP/n1" b $(tr : ' ' <"/sys/block/$n/${n}p1/dev") || fail "mknod of ${n}p1 failed"
+		gen_mpi "$E2E_TMP/n%r" -q -o "$E2E_TMP/bad.dist"
+		[ "$RC" -eq 2 ] && [ "$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err")" -eq 1 ] &&
+			grep -q "^dedisgen-mpi: $E2E_TMP/n0: rank 1 reads a partition of it: its blocks would be counted twice" \
+				"$E2E_TMP/err" ||
+			fail "$PDEV on rank 0, its partition on rank 1: exit $RC (want 2, one line): $(head -c 800 "$E2E_TMP/err")"
+		ls "$E2E_TMP"/bad.dist* >/dev/null 2>&1 && fail "a disk and its partition refused, yet an output"
+	fi
+	rm "$E2E_TMP"/n[0-3]
+	note "one device through two nodes, and a disk beside its partition, on two ranks: refused"
+fi
 
 # 5. A read error on rank 2's part with --strict: every rank exits 1, one line, nothing written.
 SHIM=$top_builddir/tests/fault/dedis-fault.so
