@@ -67,6 +67,17 @@ static int cmd_scan(const struct gen_options *o)
 					rc = EXIT_BAD_INPUT;
 					goto out;
 				}
+				/* a device under another name or node, or a disk and a partition of it */
+				struct stat sh, sn;
+				if (!stat(had, &sh) && !stat(now, &sn) && S_ISBLK(sh.st_mode) && S_ISBLK(sn.st_mode) &&
+				    (sh.st_rdev == sn.st_rdev || walk_disk_of(sh.st_rdev) == sn.st_rdev ||
+				     walk_disk_of(sn.st_rdev) == sh.st_rdev)) {
+					say("--db %s already holds an analysis of the device %s, %s %s: -k would count its "
+					    "blocks twice", o->db, had, sh.st_rdev == sn.st_rdev ? "which is" :
+					    walk_disk_of(sn.st_rdev) == sh.st_rdev ? "the disk of" : "a partition of", now);
+					rc = EXIT_BAD_INPUT;
+					goto out;
+				}
 				/* One scan refuses a PATH inside a directory PATH (its files would count
 				 * twice); -k, the same stream continued, must too, either way round. */
 				bool inside = path_within(now, had) == 1, holds = path_within(had, now) == 1;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # gen-loop-device.sh - dedisgen on a block device (a read-only loop device over an image of
 # known content): the device's whole size is read, and gives the image file's distribution; a
-# partition given beside its disk is refused (counted twice), two partitions are not.
+# partition given beside its disk (or added with -k) is refused (counted twice), two partitions
+# are not.
 source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root for a loop device"
 command -v losetup >/dev/null 2>&1 || skip "losetup is missing"
@@ -60,7 +61,19 @@ if [ -n "$PDEV" ] && [ -r "/sys/block/$n/${n}p2/dev" ]; then
 	# two partitions of one disk are disjoint: 1 MiB each, 2 MiB read
 	"$DEDISGEN" -d "$E2E_TMP/part1" "$E2E_TMP/part2" -o "$E2E_TMP/parts.dist" -q || fail "two partitions: exit $?"
 	grep -qx "# bytes: 2097152" "$E2E_TMP/parts.dist" || fail "two partitions: $(grep bytes "$E2E_TMP/parts.dist")"
-	note "a disk and its partition refused; two partitions read once each"
+	# -k continues one stream: a partition of a disk the DB holds, or the disk through another
+	# node, would count twice as well
+	"$DEDISGEN" -d "$PDEV" --db "$E2E_TMP/db" -o "$E2E_TMP/disk.dist" -q || fail "scan of $PDEV into --db: exit $?"
+	# shellcheck disable=SC2046 # MAJOR MINOR
+	mknod "$E2E_TMP/disknode" b $(tr : ' ' <"/sys/block/$n/dev") || fail "mknod of $n failed"
+	for again in "$E2E_TMP/part2" "$E2E_TMP/disknode"; do
+		rc=0
+		"$DEDISGEN" -d "$again" --db "$E2E_TMP/db" -k -o "$E2E_TMP/twice.dist" -q 2>"$E2E_TMP/err" || rc=$?
+		[ "$rc" -eq 2 ] && grep -q "already holds an analysis of the device $PDEV, .* $again: -k would count" \
+			"$E2E_TMP/err" || fail "-k $again after $PDEV: exit $rc, want 2: $(cat "$E2E_TMP/err")"
+		[ ! -e "$E2E_TMP/twice.dist" ] || fail "a refused -k scan wrote its output"
+	done
+	note "a disk and its partition refused (one scan and -k); two partitions read once each"
 else
 	note "partition case skipped: no partitions after losetup -P (and partx -a)"
 fi
