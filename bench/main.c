@@ -151,9 +151,10 @@ static int cmd_replay(struct bench_cli *cli)
 	o->seed = seed &= (1ULL << 53) - 1;
 	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
 	static struct target target;
+	/* a trace of reads only writes nothing: a read-only device takes it */
 	struct target_request req = {.path = o->target, .procs = 1, .file_size = trace.end_bytes, .file_size_given = true,
 				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct,
-				     .size_from = "the trace's extent"};
+				     .no_writes = trace.writes == 0, .size_from = "the trace's extent"};
 	int status = EXIT_BAD_INPUT;
 	struct opt_error oerr;
 	if (target_probe(&req, &target, msg, sizeof msg)) {

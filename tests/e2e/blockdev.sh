@@ -51,6 +51,14 @@ if RO=$(losetup -r -f --show "$IMG" 2>/dev/null); then
 	[ "$RC" -eq 2 ] && grep -q "is a read-only device; this run writes to it" "$E2E_TMP/err" ||
 		fail "a write run on read-only $RO: exit $RC: $(cat "$E2E_TMP/err")"
 	expect_ok --target "$RO" --procs 2 -r --populate none --quiet
+	# ...and so does replaying a trace of reads only (a write in the trace is refused)
+	printf '1000 1 p 8 8 R 8 0 0000000000000000deadbeef12345678\n' >"$E2E_TMP/reads.trace"
+	expect_ok replay "$E2E_TMP/reads.trace" --target "$RO" --json "$J" --quiet
+	jcheck "$J" '.reads.ops == 1 and .writes.ops == 0 and .status == "ok"' "read-only replay on $RO" .
+	printf '1000 1 p 8 8 W 8 0 0000000000000000deadbeef12345678\n' >"$E2E_TMP/writes.trace"
+	run_bench replay "$E2E_TMP/writes.trace" --target "$RO" --quiet
+	[ "$RC" -eq 2 ] && grep -q "is a read-only device; this run writes to it" "$E2E_TMP/err" ||
+		fail "a replay that writes on read-only $RO: exit $RC: $(cat "$E2E_TMP/err")"
 fi
 # dedisengine export writes a device in place: one smaller than the volume (it would fail
 # part-way) and a read-only one are refused before anything is written
