@@ -201,6 +201,13 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 	return 0;
 }
 
+/* A need in whole MiB, rounded up as the room beside it is rounded down: a refusal never reads
+ * "12 MiB free, the volume needs 12 MiB". */
+static uint64_t mib_up(uint64_t bytes)
+{
+	return (bytes + (1 << 20) - 1) >> 20;
+}
+
 /* One worker file of a directory target, if it exists: never a link, never anything but a regular
  * file, and dedisbench's own unless --force. *have: the bytes it already holds. */
 static int probe_worker_file(const struct target_request *req, struct target *t, unsigned w, uint64_t *have,
@@ -259,8 +266,8 @@ static int probe_dir(const struct target_request *req, struct target *t, char *e
 	uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need > avail)
 		return fail(err, errlen, "target directory %s has %llu MiB free, the run needs %llu MiB (%u x %llu MiB)",
-			    req->path, (unsigned long long)(avail >> 20), (unsigned long long)(need >> 20), req->procs,
-			    (unsigned long long)(req->file_size >> 20));
+			    req->path, (unsigned long long)(avail >> 20), (unsigned long long)mib_up(need), req->procs,
+			    (unsigned long long)mib_up(req->file_size));
 	return 0;
 }
 
@@ -355,7 +362,7 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 		    (uint64_t)vfs.f_bavail * vfs.f_frsize < need)
 			return fail(err, errlen, "target %s: %llu MiB free, the volume needs %llu MiB", req->path,
 				    (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20),
-				    (unsigned long long)(need >> 20));
+				    (unsigned long long)mib_up(need));
 		return 0;
 	}
 	if (rc)

@@ -164,6 +164,21 @@ if mount -t tmpfs -o size=4M tmpfs "$sm" 2>/dev/null; then
 	[ -z "$left" ] || fail "a format without room for its map and journal left: $left"
 fi
 
+# dedisbench's engine target on a file system without room for the volume: refused before the
+# format, and the message's two figures agree with the refusal (it read "12 MiB free, the volume
+# needs 12 MiB": the need was rounded down like the room).
+if mount -t tmpfs -o size=12M tmpfs "$sm" 2>/dev/null; then
+	run_bench --target "engine:$sm/vol" --procs 2 --file-size 6MiB -w --quiet
+	left=$(ls -A "$sm")
+	umount "$sm"
+	[ "$RC" -eq 2 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] ||
+		fail "an engine target without room: exit $RC: $(cat "$E2E_TMP/err")"
+	read -r free need < <(sed -n 's/.*: \([0-9]*\) MiB free, the volume needs \([0-9]*\) MiB$/\1 \2/p' "$E2E_TMP/err")
+	[ -n "$need" ] && [ "$free" -lt "$need" ] ||
+		fail "an engine target without room: the figures do not say why: $(cat "$E2E_TMP/err")"
+	[ -z "$left" ] || fail "a refused engine target left: $left"
+fi
+
 # Format into a regular file: it is not a directory (it said "is not empty"), and the file stays.
 printf 'keep\n' >"$T/plain"
 expect2 "format into a regular file" "plain is not a directory" "$DEDISENGINE" format "$T/plain" --size 8MiB
