@@ -481,11 +481,13 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	if (progress)
 		fputs("\r\033[K", stderr); /* the summary replaces the progress line */
 	collect(&l, r); /* (where peers report, they now hold every part's final stats) */
-	/* The last, partial interval: kept when it is long enough to say something (>= 0.1 s). */
-	if (ts.f && (double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1) {
+	/* The last, partial interval: kept when it holds operations no row counts yet (the rows add
+	 * up to the totals), or, empty, when it is long enough to say something (>= 0.1 s). */
+	if (ts.f) {
 		unsigned procs;
 		const struct run_shared *v = sampled(&l, &procs);
-		ts_sample(&ts, v, procs, end, NULL);
+		if ((double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1 || ts_unsampled_ops(&ts, v, procs))
+			ts_sample(&ts, v, procs, end, NULL);
 	}
 	if (ts.prev) {
 		hostload_end(&ts.host, "/proc");

@@ -850,6 +850,17 @@ int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs
 	return 0;
 }
 
+uint64_t ts_unsampled_ops(const struct timeseries *ts, const struct run_shared *sh, unsigned procs)
+{
+	uint64_t now = 0, before = 0;
+	for (int d = 0; d < 2; d++) {
+		for (unsigned i = 0; i < procs; i++)
+			now += __atomic_load_n(&sh->w[i].dir[d].ops, __ATOMIC_RELAXED);
+		before += ts->prev ? ts->prev[d].ops : 0;
+	}
+	return now > before ? now - before : 0;
+}
+
 int ts_close(struct timeseries *ts)
 {
 	int rc = 0;

@@ -101,6 +101,8 @@ struct ts_interval {
 	double p99_us;       /* the interval's p99, both directions */
 };
 int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now, struct ts_interval *out);
+/* Operations (both directions) completed since the previous row: what a final row must count. */
+uint64_t ts_unsampled_ops(const struct timeseries *ts, const struct run_shared *sh, unsigned procs);
 int ts_close(struct timeseries *ts);
 
 #endif

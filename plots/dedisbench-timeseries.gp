@@ -20,10 +20,11 @@ do for [d in "read write"] {
 }
 col(d, k) = (d eq "read" ? k : k + 4)      # k: the read column; write's is 4 further
 
-# How many seconds were sampled: none in a run shorter than 0.1 s (the last, partial interval
-# is dropped below that), one in a run of about a second. One sample drawn "with lines" is no
-# line at all, so it gets a point, and an x axis from the run's start, 0, to its time (a range of
-# one value is empty: gnuplot would warn and widen it around the point).
+# How many seconds were sampled: none in a run under 0.1 s that completed no operation (an
+# empty last, partial interval that short is dropped), one in a run of up to about a second.
+# One sample drawn "with lines" is no line at all, so it gets a point, and an x axis from the
+# run's start, 0, to its time (a range of one value is empty: gnuplot would warn and widen it
+# around the point).
 undefine STATS_*
 stats ARG1 using 1 skip 1 nooutput
 rows = exists("STATS_records") ? STATS_records : 0
@@ -79,7 +80,7 @@ if (host) {
 	set key bottom right
 	if (rows == 0) {
 		# nothing sampled: an empty panel that says so (a plot of no points is an error)
-		set label 1 "no samples: the run was shorter than 0.1 s" at graph 0.5, 0.5 center
+		set label 1 "no samples: the run was shorter than 0.1 s and did nothing" at graph 0.5, 0.5 center
 		set xrange [0:1]
 		set y2range [0:1]
 		plot NaN notitle

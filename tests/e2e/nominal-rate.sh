@@ -68,4 +68,17 @@ within "$(jget "$J" .totals.iops)" 2000 5 || fail "-n 2000 --time 3s --size 4MiB
 last_row=$(tail -n 1 "$E2E_TMP/o4/timeseries.csv" | cut -d, -f1)
 fcmp "$size_secs" "<=" "$(awk -v r="$last_row" 'BEGIN { print r + 0.01 }')" || fail "totals.seconds $size_secs is past the time series' end, $last_row s"
 
+# 5. The time series' rows add up to the run's operations, its last, partial second included:
+# 1050 ops at 1000/s end about 0.05 s after the 1 s row, and that row once dropped them (1001 of
+# 1050 counted) as "too short to say something".
+expect_ok "${common[@]}" -w --access uniform -n 1000 --size 4200KiB --json "$J" --output-dir "$E2E_TMP/o5"
+tail_ops=$(jget "$J" .totals.ops)
+[ "$tail_ops" = 1050 ] || fail "-n 1000 --size 4200KiB: totals.ops $tail_ops, want 1050"
+rows_ops=$(awk -F, 'NR > 1 { s += $2 + $6 } END { print s + 0 }' "$E2E_TMP/o5/timeseries.csv")
+[ "$rows_ops" = "$tail_ops" ] ||
+	fail "the time series counts $rows_ops of the run's $tail_ops operations: $(cat "$E2E_TMP/o5/timeseries.csv")"
+rows_ops=$(awk -F, 'NR > 1 { s += $2 + $6 } END { print s + 0 }' "$E2E_TMP/o4/timeseries.csv")
+[ "$rows_ops" = "$size_ops" ] ||
+	fail "the time series counts $rows_ops of the run's $size_ops operations: $(cat "$E2E_TMP/o4/timeseries.csv")"
+
 note "500 ops/s requested, $achieved achieved ($ops ops in $secs s); mixed: $r reads, $w writes"

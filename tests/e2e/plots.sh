@@ -75,7 +75,7 @@ render histogram-empty "$E2E_TMP/e5.png" dedisgen-histogram.gp "$E2E_TMP/empty.d
 render compare-empty "$E2E_TMP/e6.png" dedisgen-compare.gp "$E2E_TMP/empty.dat" "$E2E_TMP/empty.dat" "$E2E_TMP/e6.png"
 
 # The time series dedisbench writes now has the host columns, which add a third panel: with no
-# row (a run under 0.1 s keeps none) and with one row (a run of about a second) every panel
+# row (a run that completes no operation keeps none) and with one row (a run of about a second) every panel
 # still draws, without gnuplot's warnings (one sample drawn as a line is nothing, and a range
 # of one time value is empty).
 hdr='time_s,read_ops,read_mib_s,read_lat_mean_us,read_lat_p99_us,write_ops,write_mib_s,write_lat_mean_us,write_lat_p99_us,host_cpu_busy_pct,host_cpu_iowait_pct,host_mem_used_mib'
@@ -85,12 +85,13 @@ render timeseries-host-empty "$E2E_TMP/e11.png" dedisbench-timeseries.gp "$E2E_T
 render timeseries-host-one-row "$E2E_TMP/e12.png" dedisbench-timeseries.gp "$E2E_TMP/tsh1.csv" "$E2E_TMP/e12.png" "t"
 grep -q 'linespoints' "$P/dedisbench-timeseries.gp" || fail "dedisbench-timeseries.gp draws a single sample with lines only"
 
-# The same through dedisbench: a run too short for a sample (2 x 1 MiB) with --plot exits 0 and
-# leaves all four pictures.
+# The same through dedisbench: a run too short for a 1 s sample (2 x 1 MiB: one row, its partial
+# interval of a few ms) with --plot exits 0 and leaves all four pictures.
 mkdir "$E2E_TMP/short"
 "$DEDISBENCH" -q --target "$E2E_TMP/short" --procs 2 --file-size 1MiB --seed 3 --output-dir "$E2E_TMP/short.out" --plot \
 	2>"$E2E_TMP/short.err" || fail "a short run with --plot exited $?: $(head -3 "$E2E_TMP/short.err")"
-[ "$(wc -l <"$E2E_TMP/short.out/timeseries.csv")" -eq 1 ] || note "the short run sampled a second after all"
+[ "$(awk -F, 'NR > 1 { s += $2 + $6 } END { print s + 0 }' "$E2E_TMP/short.out/timeseries.csv")" = 512 ] ||
+	fail "the short run's time series does not count its 512 operations: $(cat "$E2E_TMP/short.out/timeseries.csv")"
 for png in timeseries latency distribution access; do
 	[ -s "$E2E_TMP/short.out/$png.png" ] || fail "a short run with --plot left no $png.png"
 done
