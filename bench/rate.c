@@ -1,5 +1,8 @@
 /* rate.c - due times of a nominal schedule, computed from the op number rather than by
  * accumulating intervals, so there is no drift over long runs. */
+#include <sched.h>
+#include <time.h>
+
 #include "rate.h"
 
 void schedule_init(struct schedule *s, uint64_t t0_ns, double rate, uint64_t workers, uint64_t worker)
@@ -18,4 +21,32 @@ uint64_t schedule_at(const struct schedule *s, uint64_t k)
 		return s->t0_ns;
 	long double slot = (long double)k * s->workers + s->worker;
 	return s->t0_ns + (uint64_t)(slot * 1e9L / s->rate);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void pacer_init(struct pacer *p) { p->wake_late_ns = 20000; }
+
+bool pacer_sleep_until(struct pacer *p, uint64_t t)
+{
+	uint64_t spin = 2 * p->wake_late_ns, now = mono_ns();
+	spin = spin < 2000 ? 2000 : spin > 100000 ? 100000 : spin;
+	if (t > now + spin) {
+		uint64_t wake = t - spin;
+		struct timespec ts = {(time_t)(wake / 1000000000ULL), (long)(wake % 1000000000ULL)};
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+			return false; /* EINTR */
+		now = mono_ns();
+		p->wake_late_ns = (7 * p->wake_late_ns + (now > wake ? now - wake : 0)) / 8;
+	}
+	while (now < t) {
+		sched_yield();
+		now = mono_ns();
+	}
+	return true;
 }

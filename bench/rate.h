@@ -21,4 +21,19 @@ uint64_t schedule_at(const struct schedule *s, uint64_t k);
 static inline uint64_t schedule_peek(const struct schedule *s) { return schedule_at(s, s->k); }
 static inline void schedule_advance(struct schedule *s) { s->k++; }
 
+/* Sleeping to a due time without counting the timer's lateness in waking as the operation's
+ * latency (nominal runs and paced replays count latency from the due time): sleep to short of
+ * it, then spin to it, yielding. How short: twice the lateness seen so far (an average), 2-100 us:
+ * on the 2-core VM wakes come 10-30 us late, on bare metal a few. The spin yields the CPU to
+ * whatever else is runnable (other workers, an in-process engine's peers), so a busy machine is
+ * not slowed by it. The caller sets its timer slack to 1 ns (PR_SET_TIMERSLACK): the default
+ * 50 us would be added to every wake. */
+struct pacer {
+	uint64_t wake_late_ns; /* the timer's mean lateness in waking this thread */
+};
+void pacer_init(struct pacer *p);
+/* Returns once CLOCK_MONOTONIC reaches t (true), or early when a signal interrupts the sleep
+ * (false: the caller re-checks why it waits). */
+bool pacer_sleep_until(struct pacer *p, uint64_t t);
+
 #endif

@@ -39,6 +39,7 @@ struct wctx {
 	struct dupgen dup;
 	struct content_gen content;
 	struct schedule sched[2];   /* [0] all ops or reads, [1] writes when rates are separate */
+	struct pacer pacer;         /* nominal: waits for the next op's due time */
 	bool split_rates;
 	uint64_t quota, issued;
 	uint64_t deadline;
@@ -415,30 +416,6 @@ static void complete(struct wctx *w, struct io_unit *u, uint64_t now)
 			u->dir == IO_WRITE ? 'W' : 'R', (unsigned long long)u->offset, (unsigned long long)lat);
 }
 
-/* Sleeps to short of t, then spins to it, yielding: a nominal run counts latency from each
- * operation's scheduled time, so the timer's lateness in waking us would count as the
- * operation's. How short: twice the lateness seen so far (an average), 2-100 us: on the 2-core
- * VM wakes come 10-30 us late, on bare metal a few. The spin yields the CPU to whatever else is
- * runnable (other workers, an in-process engine's peers), so a busy machine is not slowed by it. */
-static uint64_t wake_late_ns = 20000; /* per worker process */
-static void sleep_until(uint64_t t)
-{
-	uint64_t spin = 2 * wake_late_ns, now = now_ns();
-	spin = spin < 2000 ? 2000 : spin > 100000 ? 100000 : spin;
-	if (t > now + spin) {
-		uint64_t wake = t - spin;
-		struct timespec ts = {(time_t)(wake / 1000000000ULL), (long)(wake % 1000000000ULL)};
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-			return; /* EINTR: the caller re-checks */
-		now = now_ns();
-		wake_late_ns = (7 * wake_late_ns + (now > wake ? now - wake : 0)) / 8;
-	}
-	while (now < t) {
-		sched_yield();
-		now = now_ns();
-	}
-}
-
 static void reap(struct wctx *w, unsigned min, uint64_t timeout)
 {
 	int n = w->eng->getevents(&w->io, min, w->io.depth, timeout);
@@ -524,7 +501,7 @@ static void run_loop(struct wctx *w)
 			}
 			reap(w, min, timeout);
 		} else if (pending_valid && pdue > now) {
-			sleep_until(pdue < w->deadline ? pdue : w->deadline);
+			(void)pacer_sleep_until(&w->pacer, pdue < w->deadline ? pdue : w->deadline); /* EINTR: re-checked */
 		}
 	}
 	/* Drain what is in flight so every issued op is accounted for. */
@@ -589,6 +566,7 @@ int worker_main(const struct worker_args *a)
 		} else {
 			schedule_init(&w.sched[0], t0, c->o.rate, workers, number);
 		}
+		pacer_init(&w.pacer);
 		/* A nominal run's latency counts from each operation's scheduled time, so the timer's
 		 * lateness in waking us counts too: the default 50 us slack would add that to every
 		 * operation (p50 75 us against 0 on the null target). */
