@@ -543,15 +543,20 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 		json_object_set_new(j, "compressibility", comp_json(&s->dist.comp));
 		json_object_set_new(j, "locality", loc_json(&s->dist.locality));
 		json_array_append_new(results, j);
+		json_object_set_new(j, "bytes_read", json_integer((json_int_t)bytes));
 		if (!o->quiet) {
-			char sz[32];
-			units_format_size(s->meta.bytes, sz, sizeof sz);
+			/* what this run read in its time; with -k the analysis also holds the DB's earlier bytes */
+			char sz[32], all[32], read[80] = "";
+			units_format_size(bytes, sz, sizeof sz);
+			units_format_size(s->meta.bytes, all, sizeof all);
+			if (s->meta.bytes != bytes)
+				snprintf(read, sizeof read, " read (%s in the analysis)", all);
 			fprintf(summary,
 				"block size %" PRIu64 ": %" PRIu64 " blocks, %" PRIu64 " distinct, %" PRIu64
-				" zero; U0 %.3f %%, U1 %.3f %%, D %.3f %%, dedup ratio %.4f; %s in %.2f s "
+				" zero; U0 %.3f %%, U1 %.3f %%, D %.3f %%, dedup ratio %.4f; %s%s in %.2f s "
 				"(%.1f MiB/s), index %.1f B/distinct%s\n",
 				s->block_size, rows.total_blocks, rows.distinct, s->zero_blocks, 100 * rows.u0,
-				100 * rows.u1, 100 * rows.d, rows.ratio, sz, seconds,
+				100 * rows.u1, 100 * rows.d, rows.ratio, sz, read, seconds,
 				seconds > 0 ? (double)bytes / seconds / 1048576 : 0.0, s->index_bytes_per_distinct,
 				s->spills ? " (spilled to Berkeley DB)" : "");
 			sections_text(summary, &s->dist, "  ");

@@ -98,7 +98,15 @@ cmp "$E2E_TMP/merged.dist.4096" "$E2E_TMP/mspill.dist.4096" || fail "merge --mem
 diff <(records "$E2E_TMP/h12.dist") <(records "$E2E_TMP/h21.dist") >&2 || fail "the order of the PATHs changed the result"
 # -k extends an analysis with more paths: half 1 then -k half 2 == whole
 "$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dk" -q >/dev/null || fail "-k base exited $?"
-"$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -o "$E2E_TMP/k.dist" -q || fail "-k exited $?"
+"$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dk" -k -o "$E2E_TMP/k.dist" --json "$E2E_TMP/k.json" >"$E2E_TMP/k.out" ||
+	fail "-k exited $?"
+# its figures: the analysis holds both halves' bytes, this run read h2's (the summary once said
+# "<both halves> in <h2's time>", and a rate from the JSON's bytes / seconds counted h1 too)
+sz() { find "$@" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
+jcheck "$E2E_TMP/k.json" ".results[0].bytes == $(sz "$W/h1" "$W/h2") and .results[0].bytes_read == $(sz "$W/h2")" \
+	"-k: bytes $(sz "$W/h1" "$W/h2") in the analysis, $(sz "$W/h2") read" '.results[0] | {bytes, bytes_read}'
+grep -q '^block size 4096: .* read (.* in the analysis) in ' "$E2E_TMP/k.out" ||
+	fail "-k: the summary does not tell what this run read from what the analysis holds: $(cat "$E2E_TMP/k.out")"
 # the stream goes on where h1 ended: records, samples and locality all as in one pass
 diff <(records "$E2E_TMP/mem.dist.4096") <(records "$E2E_TMP/k.dist") >&2 || fail "-k h1 + h2 differs from the whole"
 grep -q '^\[locality 1\]' "$E2E_TMP/k.dist" && grep -q '^\[compressibility 2\]' "$E2E_TMP/k.dist" ||
