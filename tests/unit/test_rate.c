@@ -1,6 +1,7 @@
 /* test_rate.c - the nominal pacing schedule: per-worker due times, even interleaving of all
  * workers at the requested total rate, and no drift over long runs. */
 #include <stdlib.h>
+#include <time.h>
 #include "rate.h"
 #include "unit.h"
 
@@ -50,12 +51,33 @@ static void peak_is_inactive(void)
 	CU_ASSERT_EQUAL(schedule_at(&s, 100), 5);
 }
 
+static uint64_t mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void pacer_never_wakes_early(void)
+{
+	/* a due time is reached, never undershot: past the sleep (3 ms) and within the spin (50 us) */
+	struct pacer p;
+	pacer_init(&p);
+	for (uint64_t ahead = 50000; ahead <= 3000000; ahead *= 60) {
+		uint64_t t = mono() + ahead;
+		CU_ASSERT_TRUE(pacer_sleep_until(&p, t));
+		CU_ASSERT(mono() >= t);
+	}
+	CU_ASSERT_TRUE(pacer_sleep_until(&p, mono() - 1)); /* already due: at once */
+}
+
 int suite_rate(void)
 {
 	static const struct unit_test tests[] = {
 		{"workers interleave evenly at the total rate", workers_interleave_evenly},
 		{"due times do not drift", no_drift},
 		{"peak has no schedule", peak_is_inactive},
+		{"the pacer never wakes before the due time", pacer_never_wakes_early},
 		{NULL, NULL},
 	};
 	return unit_add_suite("rate", tests);
