@@ -184,15 +184,16 @@ static void check_peers(struct launch *l, bool done)
 	}
 }
 
-/* What the time series and the progress line sample: the whole run where the peers say it. */
-static const struct run_shared *sampled(const struct launch *l, unsigned *procs)
+/* What the time series and the progress line sample for the row due at `tick` (now, or the
+ * run's end), and *at: the time that row ends. This part's stats as they are now, or where the
+ * peers say it, the whole run's as of `tick` - NULL while they are not all in yet. */
+static const struct run_shared *sampled(const struct launch *l, uint64_t tick, unsigned *procs, uint64_t *at)
 {
-	const struct run_shared *v = l->peers && l->peers->view ? l->peers->view(l->peers->ctx, procs) : NULL;
-	if (!v) {
-		*procs = l->procs;
-		v = l->sh;
-	}
-	return v;
+	*at = now_ns();
+	if (l->peers && l->peers->view)
+		return l->peers->view(l->peers->ctx, tick, procs, at);
+	*procs = l->procs;
+	return l->sh;
 }
 
 static void watch(struct launch *l, struct timeseries *ts, bool progress)
@@ -207,14 +208,19 @@ static void watch(struct launch *l, struct timeseries *ts, bool progress)
 			if (now >= next_tick) {
 				struct ts_interval iv;
 				unsigned procs;
-				const struct run_shared *v = sampled(l, &procs);
-				ts_sample(ts, v, procs, now, &iv);
-				if (progress)
-					progress_line(l, &iv);
-				next_tick += 1000000000ULL;
-				continue;
+				uint64_t at;
+				const struct run_shared *v = sampled(l, next_tick, &procs, &at);
+				if (v) {
+					ts_sample(ts, v, procs, at, &iv);
+					if (progress)
+						progress_line(l, &iv);
+					next_tick += 1000000000ULL;
+					continue;
+				}
+				timeout_ms = ROW_RETRY_MS; /* the peers' stats for the row are on their way */
+			} else {
+				timeout_ms = (int)((next_tick - now + 999999) / 1000000);
 			}
-			timeout_ms = (int)((next_tick - now + 999999) / 1000000);
 		}
 		if (l->peers && (timeout_ms < 0 || timeout_ms > PEERS_CHECK_MS))
 			timeout_ms = PEERS_CHECK_MS;
@@ -485,8 +491,9 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	 * up to the totals), or, empty, when it is long enough to say something (>= 0.1 s). */
 	if (ts.f) {
 		unsigned procs;
-		const struct run_shared *v = sampled(&l, &procs);
-		if ((double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1 || ts_unsampled_ops(&ts, v, procs))
+		uint64_t at;
+		const struct run_shared *v = sampled(&l, end, &procs, &at);
+		if (v && ((double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1 || ts_unsampled_ops(&ts, v, procs)))
 			ts_sample(&ts, v, procs, end, NULL);
 	}
 	if (ts.prev) {

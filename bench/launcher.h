@@ -28,9 +28,11 @@ struct launcher_peers {
 	 * at once: the first to take it interrupts the others). */
 	enum peers_stop (*check)(void *ctx, const struct run_shared *sh, bool done, const char *failure,
 				 bool interrupted, char *why, size_t whylen);
-	/* The whole run's live stats for the time series and the progress line (all parts' workers,
-	 * this one's current, the others' as last heard), or NULL where this part does not report. */
-	const struct run_shared *(*view)(void *ctx, unsigned *procs);
+	/* Where this part reports (NULL elsewhere): the whole run's stats for the time series row due
+	 * at `tick` (a whole second from t0; or the run's end, once reduce has run: every part's
+	 * final stats), every part's cut at that tick, with *at set to when the row ends; NULL while
+	 * some part's are still on their way (asked again every ROW_RETRY_MS). */
+	const struct run_shared *(*view)(void *ctx, uint64_t tick, unsigned *procs, uint64_t *at);
 	/* This part's result and its tallies (what it wrote, what its target holds, accesses); at
 	 * the reporting part they become the whole run's (r->w grows to every part's workers). 0, or
 	 * -1 when the whole could not be reduced (r->failed says why). */
@@ -38,6 +40,7 @@ struct launcher_peers {
 		      uint64_t *live_zero, struct access_freq *af);
 };
 #define PEERS_CHECK_MS 100
+#define ROW_RETRY_MS 5
 
 /* launcher_run for one part of a larger run (peers NULL: launcher_run). */
 int launcher_run_part(const struct bench_config *c, const struct launcher_peers *peers, struct run_result *r,

@@ -29,12 +29,24 @@ struct mpi_peers {
 	void *snap_in;            /* rank 0: MPI_Request per rank, its posted snapshot receive */
 	uint64_t *heard_ns;       /* rank 0: when each rank was last heard from (this host's clock) */
 	bool *finished;           /* rank 0: each rank's final results arrived (or it is lost); atomics */
+	/* rank 0: the time series' rows, cut at each tick on every rank */
+	uint64_t t0_ns;
+	void *tick_in;            /* MPI_Request per rank, its posted tick receive */
+	void **tick_rx;           /* per rank: where its next tick arrives */
+	uint64_t *tick_of;        /* per rank: the tick its stats in tick_box are from (0 none, UINT64_MAX final) */
+	struct worker_shared *tick_box;
+	struct run_shared *at_tick; /* the row's whole run */
+	uint64_t row_tick, row_deadline_ns; /* the row being built, and when it is taken as it is */
+	bool reduced;             /* every final result is in: the view is the whole run's end */
 	uint64_t root_heard_ns;   /* other ranks: when rank 0 was last heard from */
 	bool root_lost;           /* other ranks: rank 0 went silent; no result is sent, the job ends */
 	uint64_t next_snap_ns;    /* other ranks: when to send the next live snapshot */
 	void *snap_buf;
 	bool snap_pending;
 	void *snap_req;           /* MPI_Request */
+	uint64_t next_tick_ns;    /* other ranks: when to send the next tick */
+	void *tick_buf, *tick_req;
+	bool tick_pending, tick_final_sent;
 	void *stop_req;           /* MPI_Request of the posted receive of a stop */
 	char stop_buf[512];
 	bool stop_posted, stop_sent;
