@@ -362,6 +362,7 @@ static void collect(struct launch *l, struct run_result *r)
 		r->final_checks += w->final_checks;
 		r->final_mismatches += w->final_mismatches;
 		r->unchecked += w->unchecked;
+		r->missed += w->missed;
 		for (int m = 0; m < VM_METHODS; m++)
 			r->checks_by[m] += w->checks_by[m];
 		for (int k = 0; k < 4; k++)

@@ -23,6 +23,21 @@ uint64_t schedule_at(const struct schedule *s, uint64_t k)
 	return s->t0_ns + (uint64_t)(slot * 1e9L / s->rate);
 }
 
+uint64_t schedule_due_before(const struct schedule *s, uint64_t t)
+{
+	if (t <= s->t0_ns)
+		return 0;
+	/* slot k*W + w is due before t when it is below (t - t0) * RATE: estimated, then settled on
+	 * schedule_at itself, so the count agrees with the due times the worker used */
+	long double slots = (long double)(t - s->t0_ns) * s->rate / 1e9L - (long double)s->worker;
+	uint64_t k = slots > 0 ? (uint64_t)(slots / (long double)s->workers) : 0;
+	while (k > 0 && schedule_at(s, k - 1) >= t)
+		k--;
+	while (schedule_at(s, k) < t)
+		k++;
+	return k;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;

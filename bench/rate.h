@@ -20,6 +20,8 @@ uint64_t schedule_at(const struct schedule *s, uint64_t k);
 /* When the next operation is due (does not advance). */
 static inline uint64_t schedule_peek(const struct schedule *s) { return schedule_at(s, s->k); }
 static inline void schedule_advance(struct schedule *s) { s->k++; }
+/* How many of this worker's operations are due before t. */
+uint64_t schedule_due_before(const struct schedule *s, uint64_t t);
 
 /* Sleeping to a due time without counting the timer's lateness in waking as the operation's
  * latency (nominal runs and paced replays count latency from the due time): sleep to short of

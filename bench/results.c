@@ -183,6 +183,9 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		double req = o->rate > 0 ? o->rate : o->read_rate + o->write_rate;
 		fprintf(f, "rate: requested %.1f ops/s, achieved %.1f ops/s\n", req,
 			per_s(r->total[0].ops + r->total[1].ops, r->seconds));
+		if (r->missed)
+			fprintf(f, "rate: %llu operations due before the end were never issued (the target fell behind at the "
+				   "end): their latency is in no figure above\n", (unsigned long long)r->missed);
 	}
 	if (r->have_written && r->written_rows.total_blocks) {
 		const struct dist_rows *w = &r->written_rows;
@@ -362,7 +365,8 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	json_object_set_new(doc, "writes", dir_json(r->total[1].ops, r->total[1].bytes, &r->total[1].lat, r->seconds));
 	if (c->nominal) {
 		double req = o->rate > 0 ? o->rate : o->read_rate + o->write_rate;
-		json_t *rate = json_pack("{s:f, s:f}", "requested", req, "achieved", per_s(ops, r->seconds));
+		json_t *rate = json_pack("{s:f, s:f, s:I}", "requested", req, "achieved", per_s(ops, r->seconds), "missed",
+					 (json_int_t)r->missed);
 		if (o->read_rate > 0) {
 			json_object_set_new(rate, "read_requested", json_real(o->read_rate));
 			json_object_set_new(rate, "read_achieved", json_real(per_s(r->total[0].ops, r->seconds)));

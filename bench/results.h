@@ -49,6 +49,7 @@ struct run_result {
 	/* Verification: online reads and the final pass; the first few mismatches. */
 	uint64_t read_checks, read_mismatches, final_checks, final_mismatches;
 	uint64_t unchecked;           /* reads and final-pass blocks nothing was known about */
+	uint64_t missed;              /* nominal: operations due before --time's end, never issued */
 	uint64_t checks_by[VM_METHODS]; /* how: ledger, zeros, identified from the bytes, layout */
 	uint64_t found[4];            /* what: by enum content_kind */
 	uint64_t foreign_seed;        /* the first other seed seen */

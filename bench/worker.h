@@ -27,6 +27,7 @@ struct worker_shared {
 	uint64_t final_checks;      /* final pass: blocks checked */
 	uint64_t final_mismatches;
 	uint64_t unchecked;         /* reads and final-pass blocks nothing was known about */
+	uint64_t missed;            /* nominal, ended by --time: operations due before the end, never issued */
 	uint64_t checks_by[VM_METHODS]; /* checks (online and final) by how they were made */
 	uint64_t found[4];          /* checked blocks by what they held (enum content_kind) */
 	uint64_t foreign_seed;      /* the seed of the first block of another seed found */

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Nominal (open-loop) load: -n 500 for 10 s achieves 500 ops/s +-2 %, paced evenly per second;
-# a mixed run with -nr100 -nw50 for 4 s does about 400 reads and 200 writes.
+# a mixed run with -nr100 -nw50 for 4 s does about 400 reads and 200 writes; what a target that
+# fell behind left unissued by the end is counted (issued + missed = due, exactly).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,6 +17,7 @@ end=$(date +%s.%N)
 wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
 
 [ "$(jget "$J" .rate.requested)" = 500 ] || fail "rate.requested is $(jget "$J" .rate.requested), want 500"
+[ "$(jget "$J" .rate.missed)" = 0 ] || fail "a run that kept up missed $(jget "$J" .rate.missed) operations"
 achieved=$(jget "$J" .rate.achieved)
 within "$achieved" 500 2 || fail "rate.achieved $achieved is not 500 +-2 %"
 ops=$(jget "$J" .totals.ops)
@@ -55,6 +57,9 @@ expect_ok --target "$E2E_TMP/t" --procs 1 --file-size 4MiB --sync fsync --quiet 
 behind_secs=$(jget "$J" .totals.seconds) behind_ops=$(jget "$J" .totals.ops)
 fcmp "$behind_secs" "<=" 2 || fail "-n 10000000 --time 1s on an fsync-bound target ran $behind_secs s"
 [ "$behind_ops" -lt 10000000 ] || fail "one worker reached $behind_ops ops in 1 s: not behind, test proves nothing"
+behind_missed=$(jget "$J" .rate.missed)
+[ $((behind_ops + behind_missed)) = 10000000 ] ||
+	fail "$behind_ops issued and $behind_missed missed of the 10000000 due in 1 s at 10000000/s"
 
 # 4. --size ends a nominal run before its --time: 1024 ops at 2000/s take about 0.51 s of a 3 s
 # --time. The run stops there, and its rate is its ops over that span, not over the 3 s it did
@@ -81,4 +86,35 @@ rows_ops=$(awk -F, 'NR > 1 { s += $2 + $6 } END { print s + 0 }' "$E2E_TMP/o4/ti
 [ "$rows_ops" = "$size_ops" ] ||
 	fail "the time series counts $rows_ops of the run's $size_ops operations: $(cat "$E2E_TMP/o4/timeseries.csv")"
 
+# 6. A stall across the end (the worker stopped at its 1500th write, 1.5 s into a 2 s run at
+# 1000/s, and continued once the 2 s are over): the ops due after the stall began and before the
+# end were never issued, and have no latency in any figure - they are counted, not hidden in a
+# lower rate: 1500 issued + 500 missed = the 2000 due. (The wait for the end is the time
+# observed, not a synchronisation.)
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
+head -c 8 /dev/zero >"$E2E_TMP/shim.state"
+rm -rf "$E2E_TMP/t6"
+mkdir "$E2E_TMP/t6"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
+	DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=1500 DEDIS_FAULT_PATH="$E2E_TMP/t6/" DEDIS_FAULT_STATE="$E2E_TMP/shim.state" \
+	DEDIS_FAULT_LOG="$E2E_TMP/shim.log" "$DEDISBENCH" --target "$E2E_TMP/t6" --procs 1 --file-size 4MiB --sync none \
+	-w --access uniform -n 1000 --time 2s --json "$J" >"$E2E_TMP/out6" 2>&1 &
+pid=$!
+on_exit "kill -9 $pid 2>/dev/null"
+for _ in $(seq 1 300); do
+	[ -s "$E2E_TMP/shim.log" ] && break
+	sleep 0.1
+done
+[ -s "$E2E_TMP/shim.log" ] || fail "the worker never reached its 1500th write: $(cat "$E2E_TMP/out6")"
+sleep 1
+kill -CONT "$(awk '{ print $5 }' "$E2E_TMP/shim.log")"
+wait "$pid" || fail "the stalled run exited $?: $(cat "$E2E_TMP/out6")"
+stall_ops=$(jget "$J" .totals.ops) stall_missed=$(jget "$J" .rate.missed)
+[ "$stall_ops" = 1500 ] && [ "$stall_missed" = 500 ] ||
+	fail "a stall from the 1500th of 2000 due operations to past the end: $stall_ops issued, $stall_missed missed (want 1500 + 500)"
+grep -q "^rate: 500 operations due before the end were never issued" "$E2E_TMP/out6" ||
+	fail "the summary must say what was never issued: $(cat "$E2E_TMP/out6")"
+
+note "a stall across the end: $stall_ops issued, $stall_missed missed; behind the rate: $behind_ops issued, $behind_missed missed"
 note "500 ops/s requested, $achieved achieved ($ops ops in $secs s); mixed: $r reads, $w writes"
