@@ -32,6 +32,7 @@ struct parser {
 	size_t ccap;               /* cells allocated */
 	int last_bin[4];           /* locality: last K read per kind */
 	int sect_version[3];       /* the version each section's header gave */
+	size_t zero_line;          /* line of the "# zero-blocks:" header; 0: none */
 };
 
 static void set_err(struct dist_error *err, const char *name, size_t line, const char *fmt, ...)
@@ -271,6 +272,7 @@ static int parse_comment(struct parser *ps, struct dist *out, const char *c, siz
 					  shown, why);
 		if (keys[k].which == 0) {
 			out->zero_blocks = n;
+			ps->zero_line = line;
 		} else {
 			if (n == 0)
 				return parse_fail(ps, line, "malformed header '# %s': block-size must be > 0", shown);
@@ -873,6 +875,22 @@ static int write_locality(FILE *f, const struct dist_locality *l)
 	return 0;
 }
 
+/* Whether a record of `dups` duplicates is among d's (sorted) rows. */
+static bool dist_has_dups(const struct dist *d, uint64_t dups)
+{
+	size_t lo = 0, hi = d->nrows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->rows[mid].dups == dups)
+			return true;
+		if (d->rows[mid].dups < dups)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dist_error *err)
 {
 	struct parser ps = {.name = name ? name : "<distribution>", .err = err};
@@ -944,6 +962,18 @@ int dist_parse(const char *text, size_t len, const char *name, struct dist *out,
 	}
 	if (section_close(&ps, &d, line) != 0 || finish(&ps, &d, line, ps.legacy) != 0)
 		goto done;
+	/* The zero block is one of the contents the records count: "# zero-blocks: N" names the
+	 * record of N - 1 duplicates. Without one, the header would add N zero blocks the records
+	 * do not hold, and a replay would write them on top of the distribution. */
+	if (d.zero_blocks && !dist_has_dups(&d, d.zero_blocks - 1)) {
+		set_err(err, ps.name, ps.zero_line,
+			"'# zero-blocks: %" PRIu64 "' does not match the records: the zero block, one content "
+			"stored %" PRIu64 " times, needs a record '%" PRIu64 " <blocks>'",
+			d.zero_blocks, d.zero_blocks, d.zero_blocks - 1);
+		free(d.rows);
+		d.rows = NULL;
+		goto done;
+	}
 	*out = d;
 	rc = 0;
 done:
