@@ -123,7 +123,8 @@ const struct opt_def bench_option_table[] = {
 	{"json", 'j', "FILE", OT_STRING, OFF(json), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "write the results as one JSON document"},
 	{"output-dir", 'o', "DIR", OT_STRING, OFF(output_dir), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "write the 1 s time series (timeseries.csv) here"},
+	 "write the 1 s time series (timeseries.csv), the latency percentiles, the distribution buckets, "
+	 "the accesses per block and the scaled target (scaled-target.dist) here"},
 	{"dist-report", 0, "FILE", OT_STRING, OFF(dist_report), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "write the distribution the target holds after the run (dedis-dist format)"},
 	{"access-report", 0, "FILE", OT_STRING, OFF(access_report), NULL, NULL, 0, 0, 0, 0, "Results",
