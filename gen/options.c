@@ -476,7 +476,9 @@ static void print_rows(FILE *f, int cmd)
 		if (d->arg && n < (int)sizeof left)
 			snprintf(left + n, sizeof left - (size_t)n, " %s", d->arg);
 		cmds_text(d->cmds, cmds, sizeof cmds);
-		fprintf(f, "%-26s %s", left, d->help);
+		/* two blanks at least between an option that fills the column and its help, as
+		 * everywhere else: one would make the help's first word look like the metavariable */
+		fprintf(f, "%-26s %s%s", left, strlen(left) >= 26 ? " " : "", d->help);
 		if (d->def && d->type != GT_FLAG && strcmp(d->def, "0"))
 			fprintf(f, " [%s]", d->def);
 		if (d->type != GT_ACTION && !cmd)

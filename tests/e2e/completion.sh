@@ -55,6 +55,10 @@ expect "--target --procs --time --json --output-dir" _dedisbench dedisbench --
 expect_only "null" _dedisbench dedisbench -T nu
 expect_only "suite" _dedisbench dedisbench su
 expect_only "backup" _dedisbench dedisbench --workload b
+# every choice of an option with a fixed set of values
+expect_only "runs scattered" _dedisbench dedisbench --layout ''
+expect_only "dist" _dedisbench dedisbench --compress ''
+expect_only "global replica" _dedisbench dedisbench --rank-content ''
 
 # Every long option of --help is offered.
 want=$("$top_builddir/dedisbench" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+' | tr '\n' ' ')
@@ -74,6 +78,17 @@ comp _dedisgen dedisgen show --
 expect "--max-diff" _dedisgen dedisgen compare --ma
 expect "--block-size --db --mem-limit --output" _dedisgen dedisgen /srv --
 expect_only "sha1 sha256" _dedisgen dedisgen --hash ''
+# every long option of --help is offered by the subcommands it names (an option whose name and
+# metavariable fill --help's column, --compress-sample RATE, was once lost to the parse)
+expect "--compress-sample --no-locality" _dedisgen dedisgen /srv --
+expect "--max-diff --max-ratio-diff --max-tv --max-locality-diff" _dedisgen dedisgen compare --
+got_all=" "
+for sub in /srv merge show compare; do comp _dedisgen dedisgen $sub --; got_all+="$got "; done
+for opt in $("$top_builddir/dedisgen" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+'); do
+	[[ $got_all == *" $opt "* ]] || fail "dedisgen --help has $opt but no subcommand's completion offers it"
+done
+expect_only "auto pread mmap" _dedisgen dedisgen /srv --read-method ''
+expect "auto all off" _dedisgen dedisgen /srv --compress-sample ''
 
 # dedisengine: commands, per-command options, choices.
 expect_only "stat" _dedisengine dedisengine st
@@ -86,6 +101,11 @@ expect_only "lz4" _dedisengine dedisengine format vol --compress l
 touch img.raw
 expect_only "img.raw" _dedisengine dedisengine import --commit-every = 4 vol i
 rm img.raw
+got_all=" "
+for c in format stat fsck gc import export discard; do comp _dedisengine dedisengine $c vol --; got_all+="$got "; done
+for opt in $("$top_builddir/dedisengine" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+'); do
+	[[ $got_all == *" $opt "* ]] || fail "dedisengine --help has $opt but no command's completion offers it"
+done
 comp _dedisengine dedisengine stat --
 [[ $got == *" --size "* ]] && fail "dedisengine stat offers format's --size: [$got]"
 note "completion works for dedisbench, dedisgen and dedisengine"
