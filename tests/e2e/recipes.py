@@ -4,11 +4,11 @@
 #
 # The convention (documented in doc/design.md, "Runnable documentation"):
 #  - a recipe is a ```sh or ```bash block of a Markdown file, or a .nf/.fi block of a man page's
-#    EXAMPLES section whose first word is a command (not a file listing);
+#    EXAMPLES section whose first word is a tool or mpirun (not a file listing);
 #  - markers, on the lines right above the block (Markdown: <!-- KEY: VALUE -->, roff: .\" KEY: VALUE):
 #      recipe: NAME        the recipe's name (default: the file, the heading or paragraph, the line)
 #      needs: WORD...      root, loop, mpi, cmd:PROGRAM, pkg:DEBIAN-PACKAGE, env:VARIABLE; absent:
-#                          skipped, the reason printed
+#                          skipped, the reason printed (mpirun in a block: mpi, inferred)
 #      slow: REASON        skipped unless DEDIS_RECIPES_SLOW=1 (package builds, apt, long sweeps)
 #      skip: REASON        never run here (the reason printed)
 #      setup: COMMAND      run first, unseen by the reader (fixtures the prose assumes exist)
@@ -40,6 +40,7 @@ UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "kb": 1000, "m": 1 << 20, 
          "g": 1 << 30, "gib": 1 << 30, "gb": 10**9, "t": 1 << 40, "tib": 1 << 40, "tb": 10**12}
 KNOWN_MARKERS = ("recipe", "needs", "slow", "skip", "setup", "expect", "expect-file", "in", "file-size")
 TOOLS = ("dedisbench", "dedisgen", "dedisengine")
+MPI_TOOLS = ("dedisbench-mpi", "dedisgen-mpi")
 DEVICE_RE = re.compile(r"/dev/(?:sd[a-zA-Z]|nvme\d+n\d+|vd[a-z])\b")
 # A placeholder path starts a word: after a blank, a quote, '=', ':', '(' or a short option (-p/dev/sdb).
 LEAD = r"(^|[\s'\"=:(]|(?<=\s)-\w)"
@@ -138,7 +139,8 @@ def man_recipes(path, label):
                 k -= 1
             markers = [(key, roff_text(value)) for key, value in parse_markers(above, roff_marker)]
             # a listing of a file (a distribution) is not a command
-            if first in TOOLS or first.startswith("build/") or any(key == "recipe" for key, _ in markers):
+            if first in TOOLS or first == "mpirun" or first.startswith("build/") or \
+                    any(key == "recipe" for key, _ in markers):
                 name = para if len(para) <= 72 else para[:72].rsplit(" ", 1)[0] + " ..."
                 name = name.rstrip(":") or "EXAMPLES"
                 for key, value in markers:
@@ -222,7 +224,9 @@ class Scaler:
     def command(self, seg):
         """One command of a pipeline or list: the tool's durations and sizes."""
         words = seg.split()
-        tool = next((os.path.basename(x) for x in words if os.path.basename(x) in TOOLS), None)
+        # dedisbench-mpi and dedisgen-mpi take their tool's options: scaled as it is
+        tool = next((os.path.basename(x).removesuffix("-mpi") for x in words
+                     if os.path.basename(x) in TOOLS + MPI_TOOLS), None)
         if tool not in ("dedisbench", "dedisengine"):
             return seg
         seg = re.sub(r"(\s)(--time[= ]|-t ?)(\S+)", lambda m: f"{m.group(1)}--time {self.duration}", seg)
@@ -311,6 +315,8 @@ def why_skipped(r, loop):
         needs.append("cmd:gnuplot")
     if re.search(r"(^|[|\s])jq\s", r.body):
         needs.append("cmd:jq")
+    if re.search(r"(^|[|;&\s])mpirun\s", r.body):
+        needs.append("mpi")
     for need in needs:
         why = missing_need(need, loop)
         if why:
@@ -337,8 +343,10 @@ def source_copy(srcdir, dest):
 def prepare(args, w, scaler):
     for d in ("mnt", "data", "var-tmp", "bin"):
         os.makedirs(os.path.join(w, d), exist_ok=True)
-    for tool in TOOLS:
+    for tool in TOOLS + MPI_TOOLS:
         dst = os.path.join(w, "bin", tool)
+        if tool in MPI_TOOLS and not os.path.exists(os.path.join(args.builddir, tool)):
+            continue  # built only where Open MPI is (configure --with-mpi)
         if not os.path.lexists(dst):
             os.symlink(os.path.join(args.builddir, tool), dst)
     for name, target in (("build", args.builddir), ("distributions", os.path.join(args.srcdir, "distributions")),
@@ -443,6 +451,8 @@ def main():
         prepare(args, workdir, sc)
         env = dict(os.environ, PATH=os.path.join(workdir, "bin") + ":" + os.environ.get("PATH", ""),
                    TMPDIR=os.path.join(workdir, "var-tmp"))
+        # mpirun as root, as the man pages' examples say a reader adds --allow-run-as-root
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         for r in found:
             args.seq += 1
             why = why_skipped(r, args.loop)
