@@ -85,7 +85,7 @@ const struct opt_def bench_option_table[] = {
 	{"generations", 0, "G", OT_UINT, OFF(generations), "10", NULL, 0, 1, 1000, 0, "Workload",
 	 "backup: generations per stream (--file-size each)"},
 	{"backup-rates", 0, "A:D:M", OT_STRING, OFF(backup_rates), "2:2:5", NULL, 0, 0, 0, 0, "Workload",
-	 "backup: percent of the previous generation's 32 KiB segments followed by new data (A), "
+	 "backup: percent of the previous generation's 8-block segments (32 KiB at 4 KiB) followed by new data (A), "
 	 "deleted (D), moved (M); 2:2:5 approaches 30:1 cumulative after about 80 generations"},
 	/* Load and end */
 	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
