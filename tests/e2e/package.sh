@@ -53,6 +53,15 @@ done
 for f in "$src"/plots/*.gp; do
 	grep -qxF "/usr/share/dedis/plots/$(basename "$f")" "$E2E_TMP/contents" || fail "plots/$(basename "$f") is not packaged"
 done
+# debian/copyright attributes each bundled distribution to whoever made it: the files whose
+# '# source:' names DEDISbench come under its 'Files: distributions/*.dist' stanza (GPL-2, Paulo
+# et al.); any other (dedis's own, kernel-trees) needs a stanza of its own naming it.
+grep -qx 'Files: distributions/\*.dist' "$src/debian/copyright" || fail "debian/copyright has no stanza for the DEDISbench distributions"
+for f in "$src"/distributions/*.dist; do
+	grep -q '^# source: DEDISbench' "$f" && continue
+	grep -qx "Files: distributions/$(basename "$f")" "$src/debian/copyright" ||
+		fail "distributions/$(basename "$f") is not DEDISbench's ($(grep -m1 '^# source:' "$f" | cut -c1-60)) but debian/copyright attributes it to DEDISbench's authors"
+done
 dpkg-deb -f "$deb" Depends | grep -q libjansson || fail "Depends lacks the shared libraries: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -f "$deb" Recommends | grep -q gnuplot || fail "gnuplot is not recommended"
 # dedisbench-mpi and dedisgen-mpi ship in dedis-mpi: the base package does not pull in Open MPI
