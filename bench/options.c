@@ -43,7 +43,7 @@ const struct opt_def bench_option_table[] = {
 	{"block-size", 'b', "SIZE", OT_SIZE, OFF(block_size), "4096", NULL, 1, 512, 1048576, 0, "Target",
 	 "I/O and dedup block size, a power of two from 512 B to 1 MiB"},
 	{"keep", 'k', NULL, OT_FLAG, OFF(keep), NULL, NULL, 0, 0, 0, 0, "Target",
-	 "keep the files created in a directory target"},
+	 "keep the files created in a directory target, and the volume an engine: run formatted"},
 	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "write to a block device even if it holds a filesystem or partition signature, or over an "
 	 "existing file holding data dedisbench did not write (never through a symbolic link in a "
