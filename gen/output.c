@@ -44,9 +44,12 @@ int pending_open(struct pending *p, const char *path)
 	if (safefile_in_place(path)) {
 		free(p->tmp);
 		p->tmp = NULL;
-		if ((p->f = fopen(path, "w")))
+		int fd = safefile_open_in_place(path);
+		if (fd >= 0 && (p->f = fdopen(fd, "w")))
 			return 0;
 		int e = errno;
+		if (fd >= 0)
+			close(fd);
 		free(p->path);
 		memset(p, 0, sizeof *p);
 		errno = e;
@@ -146,8 +149,9 @@ bool plot_available(void)
 bool plot_target_refused(const char *png, char *why, size_t whylen)
 {
 	struct stat st;
-	/* a new name, a file or a link to one; a directory is said by pending_open (EISDIR) */
-	if (stat(png, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+	/* a new name, a file or a link to one; a directory is said by pending_open (EISDIR); never a
+	 * descriptor by name (/dev/stdout), written in place, where gnuplot's file cannot be renamed */
+	if (!safefile_in_place(png) && (stat(png, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 		return false;
 	snprintf(why, whylen, "--plot %s: not a regular file (the PNG is renamed into place)", png);
 	return true;

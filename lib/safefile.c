@@ -3,16 +3,74 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "safefile.h"
 
+int safefile_named_fd(const char *path)
+{
+	char fddir[PATH_MAX], cur[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], target[PATH_MAX];
+	if (!realpath("/proc/self/fd", fddir) || snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+		return -1;
+	/* Followed one link at a time: the last one, /proc/self/fd/N, leads to what the descriptor
+	 * is open on, which says nothing about the name. */
+	for (int hops = 0; hops < 40; hops++) {
+		char *slash = strrchr(cur, '/');
+		const char *base = slash ? slash + 1 : cur;
+		if (!slash)
+			snprintf(dir, sizeof dir, ".");
+		else if (slash == cur)
+			snprintf(dir, sizeof dir, "/");
+		else
+			snprintf(dir, sizeof dir, "%.*s", (int)(slash - cur), cur);
+		if (realpath(dir, real) && !strcmp(real, fddir)) {
+			char *end;
+			errno = 0;
+			long n = strtol(base, &end, 10);
+			return *base >= '0' && *base <= '9' && !*end && !errno && n <= INT_MAX ? (int)n : -1;
+		}
+		ssize_t len = readlink(cur, target, sizeof target - 1);
+		if (len < 0)
+			return -1;
+		target[len] = 0;
+		int w = target[0] == '/' ? snprintf(cur, sizeof cur, "%s", target)
+					 : snprintf(cur, sizeof cur, "%s/%s", dir, target);
+		if (w < 0 || w >= (int)sizeof cur)
+			return -1;
+	}
+	return -1;
+}
+
 bool safefile_in_place(const char *path)
 {
 	struct stat st;
+	if (safefile_named_fd(path) >= 0)
+		return true;
 	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
+int safefile_open_in_place(const char *path)
+{
+	int n = safefile_named_fd(path);
+	if (n < 0)
+		return open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fstat(n, &st))
+		return -1;
+	if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EPERM;
+		return -1;
+	}
+	/* what this process's stdio holds for the descriptor goes before what is written to it */
+	if (n == STDOUT_FILENO)
+		fflush(stdout);
+	else if (n == STDERR_FILENO)
+		fflush(stderr);
+	return fcntl(n, F_DUPFD_CLOEXEC, 0);
 }
 
 int safefile_open(struct safefile *s, const char *path)
@@ -21,15 +79,18 @@ int safefile_open(struct safefile *s, const char *path)
 	s->fd = -1;
 	struct stat st;
 	/* A character device or FIFO (also through links: /dev/stdout) is written in place: renaming
-	 * a file over it would replace the node. Anything else that is there is replaced, except a
-	 * directory; a block device is never a report's destination. */
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
+	 * a file over it would replace the node; so is a descriptor by name, whose link a rename
+	 * would replace. Anything else that is there is replaced, except a directory; a block device
+	 * is never a report's destination. (A descriptor by name that is closed does not stat, but
+	 * is still no name to replace.) */
+	bool named = safefile_named_fd(path) >= 0;
+	if (named || stat(path, &st) == 0) {
+		if (!named && S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
 			return -1;
 		}
-		if (safefile_in_place(path)) {
-			s->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (named || safefile_in_place(path)) {
+			s->fd = safefile_open_in_place(path);
 			if (s->fd < 0)
 				return -1;
 			if (!(s->path = strdup(path))) {

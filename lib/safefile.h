@@ -14,10 +14,19 @@ struct safefile {
 	int fd;
 };
 
+/* The descriptor of this process that path names through /proc/self/fd (/dev/stdout, /dev/fd/3,
+ * a link to one), whatever it is open on; else -1. */
+int safefile_named_fd(const char *path);
 /* Is path written in place rather than replaced: an existing character device or FIFO (also
- * through a link: /dev/stdout), whose node a rename would replace? The rule safefile_open follows,
- * for a caller deciding whether two outputs, or an output and an input, may share a name. */
+ * through a link: /dev/stdout on a terminal), or one of this process's descriptors by name
+ * (/dev/stdout redirected to a file: renaming over it would replace the link /dev/stdout, and not
+ * as root would fail)? The rule safefile_open follows, for a caller deciding whether two outputs,
+ * or an output and an input, may share a name. */
 bool safefile_in_place(const char *path);
+/* A descriptor writing to a path safefile_in_place accepts: a duplicate of the descriptor it
+ * names (its offset shared: what was written to it before is kept), else the node opened. -1
+ * with errno (EISDIR, or EPERM for a named descriptor on a block device). */
+int safefile_open_in_place(const char *path);
 /* Opens path for writing. 0, or -1 with errno: EISDIR for a directory, EPERM for a block device
  * or a socket (never a report's destination). */
 int safefile_open(struct safefile *s, const char *path);

@@ -64,6 +64,7 @@ jcheck "$J" '.results | length == 2'
 (cd "$E2E_TMP" && "$DEDISGEN" data -b 4096,8192 -o stdout.dist --json - -q >stdout.json) ||
 	fail "--json - failed"
 [ ! -e "$E2E_TMP/-" ] || fail "--json - wrote a file named -"
+[ -s "$E2E_TMP/stdout.json" ] || fail "--json - left standard output empty" # (jq -e passes on no input)
 jcheck "$E2E_TMP/stdout.json" '.results | length == 2 and .[0].blocks == 528' "the JSON on standard output"
 
 jcheck "$J" '.results[0] | .block_size == 4096 and .blocks == 528 and .distinct == 9 and .zero_blocks == 4'

@@ -3,8 +3,9 @@
 # hard link planted under an output's name - the JSON, --output-dir's CSVs, time series,
 # latency logs and plots, --dist-report, --access-report, dedisgen's distribution, JSON and plot,
 # dedisengine export and stat --plot - is replaced by the new file and the file it pointed at
-# is left as it was; a --ledger name holding anything but a ledger is refused (exit 2); /dev/null
-# and a FIFO are still written through, and a block device is never a report.
+# is left as it was; a --ledger name holding anything but a ledger is refused (exit 2); /dev/null,
+# a FIFO and a descriptor's name (/dev/stdout into a file) are still written through, and a block
+# device is never a report.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mktmp
@@ -87,6 +88,39 @@ cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
 expect_ok --target null --procs 1 --file-size 1MiB -q --json "$E2E_TMP/fifo"
 wait
 jq -e '.totals.ops == 256' "$E2E_TMP/fifo.out" >/dev/null || fail "the JSON through the FIFO is wrong"
+# A name of one of the process's own descriptors - /dev/stdout, here a link of our own to
+# /proc/self/fd/1 so that nothing shared is at stake - with standard output redirected to a file:
+# written through to the descriptor, the link left. It was taken for a link to replace: the output
+# went to a temp file renamed over the link (as root: /dev/stdout itself became a regular file,
+# for every process on the machine), standard output stayed empty, the exit status 0; not as
+# root, /dev/stdout.tmp.PID could not be created (exit 2).
+ln -s /proc/self/fd/1 "$E2E_TMP/fd1"
+through_fd1() { # through_fd1 LABEL CHECK: the link is still one, CHECK holds on what fd 1 got
+	[ -L "$E2E_TMP/fd1" ] || fail "$1: the link to /proc/self/fd/1 was replaced"
+	[ -s "$E2E_TMP/fd1.out" ] && eval "$2" || fail "$1: standard output did not get the output"
+	[ -z "$(find "$E2E_TMP" -maxdepth 1 -name 'fd1.tmp*')" ] || fail "$1: a temp file was left"
+}
+"$DEDISGEN" "$E2E_TMP/data" -o "$O/fd.dist" --json "$E2E_TMP/fd1" -q >"$E2E_TMP/fd1.out" ||
+	fail "dedisgen --json through a descriptor's name exited $?"
+through_fd1 "dedisgen --json" 'jq -e ".results[0].blocks > 0" "$E2E_TMP/fd1.out" >/dev/null'
+"$DEDISGEN" "$E2E_TMP/data" -q -o "$E2E_TMP/fd1" >"$E2E_TMP/fd1.out" || fail "dedisgen -o through a descriptor's name exited $?"
+through_fd1 "dedisgen -o" 'cmp -s "$E2E_TMP/fd1.out" "$O/fd.dist"'
+# (the summary first, then the JSON: written through the same offset, neither overwrites the other)
+"$DEDISBENCH" --target null --procs 1 --file-size 1MiB --json "$E2E_TMP/fd1" >"$E2E_TMP/fd1.out" ||
+	fail "dedisbench --json through a descriptor's name exited $?"
+through_fd1 "dedisbench --json" 'grep -q "^dedisbench: " "$E2E_TMP/fd1.out" &&
+	sed -n "/^{/,\$p" "$E2E_TMP/fd1.out" | jq -e ".totals.ops == 256" >/dev/null'
+"$DEDISENGINE" export "$E2E_TMP/vol" "$E2E_TMP/fd1" -q >"$E2E_TMP/fd1.out" ||
+	fail "dedisengine export through a descriptor's name exited $?"
+through_fd1 "dedisengine export" 'cmp -s "$E2E_TMP/fd1.out" "$O/image"'
+# a --plot there is refused up front (gnuplot's PNG is renamed into place), the link left
+if ((${#plot[@]})); then
+	rc=0
+	"$DEDISGEN" show "$O/fd.dist" --plot "$E2E_TMP/fd1" >"$E2E_TMP/fd1.out" 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 2 ] && [ ! -s "$E2E_TMP/fd1.out" ] || fail "show --plot through a descriptor's name: exit $rc, want 2 before any output"
+	[ -L "$E2E_TMP/fd1" ] || fail "show --plot: the link to /proc/self/fd/1 was replaced"
+fi
+
 blk=$(find /dev -maxdepth 1 -type b -name 'loop*' 2>/dev/null | head -1 || true)
 if [ -n "$blk" ]; then
 	# bad input, refused before the run (it once ran whole, then failed writing the report: exit 1)
