@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "errmsg.h"
 #include "plot.h"
 #include "runcmp.h"
+#include "safefile.h"
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -226,9 +228,15 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 {
 	char csv[4200];
 	snprintf(csv, sizeof csv, "%s/compare.csv", dir);
-	FILE *f = fopen(csv, "w");
-	if (!f)
-		return errmsg_set(why, whylen, -1, "cannot write %s: %s", csv, strerror(errno));
+	/* created as the run's reports are (safefile.h): a link or a file planted under the name is
+	 * replaced, never written through */
+	struct safefile sf;
+	FILE *f = NULL;
+	if (safefile_open(&sf, csv) || !(f = safefile_stream(&sf))) {
+		int e = errno;
+		safefile_abort(&sf);
+		return errmsg_set(why, whylen, -1, "cannot write %s: %s", csv, strerror(e));
+	}
 	const char *phases[RUNCMP_MAX_PHASES * RUNCMP_MAX_INPUTS];
 	unsigned np = all_phases(in, n, phases);
 	/* one row per phase; per input: iops, p99_us, saved (the plots' columns 2+3i, 3+3i, 4+3i) */
@@ -251,7 +259,12 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 		}
 		fputc('\n', f);
 	}
-	if (fclose(f))
+	if (fclose(f)) {
+		int e = errno;
+		safefile_abort(&sf);
+		return errmsg_set(why, whylen, -1, "cannot write %s: %s", csv, strerror(e));
+	}
+	if (safefile_commit(&sf, false))
 		return errmsg_set(why, whylen, -1, "cannot write %s: %s", csv, strerror(errno));
 	if (!plot)
 		return 0;
@@ -260,9 +273,22 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 	static const char *const what[] = {"iops", "latency", "saved"};
 	for (int w = 0; w < 3; w++) {
 		snprintf(png, sizeof png, "%s/compare-%s.png", dir, what[w]);
-		const char *args[] = {csv, png, ninputs, what[w]};
-		if (plot_render("dedisbench-compare.gp", args, 4, why, whylen))
+		/* gnuplot writes a temp file created here (never a planted one), renamed after */
+		if (safefile_open(&sf, png) || !sf.tmp) {
+			int e = errno;
+			bool in_place = sf.path && !sf.tmp;
+			safefile_abort(&sf);
+			return errmsg_set(why, whylen, -1, "cannot write %s: %s", png, in_place ? "not a regular file" : strerror(e));
+		}
+		close(sf.fd);
+		sf.fd = -1;
+		const char *args[] = {csv, sf.tmp, ninputs, what[w]};
+		if (plot_render("dedisbench-compare.gp", args, 4, why, whylen)) {
+			safefile_abort(&sf);
 			return -1;
+		}
+		if (safefile_commit(&sf, false))
+			return errmsg_set(why, whylen, -1, "cannot write %s: %s", png, strerror(errno));
 	}
 	return 0;
 }

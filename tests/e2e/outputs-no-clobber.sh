@@ -1,9 +1,9 @@
 #!/bin/bash
 # Every file the tools write is created, never written through (issue 12): a symbolic link or a
 # hard link planted under an output's name - the JSON, --output-dir's CSVs, time series,
-# latency logs and plots, --dist-report, --access-report, dedisgen's distribution, JSON and plot,
-# dedisengine export and stat --plot - is replaced by the new file and the file it pointed at
-# is left as it was; a --ledger name holding anything but a ledger is refused (exit 2); /dev/null,
+# latency logs and plots, --dist-report, --access-report, compare's CSV and plots, dedisgen's
+# distribution, JSON and plot, dedisengine export and stat --plot - is replaced by the new file
+# and the file it pointed at is left as it was; a --ledger name holding anything but a ledger is refused (exit 2); /dev/null,
 # a FIFO and a descriptor's name (/dev/stdout into a file) are still written through, and a block
 # device is never a report.
 set -euo pipefail
@@ -45,6 +45,16 @@ expect_ok --target "$E2E_TMP/t" --procs 2 --file-size 1MiB --rate 400 --time 2s 
 replaced "dedisbench outputs" "${files[@]}"
 jq -e '.status == "ok"' "$O/r.json" >/dev/null || fail "the JSON written over a link is wrong"
 grep -q '^time_s,' "$O/d/timeseries.csv" || fail "the time series written over a link is wrong"
+
+# dedisbench compare: compare.csv and its plots (it wrote the CSV through a link with fopen, and
+# gnuplot the PNGs under their names)
+cfiles=("$O/c/compare.csv")
+((${#plot[@]})) && cfiles+=("$O/c/compare-iops.png" "$O/c/compare-latency.png" "$O/c/compare-saved.png")
+mkdir "$O/c"
+plant "${cfiles[@]}"
+expect_ok compare "$O/r.json" "$O/r.json" --output-dir "$O/c" "${plot[@]}"
+replaced "dedisbench compare outputs" "${cfiles[@]}"
+[ "$(wc -l <"$O/c/compare.csv")" -eq 2 ] || fail "compare.csv written over a link is wrong"
 
 # --ledger: a link or a file that is not a ledger is refused, untouched
 plant "$O/ledger"
