@@ -695,7 +695,7 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		sf.fd = -1;
 		const char *args[] = {plots[i].data, sf.tmp, title, caption};
 		/* the distribution's picture carries the caption saying what scaling did */
-		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, why, whylen)) {
+		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, sf.tmp, png, why, whylen)) {
 			safefile_abort(&sf);
 			return -1;
 		}

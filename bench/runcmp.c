@@ -283,7 +283,7 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 		close(sf.fd);
 		sf.fd = -1;
 		const char *args[] = {csv, sf.tmp, ninputs, what[w]};
-		if (plot_render("dedisbench-compare.gp", args, 4, why, whylen)) {
+		if (plot_render("dedisbench-compare.gp", args, 4, sf.tmp, png, why, whylen)) {
 			safefile_abort(&sf);
 			return -1;
 		}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "plot.h"
@@ -43,7 +44,34 @@ bool plot_gnuplot_available(void)
 	return false;
 }
 
-int plot_render(const char *name, const char *const *args, size_t nargs, char *why, size_t whylen)
+/* A PNG starts with its signature and ends with its IEND chunk; a write cut short by a full file
+ * system, which gnuplot does not report, keeps neither end. */
+static int png_whole(const char *png, const char *shown, char *why, size_t whylen)
+{
+	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+	static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+	unsigned char head[8], tail[12];
+	struct stat st = {0};
+	int fd = open(png, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot write %s: %s", shown, strerror(errno));
+		return -1;
+	}
+	bool whole = fstat(fd, &st) == 0 && st.st_size >= (off_t)(sizeof sig + sizeof iend) &&
+		     pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+		     pread(fd, tail, sizeof tail, st.st_size - (off_t)sizeof tail) == (ssize_t)sizeof tail &&
+		     !memcmp(head, sig, sizeof sig) && !memcmp(tail, iend, sizeof iend);
+	close(fd);
+	if (!whole) {
+		snprintf(why, whylen, "cannot write %s: gnuplot wrote %lld bytes, not a whole PNG (a full file system?)",
+			 shown, (long long)st.st_size);
+		return -1;
+	}
+	return 0;
+}
+
+int plot_render(const char *name, const char *const *args, size_t nargs, const char *png, const char *shown,
+		char *why, size_t whylen)
 {
 	char script[4096];
 	if (plot_script(name, script, sizeof script)) {
@@ -81,5 +109,5 @@ int plot_render(const char *name, const char *const *args, size_t nargs, char *w
 		snprintf(why, whylen, "gnuplot failed on %s (status %d)", name, status);
 		return -1;
 	}
-	return 0;
+	return png_whole(png, shown, why, whylen);
 }

@@ -11,7 +11,10 @@ int plot_script(const char *name, char *path, size_t len);
 /* gnuplot is on PATH. */
 bool plot_gnuplot_available(void);
 /* Run one script with its arguments (data files, output PNG, title...), gnuplot's stdout
- * silenced. 0, or -1 with a one-line reason. */
-int plot_render(const char *name, const char *const *args, size_t nargs, char *why, size_t whylen);
+ * silenced; png (one of the arguments: the temp file renamed to `shown` after) must then hold a
+ * whole PNG: gnuplot exits 0 when its write failed (a full file system leaves it empty or cut
+ * short). 0, or -1 with a one-line reason. */
+int plot_render(const char *name, const char *const *args, size_t nargs, const char *png, const char *shown,
+		char *why, size_t whylen);
 
 #endif

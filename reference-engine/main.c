@@ -161,7 +161,7 @@ static int plot_stats(const struct engine_stats *s, const char *dir, const char 
 	close(sf.fd);
 	sf.fd = -1;
 	const char *args[] = {data, sf.tmp, dir};
-	int rc = plot_render("dedisengine-stat.gp", args, 3, why, sizeof why);
+	int rc = plot_render("dedisengine-stat.gp", args, 3, sf.tmp, png, why, sizeof why);
 	unlink(data);
 	if (!rc && safefile_commit(&sf, false)) {
 		snprintf(why, sizeof why, "--plot %s: %s", png, strerror(errno));

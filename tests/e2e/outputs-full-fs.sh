@@ -1,0 +1,66 @@
+#!/bin/bash
+# Outputs on a file system that is really full (a small tmpfs, not the fault shim): each tool
+# exits 1 with one line naming the output, leaves no temp file and keeps the earlier output
+# under the name. Needs root (mount); skipped otherwise.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root to mount a tmpfs"
+mktmp
+F=$E2E_TMP/full
+mkdir "$F" "$E2E_TMP/orig"
+mount -t tmpfs -o size=1M tmpfs "$F" 2>/dev/null || skip "cannot mount a tmpfs"
+on_exit 'umount "$F"'
+
+mkdir "$E2E_TMP/data"
+for i in 1 2 3; do head -c 100000 /dev/urandom >"$E2E_TMP/data/f$i"; cp "$E2E_TMP/data/f$i" "$E2E_TMP/data/g$i"; done
+"$DEDISGEN" "$E2E_TMP/data" -o "$E2E_TMP/d.dist" -q || fail "dedisgen scan failed"
+"$DEDISENGINE" format "$E2E_TMP/vol" --size 1MiB -q
+"$DEDISENGINE" import "$E2E_TMP/vol" "$E2E_TMP/data/f1" -q
+"$DEDISBENCH" --target null --procs 1 --file-size 1MiB -q --json "$E2E_TMP/r.json" || fail "dedisbench run failed"
+
+# fill: takes every page left, then gives back ROOM bytes
+fill() {
+	rm -f "$F/filler"
+	cat /dev/zero >"$F/filler" 2>/dev/null || true
+	truncate -s "-$1" "$F/filler"
+}
+# full_fails LABEL OUTPUT CMD...: exit 1, one line on stderr naming OUTPUT, OUTPUT as it was
+# before (saved in orig/ by keep), no temp file beside it
+keep() { cp "$1" "$E2E_TMP/orig/$(basename "$1")"; }
+full_fails() {
+	local label=$1 out=$2 rc=0
+	shift 2
+	"$@" >/dev/null 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "$label on a full file system: exit $rc, want 1; stderr: $(cat "$E2E_TMP/err")"
+	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -qF "$out" "$E2E_TMP/err" ||
+		fail "$label: want one line naming $out, got: $(cat "$E2E_TMP/err")"
+	cmp -s "$out" "$E2E_TMP/orig/$(basename "$out")" || fail "$label: the earlier $out was replaced"
+	[ -z "$(find "$F" -name '*.tmp.*')" ] || fail "$label: temp files left: $(find "$F" -name '*.tmp.*')"
+}
+
+# --plot: gnuplot exits 0 when its PNG could not be written (empty, or cut short); the tools
+# took that for a picture: exit 0, and the earlier PNG replaced by the stump.
+if command -v gnuplot >/dev/null; then
+	mkdir "$F/cmp"
+	"$DEDISGEN" show "$E2E_TMP/d.dist" --plot "$F/s.png" >/dev/null || fail "show --plot failed"
+	"$DEDISGEN" compare "$E2E_TMP/d.dist" "$E2E_TMP/d.dist" --plot "$F/c.png" >/dev/null || fail "compare --plot failed"
+	"$DEDISENGINE" stat "$E2E_TMP/vol" --plot "$F/v.png" >/dev/null || fail "stat --plot failed"
+	"$DEDISBENCH" compare "$E2E_TMP/r.json" --output-dir "$F/cmp" --plot >/dev/null || fail "dedisbench compare --plot failed"
+	for f in "$F/s.png" "$F/c.png" "$F/v.png" "$F/cmp/compare-iops.png"; do keep "$f"; done
+	# room for the CSV and a PNG's first pages, not a whole one (each is over 10 KiB)
+	for room in 0 8192; do
+		fill $room
+		full_fails "dedisgen show --plot (room $room)" "$F/s.png" "$DEDISGEN" show "$E2E_TMP/d.dist" --plot "$F/s.png"
+		fill $room
+		full_fails "dedisgen compare --plot (room $room)" "$F/c.png" \
+			"$DEDISGEN" compare "$E2E_TMP/d.dist" "$E2E_TMP/d.dist" --plot "$F/c.png"
+		fill $room
+		full_fails "dedisengine stat --plot (room $room)" "$F/v.png" "$DEDISENGINE" stat "$E2E_TMP/vol" --plot "$F/v.png"
+	done
+	fill 8192
+	full_fails "dedisbench compare --plot" "$F/cmp/compare-iops.png" \
+		"$DEDISBENCH" compare "$E2E_TMP/r.json" --output-dir "$F/cmp" --plot
+	rm -f "$F/filler"
+fi
+exit 0
