@@ -515,8 +515,10 @@ int main(int argc, char **argv)
 		failure_json(&cfg, msg);
 		status = EXIT_RUN_FAILED;
 	} else {
+		char space_failed[1100] = "";
 		if (space_end(&cfg, &space, &res, msg, sizeof msg)) {
-			fprintf(stderr, "dedisbench: space after the run: %s\n", msg);
+			snprintf(space_failed, sizeof space_failed, "space after the run: %s", msg);
+			fprintf(stderr, "dedisbench: %s\n", space_failed);
 			status = EXIT_RUN_FAILED;
 		}
 		if (!cfg.o.quiet)
@@ -543,12 +545,16 @@ int main(int argc, char **argv)
 				res.nmismatch ? ": " : "", res.nmismatch ? res.mismatch[0] : "");
 			status = EXIT_RUN_FAILED;
 		}
-		if (results_write_reports(&cfg, &res)) {
-			fprintf(stderr, "dedisbench: cannot write a report: %s\n", strerror(errno));
+		if (space_failed[0]) /* (after the run's own failure, if any, was said) */
+			results_fail_late(&res, space_failed);
+		if (results_write_reports(&cfg, &res, msg, sizeof msg)) {
+			fprintf(stderr, "dedisbench: %s\n", msg);
+			results_fail_late(&res, msg);
 			status = EXIT_RUN_FAILED;
 		}
 		if (results_write_plots(&cfg, &res, msg, sizeof msg)) {
 			fprintf(stderr, "dedisbench: %s\n", msg);
+			results_fail_late(&res, msg);
 			status = EXIT_RUN_FAILED;
 		}
 		if (cfg.o.json) {

@@ -129,12 +129,14 @@ static int report(struct bench_config *cfg, const struct mpi_peers *p, struct ru
 			(unsigned long long)(res->read_mismatches + res->final_mismatches), res->mismatch[0]);
 		status = EXIT_RUN_FAILED;
 	}
-	if (results_write_reports(cfg, res)) {
-		fprintf(stderr, PROG ": cannot write a report: %s\n", strerror(errno));
+	if (results_write_reports(cfg, res, msg, sizeof msg)) {
+		fprintf(stderr, PROG ": %s\n", msg);
+		results_fail_late(res, msg);
 		status = EXIT_RUN_FAILED;
 	}
 	if (results_write_plots(cfg, res, msg, sizeof msg)) {
 		fprintf(stderr, PROG ": %s\n", msg);
+		results_fail_late(res, msg);
 		status = EXIT_RUN_FAILED;
 	}
 	if (cfg->o.json) {

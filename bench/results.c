@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "distcmp.h"
+#include "errmsg.h"
 #include "plot.h"
 #include "report.h"
 #include "results.h"
@@ -710,7 +711,7 @@ io:
 	return -1;
 }
 
-int results_write_reports(const struct bench_config *c, const struct run_result *r)
+int results_write_reports(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
 {
 	struct safefile sf;
 	if (c->o.dist_report && r->have_live) {
@@ -718,8 +719,7 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 		if (safefile_open(&sf, c->o.dist_report) || !(f = safefile_stream(&sf))) {
 			int e = errno;
 			safefile_abort(&sf);
-			errno = e;
-			return -1;
+			return errmsg_set(why, whylen, -1, "cannot write --dist-report %s: %s", c->o.dist_report, strerror(e));
 		}
 		char l1[64], l2[4200], l3[64], l4[64];
 		snprintf(l1, sizeof l1, "dedisbench %s: the content the target holds after the run", PACKAGE_VERSION);
@@ -730,20 +730,22 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 		const char *const header[] = {l1, l2, l3, l4};
 		int rc = dist_write(f, &r->live, header, 4);
 		if (rc) {
+			int e = errno;
 			fclose(f);
 			safefile_abort(&sf);
-			return -1;
+			return errmsg_set(why, whylen, -1, "cannot write --dist-report %s: %s", c->o.dist_report, strerror(e));
 		}
 		if (close_in(f, &sf))
-			return -1;
+			return errmsg_set(why, whylen, -1, "cannot write --dist-report %s: %s", c->o.dist_report,
+					  strerror(errno));
 	}
 	if (c->o.access_report) {
 		FILE *f;
 		if (safefile_open(&sf, c->o.access_report) || !(f = safefile_stream(&sf))) {
 			int e = errno;
 			safefile_abort(&sf);
-			errno = e;
-			return -1;
+			return errmsg_set(why, whylen, -1, "cannot write --access-report %s: %s", c->o.access_report,
+					  strerror(e));
 		}
 		fprintf(f, "# dedisbench %s: accesses per block (%s access, %llu blocks, %llu accessed)\n", PACKAGE_VERSION,
 			access_names[c->o.access], (unsigned long long)r->region_blocks,
@@ -752,9 +754,18 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 		for (size_t i = 0; i < r->access.n; i++)
 			fprintf(f, "%llu %llu\n", (unsigned long long)r->access.count[i], (unsigned long long)r->access.blocks[i]);
 		if (close_in(f, &sf))
-			return -1;
+			return errmsg_set(why, whylen, -1, "cannot write --access-report %s: %s", c->o.access_report,
+					  strerror(errno));
 	}
 	return 0;
+}
+
+void results_fail_late(struct run_result *r, const char *why)
+{
+	if (r->failed)
+		return;
+	r->failed = true;
+	snprintf(r->failure, sizeof r->failure, "%s", why);
 }
 
 void results_free(struct run_result *r)

@@ -76,8 +76,13 @@ json_t *results_json_header(const struct bench_options *o, const char *command, 
 /* In --output-dir: latency-percentiles.csv, dist-buckets.csv, access-frequency.csv (the plots'
  * data), and with --plot the PNGs. 0, or -1 with why. */
 int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen);
-/* --dist-report (the live distribution, dedis-dist format) and --access-report. 0 or -1 (errno). */
-int results_write_reports(const struct bench_config *c, const struct run_result *r);
+/* --dist-report (the live distribution, dedis-dist format) and --access-report. 0, or -1 with
+ * why (the report named). */
+int results_write_reports(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen);
+/* A failure found once the workers are done (a report or a plot not written, --space-cmd after
+ * the run): the run fails, and its JSON, written last, says so - status "failed", the first
+ * failure its error - rather than "ok" beside exit status 1. */
+void results_fail_late(struct run_result *r, const char *why);
 void results_free(struct run_result *r);
 
 /* Time series: one CSV row a second, per direction. */

@@ -63,4 +63,21 @@ if command -v gnuplot >/dev/null; then
 		"$DEDISBENCH" compare "$E2E_TMP/r.json" --output-dir "$F/cmp" --plot
 	rm -f "$F/filler"
 fi
+# dedisbench's reports: the line names the report (it said "cannot write a report"), and the JSON,
+# written elsewhere, says the run failed with that error (it said "ok" beside exit status 1)
+mkdir "$E2E_TMP/t"
+for rep in --dist-report --access-report; do
+	out=$F/report${rep#--}
+	rm -rf "$F/filler" "$E2E_TMP/t/"*
+	"$DEDISBENCH" --target "$E2E_TMP/t" --procs 1 --file-size 1MiB -q "$rep" "$out" || fail "$rep failed"
+	keep "$out"
+	rm -rf "$E2E_TMP/t/"*
+	fill 0
+	full_fails "dedisbench $rep" "$out" "$DEDISBENCH" --target "$E2E_TMP/t" --procs 1 --file-size 1MiB -q "$rep" "$out" \
+		--json "$E2E_TMP/r.json"
+	grep -q -- "cannot write $rep $out: No space left on device" "$E2E_TMP/err" || fail "$rep: stderr $(cat "$E2E_TMP/err")"
+	jcheck "$E2E_TMP/r.json" ".status == \"failed\" and .error == \"cannot write $rep $out: No space left on device\" and .totals.ops == 256"
+	[ -z "$(ls -A "$E2E_TMP/t")" ] || fail "$rep: the run left $(ls -A "$E2E_TMP/t")"
+done
+rm -f "$F/filler"
 exit 0

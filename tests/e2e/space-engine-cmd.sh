@@ -1,8 +1,9 @@
 #!/bin/bash
 # space-engine-cmd.sh - observed space from the engine's counters (equal to what dedisengine stat
 # reads from the volume) and from --space-cmd (its byte count before and after the run); the
-# host's CPU and memory in the JSON and the time series; a --space-cmd that fails is bad input;
-# a run that writes nothing reports no space.
+# host's CPU and memory in the JSON and the time series; a --space-cmd that fails is bad input
+# (before the run) or a run failure the JSON says (after); a run that writes nothing reports no
+# space.
 source "$(dirname "$0")/lib.sh"
 mktmp /var/tmp
 
@@ -73,6 +74,15 @@ bad() { # bad WHAT-STDERR-MUST-SAY ARGS...
 }
 bad "--space-cmd 'false': exited with status 1" --space-cmd false
 bad "printed 'twelve', not a byte count" --space-cmd "echo twelve"
+# ... and after the run, a run failure: exit 1, the rest reported, the JSON "failed" with it as
+# its error (it said "ok" beside exit status 1). The command reads before, fails after.
+mkdir "$E2E_TMP/late"
+printf 'if [ -e "%s/late.ran" ]; then exit 3; fi; : >"%s/late.ran"; echo 4096\n' "$E2E_TMP" "$E2E_TMP" >"$E2E_TMP/late.sh"
+run_bench -T "$E2E_TMP/late" -P 1 -F 1 -q -j "$E2E_TMP/late.json" --space-cmd "sh $E2E_TMP/late.sh"
+[ "$RC" -eq 1 ] || fail "--space-cmd failing after the run: exit $RC, want 1: $(cat "$E2E_TMP/err")"
+[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "space after the run: .*exited with status 3" "$E2E_TMP/err" ||
+	fail "--space-cmd failing after the run: stderr $(cat "$E2E_TMP/err")"
+jcheck "$E2E_TMP/late.json" '.status == "failed" and (.error | test("space after the run: .*exited with status 3")) and .totals.ops == 256'
 run_bench -T null -P 1 -F 1 --space-cmd "echo 1"
 [ "$RC" -eq 2 ] && grep -q -- '--space-cmd needs a real target' "$E2E_TMP/err" || fail "--space-cmd on null: $RC $(cat "$E2E_TMP/err")"
 exit 0
