@@ -123,6 +123,7 @@ static int cmd_scan(const struct gen_options *o)
 	scan_stats_free(&st);
 out:
 	walk_close(w);
+	r.failed = rc != 0;
 	run_free(&r);
 	return rc;
 }
@@ -244,6 +245,7 @@ static int cmd_merge(const struct gen_options *o)
 	if (!(rc = run_build(&r)))
 		rc = run_write(&r, 0, 0, 0, 0);
 out:
+	r.failed = rc != 0;
 	run_free(&r);
 	return rc;
 }

@@ -63,6 +63,8 @@ void run_free(struct run *r)
 		counter_free(s->counter);
 		comp_sampler_free(s->comp);
 		loc_recorder_free(s->loc);
+		if (s->db && r->failed)
+			index_bdb_discard(s->db);
 		if (s->db)
 			s->db->ops->close(s->db);
 		index_meta_free(&s->meta);

@@ -66,6 +66,7 @@ struct run {
 	bool reads_known;          /* a scan ran: the JSON says how its small files were read */
 	uint64_t batches_uring, batches_sync, small_file_fallbacks;
 	uint64_t ranges_mapped, ranges_read; /* large files' ranges hashed in place / read by pread */
+	bool failed;               /* set before run_free: a --db file this run created is removed */
 };
 
 void run_say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

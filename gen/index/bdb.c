@@ -34,6 +34,7 @@ struct bdb_index {
 	bool begun;
 	bool replace;      /* begin drops the earlier analysis (a scan without -k) */
 	bool created_file, created_dir;
+	bool discard;      /* the run failed: a file (and directory) it created goes, begun or not */
 	char *running;     /* the metadata begin writes: this analysis, marked incomplete */
 	char dir[4096], file[64];
 	/* Berkeley DB's own diagnostics: kept (the first) for the one line that names the file,
@@ -216,7 +217,7 @@ out:
 
 static int bdb_fail(struct bdb_index *b, const char *what, int ret)
 {
-	setf(b->base.err, sizeof b->base.err, "Berkeley DB %s: %s", what, db_strerror(ret));
+	setf(b->base.err, sizeof b->base.err, "%s/%s: Berkeley DB %s: %s", b->dir, b->file, what, db_strerror(ret));
 	return -1;
 }
 
@@ -358,10 +359,20 @@ static void bdb_close(struct gindex *ix)
 		b->env->dbremove(b->env, NULL, b->file, NULL, 0);
 	if (b->env)
 		b->env->close(b->env, 0);
-	if (b->created_dir && !b->begun)
+	if (b->created_file && b->begun && b->discard) { /* by name: its pages may not even parse */
+		char path[sizeof b->dir + sizeof b->file + 1];
+		snprintf(path, sizeof path, "%s/%s", b->dir, b->file);
+		unlink(path);
+	}
+	if (b->created_dir && (!b->begun || b->discard))
 		rmdir(b->dir);
 	free(b->running);
 	free(b);
+}
+
+void index_bdb_discard(struct gindex *ix)
+{
+	((struct bdb_index *)ix)->discard = true;
 }
 
 static const struct index_ops bdb_ops = {

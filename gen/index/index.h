@@ -91,6 +91,10 @@ int index_meta_add_source(struct index_meta *m, const char *path);
  * is then filled from it. Returns NULL with why filled on failure. cache_bytes: BDB cache. */
 struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *hash, bool create, bool keep,
 			      uint64_t cache_bytes, struct index_meta *meta, char *why, size_t whylen);
+/* The run failed: close removes the DB file this open created (and the --db directory it made),
+ * whatever was written to it. It holds no analysis, and if its metadata never reached the disk
+ * (a full file system) every later scan would refuse it as not a dedisgen analysis. */
+void index_bdb_discard(struct gindex *ix);
 /* Replace the DB's metadata record (bdb indexes only) and sync. */
 int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta);
 /* Side records: an analysis' other data (compressibility samples, locality records), in the same

@@ -80,4 +80,31 @@ for rep in --dist-report --access-report; do
 	[ -z "$(ls -A "$E2E_TMP/t")" ] || fail "$rep: the run left $(ls -A "$E2E_TMP/t")"
 done
 rm -f "$F/filler"
+
+# dedisgen --db on a file system that fills up: one line naming the DB file (it said "Berkeley
+# DB sync: No space left on device"), and the DB file the run created is gone - it was left
+# without its metadata record, and every later scan refused it ("not a dedisgen analysis").
+mkdir "$E2E_TMP/big"
+for i in 1 2 3 4; do head -c 4M /dev/urandom >"$E2E_TMP/big/f$i"; done # a DB of over 512 KiB
+"$DEDISGEN" "$E2E_TMP/big" --db "$E2E_TMP/bigdb" -o /dev/null -q || fail "dedisgen --db failed"
+fill 262144
+rc=0
+"$DEDISGEN" "$E2E_TMP/big" --db "$F/db" -o "$E2E_TMP/x.dist" -q 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "dedisgen --db on a full file system: exit $rc, want 1: $(cat "$E2E_TMP/err")"
+[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -qF "$F/db/dedisgen-4096.db: Berkeley DB" "$E2E_TMP/err" ||
+	fail "dedisgen --db on a full file system: want one line naming the DB file, got: $(cat "$E2E_TMP/err")"
+[ ! -e "$F/db" ] || fail "dedisgen --db on a full file system left $(ls -A "$F/db")"
+[ ! -e "$E2E_TMP/x.dist" ] && [ -z "$(find "$E2E_TMP" -maxdepth 1 -name 'x.dist.tmp.*')" ] ||
+	fail "dedisgen --db on a full file system left its output"
+rm -f "$F/filler"
+"$DEDISGEN" "$E2E_TMP/data" --db "$F/db" -o /dev/null -q || fail "the next dedisgen --db $F/db failed"
+rm -rf "$F/db"
+# ... and merge's spill directory (--mem-limit, TMPDIR full): named, removed
+fill 65536
+rc=0
+TMPDIR=$F "$DEDISGEN" merge "$E2E_TMP/bigdb" --mem-limit 64KiB -o "$E2E_TMP/x.dist" -q 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "$F/dedisgen-spill\..*/dedisgen-4096.db: Berkeley DB" "$E2E_TMP/err" ||
+	fail "merge spilling to a full TMPDIR: exit $rc, want 1 and one line naming the spill DB: $(cat "$E2E_TMP/err")"
+[ -z "$(find "$F" -name 'dedisgen-spill*')" ] || fail "merge left its spill directory"
+rm -f "$F/filler"
 exit 0
