@@ -27,6 +27,16 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* SIGINT and SIGTERM stop a scan or a merge, which then removes what it created (temp files,
+ * a spill directory, a new DB) and exits 1; killed by them, it left all that behind. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
@@ -48,6 +58,7 @@ static int cmd_scan(const struct gen_options *o)
 		return EXIT_BAD_INPUT;
 	/* Outputs and databases are checked before the walk starts: bad input reads nothing. */
 	struct walk *w = NULL;
+	catch_stop_signals(); /* before run_prepare creates the outputs' temp files */
 	for (int i = 0; i < o->npaths; i++) {
 		if (run_add_source(&r, o->paths[i])) {
 			say("out of memory");
@@ -104,11 +115,6 @@ static int cmd_scan(const struct gen_options *o)
 		rc = EXIT_FAILED;
 		goto out;
 	}
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	struct scan_stats st;
 	if (run_scan(&r, w, threads, &stop_flag, &st)) {
 		say("scan failed: %s; nothing written", st.failure);
@@ -118,7 +124,12 @@ static int cmd_scan(const struct gen_options *o)
 		say("no data: nothing to analyse");
 		rc = EXIT_BAD_INPUT;
 	} else if (!(rc = run_build(&r))) {
-		rc = run_write(&r, st.seconds, st.bytes, st.files, st.errors);
+		if (stop_flag) { /* the last chance to stop before anything is renamed into place */
+			say("scan interrupted; nothing written");
+			rc = EXIT_FAILED;
+		} else {
+			rc = run_write(&r, st.seconds, st.bytes, st.files, st.errors);
+		}
 	}
 	scan_stats_free(&st);
 out:
@@ -207,6 +218,7 @@ static int cmd_merge(const struct gen_options *o)
 	snprintf(hash, sizeof hash, "%s", m0.hash);
 	index_meta_free(&m0);
 	r.hash = hash;
+	catch_stop_signals(); /* before run_prepare creates the outputs' temp files */
 	if ((rc = run_prepare(&r, sizes, n)))
 		goto out;
 	for (int i = 0; i < r.n; i++) {
@@ -226,11 +238,12 @@ static int cmd_merge(const struct gen_options *o)
 			rc = EXIT_FAILED;
 			goto out;
 		}
-		if (merge_into(o->paths, o->npaths, sizes[i], o->db_cache, offset, s->counter, s->comp, &sum, why,
-			       sizeof why)) {
-			say("merge: %s", why);
+		int m = merge_into(o->paths, o->npaths, sizes[i], o->db_cache, offset, s->counter, s->comp, &sum,
+				   &stop_flag, why, sizeof why);
+		if (m) {
+			say("merge: %s%s", why, stop_flag ? "; nothing written" : "");
 			index_meta_free(&sum);
-			rc = EXIT_BAD_INPUT;
+			rc = m == MERGE_REFUSED ? EXIT_BAD_INPUT : EXIT_FAILED;
 			goto out;
 		}
 		merge_sections(o, s, &sum, offset);
@@ -242,8 +255,14 @@ static int cmd_merge(const struct gen_options *o)
 		r.s[i].meta.errors += sum.errors;
 		index_meta_free(&sum);
 	}
-	if (!(rc = run_build(&r)))
-		rc = run_write(&r, 0, 0, 0, 0);
+	if (!(rc = run_build(&r))) {
+		if (stop_flag) { /* the last chance to stop before anything is renamed into place */
+			say("merge: interrupted; nothing written");
+			rc = EXIT_FAILED;
+		} else {
+			rc = run_write(&r, 0, 0, 0, 0);
+		}
+	}
 out:
 	r.failed = rc != 0;
 	run_free(&r);

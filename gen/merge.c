@@ -32,6 +32,7 @@ int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *wh
 struct feed {
 	struct counter *c;
 	uint64_t offset;
+	const volatile sig_atomic_t *stop;
 	char *why;
 	size_t whylen;
 };
@@ -39,11 +40,16 @@ struct feed {
 static int feed_one(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 {
 	struct feed *f = arg;
+	if (f->stop && *f->stop) {
+		snprintf(f->why, f->whylen, "interrupted");
+		return -1;
+	}
 	return counter_add(f->c, fp, count, first + f->offset, f->why, f->whylen) ? -1 : 0;
 }
 
 int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, uint64_t offset,
-	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, char *why, size_t whylen)
+	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, const volatile sig_atomic_t *stop,
+	       char *why, size_t whylen)
 {
 	sum->sample_rate = 1;
 	sum->locality = true;
@@ -55,7 +61,7 @@ int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache
 		if (!ix && i == 0 && strstr(why, "incompatible")) /* the first one sets the hash */
 			ix = index_bdb_open(dirs[i], block_size, "sha256", false, false, cache, &m, why, whylen);
 		if (!ix)
-			return -1;
+			return MERGE_REFUSED;
 		if (i == 0)
 			snprintf(sum->hash, sizeof sum->hash, "%s", m.hash);
 		sum->block_size = block_size;
@@ -64,7 +70,7 @@ int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache
 		sum->errors += m.errors;
 		for (size_t k = 0; k < m.nsources; k++)
 			index_meta_add_source(sum, m.sources[k]);
-		struct feed f = {c, offset + sum->stream_blocks, why, whylen};
+		struct feed f = {c, offset + sum->stream_blocks, stop, why, whylen};
 		int rc = ix->ops->iterate(ix, true, false, feed_one, &f);
 		if (rc && !why[0])
 			snprintf(why, whylen, "%s: %s", dirs[i], ix->err);
@@ -84,7 +90,7 @@ int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache
 		index_meta_free(&m);
 		ix->ops->close(ix);
 		if (rc)
-			return -1;
+			return MERGE_FAILED;
 	}
 	return 0;
 }

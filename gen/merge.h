@@ -3,6 +3,7 @@
 #ifndef DEDIS_GEN_MERGE_H
 #define DEDIS_GEN_MERGE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "compsample.h"
@@ -18,8 +19,13 @@ int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *wh
  * merged index holds first positions of one stream). comp (may be NULL) receives every input's
  * compressibility samples; sum->sample_rate is the smallest input rate (0: an input has none);
  * sum->locality says whether every input has a locality, sum->base their sum (own + merged), as
- * measured within each input; sum->stream_blocks the inputs' total. Returns 0 or -1. */
+ * measured within each input; sum->stream_blocks the inputs' total. Stops once *stop is set.
+ * Returns 0; MERGE_REFUSED when an input cannot be opened as a complete analysis (bad input,
+ * nothing added yet from it); MERGE_FAILED when reading an input or counting its records failed
+ * (a spill to a full disk) or it was stopped (why: "interrupted"). */
+enum { MERGE_REFUSED = -1, MERGE_FAILED = -2 };
 int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, uint64_t offset,
-	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, char *why, size_t whylen);
+	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, const volatile sig_atomic_t *stop,
+	       char *why, size_t whylen);
 
 #endif

@@ -130,5 +130,35 @@ rc=0; "$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/dk" -o "$E2E_TMP/x.dist" -q 2>/d
 [ "$rc" -eq 2 ] || fail "merge of analyses with different block sizes exited $rc"
 rc=0; "$DEDISGEN" merge "$E2E_TMP/d1" --db "$E2E_TMP/d1" -q 2>/dev/null || rc=$?
 [ "$rc" -eq 2 ] || fail "merge into one of its inputs exited $rc"
-note "bdb == memory, spill == memory, merge(halves) == whole, -k"
+# merge stopped by SIGINT or SIGTERM (here while it maps its second input, held there by the test
+# shim): exit 1, "interrupted", and nothing left - no output or its temp file, no spill directory
+# under TMPDIR, no --db it created. It had no handler: killed, it left OUT.tmp.PID, the JSON's
+# temp file and the spill DB behind.
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
+mkdir "$E2E_TMP/sig" "$E2E_TMP/sigtmp"
+for sig in INT TERM; do
+	head -c 8 /dev/zero >"$E2E_TMP/sig.state"
+	: >"$E2E_TMP/sig.log"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
+		DEDIS_FAULT_OP=mmap DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH="$E2E_TMP/d2/" DEDIS_FAULT_STATE="$E2E_TMP/sig.state" \
+		DEDIS_FAULT_LOG="$E2E_TMP/sig.log" TMPDIR="$E2E_TMP/sigtmp" "$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/d2" \
+		-o "$E2E_TMP/sig/m.dist" --json "$E2E_TMP/sig/m.json" --mem-limit 64KiB -q 2>"$E2E_TMP/err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$E2E_TMP/sig.log" ] && break
+		sleep 0.1
+	done
+	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "merge never stopped at its second input"
+	kill "-$sig" "$pid"
+	kill -CONT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 1 ] && grep -q "merge: interrupted; nothing written" "$E2E_TMP/err" ||
+		fail "merge sent SIG$sig: want exit 1, 'interrupted'; got $rc: $(cat "$E2E_TMP/err")"
+	[ -z "$(find "$E2E_TMP/sig" "$E2E_TMP/sigtmp" -mindepth 1)" ] ||
+		fail "merge sent SIG$sig left: $(find "$E2E_TMP/sig" "$E2E_TMP/sigtmp" -mindepth 1)"
+done
+
+note "bdb == memory, spill == memory, merge(halves) == whole, -k, merge interrupted"
 exit 0

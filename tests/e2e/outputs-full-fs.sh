@@ -85,7 +85,7 @@ rm -f "$F/filler"
 # DB sync: No space left on device"), and the DB file the run created is gone - it was left
 # without its metadata record, and every later scan refused it ("not a dedisgen analysis").
 mkdir "$E2E_TMP/big"
-for i in 1 2 3 4; do head -c 4M /dev/urandom >"$E2E_TMP/big/f$i"; done # a DB of over 512 KiB
+for i in 1 2 3 4 5 6 7 8; do head -c 16M /dev/urandom >"$E2E_TMP/big/f$i"; done # a DB of 2.8 MiB
 "$DEDISGEN" "$E2E_TMP/big" --db "$E2E_TMP/bigdb" -o /dev/null -q || fail "dedisgen --db failed"
 fill 262144
 rc=0
@@ -99,12 +99,16 @@ rc=0
 rm -f "$F/filler"
 "$DEDISGEN" "$E2E_TMP/data" --db "$F/db" -o /dev/null -q || fail "the next dedisgen --db $F/db failed"
 rm -rf "$F/db"
-# ... and merge's spill directory (--mem-limit, TMPDIR full): named, removed
-fill 65536
-rc=0
-TMPDIR=$F "$DEDISGEN" merge "$E2E_TMP/bigdb" --mem-limit 64KiB -o "$E2E_TMP/x.dist" -q 2>"$E2E_TMP/err" || rc=$?
-[ "$rc" -eq 1 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "$F/dedisgen-spill\..*/dedisgen-4096.db: Berkeley DB" "$E2E_TMP/err" ||
-	fail "merge spilling to a full TMPDIR: exit $rc, want 1 and one line naming the spill DB: $(cat "$E2E_TMP/err")"
-[ -z "$(find "$F" -name 'dedisgen-spill*')" ] || fail "merge left its spill directory"
+# ... and merge's spill directory (--mem-limit, TMPDIR full): named, removed, exit 1 - also when
+# the spill fails while the inputs are read (a small cache: it said exit 2, bad input)
+for cache in 64MiB 1MiB; do
+	fill 65536
+	rc=0
+	TMPDIR=$F "$DEDISGEN" merge "$E2E_TMP/bigdb" --mem-limit 64KiB --db-cache $cache -o "$E2E_TMP/x.dist" -q \
+		2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 1 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "$F/dedisgen-spill\..*/dedisgen-4096.db: Berkeley DB" "$E2E_TMP/err" ||
+		fail "merge spilling to a full TMPDIR (cache $cache): exit $rc, want 1 and one line naming the spill DB: $(cat "$E2E_TMP/err")"
+	[ -z "$(find "$F" -name 'dedisgen-spill*')" ] || fail "merge (cache $cache) left its spill directory"
+done
 rm -f "$F/filler"
 exit 0
