@@ -385,12 +385,14 @@ static int parse(int argc, char **argv, int cmd, struct gen_options *o, struct g
 		o->output = NULL;
 	}
 	/* "--json -" too, where standard output is not already the distribution's (a file named "-"
-	 * was a trap); written through in place, as to any character device */
+	 * was a trap); written through in place, as to any character device. Named by /proc, not
+	 * /dev/stdout: a /dev/stdout that something replaced by a regular file (as root, any tool
+	 * that renames a temp file over it) would take the JSON instead. */
 	if (o->json && !strcmp(o->json, "-")) {
 		if (!o->output && o->nsizes <= 1) /* the distribution goes there (several sizes: to --db only) */
 			return fail(err, "--json -: standard output takes the distribution; give -o FILE for it");
 		free(o->json);
-		if (!(o->json = strdup("/dev/stdout")))
+		if (!(o->json = strdup("/proc/self/fd/1")))
 			return fail(err, "out of memory");
 	}
 	switch (o->cmd) {

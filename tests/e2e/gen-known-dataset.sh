@@ -65,6 +65,23 @@ jcheck "$J" '.results | length == 2'
 	fail "--json - failed"
 [ ! -e "$E2E_TMP/-" ] || fail "--json - wrote a file named -"
 [ -s "$E2E_TMP/stdout.json" ] || fail "--json - left standard output empty" # (jq -e passes on no input)
+# ... also where /dev/stdout is no longer the link it should be (a regular file: any tool that
+# renames a temp file over /dev/stdout as root leaves one, and a run of this suite did): in a
+# mount namespace of its own, with a /dev of its own (root only)
+if [ "$(id -u)" -eq 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	mkdir "$E2E_TMP/realdev"
+	(cd "$E2E_TMP" && unshare -m --propagation private sh -ec '
+		mount --bind /dev realdev
+		mount -t tmpfs tmpfs /dev
+		for n in null zero urandom; do : >/dev/$n; mount --bind realdev/$n /dev/$n; done
+		echo stale >/dev/stdout
+		"$0" data -o broken.dist --json - -q >broken.json
+		[ "$(cat /dev/stdout)" = stale ] || echo "/dev/stdout was replaced" >&2' "$DEDISGEN" 2>"$E2E_TMP/err") ||
+		fail "--json - with /dev/stdout a regular file: $(cat "$E2E_TMP/err")"
+	[ ! -s "$E2E_TMP/err" ] || fail "--json - with /dev/stdout a regular file: $(cat "$E2E_TMP/err")"
+	jcheck "$E2E_TMP/broken.json" '.results[0].blocks == 528' "--json - with /dev/stdout a regular file"
+	[ -s "$E2E_TMP/broken.json" ] || fail "--json - with /dev/stdout a regular file left standard output empty"
+fi
 jcheck "$E2E_TMP/stdout.json" '.results | length == 2 and .[0].blocks == 528' "the JSON on standard output"
 
 jcheck "$J" '.results[0] | .block_size == 4096 and .blocks == 528 and .distinct == 9 and .zero_blocks == 4'

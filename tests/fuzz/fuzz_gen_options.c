@@ -104,10 +104,10 @@ static void check_row(const struct gen_options *o, const struct gen_opt_def *d)
 		const char *s = *(char *const *)p;
 		if (s && !*s)
 			harness_fail("--%s holds an empty string", name);
-		/* -o - is stored as NULL, --json - as /dev/stdout (--db and --plot take '-' as a name) */
+		/* -o - is stored as NULL, --json - as /proc/self/fd/1 (--db and --plot take '-' as a name) */
 		if (s && acts && !strcmp(s, "-") && (d->offset == offsetof(struct gen_options, output) ||
 						     d->offset == offsetof(struct gen_options, json)))
-			harness_fail("--%s holds '-' (standard output is NULL or /dev/stdout)", name);
+			harness_fail("--%s holds '-' (standard output is NULL or /proc/self/fd/1)", name);
 		break;
 	}
 	case GT_PP:
@@ -149,7 +149,7 @@ static void check_values(const struct gen_options *o, int expect_cmd)
 		check_row(o, &gen_option_table[i]);
 	if (o->want_help || o->want_version)
 		return; /* the command's own checks are skipped: it only prints */
-	if (o->json && !strcmp(o->json, "/dev/stdout") && !o->output && o->nsizes <= 1)
+	if (o->json && !strcmp(o->json, "/proc/self/fd/1") && !o->output && o->nsizes <= 1)
 		harness_fail("--json - kept although standard output takes the distribution");
 	switch (o->cmd) {
 	case CMD_SCAN:
