@@ -372,7 +372,7 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	return show_comparison(&in, 1, o);
 }
 
-int main(int argc, char **argv)
+static int bench_main(int argc, char **argv)
 {
 	struct bench_cli cli;
 	struct opt_error err;
@@ -570,4 +570,27 @@ int main(int argc, char **argv)
 	target_cleanup(&cfg.target, cfg.o.keep);
 	config_free(&cfg);
 	return status;
+}
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+}
+
+int main(int argc, char **argv)
+{
+	/* A reader of standard output that went away (| head, a pager quit) must not end a run
+	 * midway: killed by SIGPIPE at the summary, it left its workers' files and its run lock, and
+	 * wrote no JSON. Caught, not ignored: what the run execs (--space-cmd, gnuplot) gets the
+	 * default back. The write fails instead, and is said at the end. */
+	struct sigaction sa = {.sa_handler = on_sigpipe};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+	int rc = bench_main(argc, argv);
+	errno = 0;
+	if ((fflush(stdout) || ferror(stdout)) && rc == 0) {
+		fprintf(stderr, "dedisbench: standard output: %s\n", errno ? strerror(errno) : "a write failed");
+		rc = EXIT_RUN_FAILED;
+	}
+	return rc;
 }

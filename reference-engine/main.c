@@ -568,6 +568,12 @@ int main(int argc, char **argv)
 		}
 		rc = cmds[i].run(&c);
 		runlock_release(&lock);
+		/* stat --json > FILE on a full disk: the figures lost are a failure, not a success */
+		errno = 0;
+		if ((fflush(stdout) || ferror(stdout)) && rc == 0) {
+			fprintf(stderr, "dedisengine: standard output: %s\n", errno ? strerror(errno) : "a write failed");
+			rc = EXIT_FAILED;
+		}
 		return rc;
 	}
 	return EXIT_BAD_INPUT;

@@ -43,6 +43,16 @@ tail -c $((4 << 20)) "$T/rand" >"$T/second"
 cmp -n $((4 << 20)) "$T/second" "$T/out" || fail "the import after gc does not read back"
 "$DEDISENGINE" fsck "$vol" >"$T/fsck" 2>&1 || fail "fsck after re-import: $(cat "$T/fsck")"
 
+# Its report on a full device (stat --json > FILE on a full disk): exit 1 and one line, not 0
+# with the figures lost.
+for cmd in "stat --json" "fsck"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$DEDISENGINE" $cmd "$vol" >/dev/full 2>"$T/full.err" || rc=$?
+	[ "$rc" -eq 1 ] && [ "$(cat "$T/full.err")" = "dedisengine: standard output: No space left on device" ] ||
+		fail "$cmd into /dev/full: exit $rc, want 1 and one line: $(cat "$T/full.err")"
+done
+
 # 2. dedisbench on a pre-formatted thin volume: 4 x 16 MiB of unique content into an 8 MiB store.
 echo "0 1000000" >"$T/unique.dist"
 bvol="$T/bthin"

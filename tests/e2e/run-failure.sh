@@ -1,6 +1,6 @@
 #!/bin/bash
 # A failure during a run stops every worker, reports what completed and exits 1 with a complete
-# JSON: a worker killed mid-run, and (root, device-mapper) a device returning EIO.
+# JSON: a worker killed mid-run, standard output gone or full, and (root) a device failing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mktmp
@@ -28,7 +28,32 @@ jcheck "$E2E_TMP/killed.json" '.totals.ops > 0' "what completed is reported"
 jcheck "$E2E_TMP/killed.json" '.totals.seconds < 25' "the other worker stopped early"
 note "killed worker: exit 1, status failed, $(jget "$E2E_TMP/killed.json" .totals.ops) ops reported"
 
-# 2. A device that fails under the run: a 64 MiB loop device over a sparse file on an 8 MiB
+# 2. Standard output that cannot take the summary: a pipe whose reader has gone (| head, a pager
+# quit; here closed before the run starts, SIGPIPE at its default) and a full device. The run
+# was killed by SIGPIPE at the summary, leaving its worker files, its run lock and no JSON, and
+# into /dev/full it exited 0. Now: one line, exit 1, the target cleaned up, the JSON written.
+mkdir "$E2E_TMP/t"
+for sink in pipe full; do
+	rc=0
+	if [ $sink = pipe ]; then
+		perl -e 'pipe(R, W) or die; close R; open(STDOUT, ">&W") or die; $SIG{PIPE} = "DEFAULT"; exec @ARGV' \
+			"$DEDISBENCH" --target "$E2E_TMP/t" --procs 40 --file-size 256KiB --json "$E2E_TMP/$sink.json" \
+			2>"$E2E_TMP/err" || rc=$?
+		want="Broken pipe"
+	else
+		"$DEDISBENCH" --target "$E2E_TMP/t" --procs 40 --file-size 256KiB --json "$E2E_TMP/$sink.json" \
+			>/dev/full 2>"$E2E_TMP/err" || rc=$?
+		want="No space left on device"
+	fi
+	[ "$rc" -eq 1 ] || fail "standard output $sink: exit $rc, want 1: $(cat "$E2E_TMP/err")"
+	[ "$(cat "$E2E_TMP/err")" = "dedisbench: standard output: $want" ] || fail "standard output $sink: stderr $(cat "$E2E_TMP/err")"
+	[ -z "$(ls -A "$E2E_TMP/t")" ] || fail "standard output $sink: the run left $(ls -A "$E2E_TMP/t" | head -3)"
+	jcheck "$E2E_TMP/$sink.json" '.status == "ok" and .totals.ops == 2560'
+	run_bench --target "$E2E_TMP/t" --procs 1 --file-size 256KiB -q # its run lock was released
+	[ "$RC" -eq 0 ] || fail "the run after standard output $sink: exit $RC: $(cat "$E2E_TMP/err")"
+done
+
+# 3. A device that fails under the run: a 64 MiB loop device over a sparse file on an 8 MiB
 # tmpfs runs out of space beneath dedisbench (no device-mapper needed).
 [ "$(id -u)" -eq 0 ] || skip "device failure case needs root (tmpfs mount, loop device)"
 command -v losetup >/dev/null || skip "no losetup"
