@@ -437,6 +437,22 @@ static int open_export_device(const struct engine_cli *c, const struct stat *st,
 	return bad("%s%s", msg, "");
 }
 
+/* Sequential writes, not pwrite at each block's offset: a FIFO or a pipe (export to
+ * /dev/stdout | gzip) cannot seek, and was refused with ESPIPE after the volume was opened. */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 static int cmd_export(const struct engine_cli *c)
 {
 	if (in_volume(c->args[0], c->args[1]) == 1)
@@ -475,11 +491,12 @@ static int cmd_export(const struct engine_cli *c)
 	uint64_t n = engine_logical_blocks(e);
 	for (uint64_t lbn = 0; lbn < n && !rc; lbn++) {
 		rc = engine_read(e, lbn, buf);
-		if (!rc && pwrite(fd, buf, bs, (off_t)(lbn * bs)) != (ssize_t)bs)
+		errno = 0;
+		if (!rc && write_all(fd, buf, bs))
 			rc = errno ? -errno : -EIO;
 	}
 	free(buf);
-	if (!sf.path) { /* a device (/dev/null takes no fsync) */
+	if (!sf.path) { /* a device (/dev/null and a pipe take no fsync) */
 		if (!rc && fsync(fd) && errno != EINVAL)
 			rc = -errno;
 		close(fd);

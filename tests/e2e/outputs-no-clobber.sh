@@ -98,6 +98,14 @@ cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
 expect_ok --target null --procs 1 --file-size 1MiB -q --json "$E2E_TMP/fifo"
 wait
 jq -e '.totals.ops == 256' "$E2E_TMP/fifo.out" >/dev/null || fail "the JSON through the FIFO is wrong"
+# export through a FIFO and a pipe (export /dev/stdout | gzip): written in order, not at each
+# block's offset (refused with "Illegal seek" after the volume was opened)
+cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
+"$DEDISENGINE" export "$E2E_TMP/vol" "$E2E_TMP/fifo" -q || fail "export through a FIFO exited $?"
+wait
+cmp -s "$E2E_TMP/fifo.out" "$O/image" || fail "the image exported through a FIFO is wrong"
+"$DEDISENGINE" export "$E2E_TMP/vol" /dev/stdout -q | cat >"$E2E_TMP/pipe.out" || fail "export to a pipe failed"
+cmp -s "$E2E_TMP/pipe.out" "$O/image" || fail "the image exported to a pipe is wrong"
 # A name of one of the process's own descriptors - /dev/stdout, here a link of our own to
 # /proc/self/fd/1 so that nothing shared is at stake - with standard output redirected to a file:
 # written through to the descriptor, the link left. It was taken for a link to replace: the output
