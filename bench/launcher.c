@@ -78,6 +78,15 @@ static void reap(struct launch *l)
 	}
 }
 
+void launcher_stop_signals(sigset_t *set)
+{
+	struct sigaction hup;
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		sigaddset(set, SIGHUP);
+}
+
 static void handle_signals(struct launch *l)
 {
 	struct signalfd_siginfo si;
@@ -434,8 +443,7 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 
 	sigset_t mask, old;
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
+	launcher_stop_signals(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1); /* only for the forks to inherit it blocked (see spawn) */
 	sigprocmask(SIG_BLOCK, &mask, &old);

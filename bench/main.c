@@ -59,6 +59,16 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
+/* on_stop_signal for each signal of set (launcher_stop_signals) */
+static void catch_stop_signals(const sigset_t *set)
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(set, sig) == 1)
+			sigaction(sig, &sa, NULL);
+}
+
 /* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
  * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
 /* A replay or backup run's start: the target prepared (one line and cleanup when it cannot be),
@@ -69,12 +79,9 @@ static int prepare_job_target(struct target *t, uint32_t block_size)
 {
 	sigset_t stop_signals, old;
 	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGTERM);
+	launcher_stop_signals(&stop_signals);
 	sigprocmask(SIG_BLOCK, &stop_signals, &old);
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop_signals(&stop_signals);
 	char msg[512];
 	int rc = target_prepare(t, block_size, msg, sizeof msg);
 	if (rc) {
@@ -355,9 +362,10 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sigset_t stop_signals;
+	sigemptyset(&stop_signals);
+	launcher_stop_signals(&stop_signals);
+	catch_stop_signals(&stop_signals);
 	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
 				.quiet = o->quiet, .stop = &stop_requested};
 	if (suite_run(&job, msg, sizeof msg)) {
@@ -485,8 +493,7 @@ static int bench_main(int argc, char **argv)
 	 * starts, so the run ends "interrupted" with its JSON and without what it created. */
 	sigset_t stop_signals;
 	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGTERM);
+	launcher_stop_signals(&stop_signals);
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);

@@ -543,6 +543,7 @@ int worker_main(const struct worker_args *a)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN); /* a hangup reaches the whole group too */
 	struct sigaction sa = {0};
 	sa.sa_handler = on_wake;
 	sigaction(SIGUSR1, &sa, NULL);

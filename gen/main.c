@@ -27,14 +27,17 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-/* SIGINT and SIGTERM stop a scan or a merge, which then removes what it created (temp files,
- * a spill directory, a new DB) and exits 1; killed by them, it left all that behind. */
+/* SIGINT, SIGTERM and SIGHUP (the terminal or ssh session of a long scan gone) stop a scan or a
+ * merge, which then removes what it created (temp files, a spill directory, a new DB) and exits
+ * 1; killed by them, it left all that behind. SIGHUP not where it is ignored (nohup). */
 static void catch_stop_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = on_signal}, hup;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

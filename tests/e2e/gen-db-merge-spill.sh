@@ -130,14 +130,14 @@ rc=0; "$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/dk" -o "$E2E_TMP/x.dist" -q 2>/d
 [ "$rc" -eq 2 ] || fail "merge of analyses with different block sizes exited $rc"
 rc=0; "$DEDISGEN" merge "$E2E_TMP/d1" --db "$E2E_TMP/d1" -q 2>/dev/null || rc=$?
 [ "$rc" -eq 2 ] || fail "merge into one of its inputs exited $rc"
-# merge stopped by SIGINT or SIGTERM (here while it maps its second input, held there by the test
-# shim): exit 1, "interrupted", and nothing left - no output or its temp file, no spill directory
-# under TMPDIR, no --db it created. It had no handler: killed, it left OUT.tmp.PID, the JSON's
-# temp file and the spill DB behind.
+# merge stopped by SIGINT, SIGTERM or SIGHUP (here while it maps its second input, held there by
+# the test shim): exit 1, "interrupted", and nothing left - no output or its temp file, no spill
+# directory under TMPDIR, no --db it created. It had no handler: killed, it left OUT.tmp.PID, the
+# JSON's temp file and the spill DB behind.
 SHIM=$top_builddir/tests/fault/dedis-fault.so
 [ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
 mkdir "$E2E_TMP/sig" "$E2E_TMP/sigtmp"
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
 	head -c 8 /dev/zero >"$E2E_TMP/sig.state"
 	: >"$E2E_TMP/sig.log"
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \

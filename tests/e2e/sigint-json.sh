@@ -1,7 +1,8 @@
 #!/bin/bash
-# SIGINT / SIGTERM during populate, during the run and during the final verify: dedisbench stops
-# all workers early, exits 0 (as documented for an interrupted run) and still writes a complete,
-# valid JSON with status "interrupted" and what was done so far; no file of the run is left
+# SIGINT / SIGTERM (and SIGHUP, unless ignored: nohup) during populate, during the run and during
+# the final verify: dedisbench stops all workers early, exits 0 (as documented for an
+# interrupted run) and still writes a complete, valid JSON with status "interrupted" and what was
+# done so far; no file of the run is left
 # (target files, an engine volume it formatted, temp files, the run lock). A phase is caught
 # without racing it: the test shim stops a worker at its N-th read or write of the target
 # (tests/fault/shim.c, DEDIS_FAULT_ACTION=stop), the signal is sent, the worker continued.
@@ -79,6 +80,26 @@ interrupt() {
 
 interrupt INT
 interrupt TERM
+# SIGHUP (the terminal or ssh session gone) too: it used to kill the run, leaving its files, its
+# lock and no JSON.
+interrupt HUP
+# ... except under nohup (SIGHUP ignored when the run starts): the run goes on to its end.
+d=$E2E_TMP/nohup
+mkdir -p "$d/t"
+(trap '' HUP && exec "$DEDISBENCH" --target "$d/t" --procs 2 --file-size 4MiB -n 200 --time 3s --json "$d/r.json" \
+	--output-dir "$d/o" --quiet) >"$d/out" 2>"$d/err" &
+pid=$!
+BG_PID=$pid
+for ((i = 0; i < 150; i++)); do
+	[ -f "$d/o/timeseries.csv" ] && [ "$(wc -l <"$d/o/timeseries.csv")" -ge 2 ] && break
+	sleep 0.1
+done
+kill -HUP "$pid"
+rc=0
+wait "$pid" || rc=$?
+BG_PID=
+[ "$rc" -eq 0 ] || fail "HUP under nohup: exit $rc: $(cat "$d/err")"
+jcheck "$d/r.json" '.status == "ok" and .totals.seconds >= 2.9' "HUP under nohup: the run must go on" '{status, s: .totals.seconds}'
 
 SHIM=$top_builddir/tests/fault/dedis-fault.so
 [ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
@@ -190,6 +211,9 @@ JOB_KEYS=".config .backup.per_generation" interrupt_at format-backup INT write 1
 	--workload backup --generations 3 --file-size 8MiB --target "engine:$E2E_TMP/bvol"
 [ ! -e "$E2E_TMP/bvol" ] || fail "format-backup INT: the volume the run formatted was left"
 jcheck "$R" '.backup.per_generation == []' "format-backup INT: no generation was written" .backup.per_generation
+JOB_KEYS=".config .totals.ops" interrupt_at format-replay-hup HUP write 1 "$E2E_TMP/hvol/superblock" \
+	replay "$E2E_TMP/t.trace" --target "engine:$E2E_TMP/hvol"
+[ ! -e "$E2E_TMP/hvol" ] || fail "format-replay HUP: the volume the run formatted was left"
 note "TERM / INT while replay / backup format their engine volume: exit 0, status interrupted, 0 ops, the volume removed"
 
 # During the final verify (a write run: its only reads are the final pass): every write is
