@@ -155,6 +155,7 @@ int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kin
 			describe_self(self, sizeof self);
 			if (ftruncate(fd, 0) || pwrite(fd, self, strlen(self), 0) != (ssize_t)strlen(self)) {
 				int e = errno;
+				unlink(l->path); /* (still locked: as runlock_release, nobody takes it meanwhile) */
 				close(fd);
 				return fail(err, errlen, "cannot write the run lock %s: %s", l->path, strerror(e));
 			}

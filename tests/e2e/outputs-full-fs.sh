@@ -81,6 +81,22 @@ for rep in --dist-report --access-report; do
 done
 rm -f "$F/filler"
 
+# The run lock's directory full: refused in one line, and no empty lock file left behind (it
+# stayed, for every target a run was refused on).
+fill 0
+mkdir -p "$E2E_TMP/t"
+rm -rf "$E2E_TMP/t/"*
+rc=0
+DEDIS_LOCK_DIR=$F "$DEDISBENCH" --target "$E2E_TMP/t" --procs 1 --file-size 1MiB -q 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -ne 0 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "cannot write the run lock $F/dedis-.*: No space left on device" "$E2E_TMP/err" ||
+	fail "run lock on a full file system: exit $rc: $(cat "$E2E_TMP/err")"
+rc=0
+DEDIS_LOCK_DIR=$F "$DEDISENGINE" fsck "$E2E_TMP/vol" 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q "cannot write the run lock" "$E2E_TMP/err" || fail "dedisengine fsck, lock on a full file system: exit $rc: $(cat "$E2E_TMP/err")"
+[ -z "$(find "$F" -name 'dedis-*.lock')" ] || fail "run locks left on the full file system: $(find "$F" -name 'dedis-*.lock')"
+[ -z "$(ls -A "$E2E_TMP/t")" ] || fail "the refused run wrote into its target"
+rm -f "$F/filler"
+
 # dedisgen --db on a file system that fills up: one line naming the DB file (it said "Berkeley
 # DB sync: No space left on device"), and the DB file the run created is gone - it was left
 # without its metadata record, and every later scan refused it ("not a dedisgen analysis").
