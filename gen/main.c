@@ -40,6 +40,20 @@ static void catch_stop_signals(void)
 		sigaction(SIGHUP, &sa, NULL);
 }
 
+/* What a run that fails now leaves: nothing, unless it had begun changing an earlier analysis
+ * in --db (a spill, -k), which stays marked interrupted - "nothing written" would hide that. */
+static const char *left_behind(const struct run *r)
+{
+	static char note[4300];
+	for (int i = 0; i < r->n; i++)
+		if (r->s[i].db && index_bdb_altered(r->s[i].db)) {
+			snprintf(note, sizeof note, "no output written; --db %s now holds an interrupted analysis "
+				 "(-k and merge refuse it: scan again without -k)", r->o->db);
+			return note;
+		}
+	return "nothing written";
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
@@ -120,7 +134,7 @@ static int cmd_scan(const struct gen_options *o)
 	}
 	struct scan_stats st;
 	if (run_scan(&r, w, threads, &stop_flag, &st)) {
-		say("scan failed: %s; nothing written", st.failure);
+		say("scan failed: %s; %s", st.failure, left_behind(&r));
 		rc = EXIT_FAILED;
 	} else if (!r.s[0].prior && !r.s[0].blocks_read) {
 		/* refused before the DB is written: an earlier analysis in it stays as it was */
@@ -128,7 +142,7 @@ static int cmd_scan(const struct gen_options *o)
 		rc = EXIT_BAD_INPUT;
 	} else if (!(rc = run_build(&r))) {
 		if (stop_flag) { /* the last chance to stop before anything is renamed into place */
-			say("scan interrupted; nothing written");
+			say("scan interrupted; %s", left_behind(&r));
 			rc = EXIT_FAILED;
 		} else {
 			rc = run_write(&r, st.seconds, st.bytes, st.files, st.errors);
@@ -244,7 +258,7 @@ static int cmd_merge(const struct gen_options *o)
 		int m = merge_into(o->paths, o->npaths, sizes[i], o->db_cache, offset, s->counter, s->comp, &sum,
 				   &stop_flag, why, sizeof why);
 		if (m) {
-			say("merge: %s%s", why, stop_flag ? "; nothing written" : "");
+			say("merge: %s%s%s", why, stop_flag ? "; " : "", stop_flag ? left_behind(&r) : "");
 			index_meta_free(&sum);
 			rc = m == MERGE_REFUSED ? EXIT_BAD_INPUT : EXIT_FAILED;
 			goto out;
@@ -260,7 +274,7 @@ static int cmd_merge(const struct gen_options *o)
 	}
 	if (!(rc = run_build(&r))) {
 		if (stop_flag) { /* the last chance to stop before anything is renamed into place */
-			say("merge: interrupted; nothing written");
+			say("merge: interrupted; %s", left_behind(&r));
 			rc = EXIT_FAILED;
 		} else {
 			rc = run_write(&r, 0, 0, 0, 0);

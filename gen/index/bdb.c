@@ -370,6 +370,12 @@ static void bdb_close(struct gindex *ix)
 	free(b);
 }
 
+bool index_bdb_altered(const struct gindex *ix)
+{
+	const struct bdb_index *b = (const struct bdb_index *)ix;
+	return b->begun && !b->created_file;
+}
+
 void index_bdb_discard(struct gindex *ix)
 {
 	((struct bdb_index *)ix)->discard = true;

@@ -95,6 +95,9 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
  * whatever was written to it. It holds no analysis, and if its metadata never reached the disk
  * (a full file system) every later scan would refuse it as not a dedisgen analysis. */
 void index_bdb_discard(struct gindex *ix);
+/* Has an analysis that was in the file when it was opened been changed (dropped by a scan
+ * without -k, or added to)? A run that fails from then on leaves it marked interrupted. */
+bool index_bdb_altered(const struct gindex *ix);
 /* Replace the DB's metadata record (bdb indexes only) and sync. */
 int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta);
 /* Side records: an analysis' other data (compressibility samples, locality records), in the same

@@ -160,5 +160,20 @@ for sig in INT TERM HUP; do
 		fail "merge sent SIG$sig left: $(find "$E2E_TMP/sig" "$E2E_TMP/sigtmp" -mindepth 1)"
 done
 
+# A -k scan that fails once it has spilled into the DB (the last file unreadable, --strict) leaves
+# the earlier analysis marked interrupted: it must say so, not "nothing written".
+"$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dfail" -q -o /dev/null || fail "-k base exited $?"
+head -c 8 /dev/zero >"$E2E_TMP/sig.state"
+rc=0
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_OP=read \
+	DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH="$W/h2/sparse" DEDIS_FAULT_STATE="$E2E_TMP/sig.state" \
+	DEDIS_FAULT_LOG="$E2E_TMP/sig.log" "$DEDISGEN" "$W/h2" -b 4096 --db "$E2E_TMP/dfail" -k --mem-limit 64KiB \
+	-t 1 --strict -o "$E2E_TMP/sig/f.dist" -q 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "; no output written; --db $E2E_TMP/dfail now holds an interrupted analysis" "$E2E_TMP/err" ||
+	fail "a failed -k scan after a spill: exit $rc, want 1 and what the DB holds now: $(cat "$E2E_TMP/err")"
+rc=0
+"$DEDISGEN" merge "$E2E_TMP/dfail" -o /dev/null -q 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "interrupted" "$E2E_TMP/err" || fail "merge of the DB a failed -k left: exit $rc: $(cat "$E2E_TMP/err")"
+
 note "bdb == memory, spill == memory, merge(halves) == whole, -k, merge interrupted"
 exit 0
