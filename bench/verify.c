@@ -40,6 +40,17 @@ static int rename_noreplace(const char *from, const char *to)
 	return 0;
 }
 
+/* A new ledger's room, taken before the run: the workers write it through a shared mapping, and
+ * a sparse file on a file system that filled up killed them with SIGBUS mid-run ("worker killed
+ * by signal 7"), the ledger left behind. */
+static int reserve(int fd, off_t len)
+{
+	int e = posix_fallocate(fd, 0, len);
+	if (e)
+		errno = e;
+	return e ? -1 : 0;
+}
+
 int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uint64_t procs, uint64_t region_blocks,
 		uint64_t seed, char *err, size_t errlen)
 {
@@ -85,7 +96,7 @@ int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uin
 			h.procs = procs;
 			h.region_blocks = region_blocks;
 			h.seed = seed;
-			if (fd < 0 || ftruncate(fd, (off_t)(HEADER_LEN + words)) ||
+			if (fd < 0 || reserve(fd, (off_t)(HEADER_LEN + words)) ||
 			    pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || rename_noreplace(tmp, path)) {
 				snprintf(err, errlen, "--ledger %s: %s", path, strerror(errno));
 				if (fd >= 0) {
@@ -104,7 +115,7 @@ int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uin
 		char tmp[4096];
 		snprintf(tmp, sizeof tmp, "%s/dedisbench-ledger.XXXXXX", dir);
 		fd = mkstemp(tmp);
-		if (fd < 0 || (unlink(tmp), ftruncate(fd, (off_t)(HEADER_LEN + words)))) {
+		if (fd < 0 || (unlink(tmp), reserve(fd, (off_t)(HEADER_LEN + words)))) {
 			snprintf(err, errlen, "cannot create the content ledger (%zu MiB) in %s: %s", words >> 20, dir,
 				 strerror(errno));
 			if (fd >= 0)

@@ -97,6 +97,19 @@ DEDIS_LOCK_DIR=$F "$DEDISENGINE" fsck "$E2E_TMP/vol" 2>"$E2E_TMP/err" || rc=$?
 [ -z "$(ls -A "$E2E_TMP/t")" ] || fail "the refused run wrote into its target"
 rm -f "$F/filler"
 
+# A new --ledger that does not fit: refused before the run (its room is taken at creation). It
+# was created sparse and mapped: the workers' first writes to it died of SIGBUS mid-run ("worker
+# killed by signal 7"), the ledger left behind.
+fill 8192
+rm -rf "$E2E_TMP/t/"*
+rc=0
+"$DEDISBENCH" --target "$E2E_TMP/t" --procs 2 --file-size 64MiB -q --ledger "$F/ledger" 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$E2E_TMP/err")" = "dedisbench: --ledger $F/ledger: No space left on device" ] ||
+	fail "a --ledger that does not fit: exit $rc, want 2 and one line: $(cat "$E2E_TMP/err")"
+[ -z "$(find "$F" -name 'ledger*')" ] || fail "a --ledger that does not fit was left: $(find "$F" -name 'ledger*')"
+[ -z "$(ls -A "$E2E_TMP/t")" ] || fail "a --ledger that does not fit: the run wrote its target"
+rm -f "$F/filler"
+
 # dedisgen --db on a file system that fills up: one line naming the DB file (it said "Berkeley
 # DB sync: No space left on device"), and the DB file the run created is gone - it was left
 # without its metadata record, and every later scan refused it ("not a dedisgen analysis").
