@@ -161,12 +161,18 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 		    {"--ledger", o->ledger, false},
 		    {"--output-dir", o->output_dir, true}};
 	size_t nouts = sizeof outs / sizeof outs[0];
-	/* Creatable (found only after the run otherwise), and not the target's data. */
-	for (size_t i = 0; i < nouts; i++)
-		if (outs[i].path && ((outs[i].dir ? check_output_dir(outs[i].path, err)
-						  : check_output_parent(outs[i].what, outs[i].path, err)) ||
-				     config_check_output(t, outs[i].what, outs[i].path, outs[i].dir, err)))
+	/* Creatable (found only after the run otherwise), and not the target's data. What is written
+	 * in place (/dev/null, /dev/stdout, a FIFO) creates nothing in its directory: /dev is not
+	 * writable but to root, and --json /dev/null was refused to everyone else. */
+	for (size_t i = 0; i < nouts; i++) {
+		if (!outs[i].path)
+			continue;
+		int bad = outs[i].dir			  ? check_output_dir(outs[i].path, err)
+			  : safefile_in_place(outs[i].path) ? 0
+							    : check_output_parent(outs[i].what, outs[i].path, err);
+		if (bad || config_check_output(t, outs[i].what, outs[i].path, outs[i].dir, err))
 			return -1;
+	}
 	/* What the run reads: a report renamed over one of them would destroy it (an existing
 	 * ledger is read too: it says what the target holds). */
 	struct stat lst;

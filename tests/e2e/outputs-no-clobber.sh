@@ -98,6 +98,20 @@ cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
 expect_ok --target null --procs 1 --file-size 1MiB -q --json "$E2E_TMP/fifo"
 wait
 jq -e '.totals.ops == 256' "$E2E_TMP/fifo.out" >/dev/null || fail "the JSON through the FIFO is wrong"
+# ... also for a user who cannot write /dev (everyone but root): --json /dev/null was refused
+# there ("directory /dev is not writable", exit 2), as if a temp file were to be made beside it
+asuser=()
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups "$DEDISBENCH" --version >/dev/null 2>&1 &&
+		asuser=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+if [ "$(id -u)" -ne 0 ] || ((${#asuser[@]})); then
+	"${asuser[@]}" "$DEDISBENCH" --target null --procs 1 --file-size 1MiB -q --json /dev/null 2>"$E2E_TMP/err" ||
+		fail "--json /dev/null as a user: $(cat "$E2E_TMP/err")"
+	"${asuser[@]}" "$DEDISBENCH" --target null --procs 1 --file-size 1MiB -q --json /dev/stdout 2>"$E2E_TMP/err" |
+		cat >"$E2E_TMP/user.json" || fail "--json /dev/stdout into a pipe as a user: $(cat "$E2E_TMP/err")"
+	jq -e '.totals.ops == 256' "$E2E_TMP/user.json" >/dev/null || fail "--json /dev/stdout into a pipe as a user: $(cat "$E2E_TMP/err")"
+fi
 # export through a FIFO and a pipe (export /dev/stdout | gzip): written in order, not at each
 # block's offset (refused with "Illegal seek" after the volume was opened)
 cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
