@@ -14,6 +14,7 @@
 #include "report.h"
 #include "pathwithin.h"
 #include "run.h"
+#include "safefile.h"
 #include "sidedata.h"
 #include "units.h"
 
@@ -189,7 +190,8 @@ static bool db_dir_is_input(const struct run *r, const char *opt, const char *di
 
 /* Two outputs under one name (-o x --json x, or -o x -b 4096,8192 --json x.4096) would each
  * create its temp file: the second open failed with a bare "File exists". Said by name; true
- * when two collide. */
+ * when two collide. Names written in place (/dev/null) make no temp file: they are shared, as
+ * dedisbench shares them. */
 static bool outputs_collide(const struct run *r, const uint64_t *sizes, int n)
 {
 	const struct gen_options *o = r->o;
@@ -214,10 +216,10 @@ static bool outputs_collide(const struct run *r, const uint64_t *sizes, int n)
 	for (int i = 0; i < k && !collide; i++) {
 		struct path_entry ei, ej;
 		/* out of memory, or a directory that does not resolve: the checks after this say so */
-		if (!names[i] || !path_entry_of(names[i], &ei))
+		if (!names[i] || safefile_in_place(names[i]) || !path_entry_of(names[i], &ei))
 			continue;
 		for (int j = i + 1; j < k && !collide; j++) {
-			if (!names[j] || !path_entry_of(names[j], &ej))
+			if (!names[j] || safefile_in_place(names[j]) || !path_entry_of(names[j], &ej))
 				continue;
 			if (path_entry_same(&ei, &ej)) {
 				run_say(r, "outputs %s %s and %s %s are the same file", opts[i], names[i], opts[j], names[j]);

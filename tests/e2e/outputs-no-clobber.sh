@@ -92,6 +92,8 @@ cmp -s -n 200000 "$E2E_TMP/data/a" "$O/image" || fail "the exported image is wro
 # through to /dev/null and a FIFO, as before; a block device (if any) is never a report
 expect_ok --target null --procs 1 --file-size 1MiB -q --json /dev/null
 "$DEDISGEN" "$E2E_TMP/data" -o /dev/null -q || fail "dedisgen -o /dev/null"
+# two outputs written in place may share it (no temp file to collide; it said "the same file")
+"$DEDISGEN" "$E2E_TMP/data" -o /dev/null --json /dev/null -q || fail "dedisgen -o /dev/null --json /dev/null"
 [ -c /dev/null ] || fail "/dev/null was replaced"
 mkfifo "$E2E_TMP/fifo"
 cat "$E2E_TMP/fifo" >"$E2E_TMP/fifo.out" &
