@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,19 @@ static int cmd_format(const struct engine_cli *c)
 	char err[512];
 	if (c->block_size > UINT32_MAX)
 		return bad("--block-size %s is too large%s", "", "");
+	/* A stop signal waits for the format's end (a failed one has removed what it made): killed
+	 * midway, it left data files and no superblock, which every later format refused ("not
+	 * empty") and nothing else took for a volume, until removed by hand. */
+	sigset_t stop, old;
+	struct sigaction hup;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 	int rc = engine_format(c->args[0], &p, err, sizeof err);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		fprintf(stderr, "dedisengine: %s\n", err);
 		return rc == -EINVAL || rc == -EEXIST ? EXIT_BAD_INPUT : EXIT_FAILED;
