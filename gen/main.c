@@ -27,6 +27,11 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+}
+
 /* SIGINT, SIGTERM and SIGHUP (the terminal or ssh session of a long scan gone) stop a scan or a
  * merge, which then removes what it created (temp files, a spill directory, a new DB) and exits
  * 1; killed by them, it left all that behind. SIGHUP not where it is ignored (nohup). */
@@ -38,6 +43,12 @@ static void catch_stop_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
 		sigaction(SIGHUP, &sa, NULL);
+	/* A reader of standard output gone (| head, a pager quit) is a failed write, said and
+	 * cleaned up after, not a death that leaves the temp files behind. Caught, not ignored:
+	 * gnuplot gets the default back. */
+	struct sigaction pipe_sa = {.sa_handler = on_sigpipe};
+	sigemptyset(&pipe_sa.sa_mask);
+	sigaction(SIGPIPE, &pipe_sa, NULL);
 }
 
 /* What a run that fails now leaves: nothing, unless it had begun changing an earlier analysis

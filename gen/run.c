@@ -521,6 +521,19 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 		for (int k = 0; k < r->nsources; k++)
 			index_meta_add_source(&s->meta, r->sources[k]);
 		s->meta.complete = true;
+		/* The analysis is saved first: an output that fails after it (a full disk, a reader of
+		 * standard output gone) no longer costs the DB the scan filled, which a merge can turn
+		 * into the distribution again. */
+		if (o->db && s->db && save_measured(s, why, sizeof why)) {
+			run_say(r, "--db %s: %s", o->db, why);
+			rc = EXIT_FAILED;
+			break;
+		}
+		if (o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
+			run_say(r, "--db %s: %s", o->db, s->db->err);
+			rc = EXIT_FAILED;
+			break;
+		}
 		struct dist_header h;
 		dist_header_build(&h, PACKAGE_VERSION, s->meta.nsources ? s->meta.sources : r->sources,
 				  s->meta.nsources ? (int)s->meta.nsources : r->nsources, s->block_size, r->hash,
@@ -618,14 +631,6 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 		snprintf(name, sizeof name, "%s", s->out.path ? s->out.path : s->plot ? s->plot : "");
 		if ((s->out.path && pending_publish(&s->out)) || (s->plot_out.path && pending_publish(&s->plot_out))) {
 			run_say(r, "writing %s: %s", name, strerror(errno));
-			rc = EXIT_FAILED;
-		}
-		if (!rc && o->db && s->db && save_measured(s, why, sizeof why)) {
-			run_say(r, "--db %s: %s", o->db, why);
-			rc = EXIT_FAILED;
-		}
-		if (!rc && o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
-			run_say(r, "--db %s: %s", o->db, s->db->err);
 			rc = EXIT_FAILED;
 		}
 	}

@@ -35,6 +35,7 @@ struct bdb_index {
 	bool replace;      /* begin drops the earlier analysis (a scan without -k) */
 	bool created_file, created_dir;
 	bool discard;      /* the run failed: a file (and directory) it created goes, begun or not */
+	bool completed;    /* its analysis was saved whole (an output failing after it keeps it) */
 	char *running;     /* the metadata begin writes: this analysis, marked incomplete */
 	char dir[4096], file[64];
 	/* Berkeley DB's own diagnostics: kept (the first) for the one line that names the file,
@@ -359,6 +360,8 @@ static void bdb_close(struct gindex *ix)
 		b->env->dbremove(b->env, NULL, b->file, NULL, 0);
 	if (b->env)
 		b->env->close(b->env, 0);
+	if (b->completed)
+		b->discard = false;
 	if (b->created_file && b->begun && b->discard) { /* by name: its pages may not even parse */
 		char path[sizeof b->dir + sizeof b->file + 1];
 		snprintf(path, sizeof path, "%s/%s", b->dir, b->file);
@@ -373,7 +376,7 @@ static void bdb_close(struct gindex *ix)
 bool index_bdb_altered(const struct gindex *ix)
 {
 	const struct bdb_index *b = (const struct bdb_index *)ix;
-	return b->begun && !b->created_file;
+	return b->begun && !b->created_file && !b->completed;
 }
 
 void index_bdb_discard(struct gindex *ix)
@@ -425,6 +428,8 @@ int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta)
 	}
 	int rc = begin(b) ? -1 : put_meta_text(b, text);
 	free(text);
+	if (!rc && meta->complete)
+		b->completed = true;
 	return rc;
 }
 

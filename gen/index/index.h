@@ -92,11 +92,13 @@ int index_meta_add_source(struct index_meta *m, const char *path);
 struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *hash, bool create, bool keep,
 			      uint64_t cache_bytes, struct index_meta *meta, char *why, size_t whylen);
 /* The run failed: close removes the DB file this open created (and the --db directory it made),
- * whatever was written to it. It holds no analysis, and if its metadata never reached the disk
+ * whatever was written to it, unless its analysis was saved whole (index_bdb_set_meta with
+ * complete: the outputs failed after it). It holds no analysis, and if its metadata never reached the disk
  * (a full file system) every later scan would refuse it as not a dedisgen analysis. */
 void index_bdb_discard(struct gindex *ix);
 /* Has an analysis that was in the file when it was opened been changed (dropped by a scan
- * without -k, or added to)? A run that fails from then on leaves it marked interrupted. */
+ * without -k, or added to), and not yet saved whole? A run that fails from then on leaves it
+ * marked interrupted. */
 bool index_bdb_altered(const struct gindex *ix);
 /* Replace the DB's metadata record (bdb indexes only) and sync. */
 int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta);

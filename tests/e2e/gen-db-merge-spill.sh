@@ -175,5 +175,19 @@ rc=0
 "$DEDISGEN" merge "$E2E_TMP/dfail" -o /dev/null -q 2>"$E2E_TMP/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "interrupted" "$E2E_TMP/err" || fail "merge of the DB a failed -k left: exit $rc: $(cat "$E2E_TMP/err")"
 
-note "bdb == memory, spill == memory, merge(halves) == whole, -k, merge interrupted"
+# The distribution to standard output whose reader has gone (| head, a pager quit: here closed
+# before the scan, SIGPIPE at its default): exit 1 and one line, and the DB the scan filled is
+# kept whole - merge and -k take it. Killed by SIGPIPE before the DB was marked complete, the
+# scan's analysis was lost ("interrupted; its counts are partial").
+rc=0
+perl -e 'pipe(R, W) or die; close R; open(STDOUT, ">&W") or die; $SIG{PIPE} = "DEFAULT"; exec @ARGV' \
+	"$DEDISGEN" "$W/h1" -b 4096 --db "$E2E_TMP/dpipe" -q 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 1 ] && [ "$(cat "$E2E_TMP/err")" = "dedisgen: writing the distribution: Broken pipe" ] ||
+	fail "scan into a closed pipe: exit $rc, want 1 and one line: $(cat "$E2E_TMP/err")"
+"$DEDISGEN" merge "$E2E_TMP/dpipe" -o "$E2E_TMP/dpipe.dist" -q 2>"$E2E_TMP/err" ||
+	fail "the DB of a scan whose standard output was closed: $(cat "$E2E_TMP/err")"
+diff <(records "$E2E_TMP/half1.dist.4096") <(records "$E2E_TMP/dpipe.dist") >&2 ||
+	fail "the DB of a scan whose standard output was closed holds another analysis"
+
+note "bdb == memory, spill == memory, merge(halves) == whole, -k, merge interrupted, stdout closed"
 exit 0
