@@ -153,6 +153,12 @@ static int plot_stats(const struct engine_stats *s, const char *dir, const char 
 		return EXIT_FAILED;
 	}
 	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(data);
+		fprintf(stderr, "dedisengine: --plot: temp file: %s\n", strerror(errno));
+		return EXIT_FAILED;
+	}
 	fprintf(f, "block_size %llu\nmapped_blocks %llu\nphysical_blocks %llu\nreferenced_blocks %llu\n"
 		   "index_bytes %llu\nunique_writes %llu\nduplicate_writes %llu\ninplace_rewrites %llu\n"
 		   "overwrites %llu\ndedup_ratio %.6f\n",
@@ -161,7 +167,13 @@ static int plot_stats(const struct engine_stats *s, const char *dir, const char 
 		(unsigned long long)s->index_bytes, (unsigned long long)s->unique_writes,
 		(unsigned long long)s->duplicate_writes, (unsigned long long)s->inplace_rewrites,
 		(unsigned long long)s->overwrites, s->dedup_ratio);
-	fclose(f);
+	/* a full /tmp: the data cut short, and gnuplot drew an empty chart over the earlier PNG, exit 0 */
+	int unwritten = ferror(f);
+	if (fclose(f) || unwritten) {
+		fprintf(stderr, "dedisengine: --plot: writing the data to %s: %s\n", data, strerror(errno));
+		unlink(data);
+		return EXIT_FAILED;
+	}
 	/* gnuplot writes a temp file this process created (O_EXCL, no link followed), renamed after */
 	struct safefile sf;
 	if (safefile_open(&sf, png) || !sf.tmp) {

@@ -63,6 +63,24 @@ if command -v gnuplot >/dev/null; then
 		"$DEDISBENCH" compare "$E2E_TMP/r.json" --output-dir "$F/cmp" --plot
 	rm -f "$F/filler"
 fi
+# stat --plot with /tmp full (its data file goes there): exit 1, the earlier PNG kept. It wrote
+# no data, and gnuplot drew an empty chart over the PNG, exit 0. In a mount namespace whose /tmp
+# is a full tmpfs; what lived under the real /tmp is reached through a bind mount.
+if command -v gnuplot >/dev/null && command -v unshare >/dev/null; then
+	V=$(mktemp -d /var/tmp/dedis-e2e-outputs-full-fs.XXXXXX)
+	on_exit "rmdir '$V/oldtmp' '$V' 2>/dev/null"
+	mkdir "$V/oldtmp"
+	via() { case $1 in /tmp/*) printf '%s\n' "$V/oldtmp/${1#/tmp/}" ;; *) printf '%s\n' "$1" ;; esac; }
+	rc=0
+	unshare -m --propagation private sh -c 'mount --rbind /tmp "$1" && mount -t tmpfs -o size=4k tmpfs /tmp &&
+		{ cat /dev/zero >/tmp/filler 2>/dev/null || :; } && DEDIS_PLOTS_DIR=$2 "$3" stat "$4" --plot "$5" >/dev/null' \
+		sh "$V/oldtmp" "$(via "$top_srcdir/plots")" "$(via "$DEDISENGINE")" "$(via "$E2E_TMP/vol")" "$(via "$F/v.png")" \
+		2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 1 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "^dedisengine: --plot: writing the data to /tmp/.*: No space left on device" "$E2E_TMP/err" ||
+		fail "stat --plot with /tmp full: exit $rc, want 1 and one line: $(cat "$E2E_TMP/err")"
+	cmp -s "$F/v.png" "$E2E_TMP/orig/v.png" || fail "stat --plot with /tmp full replaced the earlier PNG"
+fi
+
 # dedisbench's reports: the line names the report (it said "cannot write a report"), and the JSON,
 # written elsewhere, says the run failed with that error (it said "ok" beside exit status 1)
 mkdir "$E2E_TMP/t"
