@@ -588,8 +588,14 @@ int worker_main(const struct worker_args *a)
 		if (c->final_pass && !w.ws->error)
 			final_pass(&w);
 	}
-	if (w.latlog && fclose(w.latlog) && !w.ws->error)
-		record_failure(&w, errno, "latency log", UINT64_MAX);
+	if (w.latlog && fclose(w.latlog) && !w.ws->error) {
+		/* named: "latency log of DIR/dedisbench.0" sent one looking at the target file */
+		int e = errno;
+		record_failure(&w, e, "latency log", UINT64_MAX);
+		snprintf(w.ws->errmsg, sizeof w.ws->errmsg, "worker %llu: cannot write its latency log %s/latency.%llu.csv: %s",
+			 (unsigned long long)config_worker_number(w.cfg, w.index), w.cfg->o.output_dir,
+			 (unsigned long long)config_worker_number(w.cfg, w.index), strerror(e));
+	}
 	if (w.ids.keys && w.access_counts && ship_tallies(&w, a->tally_fd) && !w.ws->error)
 		record_failure(&w, EIO, "tally", UINT64_MAX);
 	if (w.eng) {

@@ -115,6 +115,18 @@ DEDIS_LOCK_DIR=$F "$DEDISENGINE" fsck "$E2E_TMP/vol" 2>"$E2E_TMP/err" || rc=$?
 [ -z "$(ls -A "$E2E_TMP/t")" ] || fail "the refused run wrote into its target"
 rm -f "$F/filler"
 
+# A latency log that does not fit: named (it said "latency log of T/dedisbench.0", the target's
+# file, as if that had failed), and the JSON says so.
+fill 32768
+rm -rf "$E2E_TMP/t/"*
+rc=0
+"$DEDISBENCH" --target "$E2E_TMP/t" --procs 1 --file-size 16MiB -q --output-dir "$F/od" --latency-log \
+	--json "$E2E_TMP/lat.json" 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "^dedisbench: worker 0: cannot write its latency log $F/od/latency.0.csv: No space left on device$" "$E2E_TMP/err" ||
+	fail "a latency log that does not fit: exit $rc: $(cat "$E2E_TMP/err")"
+jcheck "$E2E_TMP/lat.json" ".status == \"failed\" and (.error | contains(\"latency.0.csv\"))"
+rm -rf "$F/filler" "$F/od"
+
 # A new --ledger that does not fit: refused before the run (its room is taken at creation). It
 # was created sparse and mapped: the workers' first writes to it died of SIGBUS mid-run ("worker
 # killed by signal 7"), the ledger left behind.
