@@ -53,15 +53,18 @@ mktmp() {
 		fail "cannot create a temp dir"
 }
 
-# jget FILE FILTER: print one value (raw) of a JSON file; fails if missing or null.
+# jget FILE FILTER: print one value (raw) of a JSON file; fails if missing or null. An empty file
+# fails too: jq -e reads no value there and exits 0, so every check on it would pass.
 jget() {
 	local v
+	[ -s "$1" ] || fail "JSON $1 is missing or empty (wanted $2)"
 	v=$(jq -er "$2" "$1") || fail "JSON $1: $2 is missing or null"
 	printf '%s\n' "$v"
 }
 
-# jcheck FILE EXPR [MSG]: assert a jq boolean expression holds on a JSON file.
+# jcheck FILE EXPR [MSG]: assert a jq boolean expression holds on a JSON file (not an empty one).
 jcheck() {
+	[ -s "$1" ] || fail "${3:-JSON $1: expected $2}; but $1 is missing or empty"
 	jq -e "$2" "$1" >/dev/null || fail "${3:-JSON $1: expected $2}; got: $(jq -c "${4:-.}" "$1" 2>&1 | head -c 600)"
 }
 

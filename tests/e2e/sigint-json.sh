@@ -57,7 +57,7 @@ interrupt() {
 	wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
 
 	[ "$rc" -eq 0 ] || fail "$sig: exit status $rc, want 0; stderr: $(cat "$d/err")"
-	jq -e . "$d/r.json" >/dev/null 2>&1 || fail "$sig: the JSON does not parse: $(head -c 400 "$d/r.json")"
+	[ -s "$d/r.json" ] && jq -e . "$d/r.json" >/dev/null 2>&1 || fail "$sig: the JSON is empty or does not parse: $(head -c 400 "$d/r.json")"
 	[ "$(jget "$d/r.json" .status)" = interrupted ] ||
 		fail "$sig: status is '$(jget "$d/r.json" .status)', want 'interrupted'"
 	local ops secs
@@ -164,7 +164,7 @@ interrupt_at() {
 	wait "$pid" || rc=$?
 	BG_PID=
 	[ "$rc" -eq 0 ] || fail "$phase $sig: exit status $rc, want 0; stderr: $(cat "$d/err")"
-	jq -e . "$d/r.json" >/dev/null 2>&1 || fail "$phase $sig: the JSON does not parse"
+	[ -s "$d/r.json" ] && jq -e . "$d/r.json" >/dev/null 2>&1 || fail "$phase $sig: the JSON is empty or does not parse"
 	for k in ${JOB_KEYS:-.config .totals.ops .totals.latency_us.p99 .workers[1].ops .access.blocks}; do
 		jq -e "$k | . != null" "$d/r.json" >/dev/null || fail "$phase $sig: JSON lacks $k"
 	done
