@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fullio.h"
 #include "rng.h"
 #include "tally.h"
 
@@ -229,42 +230,12 @@ void afreq_free(struct access_freq *f)
 	memset(f, 0, sizeof *f);
 }
 
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-	while (len) {
-		ssize_t n = write(fd, c, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		c += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *p, size_t len)
-{
-	char *c = p;
-	while (len) {
-		ssize_t n = read(fd, c, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		c += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 #define TALLY_MAGIC 0x594c4c4154ULL /* "TALLY" */
 
 int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af)
 {
 	uint64_t head[4] = {TALLY_MAGIC, ids->unique, ids->used, af->n};
-	if (write_all(fd, head, sizeof head))
+	if (fullio_write(fd, head, sizeof head))
 		return -1;
 	uint64_t buf[512];
 	size_t k = 0;
@@ -274,16 +245,16 @@ int tally_write(int fd, const struct id_counts *ids, const struct access_freq *a
 		buf[k++] = ids->keys[i];
 		buf[k++] = ids->vals[i];
 		if (k == 512) {
-			if (write_all(fd, buf, sizeof buf))
+			if (fullio_write(fd, buf, sizeof buf))
 				return -1;
 			k = 0;
 		}
 	}
-	if (k && write_all(fd, buf, k * sizeof *buf))
+	if (k && fullio_write(fd, buf, k * sizeof *buf))
 		return -1;
 	for (size_t i = 0; i < af->n; i++) {
 		uint64_t pair[2] = {af->count[i], af->blocks[i]};
-		if (write_all(fd, pair, sizeof pair))
+		if (fullio_write(fd, pair, sizeof pair))
 			return -1;
 	}
 	return 0;
@@ -292,7 +263,7 @@ int tally_write(int fd, const struct id_counts *ids, const struct access_freq *a
 int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af)
 {
 	uint64_t head[4];
-	if (read_all(fd, head, sizeof head) || head[0] != TALLY_MAGIC)
+	if (fullio_read(fd, head, sizeof head) || head[0] != TALLY_MAGIC)
 		return -1;
 	ids->unique += head[1];
 	/* Grow once up front rather than repeatedly while merging. */
@@ -302,7 +273,7 @@ int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af)
 	uint64_t buf[512];
 	for (uint64_t left = head[2]; left;) {
 		uint64_t n = left < 256 ? left : 256;
-		if (read_all(fd, buf, n * 2 * sizeof *buf))
+		if (fullio_read(fd, buf, n * 2 * sizeof *buf))
 			return -1;
 		for (uint64_t i = 0; i < n; i++)
 			if (idc_add(ids, buf[2 * i], buf[2 * i + 1]))
@@ -311,7 +282,7 @@ int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af)
 	}
 	for (uint64_t i = 0; i < head[3]; i++) {
 		uint64_t pair[2];
-		if (read_all(fd, pair, sizeof pair) || afreq_add(af, pair[0], pair[1]))
+		if (fullio_read(fd, pair, sizeof pair) || afreq_add(af, pair[0], pair[1]))
 			return -1;
 	}
 	return 0;

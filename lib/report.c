@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fullio.h"
 #include "report.h"
 #include "safefile.h"
 
@@ -67,21 +68,6 @@ json_t *report_dist_rows(const struct dist_rows *r)
 	return o;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int report_write_atomic(json_t *doc, const char *path)
 {
 	if (!doc || !path) {
@@ -97,7 +83,7 @@ int report_write_atomic(json_t *doc, const char *path)
 	 * FIFO or a terminal: never through a link to a file, never into an existing file. */
 	struct safefile s;
 	int rc = safefile_open(&s, path);
-	if (!rc && (write_all(s.fd, text, strlen(text)) || write_all(s.fd, "\n", 1))) {
+	if (!rc && (fullio_write(s.fd, text, strlen(text)) || fullio_write(s.fd, "\n", 1))) {
 		int e = errno;
 		safefile_abort(&s);
 		errno = e;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "blockdev.h"
 #include "dioalign.h"
+#include "fullio.h"
 #include "pathwithin.h"
 #include "cli.h"
 #include "engine.h"
@@ -462,22 +463,6 @@ static int open_export_device(const struct engine_cli *c, const struct stat *st,
 	return bad("%s%s", msg, "");
 }
 
-/* Sequential writes, not pwrite at each block's offset: a FIFO or a pipe (export to
- * /dev/stdout | gzip) cannot seek, and was refused with ESPIPE after the volume was opened. */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int cmd_export(const struct engine_cli *c)
 {
 	if (in_volume(c->args[0], c->args[1]) == 1)
@@ -517,7 +502,9 @@ static int cmd_export(const struct engine_cli *c)
 	for (uint64_t lbn = 0; lbn < n && !rc; lbn++) {
 		rc = engine_read(e, lbn, buf);
 		errno = 0;
-		if (!rc && write_all(fd, buf, bs))
+		/* in block order, not pwrite at each offset: a FIFO or a pipe (export to /dev/stdout | gzip)
+		 * cannot seek */
+		if (!rc && fullio_write(fd, buf, bs))
 			rc = errno ? -errno : -EIO;
 	}
 	free(buf);

@@ -32,6 +32,7 @@ int suite_compmodel(void);
 int suite_reserve(void);
 int suite_bitfilter(void);
 int suite_pathwithin(void);
+int suite_fullio(void);
 int suite_access(void);
 int suite_dupgen(void);
 int suite_locality(void);

@@ -1,0 +1,41 @@
+/* fullio.c - whole-buffer read(2) and write(2), retried past short transfers and EINTR (see
+ * fullio.h). */
+#include <errno.h>
+#include <unistd.h>
+#include "fullio.h"
+
+int fullio_write(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int fullio_read(int fd, void *p, size_t n)
+{
+	char *c = p;
+	while (n) {
+		ssize_t r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = 0;
+			return -1;
+		}
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
