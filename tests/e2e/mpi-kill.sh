@@ -54,16 +54,11 @@ note "a worker of rank 2 killed: exit 1, $(jget "$E2E_TMP/fail.json" .error)"
 # every rank, and every worker of every rank, has exited (a zombie left to init has exited)
 running() { { ps -o stat=,pid= -C dedisbench-mpi || true; } | awk '$1 !~ /^Z/ {print $2}'; } # ps exits 1 when none is left
 
-# kill_rank K NAME: a 4-rank run (output dir o-NAME, JSON NAME.json) whose rank K is killed once it
-# runs; rc is mpirun's status, ms how long after the kill every process of the job was gone
-# (asserted within 2 s).
-kill_rank() {
-	local k=$1 name=$2 victim t_kill t_end left
-	"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
-		--output-dir "$E2E_TMP/o-$name" --json "$E2E_TMP/$name.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-	job=$!
-	on_exit "kill -9 $job 2>/dev/null"
-	started "$E2E_TMP/o-$name"
+# kill_and_time K WHEN: kills rank K of the running job $job; rc is mpirun's status, ms how long
+# after the kill every process of the job was gone (asserted within 2 s; WHEN says when it was
+# killed, for the message).
+kill_and_time() {
+	local k=$1 when=$2 victim t_kill t_end left
 	victim=$(rank_pid "$k") || fail "no process for rank $k"
 	kill -9 "$victim"
 	t_kill=$(date +%s%N)
@@ -77,9 +72,20 @@ kill_rank() {
 	left=$(running)
 	[ -z "$left" ] || fail "dedisbench-mpi processes outlived the job: $(ps -o pid,ppid,stat,comm -p "$(echo $left | tr ' ' ,)")"
 	ms=$(((t_end - t_kill) / 1000000))
-	[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank $k was killed (want <= 2000)"
+	[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank $k was killed $when (want <= 2000)"
 	# mpirun's status is the killed rank's signal (137); the others ended the job (1)
 	[ "$rc" -ne 0 ] || fail "a killed rank $k must fail the job"
+}
+
+# kill_rank K NAME: a 4-rank run (output dir o-NAME, JSON NAME.json) whose rank K is killed once it
+# runs (kill_and_time).
+kill_rank() {
+	"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
+		--output-dir "$E2E_TMP/o-$2" --json "$E2E_TMP/$2.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+	job=$!
+	on_exit "kill -9 $job 2>/dev/null"
+	started "$E2E_TMP/o-$2"
+	kill_and_time "$1" "mid-run"
 }
 
 # 2. Rank 1 itself killed: rank 0 finds it lost, stops the others and ends the job.
@@ -143,20 +149,8 @@ jcheck "$E2E_TMP/held.json" '.status == "ok" and .mpi.lost_ranks == 0 and ([.mpi
 note "ranks 0 and 1 held 1.5 s in their collection: none lost, exit 0"
 
 held_run held-kill 0
-victim=$(rank_pid 0) || fail "no process for rank 0"
-kill -9 "$victim"
-t_kill=$(date +%s%N)
-rc=0
-wait "$job" || rc=$?
-for _ in $(seq 1 100); do
-	[ -z "$(running)" ] && break
-	sleep 0.02
-done
-ms=$((($(date +%s%N) - t_kill) / 1000000))
-[ -z "$(running)" ] || fail "dedisbench-mpi processes outlived the job"
-[ "$rc" -ne 0 ] || fail "a killed rank 0 must fail the job"
+kill_and_time 0 "in its collection"
 grep -q "rank 1: rank 0 on .* was lost" "$E2E_TMP/err" || fail "rank 1 must find rank 0 lost while it collects: $(cat "$E2E_TMP/err")"
-[ "$ms" -le 2000 ] || fail "every rank ended $ms ms after rank 0 was killed in its collection (want <= 2000)"
 touch "$E2E_TMP/release"
 note "rank 0 killed while it collects: every rank gone in $ms ms, mpirun exit $rc"
 
