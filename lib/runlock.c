@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "errmsg.h"
+#include "pathwithin.h"
 #include "runlock.h"
 #include "strhash.h"
 
@@ -54,12 +55,7 @@ static int identity(const char *target, enum runlock_kind kind, char *id, size_t
 		snprintf(buf, sizeof buf, "%s", resolved);
 	char *slash = strrchr(buf, '/');
 	const char *name = slash ? slash + 1 : buf;
-	if (!slash)
-		snprintf(parent, sizeof parent, ".");
-	else if (slash == buf)
-		snprintf(parent, sizeof parent, "/");
-	else
-		snprintf(parent, sizeof parent, "%.*s", (int)(slash - buf), buf);
+	path_parent(buf, parent, sizeof parent);
 	if (stat(parent, &st))
 		return fail(err, errlen, "%s: %s: %s", target, parent, strerror(errno));
 	snprintf(id, len, "vol:%llu:%llu:%s", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, name);

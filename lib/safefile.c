@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "pathwithin.h"
 #include "safefile.h"
 
 int safefile_named_fd(const char *path)
@@ -19,14 +20,8 @@ int safefile_named_fd(const char *path)
 	/* Followed one link at a time: the last one, /proc/self/fd/N, leads to what the descriptor
 	 * is open on, which says nothing about the name. */
 	for (int hops = 0; hops < 40; hops++) {
-		char *slash = strrchr(cur, '/');
-		const char *base = slash ? slash + 1 : cur;
-		if (!slash)
-			snprintf(dir, sizeof dir, ".");
-		else if (slash == cur)
-			snprintf(dir, sizeof dir, "/");
-		else
-			snprintf(dir, sizeof dir, "%.*s", (int)(slash - cur), cur);
+		const char *slash = strrchr(cur, '/'), *base = slash ? slash + 1 : cur;
+		path_parent(cur, dir, sizeof dir);
 		if (realpath(dir, real) && !strcmp(real, fddir)) {
 			char *end;
 			errno = 0;
