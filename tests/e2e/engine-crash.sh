@@ -175,11 +175,7 @@ for sig in INT TERM HUP; do
 		DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH="$fv/superblock" DEDIS_FAULT_STATE="$T/fmt.state" \
 		DEDIS_FAULT_LOG="$T/fmt.log" "$DEDISENGINE" format "$fv" --size 8MiB -q 2>"$T/fmt.err" &
 	pid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$T/fmt.log" ] && break
-		sleep 0.1
-	done
-	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "format never stopped at its superblock"
+	wait_stopped "$pid" "$T/fmt.log" "format never stopped at its superblock"
 	kill "-$sig" "$pid"
 	kill -CONT "$pid"
 	wait "$pid" || true

@@ -145,11 +145,7 @@ for sig in INT TERM HUP; do
 		DEDIS_FAULT_LOG="$E2E_TMP/sig.log" TMPDIR="$E2E_TMP/sigtmp" "$DEDISGEN" merge "$E2E_TMP/d1" "$E2E_TMP/d2" \
 		-o "$E2E_TMP/sig/m.dist" --json "$E2E_TMP/sig/m.json" --mem-limit 64KiB -q 2>"$E2E_TMP/err" &
 	pid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$E2E_TMP/sig.log" ] && break
-		sleep 0.1
-	done
-	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "merge never stopped at its second input"
+	wait_stopped "$pid" "$E2E_TMP/sig.log" "merge never stopped at its second input"
 	kill "-$sig" "$pid"
 	kill -CONT "$pid"
 	rc=0

@@ -235,11 +235,7 @@ stopped_at() {
 		DEDIS_FAULT_OP="$op" DEDIS_FAULT_NTH="$n" DEDIS_FAULT_PATH="$name/f" DEDIS_FAULT_STATE="$S.state" \
 		DEDIS_FAULT_LOG="$S.log" "$DEDISGEN" "$S" "$@" --json "$S.json" -o "$S.dist" 2>"$S.err" &
 	pid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && [ -s "$S.log" ] && break
-		sleep 0.1
-	done
-	[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || fail "dedisgen never stopped at $op #$n of $S/f"
+	wait_stopped "$pid" "$S.log" "dedisgen never stopped at $op #$n of $S/f"
 }
 shrunk() { # NAME: the run went on, one error for the file, its first 4 MiB counted
 	wait "$pid" || fail "$1: a file that shrank made the scan fail (exit $?): $(cat "$S.err")"

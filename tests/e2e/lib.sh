@@ -53,6 +53,17 @@ mktmp() {
 		fail "cannot create a temp dir"
 }
 
+# wait_stopped PID LOG WHAT: wait (up to 30 s) until the fault shim (DEDIS_FAULT_ACTION=stop) has
+# logged to LOG and stopped process PID; fail saying WHAT never happened otherwise.
+wait_stopped() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ] && [ -s "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "$3"
+}
+
 # jget FILE FILTER: print one value (raw) of a JSON file; fails if missing or null. An empty file
 # fails too: jq -e reads no value there and exits 0, so every check on it would pass.
 jget() {
