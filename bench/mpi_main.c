@@ -397,13 +397,13 @@ int main(int argc, char **argv)
 	/* mpirun may be gone (it ends a job whose rank died) while rank 0 still reports: a message
 	 * to the closed stderr must not end rank 0 before its JSON is written. */
 	signal(SIGPIPE, SIG_IGN);
-	/* The launcher takes SIGINT, SIGTERM (mpirun's, when it ends a job) and SIGCHLD from a
-	 * signalfd: blocked before MPI_Init, so that the threads Open MPI starts block them too
-	 * (one of those would otherwise take SIGTERM's default action and end the rank at once). */
+	/* The launcher takes SIGINT, SIGTERM (mpirun's, when it ends a job), SIGHUP (unless nohup
+	 * ignores it) and SIGCHLD from a signalfd: blocked before MPI_Init, so that the threads Open
+	 * MPI starts block them too (one of those would otherwise take SIGTERM's or SIGHUP's default
+	 * action and end the rank at once, unreported). */
 	sigset_t mask;
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
+	launcher_stop_signals(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigset_t unblocked;
 	sigprocmask(SIG_BLOCK, &mask, &unblocked);
