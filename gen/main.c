@@ -27,30 +27,6 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static void on_sigpipe(int sig)
-{
-	(void)sig;
-}
-
-/* SIGINT, SIGTERM and SIGHUP (the terminal or ssh session of a long scan gone) stop a scan or a
- * merge, which then removes what it created (temp files, a spill directory, a new DB) and exits
- * 1; killed by them, it left all that behind. SIGHUP not where it is ignored (nohup). */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal}, hup;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
-		sigaction(SIGHUP, &sa, NULL);
-	/* A reader of standard output gone (| head, a pager quit) is a failed write, said and
-	 * cleaned up after, not a death that leaves the temp files behind. Caught, not ignored:
-	 * gnuplot gets the default back. */
-	struct sigaction pipe_sa = {.sa_handler = on_sigpipe};
-	sigemptyset(&pipe_sa.sa_mask);
-	sigaction(SIGPIPE, &pipe_sa, NULL);
-}
-
 /* What a run that fails now leaves: nothing, unless it had begun changing an earlier analysis
  * in --db (a spill, -k), which stays marked interrupted - "nothing written" would hide that. */
 static const char *left_behind(const struct run *r)
@@ -86,7 +62,7 @@ static int cmd_scan(const struct gen_options *o)
 		return EXIT_BAD_INPUT;
 	/* Outputs and databases are checked before the walk starts: bad input reads nothing. */
 	struct walk *w = NULL;
-	catch_stop_signals(); /* before run_prepare creates the outputs' temp files */
+	run_catch_stop_signals(on_signal); /* before run_prepare creates the outputs' temp files */
 	for (int i = 0; i < o->npaths; i++) {
 		if (run_add_source(&r, o->paths[i])) {
 			say("out of memory");
@@ -246,7 +222,7 @@ static int cmd_merge(const struct gen_options *o)
 	snprintf(hash, sizeof hash, "%s", m0.hash);
 	index_meta_free(&m0);
 	r.hash = hash;
-	catch_stop_signals(); /* before run_prepare creates the outputs' temp files */
+	run_catch_stop_signals(on_signal); /* before run_prepare creates the outputs' temp files */
 	if ((rc = run_prepare(&r, sizes, n)))
 		goto out;
 	for (int i = 0; i < r.n; i++) {

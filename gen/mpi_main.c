@@ -172,12 +172,9 @@ int main(int argc, char **argv)
 	}
 	int provided;
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-	/* mpirun's SIGTERM (Ctrl-C of mpirun) stops the scans; caught from here on, so that a rank
-	 * signalled once any other has begun its scan is one that stops, not one that dies */
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* mpirun's SIGTERM (Ctrl-C of mpirun), and a SIGHUP, stop the scans; caught from here on, so
+	 * that a rank signalled once any other has begun its scan is one that stops, not one that dies */
+	run_catch_stop_signals(on_signal);
 	struct gen g = {.o = &o};
 	MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &g.size);

@@ -224,33 +224,35 @@ if [ "${DEDIS_SANITIZED:-}" != 1 ] && [ -f "$SHIM" ]; then
 	ls "$E2E_TMP"/io.dist* >/dev/null 2>&1 && fail "a failed run left an output: $(ls "$E2E_TMP"/io.dist*)"
 	note "a read error on rank 2 (--strict): every rank exits 1, one line, nothing written"
 
-	# 6. The SIGTERM mpirun sends every rank when it is interrupted (Ctrl-C), while rank 2 scans
-	#    (held in its first read by the shim until every rank has the signal): every rank ends,
-	#    exit 1, one line, nothing written.
-	head -c 8 /dev/zero >"$E2E_TMP/fault.state"
-	: >"$E2E_TMP/fault.log"
-	"${MPIRUN[@]}" -x LD_PRELOAD="$SHIM" -x DEDIS_FAULT_OP=read -x DEDIS_FAULT_NTH=1 -x DEDIS_FAULT_ACTION=stop \
-		-x DEDIS_FAULT_PATH="$D/d2/" -x DEDIS_FAULT_STATE="$E2E_TMP/fault.state" -x DEDIS_FAULT_LOG="$E2E_TMP/fault.log" \
-		"$DEDISGEN_MPI" "$D/d%r" -q -o "$E2E_TMP/int.dist" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-	job=$!
-	on_exit "kill -9 $job 2>/dev/null"
-	for _ in $(seq 1 600); do [ -s "$E2E_TMP/fault.log" ] && break; sleep 0.1; done
-	[ -s "$E2E_TMP/fault.log" ] || fail "rank 2 never reached its first read: $(cat "$E2E_TMP/err")"
-	held=$(awk '{print $NF}' "$E2E_TMP/fault.log")
-	ranks=$(pgrep -P "$job" -x dedisgen-mpi || true)
-	[ "$(echo "$ranks" | wc -w)" -eq 4 ] || fail "expected 4 ranks under mpirun, found: $ranks"
-	# shellcheck disable=SC2086
-	kill -TERM $ranks
-	kill -CONT "$held"
-	RC=0
-	timeout 120 tail --pid="$job" -f /dev/null || fail "the ranks did not end within 120 s of SIGTERM (a rank hangs)"
-	wait "$job" || RC=$?
-	[ "$RC" -eq 1 ] || fail "SIGTERM to every rank: exit $RC (want 1): $(head -c 800 "$E2E_TMP/err")"
-	lines=$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err" || true)
-	[ "$lines" -eq 1 ] && grep -q '^dedisgen-mpi: .*scan failed: interrupted; nothing written' "$E2E_TMP/err" ||
-		fail "SIGTERM to every rank: want one 'interrupted' line, got: $(cat "$E2E_TMP/err")"
-	ls "$E2E_TMP"/int.dist* >/dev/null 2>&1 && fail "an interrupted run left an output: $(ls "$E2E_TMP"/int.dist*)"
-	note "SIGTERM to every rank (Ctrl-C of mpirun) during the scan: exit 1, $(grep '^dedisgen-mpi:' "$E2E_TMP/err")"
+	# 6. The SIGTERM mpirun sends every rank when it is interrupted (Ctrl-C), or a SIGHUP (the
+	#    terminal gone), while rank 2 scans (held in its first read by the shim until every rank
+	#    has the signal): every rank ends, exit 1, one line, nothing written.
+	for sig in TERM HUP; do
+		head -c 8 /dev/zero >"$E2E_TMP/fault.state"
+		: >"$E2E_TMP/fault.log"
+		"${MPIRUN[@]}" -x LD_PRELOAD="$SHIM" -x DEDIS_FAULT_OP=read -x DEDIS_FAULT_NTH=1 -x DEDIS_FAULT_ACTION=stop \
+			-x DEDIS_FAULT_PATH="$D/d2/" -x DEDIS_FAULT_STATE="$E2E_TMP/fault.state" -x DEDIS_FAULT_LOG="$E2E_TMP/fault.log" \
+			"$DEDISGEN_MPI" "$D/d%r" -q -o "$E2E_TMP/int.dist" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+		job=$!
+		on_exit "kill -9 $job 2>/dev/null"
+		for _ in $(seq 1 600); do [ -s "$E2E_TMP/fault.log" ] && break; sleep 0.1; done
+		[ -s "$E2E_TMP/fault.log" ] || fail "rank 2 never reached its first read: $(cat "$E2E_TMP/err")"
+		held=$(awk '{print $NF}' "$E2E_TMP/fault.log")
+		ranks=$(pgrep -P "$job" -x dedisgen-mpi || true)
+		[ "$(echo "$ranks" | wc -w)" -eq 4 ] || fail "expected 4 ranks under mpirun, found: $ranks"
+		# shellcheck disable=SC2086
+		kill -$sig $ranks
+		kill -CONT "$held"
+		RC=0
+		timeout 120 tail --pid="$job" -f /dev/null || fail "the ranks did not end within 120 s of SIG$sig (a rank hangs)"
+		wait "$job" || RC=$?
+		[ "$RC" -eq 1 ] || fail "SIG$sig to every rank: exit $RC (want 1): $(head -c 800 "$E2E_TMP/err")"
+		lines=$(grep -c '^dedisgen-mpi:' "$E2E_TMP/err" || true)
+		[ "$lines" -eq 1 ] && grep -q '^dedisgen-mpi: .*scan failed: interrupted; nothing written' "$E2E_TMP/err" ||
+			fail "SIG$sig to every rank: want one 'interrupted' line, got: $(cat "$E2E_TMP/err")"
+		ls "$E2E_TMP"/int.dist* >/dev/null 2>&1 && fail "an interrupted run left an output: $(ls "$E2E_TMP"/int.dist*)"
+		note "SIG$sig to every rank during the scan: exit 1, $(grep '^dedisgen-mpi:' "$E2E_TMP/err")"
+	done
 else
 	note "the read-error and Ctrl-C cases need the fault shim, which the sanitizer build does not preload"
 fi
