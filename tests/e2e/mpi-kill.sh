@@ -31,12 +31,18 @@ rank_pid() {
 	return 1
 }
 
+# run_started NAME: a 30 s run of 4 ranks at 2000 ops/s on the null target (output dir o-NAME,
+# JSON NAME.json), in the background as $job; returns once it runs.
+run_started() {
+	"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
+		--output-dir "$E2E_TMP/o-$1" --json "$E2E_TMP/$1.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
+	job=$!
+	on_exit "kill -9 $job 2>/dev/null"
+	started "$E2E_TMP/o-$1"
+}
+
 # 1. A worker of rank 2 dies: rank 2 fails, the others stop; exit 1 and rank 0 says why.
-"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
-	--output-dir "$E2E_TMP/o1" --json "$E2E_TMP/fail.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-job=$!
-on_exit "kill -9 $job 2>/dev/null"
-started "$E2E_TMP/o1"
+run_started fail
 r2=$(rank_pid 2) || fail "no process for rank 2"
 victim=$(pgrep -P "$r2" | head -1)
 [ -n "$victim" ] || fail "rank 2 ($r2) has no worker"
@@ -77,14 +83,9 @@ kill_and_time() {
 	[ "$rc" -ne 0 ] || fail "a killed rank $k must fail the job"
 }
 
-# kill_rank K NAME: a 4-rank run (output dir o-NAME, JSON NAME.json) whose rank K is killed once it
-# runs (kill_and_time).
+# kill_rank K NAME: run_started NAME, then its rank K killed (kill_and_time).
 kill_rank() {
-	"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
-		--output-dir "$E2E_TMP/o-$2" --json "$E2E_TMP/$2.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-	job=$!
-	on_exit "kill -9 $job 2>/dev/null"
-	started "$E2E_TMP/o-$2"
+	run_started "$2"
 	kill_and_time "$1" "mid-run"
 }
 
@@ -155,11 +156,7 @@ touch "$E2E_TMP/release"
 note "rank 0 killed while it collects: every rank gone in $ms ms, mpirun exit $rc"
 
 # 3. Ctrl-C of mpirun (it sends SIGTERM to every rank): every rank stops, rank 0 writes the JSON.
-"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
-	--output-dir "$E2E_TMP/o3" --json "$E2E_TMP/int.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-job=$!
-on_exit "kill -9 $job 2>/dev/null"
-started "$E2E_TMP/o3"
+run_started int
 kill -INT "$job"
 wait "$job" || true
 jcheck "$E2E_TMP/int.json" '.status == "interrupted" and ([.mpi.per_rank[].status] | unique) == ["interrupted"]' \
@@ -170,11 +167,7 @@ note "mpirun interrupted: rank 0 reported $(jget "$E2E_TMP/int.json" .totals.ops
 # 4. SIGHUP to one rank (its terminal or ssh session gone): it stops as on SIGINT and tells the
 # others; rank 0 reports the run interrupted. Open MPI's own threads must block it as the
 # launcher does, or one of them takes its default action and the rank dies unreported.
-"${MPIRUN[@]}" "$DEDISBENCH_MPI" -T null -P 1 --file-size 16MiB --time 30s --rate 2000 --quiet \
-	--output-dir "$E2E_TMP/o4" --json "$E2E_TMP/hup.json" >"$E2E_TMP/out" 2>"$E2E_TMP/err" &
-job=$!
-on_exit "kill -9 $job 2>/dev/null"
-started "$E2E_TMP/o4"
+run_started hup
 victim=$(rank_pid 2) || fail "no process for rank 2"
 kill -HUP "$victim"
 rc=0
