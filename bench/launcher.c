@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "launcher.h"
+#include "stopsignals.h"
 #include "content.h"
 #include "engine.h"
 #include "tally.h"
@@ -76,15 +77,6 @@ static void reap(struct launch *l)
 			}
 		}
 	}
-}
-
-void launcher_stop_signals(sigset_t *set)
-{
-	struct sigaction hup;
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
-		sigaddset(set, SIGHUP);
 }
 
 static void handle_signals(struct launch *l)
@@ -443,7 +435,7 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 
 	sigset_t mask, old;
 	sigemptyset(&mask);
-	launcher_stop_signals(&mask);
+	stop_signals_set(&mask); /* SIGHUP too: a terminal or ssh session gone left the run's files and lock */
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1); /* only for the forks to inherit it blocked (see spawn) */
 	sigprocmask(SIG_BLOCK, &mask, &old);

@@ -11,10 +11,6 @@
 /* Returns 0 when the run happened (r filled; r->failed / r->interrupted tell how it ended),
  * -1 when it could not start (err says why). The target must have been prepared. */
 int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen);
-/* Adds the signals that stop a run to set: SIGINT, SIGTERM and SIGHUP (a terminal or an ssh
- * session that went away: killed by it, a run left its files and its lock) - SIGHUP only where it
- * is not ignored (nohup: the run is meant to outlive the session). */
-void launcher_stop_signals(sigset_t *set);
 
 /* Whether another part stopped the run: no, by failing (or being lost), or on a signal. */
 enum peers_stop { PEERS_GO, PEERS_FAILED, PEERS_INTERRUPTED };

@@ -17,6 +17,7 @@
 #include "results.h"
 #include "runcmp.h"
 #include "space.h"
+#include "stopsignals.h"
 #include "suite.h"
 
 #define EXIT_BAD_INPUT 2
@@ -59,16 +60,6 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-/* on_stop_signal for each signal of set (launcher_stop_signals) */
-static void catch_stop_signals(const sigset_t *set)
-{
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-	sigemptyset(&sa.sa_mask);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sigismember(set, sig) == 1)
-			sigaction(sig, &sa, NULL);
-}
-
 /* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
  * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
 /* A replay or backup run's start: the target prepared (one line and cleanup when it cannot be),
@@ -79,9 +70,9 @@ static int prepare_job_target(struct target *t, uint32_t block_size)
 {
 	sigset_t stop_signals, old;
 	sigemptyset(&stop_signals);
-	launcher_stop_signals(&stop_signals);
+	stop_signals_set(&stop_signals);
 	sigprocmask(SIG_BLOCK, &stop_signals, &old);
-	catch_stop_signals(&stop_signals);
+	stop_signals_catch(on_stop_signal);
 	char msg[512];
 	int rc = target_prepare(t, block_size, msg, sizeof msg);
 	if (rc) {
@@ -362,10 +353,7 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	sigset_t stop_signals;
-	sigemptyset(&stop_signals);
-	launcher_stop_signals(&stop_signals);
-	catch_stop_signals(&stop_signals);
+	stop_signals_catch(on_stop_signal);
 	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
 				.quiet = o->quiet, .stop = &stop_requested};
 	if (suite_run(&job, msg, sizeof msg)) {
@@ -493,7 +481,7 @@ static int bench_main(int argc, char **argv)
 	 * starts, so the run ends "interrupted" with its JSON and without what it created. */
 	sigset_t stop_signals;
 	sigemptyset(&stop_signals);
-	launcher_stop_signals(&stop_signals);
+	stop_signals_set(&stop_signals);
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
@@ -579,20 +567,12 @@ static int bench_main(int argc, char **argv)
 	return status;
 }
 
-static void on_sigpipe(int sig)
-{
-	(void)sig;
-}
-
 int main(int argc, char **argv)
 {
 	/* A reader of standard output that went away (| head, a pager quit) must not end a run
 	 * midway: killed by SIGPIPE at the summary, it left its workers' files and its run lock, and
-	 * wrote no JSON. Caught, not ignored: what the run execs (--space-cmd, gnuplot) gets the
-	 * default back. The write fails instead, and is said at the end. */
-	struct sigaction sa = {.sa_handler = on_sigpipe};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGPIPE, &sa, NULL);
+	 * wrote no JSON. The write fails instead, and is said at the end. */
+	stop_signals_catch_pipe();
 	int rc = bench_main(argc, argv);
 	errno = 0;
 	if ((fflush(stdout) || ferror(stdout)) && rc == 0) {

@@ -18,6 +18,7 @@
 #include "report.h"
 #include "results.h"
 #include "rng.h"
+#include "stopsignals.h"
 #include "strhash.h"
 
 #define EXIT_BAD_INPUT 2
@@ -403,7 +404,7 @@ int main(int argc, char **argv)
 	 * action and end the rank at once, unreported). */
 	sigset_t mask;
 	sigemptyset(&mask);
-	launcher_stop_signals(&mask);
+	stop_signals_set(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigset_t unblocked;
 	sigprocmask(SIG_BLOCK, &mask, &unblocked);

@@ -18,6 +18,7 @@
 #include "report.h"
 #include "run.h"
 #include "sidedata.h"
+#include "stopsignals.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -62,7 +63,10 @@ static int cmd_scan(const struct gen_options *o)
 		return EXIT_BAD_INPUT;
 	/* Outputs and databases are checked before the walk starts: bad input reads nothing. */
 	struct walk *w = NULL;
-	run_catch_stop_signals(on_signal); /* before run_prepare creates the outputs' temp files */
+	/* a stop signal lets the scan or merge remove what it created (temp files, a spill
+	 * directory, a new DB) and exit 1; killed, it left them. Before run_prepare creates them. */
+	stop_signals_catch(on_signal);
+	stop_signals_catch_pipe();
 	for (int i = 0; i < o->npaths; i++) {
 		if (run_add_source(&r, o->paths[i])) {
 			say("out of memory");
@@ -222,7 +226,10 @@ static int cmd_merge(const struct gen_options *o)
 	snprintf(hash, sizeof hash, "%s", m0.hash);
 	index_meta_free(&m0);
 	r.hash = hash;
-	run_catch_stop_signals(on_signal); /* before run_prepare creates the outputs' temp files */
+	/* a stop signal lets the scan or merge remove what it created (temp files, a spill
+	 * directory, a new DB) and exit 1; killed, it left them. Before run_prepare creates them. */
+	stop_signals_catch(on_signal);
+	stop_signals_catch_pipe();
 	if ((rc = run_prepare(&r, sizes, n)))
 		goto out;
 	for (int i = 0; i < r.n; i++) {

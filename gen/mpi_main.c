@@ -10,6 +10,7 @@
 #include "fanout.h"
 #include "mpigen.h"
 #include "rankpath.h"
+#include "stopsignals.h"
 
 #define PROG MPIGEN_PROG
 
@@ -174,7 +175,8 @@ int main(int argc, char **argv)
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 	/* mpirun's SIGTERM (Ctrl-C of mpirun), and a SIGHUP, stop the scans; caught from here on, so
 	 * that a rank signalled once any other has begun its scan is one that stops, not one that dies */
-	run_catch_stop_signals(on_signal);
+	stop_signals_catch(on_signal);
+	stop_signals_catch_pipe();
 	struct gen g = {.o = &o};
 	MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &g.size);

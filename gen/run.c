@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -818,26 +817,4 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 	r->ranges_read = st->ranges_read;
 	free(sizes);
 	return failed;
-}
-
-static void on_sigpipe(int sig)
-{
-	(void)sig;
-}
-
-/* A run stopped by them removes what it created (temp files, a spill directory, a new DB) and
- * exits 1; killed by them (SIGHUP: the terminal or ssh session of a long scan gone), it left all
- * that behind. A reader of standard output gone (| head, a pager quit) is a failed write, said
- * and cleaned up after; caught, not ignored: gnuplot gets the default back. */
-void run_catch_stop_signals(void (*on_stop)(int))
-{
-	struct sigaction sa = {.sa_handler = on_stop}, hup;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
-		sigaction(SIGHUP, &sa, NULL);
-	struct sigaction pipe_sa = {.sa_handler = on_sigpipe};
-	sigemptyset(&pipe_sa.sa_mask);
-	sigaction(SIGPIPE, &pipe_sa, NULL);
 }

@@ -98,8 +98,4 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 /* The progress line on stderr (a scan_config progress callback). */
 void run_progress_line(const struct scan_progress *p, void *arg);
 
-/* SIGINT, SIGTERM and SIGHUP (unless ignored: nohup) call on_stop, which sets the flag the scan
- * or merge stops on; SIGPIPE is caught, so a reader of standard output gone is a failed write. */
-void run_catch_stop_signals(void (*on_stop)(int));
-
 #endif

@@ -22,6 +22,7 @@
 #include "plot.h"
 #include "runlock.h"
 #include "safefile.h"
+#include "stopsignals.h"
 #include "units.h"
 
 #define EXIT_FAILED 1
@@ -125,12 +126,8 @@ static int cmd_format(const struct engine_cli *c)
 	 * midway, it left data files and no superblock, which every later format refused ("not
 	 * empty") and nothing else took for a volume, until removed by hand. */
 	sigset_t stop, old;
-	struct sigaction hup;
 	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
-		sigaddset(&stop, SIGHUP);
+	stop_signals_set(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	int rc = engine_format(c->args[0], &p, err, sizeof err);
 	sigprocmask(SIG_SETMASK, &old, NULL);
