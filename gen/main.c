@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "compare.h"
+#include "devnum.h"
 #include "fanout.h"
 #include "merge.h"
 #include "options.h"
@@ -88,12 +89,13 @@ static int cmd_scan(const struct gen_options *o)
 				}
 				/* a device under another name or node, or a disk and a partition of it */
 				struct stat sh, sn;
-				if (!stat(had, &sh) && !stat(now, &sn) && S_ISBLK(sh.st_mode) && S_ISBLK(sn.st_mode) &&
-				    (sh.st_rdev == sn.st_rdev || walk_disk_of(sh.st_rdev) == sn.st_rdev ||
-				     walk_disk_of(sn.st_rdev) == sh.st_rdev)) {
+				enum devnum_overlap ov = DEVNUM_APART;
+				if (!stat(had, &sh) && !stat(now, &sn) && S_ISBLK(sh.st_mode) && S_ISBLK(sn.st_mode))
+					ov = devnum_overlap(sh.st_rdev, sn.st_rdev);
+				if (ov != DEVNUM_APART) {
 					say("--db %s already holds an analysis of the device %s, %s %s: -k would count its "
-					    "blocks twice", o->db, had, sh.st_rdev == sn.st_rdev ? "which is" :
-					    walk_disk_of(sn.st_rdev) == sh.st_rdev ? "the disk of" : "a partition of", now);
+					    "blocks twice", o->db, had, ov == DEVNUM_SAME ? "which is" :
+					    ov == DEVNUM_B_HOLDS_A ? "the disk of" : "a partition of", now);
 					rc = EXIT_BAD_INPUT;
 					goto out;
 				}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "devnum.h"
 #include "mpigen.h"
 #include "strhash.h"
 #include "units.h"
@@ -185,10 +186,12 @@ int mpigen_check_disjoint(struct gen *g)
 	}
 	for (int i = 0; i < n; i++) {
 		struct stat st;
+		if (stat(o->paths[i], &st))
+			continue;
 		/* a device by its number: two nodes of one device (mknod, a chroot's /dev) are one */
-		if (!stat(o->paths[i], &st) && S_ISBLK(st.st_mode))
-			mine[i] = (struct key){(uint64_t)st.st_rdev, ~0ULL, str_hash64(host), 0, (uint64_t)walk_disk_of(st.st_rdev)};
-		else if (!stat(o->paths[i], &st))
+		if (S_ISBLK(st.st_mode))
+			mine[i] = (struct key){(uint64_t)st.st_rdev, ~0ULL, str_hash64(host), 0, (uint64_t)devnum_disk_of(st.st_rdev)};
+		else
 			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, str_hash64(host), S_ISDIR(st.st_mode), 0};
 	}
 	int bytes = n * (int)sizeof *mine, total = 0;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "compare.h"
+#include "devnum.h"
 #include "report.h"
 #include "pathwithin.h"
 #include "run.h"
@@ -669,7 +670,8 @@ static bool paths_overlap(const struct run *r)
 		if (stat(o->paths[i], &st) || !S_ISBLK(st.st_mode))
 			continue;
 		for (int j = 0; j < o->npaths; j++)
-			if (j != i && !stat(o->paths[j], &sj) && S_ISBLK(sj.st_mode) && walk_disk_of(sj.st_rdev) == st.st_rdev) {
+			if (j != i && !stat(o->paths[j], &sj) && S_ISBLK(sj.st_mode) &&
+			    devnum_overlap(st.st_rdev, sj.st_rdev) == DEVNUM_A_HOLDS_B) {
 				run_say(r, "%s is a partition of the device %s: its blocks would be counted twice", o->paths[j],
 					o->paths[i]);
 				return true;

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "rng.h"
 #include "walk.h"
@@ -206,20 +205,4 @@ void walk_close(struct walk *w)
 	free(w->paths);
 	free(w->seen);
 	free(w);
-}
-
-dev_t walk_disk_of(dev_t part)
-{
-	char path[96];
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/partition", major(part), minor(part));
-	if (access(path, F_OK))
-		return 0;
-	/* a partition's sysfs directory sits inside its disk's */
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/../dev", major(part), minor(part));
-	FILE *f = fopen(path, "re");
-	unsigned maj, mnr;
-	int ok = f && fscanf(f, "%u:%u", &maj, &mnr) == 2;
-	if (f)
-		fclose(f);
-	return ok ? makedev(maj, mnr) : 0;
 }

@@ -35,8 +35,5 @@ uint64_t walk_known_total(const struct walk *w, bool *complete);
  * dedisgen-mpi). 0, or -1 when the walk is not of one file or device. */
 int walk_set_range(struct walk *w, uint64_t start, uint64_t len);
 void walk_close(struct walk *w);
-/* The whole disk a partition (its device number) belongs to, from sysfs; 0 when part is no
- * partition. A disk and its partition given as two PATHs hold the partition's blocks twice. */
-dev_t walk_disk_of(dev_t part);
 
 #endif
