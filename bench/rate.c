@@ -38,30 +38,23 @@ uint64_t schedule_due_before(const struct schedule *s, uint64_t t)
 	return k;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 void pacer_init(struct pacer *p) { p->wake_late_ns = 20000; }
 
 bool pacer_sleep_until(struct pacer *p, uint64_t t)
 {
-	uint64_t spin = 2 * p->wake_late_ns, now = mono_ns();
+	uint64_t spin = 2 * p->wake_late_ns, now = now_ns();
 	spin = spin < 2000 ? 2000 : spin > 100000 ? 100000 : spin;
 	if (t > now + spin) {
 		uint64_t wake = t - spin;
 		struct timespec ts = {(time_t)(wake / 1000000000ULL), (long)(wake % 1000000000ULL)};
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
 			return false; /* EINTR */
-		now = mono_ns();
+		now = now_ns();
 		p->wake_late_ns = (7 * p->wake_late_ns + (now > wake ? now - wake : 0)) / 8;
 	}
 	while (now < t) {
 		sched_yield();
-		now = mono_ns();
+		now = now_ns();
 	}
 	return true;
 }

@@ -5,6 +5,15 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in nanoseconds: due times, latencies, t0. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 struct schedule {
 	bool active;     /* false: peak (no schedule) */

@@ -7,6 +7,7 @@
 #include "config.h"
 #include <time.h>
 #include "histogram.h"
+#include "rate.h"
 
 struct dir_stats {
 	uint64_t ops;
@@ -55,12 +56,5 @@ struct worker_args {
 
 /* Returns the process exit status: 0 ok, 1 failure (recorded in sh->w[index]). */
 int worker_main(const struct worker_args *a);
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 #endif
