@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,22 +59,35 @@ static bool stopping(const struct wctx *w)
 	return __atomic_load_n(&w->sh->stop, __ATOMIC_RELAXED) != 0;
 }
 
-static void record_failure(struct wctx *w, int err, const char *what, uint64_t offset)
+/* The worker's first failure, "worker N: <what fmt says>: <err>", and the run stopped. */
+static void record_failure_said(struct wctx *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void record_failure_said(struct wctx *w, int err, const char *fmt, ...)
 {
 	/* A call the launcher's stop signal interrupted (SIGUSR1 has no SA_RESTART, to cut sleeps
 	 * short) is the run being stopped, not a failure. */
 	if (w->ws->error || (err == EINTR && stopping(w)))
 		return;
 	w->ws->error = err;
-	if (offset == UINT64_MAX) /* not at an offset (a flush) */
-		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %llu: %s of %s: %s",
-			 (unsigned long long)config_worker_number(w->cfg, w->index), what,
-			 w->io.path ? w->io.path : "null", strerror(err));
-	else
-		snprintf(w->ws->errmsg, sizeof w->ws->errmsg, "worker %llu: %s at offset %llu of %s: %s",
-			 (unsigned long long)config_worker_number(w->cfg, w->index), what,
-			 (unsigned long long)offset, w->io.path ? w->io.path : "null", strerror(err));
+	char *m = w->ws->errmsg;
+	size_t cap = sizeof w->ws->errmsg, n;
+	n = (size_t)snprintf(m, cap, "worker %llu: ", (unsigned long long)config_worker_number(w->cfg, w->index));
+	va_list ap;
+	va_start(ap, fmt);
+	n += n < cap ? (size_t)vsnprintf(m + n, cap - n, fmt, ap) : 0;
+	va_end(ap);
+	if (n < cap)
+		snprintf(m + n, cap - n, ": %s", strerror(err));
 	__atomic_store_n(&w->sh->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* A failure on the target: what, at offset (UINT64_MAX: not at an offset, a flush), of its file. */
+static void record_failure(struct wctx *w, int err, const char *what, uint64_t offset)
+{
+	const char *path = w->io.path ? w->io.path : "null";
+	if (offset == UINT64_MAX)
+		record_failure_said(w, err, "%s of %s", what, path);
+	else
+		record_failure_said(w, err, "%s at offset %llu of %s", what, (unsigned long long)offset, path);
 }
 
 static void *alloc_aligned(size_t len)
@@ -588,14 +602,10 @@ int worker_main(const struct worker_args *a)
 		if (c->final_pass && !w.ws->error)
 			final_pass(&w);
 	}
-	if (w.latlog && fclose(w.latlog) && !w.ws->error) {
-		/* named: "latency log of DIR/dedisbench.0" sent one looking at the target file */
-		int e = errno;
-		record_failure(&w, e, "latency log", UINT64_MAX);
-		snprintf(w.ws->errmsg, sizeof w.ws->errmsg, "worker %llu: cannot write its latency log %s/latency.%llu.csv: %s",
-			 (unsigned long long)config_worker_number(w.cfg, w.index), w.cfg->o.output_dir,
-			 (unsigned long long)config_worker_number(w.cfg, w.index), strerror(e));
-	}
+	/* named: "latency log of DIR/dedisbench.0" sent one looking at the target file */
+	if (w.latlog && fclose(w.latlog))
+		record_failure_said(&w, errno, "cannot write its latency log %s/latency.%llu.csv", w.cfg->o.output_dir,
+				    (unsigned long long)config_worker_number(w.cfg, w.index));
 	if (w.ids.keys && w.access_counts && ship_tallies(&w, a->tally_fd) && !w.ws->error)
 		record_failure(&w, EIO, "tally", UINT64_MAX);
 	if (w.eng) {
