@@ -113,32 +113,19 @@ static int check_claim(int fd, const char *label, bool force, char *err, size_t 
 static int probe_blockdev(const struct target_request *req, struct target *t, const struct stat *st,
 			  char *err, size_t errlen)
 {
-	char where[PATH_MAX], what[128];
-	if (blockdev_mounted(st->st_rdev, where, sizeof where))
-		return fail(err, errlen, "target %s is mounted on %s; unmount it first", req->path, where);
-	/* O_EXCL on a block device fails with EBUSY while anything (a mount, dm, md) holds it. */
-	int fd = open(req->path, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0)
-		return fail(err, errlen, "target %s: cannot open exclusively: %s", req->path,
-			    errno == EBUSY ? "device is in use (mounted or held by another driver)" : strerror(errno));
+	char why[PATH_MAX + 300];
 	uint64_t size = 0;
 	int ssz = 512;
-	if (ioctl(fd, BLKGETSIZE64, &size) || ioctl(fd, BLKSSZGET, &ssz)) {
+	int fd = blockdev_claim(req->path, st->st_rdev, O_RDONLY, !req->no_writes, req->force, &size, why, sizeof why);
+	if (fd < 0)
+		return fail(err, errlen, "target %s", why);
+	if (ioctl(fd, BLKSSZGET, &ssz)) {
 		int e = errno;
 		close(fd);
-		return fail(err, errlen, "target %s: cannot read its size: %s", req->path, strerror(e));
+		return fail(err, errlen, "target %s: cannot read its sector size: %s", req->path, strerror(e));
 	}
 	t->excl_fd = fd; /* held for the run: nothing mounts it meanwhile */
 	t->excl_fd_open = true;
-	int ro = 0;
-	if (!req->no_writes && ioctl(fd, BLKROGET, &ro) == 0 && ro)
-		return fail(err, errlen, "target %s is a read-only device; this run writes to it", req->path);
-	int sig = blockdev_signature(req->path, what, sizeof what);
-	if (sig < 0 && !req->force)
-		return fail(err, errlen, "target %s: cannot probe it for signatures (unreadable?); use --force to write anyway",
-			    req->path);
-	if (sig > 0 && !req->force)
-		return fail(err, errlen, "target %s holds %s; refusing to overwrite it without --force", req->path, what);
 	t->kind = TARGET_BLOCKDEV;
 	t->files[0] = file_id_of(st);
 	t->device_size = size;

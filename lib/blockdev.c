@@ -1,9 +1,15 @@
 /* blockdev.c - the checks before a block device is overwritten (mounted? a signature libblkid
  * recognises?), shared by dedisbench's device targets and dedisengine's export onto a device. */
 #include <blkid/blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include "blockdev.h"
 
 bool blockdev_mounted(dev_t dev, char *where, size_t len)
@@ -53,4 +59,34 @@ int blockdev_signature(const char *path, char *what, size_t len)
 	}
 	blkid_free_probe(pr);
 	return found;
+}
+
+int blockdev_claim(const char *path, dev_t rdev, int flags, bool writes, bool force, uint64_t *size, char *why,
+		   size_t whylen)
+{
+	char where[PATH_MAX], what[128];
+	if (blockdev_mounted(rdev, where, sizeof where)) {
+		snprintf(why, whylen, "%s is mounted on %s; unmount it first", path, where);
+		return -1;
+	}
+	/* O_EXCL on a block device fails with EBUSY while anything (a mount, dm, md) holds it. */
+	int fd = open(path, flags | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s: cannot open exclusively: %s", path,
+			 errno == EBUSY ? "device is in use (mounted or held by another driver)" : strerror(errno));
+		return -1;
+	}
+	int ro = 0, sig = -1;
+	if (ioctl(fd, BLKGETSIZE64, size))
+		snprintf(why, whylen, "%s: cannot read its size: %s", path, strerror(errno));
+	else if (writes && ioctl(fd, BLKROGET, &ro) == 0 && ro)
+		snprintf(why, whylen, "%s is a read-only device; this run writes to it", path);
+	else if (!force && (sig = blockdev_signature(path, what, sizeof what)) < 0)
+		snprintf(why, whylen, "%s: cannot probe it for signatures (unreadable?); use --force to write anyway", path);
+	else if (!force && sig > 0)
+		snprintf(why, whylen, "%s holds %s; refusing to overwrite it without --force", path, what);
+	else
+		return fd;
+	close(fd);
+	return -1;
 }

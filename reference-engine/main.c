@@ -429,35 +429,19 @@ static int cmd_import(const struct engine_cli *c)
  * --force - as dedisbench treats a device target. *fd: open for writing; or an exit status. */
 static int open_export_device(const struct engine_cli *c, const struct stat *st, struct engine *e, int *fd)
 {
-	const char *dev = c->args[1];
-	char msg[PATH_MAX + 256], where[PATH_MAX], what[128];
-	*fd = -1;
-	if (blockdev_mounted(st->st_rdev, where, sizeof where))
-		snprintf(msg, sizeof msg, "export: %s is mounted on %s; unmount it first", dev, where);
-	else if ((*fd = open(dev, O_WRONLY | O_EXCL | O_CLOEXEC)) < 0)
-		snprintf(msg, sizeof msg, "export: %s: %s", dev,
-			 errno == EBUSY ? "device is in use (mounted, or held by another program or driver)" : strerror(errno));
-	else { /* open: held O_EXCL from here, so nothing mounts it before the export has written it */
-		uint64_t size = 0, need = engine_logical_blocks(e) * engine_block_size(e);
-		int sig = blockdev_signature(dev, what, sizeof what), ro = 0;
-		if (ioctl(*fd, BLKROGET, &ro) == 0 && ro)
-			snprintf(msg, sizeof msg, "export: %s is a read-only device", dev);
-		else if (ioctl(*fd, BLKGETSIZE64, &size))
-			snprintf(msg, sizeof msg, "export: cannot size %s: %s", dev, strerror(errno));
-		else if (size < need)
-			snprintf(msg, sizeof msg, "export: %s (%llu bytes) is smaller than the volume (%llu bytes)", dev,
-				 (unsigned long long)size, (unsigned long long)need);
-		else if (sig > 0 && !c->force)
-			snprintf(msg, sizeof msg, "export: %s holds %s; refusing to overwrite it without --force", dev, what);
-		else if (sig < 0 && !c->force)
-			snprintf(msg, sizeof msg, "export: %s: cannot probe it for signatures; use --force to write anyway", dev);
-		else
-			return 0;
-	}
-	if (*fd >= 0)
+	char why[PATH_MAX + 300];
+	uint64_t size = 0, need = engine_logical_blocks(e) * engine_block_size(e);
+	/* held O_EXCL from here, so nothing mounts it before the export has written it */
+	if ((*fd = blockdev_claim(c->args[1], st->st_rdev, O_WRONLY, true, c->force, &size, why, sizeof why)) < 0)
+		return bad("export: %s%s", why, "");
+	if (size < need) {
 		close(*fd);
-	*fd = -1;
-	return bad("%s%s", msg, "");
+		*fd = -1;
+		snprintf(why, sizeof why, "%s (%llu bytes) is smaller than the volume (%llu bytes)", c->args[1],
+			 (unsigned long long)size, (unsigned long long)need);
+		return bad("export: %s%s", why, "");
+	}
+	return 0;
 }
 
 static int cmd_export(const struct engine_cli *c)
