@@ -77,9 +77,10 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 	if (!is_dir && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fail(err, "%s %s is a directory", what, path);
 	/* safefile refuses them when the report is written, after the whole run */
-	if (!is_dir && stat(path, &st) == 0 && (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)))
+	const char *never = is_dir ? NULL : safefile_refused(path);
+	if (never)
 		return fail(err, "%s %s is a %s; a report is written to a file (or a character device or FIFO)", what,
-			    path, S_ISBLK(st.st_mode) ? "block device" : "socket");
+			    path, never);
 	if (t->kind == TARGET_NULL)
 		return 0;
 	if (t->kind == TARGET_ENGINE && path_within(path, t->path) == 1)

@@ -33,7 +33,7 @@ int pending_open(struct pending *p, const char *path)
 	}
 	/* A block device or a socket is never an output (an output is replaced, never written
 	 * through: a planted link to a disk must not become a write to it). */
-	if (stat(path, &st) == 0 && (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))) {
+	if (safefile_refused(path)) {
 		pending_abort(p);
 		errno = EPERM;
 		return -1;

@@ -68,6 +68,14 @@ int safefile_open_in_place(const char *path)
 	return fcntl(n, F_DUPFD_CLOEXEC, 0);
 }
 
+const char *safefile_refused(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return NULL;
+	return S_ISBLK(st.st_mode) ? "block device" : S_ISSOCK(st.st_mode) ? "socket" : NULL;
+}
+
 int safefile_open(struct safefile *s, const char *path)
 {
 	memset(s, 0, sizeof *s);
@@ -96,7 +104,7 @@ int safefile_open(struct safefile *s, const char *path)
 			}
 			return 0;
 		}
-		if (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		if (safefile_refused(path)) {
 			errno = EPERM;
 			return -1;
 		}

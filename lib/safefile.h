@@ -23,6 +23,10 @@ int safefile_named_fd(const char *path);
  * as root would fail)? The rule safefile_open follows, for a caller deciding whether two outputs,
  * or an output and an input, may share a name. */
 bool safefile_in_place(const char *path);
+/* What an existing path is that is never an output ("block device", "socket"), or NULL: an output
+ * is replaced, never written through, so a planted link to a disk cannot become a write to it.
+ * safefile_open refuses it (EPERM); callers ask first, to refuse it before any work. */
+const char *safefile_refused(const char *path);
 /* A descriptor writing to a path safefile_in_place accepts: a duplicate of the descriptor it
  * names (its offset shared: what was written to it before is kept), else the node opened. -1
  * with errno (EISDIR, or EPERM for a named descriptor on a block device). */

@@ -210,10 +210,8 @@ static int cmd_stat(const struct engine_cli *c)
 			   c->plot, c->args[0]);
 	if (c->plot && (!plot_gnuplot_available() || plot_script("dedisengine-stat.gp", script, sizeof script)))
 		return bad("--plot needs gnuplot (apt-get install gnuplot-nox) and plots/dedisengine-stat.gp%s%s", "", "");
-	struct stat pst;
-	if (c->plot && stat(c->plot, &pst) == 0 && (S_ISBLK(pst.st_mode) || S_ISSOCK(pst.st_mode)))
-		return bad("stat: --plot %s is a %s; the PNG is written to a file", c->plot,
-			   S_ISBLK(pst.st_mode) ? "block device" : "socket");
+	if (c->plot && safefile_refused(c->plot))
+		return bad("stat: --plot %s is a %s; the PNG is written to a file", c->plot, safefile_refused(c->plot));
 	if (c->plot) { /* the PNG's directory must take it: checked before anything is read */
 		char dir[4200];
 		snprintf(dir, sizeof dir, "%s", c->plot);
