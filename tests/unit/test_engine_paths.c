@@ -158,6 +158,16 @@ static void discard_and_gc(void)
 	cleanup();
 }
 
+/* Discard LEN blocks from START, GC: it says it reclaimed `reclaimed` blocks, `physical` stay. */
+static void discard_then_gc(struct engine *e, uint64_t start, uint64_t len, uint64_t reclaimed, uint64_t physical)
+{
+	uint64_t got = 99;
+	CU_ASSERT_EQUAL(engine_discard(e, start, len), 0);
+	CU_ASSERT_EQUAL(engine_gc(e, &got), 0);
+	CU_ASSERT_EQUAL(got, reclaimed);
+	CU_ASSERT_EQUAL(st(e).physical_blocks, physical);
+}
+
 /* On a compressed volume GC collects fragments but reclaims whole blocks: what it reports (and
  * stat's gc_reclaimed) is the physical blocks it returned, not the contents it collected. */
 static void gc_reclaims_packed_blocks(void)
@@ -172,21 +182,12 @@ static void gc_reclaims_packed_blocks(void)
 	struct engine_stats s = st(e);
 	CU_ASSERT_EQUAL(s.compressed_fragments, 32);
 	CU_ASSERT_EQUAL(s.physical_blocks, 2);
-	uint64_t reclaimed = 99;
 	/* half of the first block's fragments: collected, but the block holds live ones */
-	CU_ASSERT_EQUAL(engine_discard(e, 0, 8), 0);
-	CU_ASSERT_EQUAL(engine_gc(e, &reclaimed), 0);
-	CU_ASSERT_EQUAL(reclaimed, 0);
-	CU_ASSERT_EQUAL(st(e).physical_blocks, 2);
+	discard_then_gc(e, 0, 8, 0, 2);
 	/* the rest of it: one block comes free */
-	CU_ASSERT_EQUAL(engine_discard(e, 8, 8), 0);
-	CU_ASSERT_EQUAL(engine_gc(e, &reclaimed), 0);
-	CU_ASSERT_EQUAL(reclaimed, 1);
-	CU_ASSERT_EQUAL(st(e).physical_blocks, 1);
+	discard_then_gc(e, 8, 8, 1, 1);
 	/* the second block, all 16 of its fragments at once: one block */
-	CU_ASSERT_EQUAL(engine_discard(e, 16, 16), 0);
-	CU_ASSERT_EQUAL(engine_gc(e, &reclaimed), 0);
-	CU_ASSERT_EQUAL(reclaimed, 1);
+	discard_then_gc(e, 16, 16, 1, 0);
 	s = st(e);
 	CU_ASSERT_EQUAL(s.physical_blocks, 0);
 	CU_ASSERT_EQUAL(s.gc_reclaimed, 2);
