@@ -350,9 +350,12 @@ static int run(int rank, struct bench_cli *cli)
 	else if (res.failed || res.read_mismatches + res.final_mismatches) /* as rank 0 (and dedisbench) */
 		status = EXIT_RUN_FAILED;
 	bool lost = peers.lost > 0, peers_root_lost = peers.root_lost;
-	if (peers.root_lost && rank == 1) /* one line for the job: rank 0 can no longer report */
-		fprintf(stderr, PROG ": rank 1: rank 0 on %s was lost (not heard from for %.1f s): no report is written\n",
-			peers.rows[0].host, (double)peers.peer_timeout_ns / 1e9);
+	/* Rank 0 can no longer report, so every rank that finds it lost says so before it leaves:
+	 * the first rank to leave has mpirun kill the others at once (its SIGCHLD cuts short mpirun's
+	 * wait before SIGTERM and SIGKILL), so one chosen rank, found later, may never say it. */
+	if (peers.root_lost)
+		fprintf(stderr, PROG ": rank %d: rank 0 on %s was lost (not heard from for %.1f s): no report is written\n",
+			rank, peers.rows[0].host, (double)peers.peer_timeout_ns / 1e9);
 	results_free(&res);
 	target_cleanup(&cfg.target, cfg.o.keep);
 	mpi_peers_free(&peers);

@@ -23,7 +23,7 @@ started() {
 rank_pid() {
 	local p
 	for p in $(pgrep -x dedisbench-mpi); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" || continue
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx "OMPI_COMM_WORLD_RANK=$1" || continue
 		[ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" = dedisbench-mpi ] && continue
 		echo "$p"
 		return 0
@@ -98,9 +98,12 @@ jcheck "$E2E_TMP/lost.json" '.mpi.per_rank[1].ops > 0 and .totals.ops > 0 and .t
 note "rank 1 killed: every rank gone in $ms ms, mpirun exit $rc, $(jget "$E2E_TMP/lost.json" .error)"
 
 # 2b. Rank 0 itself killed: the others hear it no more, stop and leave (none waits for mpirun's
-# SIGKILL, 2 s after the kill, in a send to rank 0 or in MPI_Abort); rank 1 says why.
+# SIGKILL, 2 s after the kill, in a send to rank 0 or in MPI_Abort); a rank says why. Which one
+# is not fixed: the first to leave has mpirun kill the others at once, so each says it before it
+# leaves (rank 1 alone said it, and a rank that found rank 0 lost 0.1 s before it left first:
+# 4 to 7 runs in 20 without the line on a loaded 2-core machine).
 kill_rank 0 root
-grep -q "rank 1: rank 0 on .* was lost" "$E2E_TMP/err" || fail "rank 1 must say that rank 0 was lost: $(cat "$E2E_TMP/err")"
+grep -Eq "rank [123]: rank 0 on .* was lost" "$E2E_TMP/err" || fail "a rank must say that rank 0 was lost: $(cat "$E2E_TMP/err")"
 [ ! -e "$E2E_TMP/root.json" ] || fail "no one is left to write the JSON, yet it exists"
 note "rank 0 killed: every rank gone in $ms ms, mpirun exit $rc"
 
@@ -151,7 +154,7 @@ note "ranks 0 and 1 held 1.5 s in their collection: none lost, exit 0"
 
 held_run held-kill 0
 kill_and_time 0 "in its collection"
-grep -q "rank 1: rank 0 on .* was lost" "$E2E_TMP/err" || fail "rank 1 must find rank 0 lost while it collects: $(cat "$E2E_TMP/err")"
+grep -Eq "rank [123]: rank 0 on .* was lost" "$E2E_TMP/err" || fail "a rank must find rank 0 lost while it collects: $(cat "$E2E_TMP/err")"
 touch "$E2E_TMP/release"
 note "rank 0 killed while it collects: every rank gone in $ms ms, mpirun exit $rc"
 
