@@ -501,7 +501,12 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 		hostload_end(&ts.host, "/proc");
 		r->host = ts.host;
 	}
-	ts_close(&ts);
+	if (ts_close(&ts)) { /* the run went on: what it measured is reported, as failed */
+		char why[sizeof r->failure];
+		snprintf(why, sizeof why, "cannot write the time series %s/timeseries.csv: %s", c->o.output_dir,
+			 strerror(errno));
+		results_fail_late(r, why);
+	}
 	rc = 0;
 out:
 	for (unsigned i = 0; i < l.procs; i++)

@@ -853,7 +853,9 @@ int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs
 	ts->cpu_prev = cpu;
 	if (ts->f) {
 		fputc('\n', ts->f);
-		fflush(ts->f); /* each row visible as it is sampled (tail -f, tests polling for progress) */
+		/* each row visible as it is sampled (tail -f, tests polling for progress) */
+		if ((fflush(ts->f) || ferror(ts->f)) && !ts->write_errno)
+			ts->write_errno = errno ? errno : EIO;
 	}
 	if (out)
 		*out = (struct ts_interval){t, ops_total, mib_s(bytes_all, span), per_s(ops_all, span),
@@ -878,10 +880,12 @@ uint64_t ts_unsampled_ops(const struct timeseries *ts, const struct run_shared *
 
 int ts_close(struct timeseries *ts)
 {
-	int rc = 0;
-	if (ts->f)
-		rc = fclose(ts->f);
+	int err = ts->write_errno;
+	errno = 0;
+	if (ts->f && fclose(ts->f) && !err)
+		err = errno ? errno : EIO;
 	free(ts->prev);
 	memset(ts, 0, sizeof *ts);
-	return rc;
+	errno = err;
+	return err ? -1 : 0;
 }

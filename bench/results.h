@@ -92,6 +92,7 @@ struct timeseries {
 	uint64_t t0;
 	double prev_t; /* seconds since t0 of the previous row */
 	unsigned rows;
+	int write_errno;         /* the first row that could not be written: why (0: none) */
 	struct host_usage host;  /* the host's CPU and memory, summed over the samples */
 	struct host_cpu cpu_prev;
 };
@@ -109,6 +110,8 @@ struct ts_interval {
 int ts_sample(struct timeseries *ts, const struct run_shared *sh, unsigned procs, uint64_t now, struct ts_interval *out);
 /* Operations (both directions) completed since the previous row: what a final row must count. */
 uint64_t ts_unsampled_ops(const struct timeseries *ts, const struct run_shared *sh, unsigned procs);
+/* -1 with errno when a row, or the close, could not be written (the file system full): the
+ * CSV is cut short. */
 int ts_close(struct timeseries *ts);
 
 #endif

@@ -127,6 +127,18 @@ rc=0
 jcheck "$E2E_TMP/lat.json" ".status == \"failed\" and (.error | contains(\"latency.0.csv\"))"
 rm -rf "$F/filler" "$F/od"
 
+# A time series that does not fit: named first, and the JSON says the run failed with it (its
+# rows' write errors went unchecked: the CSV was left empty, and only the plot data written after
+# the run was said to have failed).
+fill 0
+rc=0
+"$DEDISBENCH" --target null --procs 1 --file-size 1MiB --time 1500ms --rate 100 -q --output-dir "$F/ts" \
+	--json "$E2E_TMP/ts.json" 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 1 ] && [ "$(head -1 "$E2E_TMP/err")" = "dedisbench: cannot write the time series $F/ts/timeseries.csv: No space left on device" ] ||
+	fail "a time series that does not fit: exit $rc: $(cat "$E2E_TMP/err")"
+jcheck "$E2E_TMP/ts.json" ".status == \"failed\" and (.error | contains(\"timeseries.csv\")) and .totals.ops > 0"
+rm -rf "$F/filler" "$F/ts"
+
 # A new --ledger that does not fit: refused before the run (its room is taken at creation). It
 # was created sparse and mapped: the workers' first writes to it died of SIGBUS mid-run ("worker
 # killed by signal 7"), the ledger left behind.
