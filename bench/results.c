@@ -142,6 +142,13 @@ static double live_tolerance_pp(const struct bench_config *c, const struct run_r
 	return n ? 100.0 * (double)(*never_written + (uint64_t)r->procs * DUPGEN_QUEUE) / (double)n : 0;
 }
 
+/* A worker's own time, its first issue to its last completion: its IOPS and MiB/s while it ran.
+ * The run's span (the last worker's end) understated every worker that finished earlier. */
+static double worker_seconds(const struct worker_shared *w)
+{
+	return w->last_ns > w->first_ns ? (double)(w->last_ns - w->first_ns) / 1e9 : 0;
+}
+
 static void print_line(FILE *f, const char *label, uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
 {
 	fprintf(f, "  %-8s %12llu ops %10.1f IOPS %9.2f MiB/s  lat us: mean %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
@@ -172,7 +179,7 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		hist_merge(&h, &r->w[i].dir[0].lat);
 		hist_merge(&h, &r->w[i].dir[1].lat);
 		print_line(f, label, r->w[i].dir[0].ops + r->w[i].dir[1].ops, r->w[i].dir[0].bytes + r->w[i].dir[1].bytes,
-			   &h, r->seconds);
+			   &h, worker_seconds(&r->w[i]));
 	}
 	if (r->total[IO_READ].ops)
 		print_line(f, "reads", r->total[0].ops, r->total[0].bytes, &r->total[0].lat, r->seconds);
@@ -383,7 +390,8 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		hist_init(&h);
 		hist_merge(&h, &w->dir[0].lat);
 		hist_merge(&h, &w->dir[1].lat);
-		json_t *wj = dir_json(w->dir[0].ops + w->dir[1].ops, w->dir[0].bytes + w->dir[1].bytes, &h, r->seconds);
+		json_t *wj = dir_json(w->dir[0].ops + w->dir[1].ops, w->dir[0].bytes + w->dir[1].bytes, &h,
+				      worker_seconds(w));
 		json_object_set_new(wj, "worker", json_integer(i));
 		json_object_set_new(wj, "read_ops", json_integer((json_int_t)w->dir[0].ops));
 		json_object_set_new(wj, "write_ops", json_integer((json_int_t)w->dir[1].ops));

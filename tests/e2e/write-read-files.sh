@@ -1,6 +1,7 @@
 #!/bin/bash
 # Write then read on a directory target: --keep, op counts, JSON fields, --seed
-# reproducibility, removal without --keep, --size and --time bounds.
+# reproducibility, removal without --keep, --size and --time bounds, --json through a FIFO, each
+# worker's rates over its own time.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -97,3 +98,28 @@ wait "$reader"
 [ -p "$E2E_TMP/fifo" ] || fail "--json replaced the FIFO with a regular file"
 [ -s "$E2E_TMP/fifo.out" ] && jq -e '.totals.ops == 256' "$E2E_TMP/fifo.out" >/dev/null || fail "the JSON written through the FIFO is wrong"
 note "--json through a FIFO: node kept, document complete"
+
+# Each worker's IOPS over its own time, its first issue to its last completion: worker 1 held by
+# the fault shim at its first write until worker 0 has finished and exited; worker 0's row had
+# the run's whole span (the held time included) and understated its rate by that much.
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
+mkdir "$E2E_TMP/pw"
+head -c 8 /dev/zero >"$E2E_TMP/pw.state"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=hold \
+	DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH=pw/dedisbench.1 DEDIS_FAULT_STATE="$E2E_TMP/pw.state" \
+	DEDIS_FAULT_RELEASE="$E2E_TMP/pw.go" DEDIS_FAULT_LOG="$E2E_TMP/pw.log" \
+	"$DEDISBENCH" --target "$E2E_TMP/pw" --procs 2 --file-size 4MiB -q --json "$E2E_TMP/pw.json" 2>"$E2E_TMP/pw.err" &
+pid=$!
+on_exit "touch '$E2E_TMP/pw.go'; kill -9 $pid 2>/dev/null"
+for _ in $(seq 1 300); do # held, and worker 0 gone: one child left
+	[ -s "$E2E_TMP/pw.log" ] && [ "$(pgrep -P "$pid" | wc -l)" -eq 1 ] && break
+	sleep 0.1
+done
+[ -s "$E2E_TMP/pw.log" ] && [ "$(pgrep -P "$pid" | wc -l)" -eq 1 ] || fail "worker 1 never held alone: $(cat "$E2E_TMP/pw.err")"
+touch "$E2E_TMP/pw.go"
+wait "$pid" || fail "the held run exited $?: $(cat "$E2E_TMP/pw.err")"
+jcheck "$E2E_TMP/pw.json" '.workers[0].seconds < .workers[1].seconds / 4 and .workers[1].seconds <= .totals.seconds' \
+	"worker 0's own time is the time it ran, worker 1's the held span" '{totals: .totals.seconds, workers: [.workers[] | {seconds, ops, iops}]}'
+jcheck "$E2E_TMP/pw.json" '[.workers[] | (.iops - .ops / .seconds | fabs) < 1e-6 * .iops] | all' "each worker's IOPS over its own time"
+note "worker 0 ran $(jget "$E2E_TMP/pw.json" .workers[0].seconds) s of the run's $(jget "$E2E_TMP/pw.json" .totals.seconds) s"
