@@ -19,10 +19,21 @@ started() {
 	fail "the run never started: $(cat "$E2E_TMP/err")"
 }
 
+# Every process of this script's jobs carries this mark in its environment (mpirun passes its
+# own to the ranks, a rank's to its workers): make check -j2 runs mpi-bench.sh, readme-recipes.sh
+# or man-pages.sh beside this one, and their dedisbench-mpi ranks are not ours to kill or count.
+export DEDIS_E2E_JOB="$E2E_TMP"
+
+# ours PID: PID is a live process of this script's jobs (a zombie's environment reads empty).
+ours() {
+	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -qxF "DEDIS_E2E_JOB=$E2E_TMP"
+}
+
 # rank_pid K: the process of rank K (its workers are its children, of the same name).
 rank_pid() {
 	local p
 	for p in $(pgrep -x dedisbench-mpi); do
+		ours "$p" || continue
 		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx "OMPI_COMM_WORLD_RANK=$1" || continue
 		[ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" = dedisbench-mpi ] && continue
 		echo "$p"
@@ -58,7 +69,13 @@ jcheck "$E2E_TMP/fail.json" '([.mpi.per_rank[].ops] | add) == .totals.ops'
 note "a worker of rank 2 killed: exit 1, $(jget "$E2E_TMP/fail.json" .error)"
 
 # every rank, and every worker of every rank, has exited (a zombie left to init has exited)
-running() { { ps -o stat=,pid= -C dedisbench-mpi || true; } | awk '$1 !~ /^Z/ {print $2}'; } # ps exits 1 when none is left
+running() {
+	local p
+	for p in $(pgrep -x dedisbench-mpi); do
+		ours "$p" && echo "$p"
+	done
+	return 0
+}
 
 # kill_and_time K WHEN: kills rank K of the running job $job; rc is mpirun's status, ms how long
 # after the kill every process of the job was gone (asserted within 2 s; WHEN says when it was
@@ -142,7 +159,7 @@ held_run() {
 	ls "${held[@]}" >/dev/null 2>&1 || fail "ranks $* never read their tallies: $(cat "$E2E_TMP/err")"
 	# the time observed, not a synchronisation: three peer timeouts pass with the ranks held
 	sleep 1.5
-	[ "$(running | wc -l)" -eq 4 ] || fail "a rank ended while ranks $* collected: $(cat "$E2E_TMP/err")"
+	[ "$(running | wc -l)" -eq 4 ] || fail "a rank ended while ranks $* collected ($(running | wc -l) of 4 left): $(cat "$E2E_TMP/err")"
 }
 held_run held 0 1
 touch "$E2E_TMP/release"
