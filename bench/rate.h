@@ -34,11 +34,12 @@ uint64_t schedule_due_before(const struct schedule *s, uint64_t t);
 
 /* Sleeping to a due time without counting the timer's lateness in waking as the operation's
  * latency (nominal runs and paced replays count latency from the due time): sleep to short of
- * it, then spin to it, yielding. How short: twice the lateness seen so far (an average), 2-100 us:
- * on the 2-core VM wakes come 10-30 us late, on bare metal a few. The spin yields the CPU to
- * whatever else is runnable (other workers, an in-process engine's peers), so a busy machine is
- * not slowed by it. The caller sets its timer slack to 1 ns (PR_SET_TIMERSLACK): the default
- * 50 us would be added to every wake. */
+ * it, then spin to it. How short: twice the lateness seen so far (an average), 2-100 us: on the
+ * 2-core VM wakes come 10-30 us late, on bare metal a few. The spin does not yield: beside a
+ * CPU-bound process, a sched_yield gives it the rest of its slice (milliseconds, counted as
+ * latency); at most 100 us of spin per wait is what a busy machine pays instead. The caller
+ * sets its timer slack to 1 ns (PR_SET_TIMERSLACK): the default 50 us would be added to every
+ * wake. */
 struct pacer {
 	uint64_t wake_late_ns; /* the timer's mean lateness in waking this thread */
 };
