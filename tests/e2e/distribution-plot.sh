@@ -92,7 +92,7 @@ jcheck cmp-dataset.json '.scale.dominant_contents > 0 and .scale.dominant_above 
 "$DEDISGEN" compare populated.out/scaled-target.dist populated.live.dist --json --max-diff "$tol" >cmp-scaled.json ||
 	fail "dedisgen compare: live beyond $tol pp of scaled-target.dist: $(jq -c .diff cmp-scaled.json)"
 jcheck cmp-scaled.json '.scale == null' "the scaled target and live are the same size: no scale note expected"
-"$DEDISGEN" compare "$top_srcdir/distributions/personalfiles.dist" populated.live.dist | grep -q '^scale: A holds ' ||
+"$DEDISGEN" compare "$top_srcdir/distributions/personalfiles.dist" populated.live.dist | grep '^scale: A holds ' >/dev/null ||
 	fail "dedisgen compare's text has no scale line"
 
 if ((${#plot[@]})); then

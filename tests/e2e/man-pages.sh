@@ -74,7 +74,7 @@ keys=$(grep -oE '^\s*\{"(execution|results|structural)", "[a-z_]+"' "$top_srcdir
 [ -n "$keys" ] || fail "no original DEDISbench keys found in bench/options.c (legacy_keys): update this test"
 page=$(sed -n '/^\.SH CONFIGURATION FILE/,/^\.SH /p' "$top_builddir/man/dedisbench.1" | sed 's/\\-/-/g; s/\\f[BIRP]//g')
 for k in $keys; do
-	printf '%s\n' "$page" | grep -q "\\[${k%%:*}\\]" || fail "dedisbench(1) CONFIGURATION FILE has no [${k%%:*}] section"
-	printf '%s\n' "$page" | grep -qw -- "${k#*:}" || fail "dedisbench(1) CONFIGURATION FILE does not name the original key ${k#*:} ([${k%%:*}])"
+	grep -q "\\[${k%%:*}\\]" <<<"$page" || fail "dedisbench(1) CONFIGURATION FILE has no [${k%%:*}] section"
+	grep -qw -- "${k#*:}" <<<"$page" || fail "dedisbench(1) CONFIGURATION FILE does not name the original key ${k#*:} ([${k%%:*}])"
 done
 note "dedisbench(1) names the $(printf '%s\n' $keys | wc -l) original DEDISbench keys"
