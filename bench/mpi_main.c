@@ -349,7 +349,13 @@ static int run(int rank, struct bench_cli *cli)
 		status = report(&cfg, &peers, &res);
 	else if (res.failed || res.read_mismatches + res.final_mismatches) /* as rank 0 (and dedisbench) */
 		status = EXIT_RUN_FAILED;
-	bool lost = peers.lost > 0, peers_root_lost = peers.root_lost;
+	/* A rank lost (rank 0 found one silent, or this rank found rank 0 silent) never reaches
+	 * MPI_Finalize: this rank leaves, what it can report written, and its exit ends the job. Not
+	 * MPI_Abort: it waits to be ended by mpirun, whose SIGTERM (1 s after the rank died) the
+	 * launcher may already have taken as an interruption while it still reported on a loaded
+	 * machine, or has blocked; then only the SIGKILL 1 s later ended it (2.03 s after the kill,
+	 * 3 runs in 28 beside mpi-bench.sh). */
+	bool leave = peers.lost > 0 || peers.root_lost;
 	/* Rank 0 can no longer report, so every rank that finds it lost says so before it leaves:
 	 * the first rank to leave has mpirun kill the others at once (its SIGCHLD cuts short mpirun's
 	 * wait before SIGTERM and SIGKILL), so one chosen rank, found later, may never say it. */
@@ -360,17 +366,7 @@ static int run(int rank, struct bench_cli *cli)
 	target_cleanup(&cfg.target, cfg.o.keep);
 	mpi_peers_free(&peers);
 	config_free(&cfg);
-	/* Rank 0 gone: no one to finalize with, and MPI_Abort would wait (SIGTERM blocked for the
-	 * launcher) for mpirun's SIGKILL, 2 s after the kill. Leaving ends this rank now; mpirun
-	 * ends the job. */
-	if (peers_root_lost)
-		_exit(EXIT_RUN_FAILED);
-	/* A lost rank never reaches MPI_Finalize: this rank leaves, with what completed written, and
-	 * its exit status ends the job. Not MPI_Abort: it waits to be ended by mpirun, whose SIGTERM
-	 * (1 s after the rank died) the launcher may already have taken as an interruption while it
-	 * still reported on a loaded machine; then only the SIGKILL 1 s later ended it (2.03 s after
-	 * the kill, 2 runs in 23 beside mpi-bench.sh). */
-	if (lost) {
+	if (leave) {
 		fflush(NULL);
 		_exit(EXIT_RUN_FAILED);
 	}
