@@ -24,21 +24,24 @@ started() {
 # or man-pages.sh beside this one, and their dedisbench-mpi ranks are not ours to kill or count.
 export DEDIS_E2E_JOB="$E2E_TMP"
 
-# ours PID: PID is a live process of this script's jobs (a zombie's environment reads empty).
-# grep reads the whole environment (no -q): an environment over 4 KiB is read and written by tr
-# in two pieces, and a grep -q that quit after the first killed tr by SIGPIPE, which pipefail
-# made a "no" - a live rank not found, or not counted (11 reads in 2000 of a 6 KiB environment
-# on an idle machine; seen as "no process for rank 0" and a count of 3 under load).
-ours() {
-	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -xF "DEDIS_E2E_JOB=$E2E_TMP" >/dev/null
+# env_has PID VAR=VALUE: PID's environment holds VAR=VALUE (a zombie's reads empty). grep reads
+# the whole environment (no -q): an environment over 4 KiB is read and written by tr in two
+# pieces, and a grep -q that quit after the first killed tr by SIGPIPE, which pipefail made a
+# "no" - a live rank not found, or not counted (11 reads in 2000 of a 6 KiB environment on an
+# idle machine; seen as "no process for rank 0" and a count of 3 under load).
+env_has() {
+	tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" | grep -xF "$2" >/dev/null
 }
+
+# ours PID: PID is a live process of this script's jobs.
+ours() { env_has "$1" "DEDIS_E2E_JOB=$E2E_TMP"; }
 
 # rank_pid K: the process of rank K (its workers are its children, of the same name).
 rank_pid() {
 	local p
 	for p in $(pgrep -x dedisbench-mpi); do
 		ours "$p" || continue
-		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -x "OMPI_COMM_WORLD_RANK=$1" >/dev/null || continue
+		env_has "$p" "OMPI_COMM_WORLD_RANK=$1" || continue
 		[ "$(ps -o comm= -p "$(ps -o ppid= -p "$p" | tr -d ' ')")" = dedisbench-mpi ] && continue
 		echo "$p"
 		return 0
