@@ -804,6 +804,7 @@ static void reused_pid_does_not_stall_quiesce(void)
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
+	cleanup();
 }
 
 /* Another writer, played around a full write's collections: after the first, it takes the block
