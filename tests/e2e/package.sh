@@ -126,7 +126,9 @@ note "installed tools run from $root"
 
 # 5. lintian: no errors (warnings are explained in debian/README.source).
 if command -v lintian >/dev/null 2>&1; then
-	lintian --fail-on error "$deb" "${mpi_debs[0]}" >"$E2E_TMP/lintian" 2>&1 || fail "lintian: $(grep '^E:' "$E2E_TMP/lintian" | head -10)"
+	# lintian's ELF caches (mldbm-elf-*) are left in TMPDIR: its own, removed with E2E_TMP
+	mkdir -p "$E2E_TMP/lintian-tmp"
+	TMPDIR=$E2E_TMP/lintian-tmp lintian --fail-on error "$deb" "${mpi_debs[0]}" >"$E2E_TMP/lintian" 2>&1 || fail "lintian: $(grep '^E:' "$E2E_TMP/lintian" | head -10)"
 	note "lintian: $(grep -c '^[EW]:' "$E2E_TMP/lintian" || true) errors and warnings"
 	sed 's/^/# /' "$E2E_TMP/lintian"
 fi
