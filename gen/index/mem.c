@@ -1,7 +1,7 @@
 /* mem.c - the in-memory fingerprint index: 256 shards (by the first fingerprint byte), each a
  * Robin Hood table of [full digest | 32-bit count | 48-bit first position] slots grown by 1.25x
- * at 85 %. Slots stay sorted by their 64-bit hash, so growing is one sequential merge, and several
- * indexes are walked as one by merging their shards in hash order. */
+ * at 85 %. Slots stay sorted by their 64-bit hash, so growing is one sequential merge; several
+ * indexes are walked as one by gathering each shard's entries from all of them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,194 +440,100 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 	return rc;
 }
 
-/* ---- several indexes walked as one: a k-way merge per shard ---- */
+/* ---- several indexes walked as one: shard by shard, their entries gathered in one table ---- */
 
 static const struct index_ops mem_ops;
 
-/* A shard's occupied slots in ascending hash order: from the first slot that is empty or holds
- * an entry at or after its home, cyclically (the slots before it hold entries wrapped from the
- * end, the largest hashes). */
-struct cursor {
-	const uint8_t *slots;
-	uint64_t cap, start, k; /* k: slots passed since start; the current one is start + k */
-	size_t es, fl;
-};
-
-static void cursor_skip_empty(struct cursor *c)
-{
-	while (c->k < c->cap) {
-		uint64_t i = c->start + c->k < c->cap ? c->start + c->k : c->start + c->k - c->cap;
-		if (slot_count(c->slots + i * c->es, c->fl))
-			return;
-		c->k++;
-	}
-}
-
-static struct cursor cursor_at(const struct mem_index *m, const struct shard *sh)
-{
-	struct cursor c = {sh->slots, sh->cap, 0, 0, m->es, m->base.fp_len};
-	while (c.start < sh->cap) {
-		const uint8_t *s = sh->slots + c.start * m->es;
-		if (!slot_count(s, c.fl) || home_of(s, sh->cap) <= c.start)
-			break;
-		c.start++;
-	}
-	if (c.start == sh->cap)
-		c.start = 0;
-	cursor_skip_empty(&c);
-	return c;
-}
-
-/* the current slot, NULL past the last */
-static const uint8_t *cursor_slot(const struct cursor *c)
-{
-	if (c->k >= c->cap)
-		return NULL;
-	uint64_t i = c->start + c->k < c->cap ? c->start + c->k : c->start + c->k - c->cap;
-	return c->slots + i * c->es;
-}
-
-static void cursor_next(struct cursor *c)
-{
-	c->k++;
-	cursor_skip_empty(c);
-}
-
-/* A k-way merge of one shard of several indexes, in hash order: a binary heap of the cursors by
- * their current hash, and the entries of one hash gathered from all of them, then combined digest
- * by digest (distinct digests sharing 8 bytes are astronomically rare, but each must stay
- * itself). */
+/* One digest of the shard being gathered: its slot in the first index holding it, its counts
+ * summed and its earliest first position. */
 struct gathered {
-	const uint8_t *slot; /* NULL once combined into an earlier one */
-	int from;            /* the index it is in */
+	const uint8_t *slot; /* NULL: an empty place */
+	uint64_t hash, count, first;
 };
 
-struct kmerge {
-	int n;                        /* indexes */
-	struct mem_index **ix;        /* whose overflow list a slot's count is in */
-	struct cursor *cur;           /* per index */
-	uint64_t *hash;               /* per index: the hash of its cursor's slot, while it has one */
-	int *heap, nheap;             /* indexes with entries left, the smallest current hash on top */
-	struct gathered *group;       /* the entries of the current hash */
-	size_t ngroup, groupcap;
+struct gather {
+	struct gathered *t;
+	size_t cap;
 };
 
-static void heap_swap(struct kmerge *q, int a, int b)
+/* Visits one index's shard as it is: the common case of data without copies across threads. */
+static int visit_shard(struct mem_index *m, const struct shard *sh, index_visit_fn fn, void *arg)
 {
-	int t = q->heap[a];
-	q->heap[a] = q->heap[b];
-	q->heap[b] = t;
-}
-
-static void heap_down(struct kmerge *q, int at)
-{
-	for (;;) {
-		int l = 2 * at + 1, r = l + 1, min = at;
-		if (l < q->nheap && q->hash[q->heap[l]] < q->hash[q->heap[min]])
-			min = l;
-		if (r < q->nheap && q->hash[q->heap[r]] < q->hash[q->heap[min]])
-			min = r;
-		if (min == at)
-			return;
-		heap_swap(q, at, min);
-		at = min;
-	}
-}
-
-static void heap_up(struct kmerge *q, int at)
-{
-	while (at > 0 && q->hash[q->heap[(at - 1) / 2]] > q->hash[q->heap[at]]) {
-		heap_swap(q, at, (at - 1) / 2);
-		at = (at - 1) / 2;
-	}
-}
-
-/* The gathered entries, one visit per digest: counts added, the earliest first position. */
-static int visit_group(struct kmerge *q, index_visit_fn fn, void *arg)
-{
-	size_t fl = q->ix[0]->base.fp_len;
-	for (size_t i = 0; i < q->ngroup; i++) {
-		const uint8_t *e = q->group[i].slot;
-		if (!e)
+	size_t fl = m->base.fp_len;
+	for (uint64_t k = 0; k < sh->cap; k++) {
+		const uint8_t *s = sh->slots + k * m->es;
+		if (!slot_count(s, fl))
 			continue;
-		uint64_t total = true_count(q->ix[q->group[i].from], e), first = slot_first(e, fl);
-		for (size_t j = i + 1; j < q->ngroup; j++) {
-			const uint8_t *f = q->group[j].slot;
-			if (!f || memcmp(e, f, fl))
+		int rc = fn(s, true_count(m, s), slot_first(s, fl), arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Shard `shard` of the indexes, each digest visited once: 0, fn's non-zero return, or -1 with
+ * ix[0]'s err filled (out of memory). A table at most half full, by the hash's top bits (bytes of
+ * a digest: uniform), gathers the entries of every index that holds some. */
+static int gather_shard(struct gather *g, struct mem_index *const *ix, int n, int shard, index_visit_fn fn, void *arg)
+{
+	size_t fl = ix[0]->base.fp_len;
+	uint64_t total = 0;
+	int holders = 0, holder = 0;
+	for (int i = 0; i < n; i++) {
+		if (ix[i]->shards[shard].n) {
+			total += ix[i]->shards[shard].n;
+			holders++;
+			holder = i;
+		}
+	}
+	if (holders <= 1)
+		return holders ? visit_shard(ix[holder], &ix[holder]->shards[shard], fn, arg) : 0;
+	size_t cap = 64;
+	unsigned bits = 6;
+	while (cap < 2 * total) {
+		cap *= 2;
+		bits++;
+	}
+	if (cap > g->cap) {
+		struct gathered *t = realloc(g->t, cap * sizeof *t);
+		if (!t) {
+			snprintf(ix[0]->base.err, sizeof ix[0]->base.err, "memory index: out of memory walking");
+			return -1;
+		}
+		g->t = t;
+		g->cap = cap;
+	}
+	memset(g->t, 0, cap * sizeof *g->t);
+	for (int i = 0; i < n; i++) {
+		const struct shard *sh = &ix[i]->shards[shard];
+		for (uint64_t k = 0; sh->n && k < sh->cap; k++) {
+			const uint8_t *s = sh->slots + k * ix[i]->es;
+			if (!slot_count(s, fl))
 				continue;
-			total += true_count(q->ix[q->group[j].from], f);
-			if (slot_first(f, fl) < first)
-				first = slot_first(f, fl);
-			q->group[j].slot = NULL;
-		}
-		int rc = fn(e, total, first, arg);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* Walks shard `shard` of the indexes in hash order: 0, fn's non-zero return, or -1 with ix[0]'s
- * err filled (out of memory). */
-static int merge_shards(struct kmerge *q, int shard, index_visit_fn fn, void *arg)
-{
-	q->nheap = 0;
-	for (int i = 0; i < q->n; i++) {
-		q->cur[i] = cursor_at(q->ix[i], &q->ix[i]->shards[shard]);
-		const uint8_t *s = cursor_slot(&q->cur[i]);
-		if (s) {
-			q->hash[i] = hash_of(s);
-			q->heap[q->nheap++] = i;
-			heap_up(q, q->nheap - 1);
-		}
-	}
-	size_t fl = q->ix[0]->base.fp_len;
-	while (q->nheap) {
-		int top = q->heap[0];
-		uint64_t h = q->hash[top];
-		const uint8_t *e = cursor_slot(&q->cur[top]), *next;
-		cursor_next(&q->cur[top]);
-		next = cursor_slot(&q->cur[top]);
-		/* the common case, a hash in one entry of one index, visited straight away: no other
-		 * index has it (in a min-heap an equal would show at the root's children) */
-		if ((!next || hash_of(next) != h) && (q->nheap < 2 || q->hash[q->heap[1]] != h) &&
-		    (q->nheap < 3 || q->hash[q->heap[2]] != h)) {
-			int rc = fn(e, true_count(q->ix[top], e), slot_first(e, fl), arg);
-			if (rc)
-				return rc;
-			if (next)
-				q->hash[top] = hash_of(next);
-			else
-				q->heap[0] = q->heap[--q->nheap];
-			heap_down(q, 0);
-			continue;
-		}
-		if (array_reserve((void **)&q->group, &q->groupcap, 1, sizeof *q->group, 16))
-			goto oom;
-		q->group[0] = (struct gathered){e, top};
-		q->ngroup = 1;
-		while (q->nheap && q->hash[q->heap[0]] == h) {
-			int i = q->heap[0];
-			const uint8_t *s;
-			for (; (s = cursor_slot(&q->cur[i])) && hash_of(s) == h; cursor_next(&q->cur[i])) {
-				if (array_reserve((void **)&q->group, &q->groupcap, q->ngroup + 1, sizeof *q->group, 16))
-					goto oom;
-				q->group[q->ngroup++] = (struct gathered){s, i};
+			uint64_t h = hash_of(s), c = true_count(ix[i], s), f = slot_first(s, fl);
+			for (size_t at = (size_t)(h >> (64 - bits));; at = (at + 1) & (cap - 1)) {
+				struct gathered *e = &g->t[at];
+				if (!e->slot) {
+					*e = (struct gathered){s, h, c, f};
+					break;
+				}
+				if (e->hash == h && !memcmp(e->slot, s, fl)) {
+					e->count += c;
+					if (f < e->first)
+						e->first = f;
+					break;
+				}
 			}
-			if (s)
-				q->hash[i] = hash_of(s);
-			else
-				q->heap[0] = q->heap[--q->nheap];
-			heap_down(q, 0);
 		}
-		int rc = visit_group(q, fn, arg);
+	}
+	for (size_t k = 0; k < cap; k++) {
+		if (!g->t[k].slot)
+			continue;
+		int rc = fn(g->t[k].slot, g->t[k].count, g->t[k].first, arg);
 		if (rc)
 			return rc;
 	}
 	return 0;
-oom:
-	snprintf(q->ix[0]->base.err, sizeof q->ix[0]->base.err, "memory index: out of memory walking");
-	return -1;
 }
 
 int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, void *arg)
@@ -640,26 +546,19 @@ int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, vo
 	}
 	if (n == 1)
 		return ix[0]->ops->iterate(ix[0], false, false, fn, arg);
-	struct kmerge q = {.n = n};
-	q.ix = malloc((size_t)n * sizeof *q.ix);
-	q.cur = malloc((size_t)n * sizeof *q.cur);
-	q.heap = malloc((size_t)n * sizeof *q.heap);
-	q.hash = malloc((size_t)n * sizeof *q.hash);
-	int rc = -1;
-	if (q.ix && q.cur && q.heap && q.hash) {
-		for (int i = 0; i < n; i++)
-			q.ix[i] = (struct mem_index *)ix[i];
-		rc = 0;
-		for (int sh = 0; sh < NSHARDS && !rc; sh++)
-			rc = merge_shards(&q, sh, fn, arg);
-	} else {
+	struct gather g = {0};
+	struct mem_index **m = malloc((size_t)n * sizeof *m);
+	if (!m) {
 		snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: out of memory walking");
+		return -1;
 	}
-	free(q.ix);
-	free(q.cur);
-	free(q.heap);
-	free(q.hash);
-	free(q.group);
+	for (int i = 0; i < n; i++)
+		m[i] = (struct mem_index *)ix[i];
+	int rc = 0;
+	for (int sh = 0; sh < NSHARDS && !rc; sh++)
+		rc = gather_shard(&g, m, n, sh, fn, arg);
+	free(g.t);
+	free(m);
 	return rc;
 }
 
