@@ -218,7 +218,7 @@ static void test_mem_limit_full(void)
 
 /* One entry of the joint-walk tests: fingerprint, then its count and position in each index
  * (count 0: absent there). */
-enum { JOINT_MAX = 4 };
+enum { JOINT_MAX = 16 };
 struct joint_case {
 	uint8_t fp[FL];
 	uint64_t n[JOINT_MAX], f[JOINT_MAX];
@@ -262,8 +262,9 @@ static int stop_at_three(const uint8_t *fp, uint64_t count, uint64_t first, void
 /* Walking nix indexes as one == adding their entries to one index one by one: 30,000
  * fingerprints, each in some of the indexes (with 2: a third in a only, a third in b only, a
  * third in both), hash-sharing pairs across and within them, counts past 32 bits in one, in
- * several or only in their sum, and shards that wrap around their end. The indexes are left as
- * they were. */
+ * several or only in their sum, and shards that wrap around their end. The shards of first bytes
+ * below 32 are each held by one index alone (visited as they are, not gathered). The indexes are
+ * left as they were. */
 static void check_iterate_all(int nix)
 {
 	enum { N = 30000 };
@@ -275,6 +276,8 @@ static void check_iterate_all(int nix)
 		/* the indexes holding it: a non-empty subset */
 		unsigned in = nix == 2 ? (unsigned)((k * 2654435761u) % 3 + 1)
 				       : (unsigned)(((k * 2654435761u) >> 7) % ((1u << nix) - 1) + 1);
+		if (e->fp[0] < 32)
+			in = 1u << (e->fp[0] % nix);
 		for (int x = 0; x < nix; x++) {
 			if (!(in >> x & 1))
 				continue;
@@ -360,6 +363,7 @@ static void test_mem_iterate_all(void)
 	check_iterate_all(2);
 	check_iterate_all(3);
 	check_iterate_all(4);
+	check_iterate_all(16); /* as many as the hashing threads of a 16-core scan */
 }
 
 struct side_seen {
@@ -707,7 +711,7 @@ int suite_gen_index(void)
 		{"mem bytes per distinct", test_mem_bytes_per_distinct_large},
 		{"mem counts past 32 bits", test_mem_count_overflow},
 		{"mem limit -> INDEX_FULL", test_mem_limit_full},
-		{"mem: 2, 3 and 4 indexes walked as one == one add per entry", test_mem_iterate_all},
+		{"mem: 2, 3, 4 and 16 indexes walked as one == one add per entry", test_mem_iterate_all},
 		{"bdb insert/lookup/meta/keep/side records", test_bdb_basic},
 		{"bdb old format refused by -k and merge", test_bdb_old_format},
 		{"counter spill == memory", test_counter_spill},
