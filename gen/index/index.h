@@ -58,9 +58,9 @@ struct gindex {
  * the table past that many bytes. */
 struct gindex *index_mem_open(size_t fp_len, uint64_t mem_limit);
 /* Visits the union of n >= 1 memory indexes of one fp_len as if they were one: each digest once,
- * its counts summed and its earliest first position (shard by shard, the shards of several
- * indexes gathered in a table of their slots: in no particular order; the indexes are not
- * changed). 0, fn's non-zero return, or -1 with ix[0]->err filled (out of
+ * its counts summed and its earliest first position (shard by shard, or slice by slice of a large
+ * shard's hash space, the entries of several indexes gathered in a table of their slots: in no
+ * particular order; the indexes are not changed). 0, fn's non-zero return, or -1 with ix[0]->err filled (out of
  * memory, or not memory indexes of one hash). */
 int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, void *arg);
 

@@ -115,7 +115,7 @@ static int ovf_add(struct mem_index *m, const uint8_t *fp, uint64_t count)
 	return 0;
 }
 
-static uint64_t true_count(struct mem_index *m, const uint8_t *slot)
+static inline uint64_t true_count(struct mem_index *m, const uint8_t *slot)
 {
 	uint32_t c = slot_count(slot, m->base.fp_len);
 	if (c != COUNT_OVERFLOW)
@@ -444,17 +444,124 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 
 static const struct index_ops mem_ops;
 
-/* One digest of the shard being gathered: its slot in the first index holding it, its counts
- * summed and its earliest first position. */
+/* A shard's occupied slots in ascending hash order: from the first slot that is empty or holds
+ * an entry at or after its home, cyclically (the slots before it hold entries wrapped from the
+ * end, the largest hashes). */
+struct cursor {
+	const uint8_t *slots;
+	uint64_t cap, start, k; /* k: slots passed since start; the current one is start + k */
+	size_t es, fl;
+};
+
+static void cursor_skip_empty(struct cursor *c)
+{
+	while (c->k < c->cap) {
+		uint64_t i = c->start + c->k < c->cap ? c->start + c->k : c->start + c->k - c->cap;
+		if (slot_count(c->slots + i * c->es, c->fl))
+			return;
+		c->k++;
+	}
+}
+
+static struct cursor cursor_at(const struct mem_index *m, const struct shard *sh)
+{
+	struct cursor c = {sh->slots, sh->cap, 0, 0, m->es, m->base.fp_len};
+	while (c.start < sh->cap) {
+		const uint8_t *s = sh->slots + c.start * m->es;
+		if (!slot_count(s, c.fl) || home_of(s, sh->cap) <= c.start)
+			break;
+		c.start++;
+	}
+	if (c.start == sh->cap)
+		c.start = 0;
+	cursor_skip_empty(&c);
+	return c;
+}
+
+/* the current slot, NULL past the last */
+static const uint8_t *cursor_slot(const struct cursor *c)
+{
+	if (c->k >= c->cap)
+		return NULL;
+	uint64_t i = c->start + c->k < c->cap ? c->start + c->k : c->start + c->k - c->cap;
+	return c->slots + i * c->es;
+}
+
+static void cursor_next(struct cursor *c)
+{
+	c->k++;
+	cursor_skip_empty(c);
+}
+
+/* One digest being gathered: its slot in the first index holding it, its counts summed and its
+ * earliest first position. */
 struct gathered {
 	const uint8_t *slot; /* NULL: an empty place */
 	uint64_t hash, count, first;
 };
 
+/* The table gathers a shard's entries a slice of the hash space at a time, slices of about this
+ * many entries: it stays in cache, and costs the same small memory whatever the index's size. */
+#define GATHER_SLICE 4096
+
 struct gather {
 	struct gathered *t;
-	size_t cap;
+	size_t alloc;        /* entries allocated */
+	size_t cap;          /* the entries in use for this shard: a power of two */
+	unsigned bits;       /* log2(cap) */
+	unsigned slice_bits; /* the shard's 2^slice_bits slices: the top bits of the hash, the same in
+			      * a slice, so the place is taken from the bits below them */
+	struct cursor *cur;
+	char *err; /* the first index's, where out of memory is said */
+	size_t errlen;
 };
+
+/* A table of cap empty places; keep: the entries of the one it replaces moved into it. */
+static int gather_resize(struct gather *g, size_t cap, bool keep)
+{
+	struct gathered *old = g->t;
+	size_t ocap = keep ? g->cap : 0;
+	if (!(g->t = calloc(cap, sizeof *g->t))) {
+		g->t = old;
+		snprintf(g->err, g->errlen, "memory index: out of memory walking");
+		return -1;
+	}
+	g->alloc = g->cap = cap;
+	for (g->bits = 0; ((size_t)1 << g->bits) < cap; g->bits++)
+		;
+	for (size_t k = 0; k < ocap; k++) {
+		if (!old[k].slot)
+			continue;
+		size_t at = (size_t)((old[k].hash << g->slice_bits) >> (64 - g->bits));
+		while (g->t[at].slot)
+			at = (at + 1) & (cap - 1);
+		g->t[at] = old[k];
+	}
+	free(old);
+	return 0;
+}
+
+/* One entry into the table (cap a power of two; its place: the hash's bits below the slice's,
+ * shifted by lead, then by shift = 64 - log2(cap)): 1 if its digest is new there, 0 if it joined
+ * the digest's entry. */
+static inline int gather_one(struct gathered *t, size_t cap, unsigned lead, unsigned shift, const uint8_t *s,
+			     size_t fl, uint64_t count, uint64_t first)
+{
+	uint64_t h = hash_of(s);
+	for (size_t at = (size_t)((h << lead) >> shift);; at = (at + 1) & (cap - 1)) {
+		struct gathered *e = &t[at];
+		if (!e->slot) {
+			*e = (struct gathered){s, h, count, first};
+			return 1;
+		}
+		if (e->hash == h && !memcmp(e->slot, s, fl)) {
+			e->count += count;
+			if (first < e->first)
+				e->first = first;
+			return 0;
+		}
+	}
+}
 
 /* Visits one index's shard as it is: the common case of data without copies across threads. */
 static int visit_shard(struct mem_index *m, const struct shard *sh, index_visit_fn fn, void *arg)
@@ -471,9 +578,10 @@ static int visit_shard(struct mem_index *m, const struct shard *sh, index_visit_
 	return 0;
 }
 
-/* Shard `shard` of the indexes, each digest visited once: 0, fn's non-zero return, or -1 with
- * ix[0]'s err filled (out of memory). A table at most half full, by the hash's top bits (bytes of
- * a digest: uniform), gathers the entries of every index that holds some. */
+/* Shard `shard` of the indexes, each digest visited once: 0, fn's non-zero return, or -1 (out of
+ * memory). A shard one index alone holds is visited as it is; else the hash space is cut into
+ * slices of about GATHER_SLICE entries, and each index's cursor (its slots in hash order) hands
+ * its slice's entries to the table, which is visited and emptied before the next. */
 static int gather_shard(struct gather *g, struct mem_index *const *ix, int n, int shard, index_visit_fn fn, void *arg)
 {
 	size_t fl = ix[0]->base.fp_len;
@@ -488,50 +596,66 @@ static int gather_shard(struct gather *g, struct mem_index *const *ix, int n, in
 	}
 	if (holders <= 1)
 		return holders ? visit_shard(ix[holder], &ix[holder]->shards[shard], fn, arg) : 0;
-	size_t cap = 64;
-	unsigned bits = 6;
-	while (cap < 2 * total) {
-		cap *= 2;
-		bits++;
-	}
-	if (cap > g->cap) {
-		struct gathered *t = realloc(g->t, cap * sizeof *t);
-		if (!t) {
-			snprintf(ix[0]->base.err, sizeof ix[0]->base.err, "memory index: out of memory walking");
+	unsigned slice_bits = 0; /* 2^slice_bits slices */
+	while (slice_bits < 32 && (total >> slice_bits) > GATHER_SLICE)
+		slice_bits++;
+	size_t want = 64; /* one slice: room for every entry; slices: for a quarter more than average,
+			   * and the table grows if one holds more */
+	while (want < (slice_bits ? 2 * (total >> slice_bits) + (total >> slice_bits) / 2 : 2 * total))
+		want *= 2;
+	g->slice_bits = slice_bits;
+	if (want > g->alloc) {
+		if (gather_resize(g, want, false))
 			return -1;
-		}
-		g->t = t;
-		g->cap = cap;
+	} else { /* a table no larger than this shard needs: fewer places to visit, closer together */
+		g->cap = want;
+		for (g->bits = 0; ((size_t)1 << g->bits) < want; g->bits++)
+			;
 	}
-	memset(g->t, 0, cap * sizeof *g->t);
-	for (int i = 0; i < n; i++) {
-		const struct shard *sh = &ix[i]->shards[shard];
-		for (uint64_t k = 0; sh->n && k < sh->cap; k++) {
-			const uint8_t *s = sh->slots + k * ix[i]->es;
-			if (!slot_count(s, fl))
-				continue;
-			uint64_t h = hash_of(s), c = true_count(ix[i], s), f = slot_first(s, fl);
-			for (size_t at = (size_t)(h >> (64 - bits));; at = (at + 1) & (cap - 1)) {
-				struct gathered *e = &g->t[at];
-				if (!e->slot) {
-					*e = (struct gathered){s, h, c, f};
-					break;
+	for (int i = 0; slice_bits && i < n; i++)
+		g->cur[i] = cursor_at(ix[i], &ix[i]->shards[shard]);
+	/* the table in locals: the compiler keeps them in registers, not reloaded after every store */
+	struct gathered *t = g->t;
+	size_t cap = g->cap, used = 0;
+	unsigned shift = 64 - g->bits;
+	for (uint64_t q = 0; q >> slice_bits == 0; q++) {
+		bool last = (q + 1) >> slice_bits != 0;
+		uint64_t end = last ? 0 : (q + 1) << (64 - slice_bits);
+		memset(t, 0, cap * sizeof *t);
+		used = 0;
+		for (int i = 0; i < n; i++) {
+			const struct shard *sh = &ix[i]->shards[shard];
+			if (!slice_bits) { /* one slice, the usual case: the slots in any order; room for all */
+				for (uint64_t k = 0; k < sh->cap; k++) {
+					const uint8_t *s = sh->slots + k * ix[i]->es;
+					if (slot_count(s, fl))
+						used += (size_t)gather_one(t, cap, 0, shift, s, fl, true_count(ix[i], s),
+									   slot_first(s, fl));
 				}
-				if (e->hash == h && !memcmp(e->slot, s, fl)) {
-					e->count += c;
-					if (f < e->first)
-						e->first = f;
-					break;
+				continue;
+			}
+			const uint8_t *s;
+			while ((s = cursor_slot(&g->cur[i])) && (last || hash_of(s) < end)) {
+				cursor_next(&g->cur[i]);
+				used += (size_t)gather_one(t, cap, slice_bits, shift, s, fl, true_count(ix[i], s),
+							   slot_first(s, fl));
+				if (used * 2 > cap) { /* a slice fuller than most */
+					g->cap = cap;
+					if (gather_resize(g, cap * 2, true))
+						return -1;
+					t = g->t;
+					cap = g->cap;
+					shift = 64 - g->bits;
 				}
 			}
 		}
-	}
-	for (size_t k = 0; k < cap; k++) {
-		if (!g->t[k].slot)
-			continue;
-		int rc = fn(g->t[k].slot, g->t[k].count, g->t[k].first, arg);
-		if (rc)
-			return rc;
+		for (size_t k = 0; k < cap; k++) {
+			if (!t[k].slot)
+				continue;
+			int rc = fn(t[k].slot, t[k].count, t[k].first, arg);
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -546,18 +670,20 @@ int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, vo
 	}
 	if (n == 1)
 		return ix[0]->ops->iterate(ix[0], false, false, fn, arg);
-	struct gather g = {0};
+	struct gather g = {.err = ix[0]->err, .errlen = sizeof ix[0]->err};
 	struct mem_index **m = malloc((size_t)n * sizeof *m);
-	if (!m) {
-		snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: out of memory walking");
-		return -1;
-	}
-	for (int i = 0; i < n; i++)
-		m[i] = (struct mem_index *)ix[i];
+	g.cur = malloc((size_t)n * sizeof *g.cur);
 	int rc = 0;
+	if (!m || !g.cur) {
+		snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: out of memory walking");
+		rc = -1;
+	}
+	for (int i = 0; !rc && i < n; i++)
+		m[i] = (struct mem_index *)ix[i];
 	for (int sh = 0; sh < NSHARDS && !rc; sh++)
 		rc = gather_shard(&g, m, n, sh, fn, arg);
 	free(g.t);
+	free(g.cur);
 	free(m);
 	return rc;
 }

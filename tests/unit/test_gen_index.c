@@ -263,9 +263,11 @@ static int stop_at_three(const uint8_t *fp, uint64_t count, uint64_t first, void
  * fingerprints, each in some of the indexes (with 2: a third in a only, a third in b only, a
  * third in both), hash-sharing pairs across and within them, counts past 32 bits in one, in
  * several or only in their sum, and shards that wrap around their end. The shards of first bytes
- * below 32 are each held by one index alone (visited as they are, not gathered). The indexes are
- * left as they were. */
-static void check_iterate_all(int nix)
+ * below 32 are each held by one index alone (visited as they are, not gathered). Crowded: every
+ * fingerprint in one shard, half of them in the lowest 1/256 of its hash space (bytes 1..8, the
+ * walk's hash, read little-endian: byte 8 on top), so the walk gathers that shard in slices and
+ * the first slice outgrows its table. The indexes are left as they were. */
+static void check_iterate_all(int nix, bool crowded)
 {
 	enum { N = 30000 };
 	struct joint_case *cs = calloc(N, sizeof *cs);
@@ -273,6 +275,11 @@ static void check_iterate_all(int nix)
 	for (uint64_t k = 0; k < N; k++) {
 		struct joint_case *e = &cs[k];
 		joint_fp(k, e->fp);
+		if (crowded) { /* pairs (k, k ^ 1) below 600 keep sharing bytes 0..8 */
+			e->fp[0] = 0x42;
+			if ((k >> 1) & 1)
+				e->fp[8] = 0;
+		}
 		/* the indexes holding it: a non-empty subset */
 		unsigned in = nix == 2 ? (unsigned)((k * 2654435761u) % 3 + 1)
 				       : (unsigned)(((k * 2654435761u) >> 7) % ((1u << nix) - 1) + 1);
@@ -360,10 +367,12 @@ static void check_iterate_all(int nix)
 
 static void test_mem_iterate_all(void)
 {
-	check_iterate_all(2);
-	check_iterate_all(3);
-	check_iterate_all(4);
-	check_iterate_all(16); /* as many as the hashing threads of a 16-core scan */
+	check_iterate_all(2, false);
+	check_iterate_all(3, false);
+	check_iterate_all(4, false);
+	check_iterate_all(16, false); /* as many as the hashing threads of a 16-core scan */
+	check_iterate_all(3, true);
+	check_iterate_all(16, true);
 }
 
 struct side_seen {
@@ -711,7 +720,7 @@ int suite_gen_index(void)
 		{"mem bytes per distinct", test_mem_bytes_per_distinct_large},
 		{"mem counts past 32 bits", test_mem_count_overflow},
 		{"mem limit -> INDEX_FULL", test_mem_limit_full},
-		{"mem: 2, 3, 4 and 16 indexes walked as one == one add per entry", test_mem_iterate_all},
+		{"mem: 2, 3, 4 and 16 indexes walked as one == one add per entry (one shard crowded too)", test_mem_iterate_all},
 		{"bdb insert/lookup/meta/keep/side records", test_bdb_basic},
 		{"bdb old format refused by -k and merge", test_bdb_old_format},
 		{"counter spill == memory", test_counter_spill},
