@@ -508,13 +508,19 @@ struct gather {
 	struct gathered *t;
 	size_t alloc;        /* entries allocated */
 	size_t cap;          /* the entries in use for this shard: a power of two */
-	unsigned bits;       /* log2(cap) */
 	unsigned slice_bits; /* the shard's 2^slice_bits slices: the top bits of the hash, the same in
 			      * a slice, so the place is taken from the bits below them */
 	struct cursor *cur;
 	char *err; /* the first index's, where out of memory is said */
 	size_t errlen;
 };
+
+/* Where a hash's probe starts in a table of cap places (a power of two): the hash's bits below
+ * the slice's (lead of them), their top log2(cap). */
+static inline size_t gather_home(uint64_t h, unsigned lead, size_t cap)
+{
+	return (size_t)((h << lead) >> (64 - __builtin_ctzll(cap)));
+}
 
 /* A table of cap empty places; keep: the entries of the one it replaces moved into it. */
 static int gather_resize(struct gather *g, size_t cap, bool keep)
@@ -527,12 +533,10 @@ static int gather_resize(struct gather *g, size_t cap, bool keep)
 		return -1;
 	}
 	g->alloc = g->cap = cap;
-	for (g->bits = 0; ((size_t)1 << g->bits) < cap; g->bits++)
-		;
 	for (size_t k = 0; k < ocap; k++) {
 		if (!old[k].slot)
 			continue;
-		size_t at = (size_t)((old[k].hash << g->slice_bits) >> (64 - g->bits));
+		size_t at = gather_home(old[k].hash, g->slice_bits, cap);
 		while (g->t[at].slot)
 			at = (at + 1) & (cap - 1);
 		g->t[at] = old[k];
@@ -541,14 +545,13 @@ static int gather_resize(struct gather *g, size_t cap, bool keep)
 	return 0;
 }
 
-/* One entry into the table (cap a power of two; its place: the hash's bits below the slice's,
- * shifted by lead, then by shift = 64 - log2(cap)): 1 if its digest is new there, 0 if it joined
- * the digest's entry. */
-static inline int gather_one(struct gathered *t, size_t cap, unsigned lead, unsigned shift, const uint8_t *s,
-			     size_t fl, uint64_t count, uint64_t first)
+/* One entry into the table of cap places (lead: the slice's bits, see gather_home): 1 if its
+ * digest is new there, 0 if it joined the digest's entry. */
+static inline int gather_one(struct gathered *t, size_t cap, unsigned lead, const uint8_t *s, size_t fl,
+			     uint64_t count, uint64_t first)
 {
 	uint64_t h = hash_of(s);
-	for (size_t at = (size_t)((h << lead) >> shift);; at = (at + 1) & (cap - 1)) {
+	for (size_t at = gather_home(h, lead, cap);; at = (at + 1) & (cap - 1)) {
 		struct gathered *e = &t[at];
 		if (!e->slot) {
 			*e = (struct gathered){s, h, count, first};
@@ -609,15 +612,12 @@ static int gather_shard(struct gather *g, struct mem_index *const *ix, int n, in
 			return -1;
 	} else { /* a table no larger than this shard needs: fewer places to visit, closer together */
 		g->cap = want;
-		for (g->bits = 0; ((size_t)1 << g->bits) < want; g->bits++)
-			;
 	}
 	for (int i = 0; slice_bits && i < n; i++)
 		g->cur[i] = cursor_at(ix[i], &ix[i]->shards[shard]);
 	/* the table in locals: the compiler keeps them in registers, not reloaded after every store */
 	struct gathered *t = g->t;
-	size_t cap = g->cap, used = 0;
-	unsigned shift = 64 - g->bits;
+	size_t cap = g->cap, used;
 	for (uint64_t q = 0; q >> slice_bits == 0; q++) {
 		bool last = (q + 1) >> slice_bits != 0;
 		uint64_t end = last ? 0 : (q + 1) << (64 - slice_bits);
@@ -629,15 +629,14 @@ static int gather_shard(struct gather *g, struct mem_index *const *ix, int n, in
 				for (uint64_t k = 0; k < sh->cap; k++) {
 					const uint8_t *s = sh->slots + k * ix[i]->es;
 					if (slot_count(s, fl))
-						used += (size_t)gather_one(t, cap, 0, shift, s, fl, true_count(ix[i], s),
-									   slot_first(s, fl));
+						(void)gather_one(t, cap, 0, s, fl, true_count(ix[i], s), slot_first(s, fl));
 				}
 				continue;
 			}
 			const uint8_t *s;
 			while ((s = cursor_slot(&g->cur[i])) && (last || hash_of(s) < end)) {
 				cursor_next(&g->cur[i]);
-				used += (size_t)gather_one(t, cap, slice_bits, shift, s, fl, true_count(ix[i], s),
+				used += (size_t)gather_one(t, cap, slice_bits, s, fl, true_count(ix[i], s),
 							   slot_first(s, fl));
 				if (used * 2 > cap) { /* a slice fuller than most */
 					g->cap = cap;
@@ -645,7 +644,6 @@ static int gather_shard(struct gather *g, struct mem_index *const *ix, int n, in
 						return -1;
 					t = g->t;
 					cap = g->cap;
-					shift = 64 - g->bits;
 				}
 			}
 		}
