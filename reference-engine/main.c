@@ -382,30 +382,46 @@ static int cmd_import(const struct engine_cli *c)
 		return EXIT_FAILED;
 	}
 	uint64_t lbn = 0;
-	for (;;) {
-		ssize_t n = read(fd, buf, chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			break;
+	bool eof = false, too_long = false;
+	while (!eof && !rc) {
+		/* The chunk filled whole before it is written: a pipe's reads end anywhere, and a short
+		 * one taken as the tail, padded with zeros, shifted everything after it. */
+		size_t len = 0;
+		while (len < chunk) {
+			ssize_t n = read(fd, buf + len, chunk - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				rc = -errno;
+			if (n <= 0) {
+				eof = true;
+				break;
+			}
+			len += (size_t)n;
 		}
-		if (n == 0)
+		if (rc || !len)
 			break;
-		size_t len = (size_t)n;
 		if (len % bs) { /* the file's tail: zero-padded to a block, as a filesystem stores it */
 			memset(buf + len, 0, bs - len % bs);
 			len += bs - len % bs;
 		}
-		for (size_t off = 0; off < len && !rc; off += bs)
-			if (!(rc = engine_write(e, lbn, buf + off)))
+		for (size_t off = 0; off < len && !rc; off += bs) {
+			if (lbn >= engine_logical_blocks(e)) { /* a pipe, which could not be sized before */
+				too_long = true;
+				rc = -EFBIG;
+			} else if (!(rc = engine_write(e, lbn, buf + off))) {
 				lbn++; /* on failure lbn stays the block that failed */
-		if (rc)
-			break;
+			}
+		}
 	}
 	free(buf);
 	close(fd);
 	int rc2 = engine_close(e); /* flushes: what was imported before a failure is kept */
+	if (too_long) {
+		fprintf(stderr, "dedisengine: import %s into %s: the input goes on past the volume's %llu blocks; those were "
+				"imported\n", c->args[1], c->args[0], (unsigned long long)lbn);
+		return EXIT_FAILED;
+	}
 	if (rc) {
 		fprintf(stderr, "dedisengine: import %s into %s: block %llu (byte %llu): %s\n", c->args[1], c->args[0],
 			(unsigned long long)lbn, (unsigned long long)lbn * bs, strerror(-rc));
