@@ -63,6 +63,8 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 	} else if (!strcmp(n, "commit-every")) {
 		if (units_parse_count(v, &c->commit_every, &why))
 			return fail(err, errlen, "--%s: '%s' is not a valid count: %s", n, sv, why);
+		if (c->commit_every > UINT32_MAX) /* the engine counts to it in 32 bits */
+			return fail(err, errlen, "--%s: '%s' is too large (at most %u)", n, sv, UINT32_MAX);
 	} else if (!strcmp(n, "index")) {
 		if (strcmp(v, "mem") && strcmp(v, "bdb") && strcmp(v, "bloom"))
 			return fail(err, errlen, "--index: unknown value '%s' (mem, bdb, bloom)", sv);

@@ -132,6 +132,7 @@ command|frobnicate $nv
 command|
 volume|stat $nv
 volume|import $nv $T/data
+--commit-every: '4294967296' is too large|import $nv $T/data --commit-every 4294967296
 EOF
 # --preallocate full that passes the room check but runs out while allocating (the map and the
 # journal take room too): one line, exit 2, and the half-made volume removed. It needs a small file
