@@ -34,6 +34,8 @@ struct engine {
 	void *scratch;                /* one aligned block: reads of packed blocks, --verify-hits, fsck */
 	void *scratch2;
 	uint64_t since_commit;        /* writes by this handle since its last commit */
+	bool reuse_first;             /* the file system said ENOSPC: PBNs with room before new ones */
+	uint64_t reuse_pos;           /* where the search for those goes on */
 	bool read_only;               /* on read-only storage: nothing reaches a file (engine_open) */
 };
 

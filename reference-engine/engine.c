@@ -606,9 +606,21 @@ static void close_bin(struct engine *e)
 	e->me->bin_pbn = 0;
 }
 
-/* A PBN for new content; ENGINE_FULL when none is free. */
+static bool pbn_has_room(void *arg, uint64_t pbn)
+{
+	return store_has_room(arg, pbn);
+}
+
+/* A PBN for new content; ENGINE_FULL when none is free. After the file system's ENOSPC, one that
+ * GC freed (its file blocks still there) while there is one: the cursor's next PBNs, never
+ * written on a sparse store, would fail again and again. */
 static int alloc_pbn(struct engine *e, uint64_t *pbn)
 {
+	if (e->reuse_first) {
+		if (!space_alloc_reused(&e->space, &e->reuse_pos, pbn_has_room, &e->store, pbn))
+			return 0;
+		e->reuse_first = false; /* none left: new room, which the file system may have again */
+	}
 	int rc = space_alloc(&e->space, e->me, pbn);
 	return rc == -ENOSPC ? ENGINE_FULL : rc;
 }
@@ -806,9 +818,11 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 			 * seen with the suite's two engine writers under load), and other writers may take
 			 * the room before this one retries (collect again). The file system under a
 			 * sparse store full (its ENOSPC): one collection, whose freed PBNs have their
-			 * file blocks, and one retry; free PBNs say nothing about that room. */
+			 * file blocks, and one retry that takes one of them (alloc_pbn); free PBNs say
+			 * nothing about that room. */
 			bool fs_full = rc == -ENOSPC;
 			fs_retried |= fs_full;
+			e->reuse_first |= fs_full;
 			if (collections == MAX_COLLECTIONS)
 				return -ENOSPC;
 			const struct engine_recorder *r = e->p.recorder;

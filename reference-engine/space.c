@@ -61,6 +61,22 @@ int space_alloc(struct space *s, struct vol_slot *me, uint64_t *pbn)
 	return -ENOSPC;
 }
 
+int space_alloc_reused(struct space *s, uint64_t *pos, bool (*room)(void *arg, uint64_t pbn), void *arg,
+		       uint64_t *pbn)
+{
+	uint64_t carved = A(load_n)(s->cursor, __ATOMIC_RELAXED);
+	if (carved > s->blocks)
+		carved = s->blocks;
+	for (uint64_t n = 0; n < carved; n++) {
+		uint64_t p = (*pos)++ % carved;
+		if (space_pbn_free(s, p) && room(arg, p) && claim(s, p)) {
+			*pbn = p;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
 uint32_t space_ref(struct space *s, uint64_t addr)
 {
 	return A(fetch_add)(&s->refs[space_index(s, addr)], 1, __ATOMIC_ACQ_REL);

@@ -58,6 +58,13 @@ bool space_valid(const struct space *s, uint64_t addr);
  * (a new one carved from the cursor when it runs out). -ENOSPC only when a look at every block
  * found none free. */
 int space_alloc(struct space *s, struct vol_slot *me, uint64_t *pbn);
+/* A free PBN among those the cursor has handed out at least once, for which room(arg, pbn) says
+ * the chunk store already has its room, claimed as space_alloc does: the search goes on from *pos
+ * (this process's) and wraps within them. After the file system under a sparse store said ENOSPC
+ * the cursor's next PBNs are holes that would fail again, while those GC freed behind it still
+ * have their file blocks. -ENOSPC when one look at each found none. */
+int space_alloc_reused(struct space *s, uint64_t *pos, bool (*room)(void *arg, uint64_t pbn), void *arg,
+		       uint64_t *pbn);
 /* Atomic updates; each returns the word before it. */
 uint32_t space_ref(struct space *s, uint64_t addr);
 uint32_t space_unref(struct space *s, uint64_t addr); /* never below zero */

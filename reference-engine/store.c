@@ -174,6 +174,17 @@ bool store_covers(struct store *s, uint64_t pbn)
 	return !fstat(s->fd[i], &st) && (uint64_t)st.st_size >= off + s->block_size;
 }
 
+bool store_has_room(struct store *s, uint64_t pbn)
+{
+	unsigned i;
+	uint64_t off;
+	if (pbn >= s->blocks)
+		return false;
+	locate(s, pbn, &i, &off);
+	off_t hole = lseek(s->fd[i], (off_t)off, SEEK_HOLE);
+	return hole < 0 || (uint64_t)hole >= off + s->block_size;
+}
+
 int store_sync(struct store *s)
 {
 	int rc;

@@ -46,6 +46,10 @@ int store_read(struct store *s, uint64_t pbn, void *buf);
 /* Whether the block's stripe file extends over it: a failed read of a block it covers is the
  * device's error, not a truncated file. */
 bool store_covers(struct store *s, uint64_t pbn);
+/* Whether the file system already holds the block's room (its stripe file has data there, not a
+ * hole): after an ENOSPC of the file system, a write to a hole fails again and one to written
+ * room does not. True where the file system cannot tell (no SEEK_HOLE: no holes). */
+bool store_has_room(struct store *s, uint64_t pbn);
 int store_sync(struct store *s);
 void store_close(struct store *s);
 

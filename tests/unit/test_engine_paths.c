@@ -705,6 +705,42 @@ static void alloc_finds_a_block_others_carve_past(void)
 	free(refs);
 }
 
+/* The PBNs of a test store with room (as a data file's written blocks): all but the multiples of 3. */
+static bool room_off_threes(void *arg, uint64_t pbn)
+{
+	(*(int *)arg)++;
+	return pbn % 3 != 0;
+}
+
+/* After the file system's ENOSPC: a free PBN the cursor has handed out and that has room, never
+ * one past the cursor (a hole of a sparse store) nor one without room; the search goes on from
+ * where it left off; none left is ENOSPC. */
+static void alloc_reused_takes_freed_room_only(void)
+{
+	enum { BLOCKS = 4 * SPACE_EXTENT };
+	uint32_t refs[BLOCKS];
+	for (uint64_t p = 0; p < BLOCKS; p++)
+		refs[p] = REF_HELD;
+	uint64_t cursor = 2 * SPACE_EXTENT; /* the first half handed out */
+	struct space s = {.refs = refs, .blocks = BLOCKS, .frags = 1, .block_size = 4096, .cursor = &cursor};
+	refs[9] = refs[20] = refs[30] = refs[34] = refs[2 * SPACE_EXTENT + 2] = 0; /* freed; 9 and 30 have no room, 130 is past */
+	uint64_t pos = 25, pbn = BLOCKS;
+	int asked = 0;
+	CU_ASSERT_EQUAL(space_alloc_reused(&s, &pos, room_off_threes, &asked, &pbn), 0);
+	CU_ASSERT_EQUAL(pbn, 34); /* from 25 on: 30 has no room */
+	CU_ASSERT_EQUAL(refs[34], REF_RESERVED);
+	CU_ASSERT_EQUAL(space_alloc_reused(&s, &pos, room_off_threes, &asked, &pbn), 0);
+	CU_ASSERT_EQUAL(pbn, 20); /* wrapped within the handed-out half */
+	CU_ASSERT_EQUAL(space_alloc_reused(&s, &pos, room_off_threes, &asked, &pbn), -ENOSPC);
+	CU_ASSERT_EQUAL(refs[9], 0);
+	CU_ASSERT_EQUAL(refs[30], 0);
+	CU_ASSERT_EQUAL(refs[2 * SPACE_EXTENT + 2], 0);
+	CU_ASSERT(asked >= 4 && asked <= 8); /* room asked of free PBNs only, not of every used one */
+	cursor = 10 * BLOCKS; /* wrapped: every PBN handed out */
+	CU_ASSERT_EQUAL(space_alloc_reused(&s, &pos, room_off_threes, &asked, &pbn), 0);
+	CU_ASSERT_EQUAL(pbn, 2 * SPACE_EXTENT + 2);
+}
+
 /* Bytes allocated to a volume's chunk store (all its data files). */
 static uint64_t store_allocated(const char *vol)
 {
@@ -986,6 +1022,7 @@ int suite_engine_paths(void)
 		{"bad geometry, index or hash refused", bad_geometry_refused},
 		{"hot tables resident on a memory file system only", hot_tables_resident_in_memory},
 		{"allocation finds a free block another writer's extents carve past", alloc_finds_a_block_others_carve_past},
+		{"after the file system's ENOSPC, freed blocks with room are taken first", alloc_reused_takes_freed_room_only},
 		{"chunk store preallocated: auto on tmpfs, full anywhere, full refused where it cannot fit",
 		 chunk_store_preallocation},
 		{"a reused pid does not stall a quiesce", reused_pid_does_not_stall_quiesce},
