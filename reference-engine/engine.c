@@ -219,6 +219,13 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 				    dir, strerror(-rc));
 		return fail(err, errlen, rc, "cannot format %s: %s", dir, strerror(-rc));
 	}
+	if (made) { /* the new directory's own name */
+		char parent[4096];
+		snprintf(parent, sizeof parent, "%s/..", dir);
+		if ((rc = meta_sync_dir(parent)))
+			return fail(err, errlen, rc, "%s: formatted, but its directory could not be synced: %s", dir,
+				    strerror(-rc));
+	}
 	return 0;
 }
 
@@ -374,31 +381,18 @@ static enum cache_state probe_caches(const char *dir, const struct superblock *s
 static int map_caches(struct engine *e, bool create, bool init_locks)
 {
 	const char *dir = e->dir;
-	e->st = meta_map(dir, VOL_STATE, sizeof *e->st, create, NULL);
 	e->lbnmap_len = e->sb.logical_blocks * 8;
 	e->refs_len = e->sb.data_blocks * e->sb.frags * 4;
-	int lbnmap_fd = -1;
-	e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, create, &lbnmap_fd);
-	e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, create, &e->space.refs_fd);
-	if (e->space.refs && e->space.refs_fd == 0) { /* a caller with stdin closed: 0 means "none" here */
+	/* Created as zeros (an empty map) with their room (meta_map): the open that created them used
+	 * to write them whole, rebuilding them, and so took their room. */
+	if (!(e->st = meta_map(dir, VOL_STATE, sizeof *e->st, create, NULL)) ||
+	    !(e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, create, NULL)) ||
+	    !(e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, create, &e->space.refs_fd)))
+		return errno ? -errno : -EIO;
+	if (e->space.refs_fd == 0) { /* a caller with stdin closed: 0 means "none" here */
 		e->space.refs_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
 		close(0);
 	}
-	if (!e->st || !e->lbnmap || !e->space.refs) {
-		int rc = errno ? -errno : -EIO;
-		if (lbnmap_fd >= 0)
-			close(lbnmap_fd);
-		return rc;
-	}
-	/* Created sparse (zeros: an empty map), given their room now, without writing: a store into
-	 * a hole of a shared mapping on a full file system is SIGBUS, not an error. (The open that
-	 * created them used to write them whole, rebuilding them, and so took their room.) */
-	int rc = create ? -posix_fallocate(lbnmap_fd, 0, (off_t)e->lbnmap_len) : 0;
-	if (!rc && create)
-		rc = -posix_fallocate(e->space.refs_fd, 0, (off_t)e->refs_len);
-	close(lbnmap_fd);
-	if (rc)
-		return rc;
 	if (create) {
 		memset(e->st, 0, sizeof *e->st);
 		e->st->magic = VOL_STATE_MAGIC;
@@ -412,21 +406,31 @@ static int map_caches(struct engine *e, bool create, bool init_locks)
 	return stripes_open(&e->stripes, dir, e->sb.index_stripes, init_locks);
 }
 
-/* The first opener alone: caches trusted, repaired or rebuilt; locks re-initialised. */
-static int open_alone(struct engine *e, const struct index_params *ip, enum cache_state cs)
+/* The first opener alone: caches trusted, repaired or rebuilt; locks re-initialised. A cache that
+ * turns out cut short or not this volume's (-EBADMSG: a file that lost its tail, a damaged header)
+ * is not trusted: every cache is rebuilt from the durable map, as after a power loss (*cs says so
+ * from then on). */
+static int open_alone(struct engine *e, const struct index_params *ip, enum cache_state *cs)
 {
 	int rc = 0;
-	if (cs == CACHES_LOST) {
-		remove_caches(e->dir, &e->sb);
-		rc = e->iops->create(ip);
+	for (;;) {
+		if (*cs == CACHES_LOST) {
+			remove_caches(e->dir, &e->sb);
+			rc = e->iops->create(ip);
+		}
+		if (!rc)
+			rc = map_caches(e, *cs == CACHES_LOST, true);
+		if (!rc && !(rc = meta_init_mutex(&e->st->world)))
+			rc = meta_init_mutex(&e->st->commit);
+		if (!rc) /* an index just created has nothing to recover (a recount of an empty mem table
+			  * read every page of it: 16 GiB at 1 TiB) */
+			rc = e->iops->open(ip, *cs == CACHES_CRASHED, &e->ix);
+		if (rc != -EBADMSG || *cs == CACHES_LOST)
+			break;
+		stripes_close(&e->stripes);
+		unmap_all(e);
+		*cs = CACHES_LOST;
 	}
-	if (!rc)
-		rc = map_caches(e, cs == CACHES_LOST, true);
-	if (!rc && !(rc = meta_init_mutex(&e->st->world)))
-		rc = meta_init_mutex(&e->st->commit);
-	if (!rc) /* an index just created has nothing to recover (a recount of an empty mem table
-		  * read every page of it: 16 GiB at 1 TiB) */
-		rc = e->iops->open(ip, cs == CACHES_CRASHED, &e->ix);
 	if (rc)
 		return rc;
 	e->st->quiesce = 0;
@@ -506,7 +510,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 				   : "was not closed cleanly: its recovery writes to the volume");
 	}
 	if (alone)
-		rc = open_alone(e, &ip, cs);
+		rc = open_alone(e, &ip, &cs);
 	else if (!(rc = map_caches(e, false, false)))
 		rc = e->iops->open(&ip, 0, &e->ix);
 	if (!rc)

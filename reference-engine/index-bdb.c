@@ -495,7 +495,7 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 	if (!rc && !(ix->c = meta_map(p->dir, BDB_COUNTERS, sizeof *ix->c, 0, NULL)))
 		rc = errno ? -errno : -EIO;
 	if (!rc && ix->c->magic != BDB_COUNTERS_MAGIC)
-		rc = -EINVAL;
+		rc = -EBADMSG; /* the engine rebuilds the index */
 	if (!rc && !(rc = acquire(p, 0, recover, &ix->se))) {
 		ix->env = ix->se->env;
 		ix->db = ix->se->db;

@@ -171,7 +171,7 @@ static int bloom_open(const struct index_params *p, int recover, struct index **
 		rc = errno ? -errno : -EIO;
 	else if (ix->h->magic != BLOOM_MAGIC || ix->h->fp_len != p->fp_len || ix->h->k != BLOOM_K ||
 		 ix->h->bits != bloom_bits(p->capacity) || p->fp_len < 16)
-		rc = -EINVAL;
+		rc = -EBADMSG; /* not this volume's filter: the engine rebuilds it */
 	if (!rc) {
 		meta_make_resident(p->dir, ix->h, ix->map_len);
 		ix->words = (uint64_t *)((uint8_t *)ix->h + sizeof *ix->h);

@@ -173,7 +173,7 @@ static int mem_open(const struct index_params *p, int recover, struct index **ou
 	    (ix->h->parts ? ix->h->parts : INDEX_STRIPES) != parts_of(p)) {
 		munmap(ix->h, len);
 		free(ix);
-		return -EINVAL;
+		return -EBADMSG; /* not this volume's table: the engine rebuilds it */
 	}
 	ix->map_len = len;
 	meta_make_resident(p->dir, ix->h, len);

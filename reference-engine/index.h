@@ -63,7 +63,8 @@ struct index_ops {
 	const char *name;
 	/* Create the backend's files in p->dir (format time). 0 or -errno. */
 	int (*create)(const struct index_params *p);
-	/* Open them; `recover` is set when the volume was not closed cleanly. 0 or -errno. */
+	/* Open them; `recover` is set when the volume was not closed cleanly. 0 or -errno; -EBADMSG
+	 * when a file is cut short or not this volume's (the engine then rebuilds the index). */
 	int (*open)(const struct index_params *p, int recover, struct index **out);
 	/* 1 found (*addr set), 0 absent, INDEX_ABSENT_FILTERED absent and answered by a summary vector
 	 * without touching the on-disk index, -errno. */

@@ -1,6 +1,7 @@
 /* meta.c - superblock sealing and checking (SHA-256 over its fields), and the mapping of the
  * metadata files that every process with the volume open shares. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +84,18 @@ int sb_write(const char *dir, const struct superblock *sb)
 	close(fd);
 	if (!rc && rename(tmp, path))
 		rc = -errno;
+	if (!rc) /* the rename, and the durable files' own names made before it, survive a power loss */
+		rc = meta_sync_dir(dir);
+	return rc;
+}
+
+int meta_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) ? -errno : 0;
+	close(fd);
 	return rc;
 }
 
@@ -138,17 +151,20 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 	if (fd < 0)
 		return NULL;
 	struct stat st;
-	if (fstat(fd, &st) || ((size_t)st.st_size < len && (!create || ftruncate(fd, (off_t)len)))) {
-		int e = errno ? errno : EINVAL;
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, share, fd, 0);
+	int err = fstat(fd, &st) ? errno : 0;
+	bool room = create && share == MAP_SHARED; /* a read-only open neither extends nor allocates */
+	if (!err && (size_t)st.st_size < len && !room)
+		err = EBADMSG; /* cut short: a cache the engine rebuilds, never one to map and trust */
+	/* Room for every page, taken now without writing: a store into a hole of a shared mapping on a
+	 * full file system is SIGBUS, not an error. Also for a file that is there already (one a
+	 * build before this left sparse); on one that has its room it costs a walk of its extents. */
+	if (!err && room && len)
+		err = posix_fallocate(fd, 0, (off_t)len);
+	void *p = err ? MAP_FAILED : mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, share, fd, 0);
 	if (p == MAP_FAILED) {
-		int e = errno;
+		err = err ? err : errno;
 		close(fd);
-		errno = e;
+		errno = err;
 		return NULL;
 	}
 	if (fd_out)

@@ -108,11 +108,14 @@ struct vol_state {
 void sb_seal(struct superblock *sb);
 /* 0 valid, or a static reason. */
 const char *sb_check(const struct superblock *sb);
+/* fsync of a directory: the names in it made durable. 0 or -errno. */
+int meta_sync_dir(const char *dir);
 int sb_write(const char *dir, const struct superblock *sb);
 /* Reads and checks; on failure *why says what is wrong. */
 int sb_read(const char *dir, struct superblock *sb, const char **why);
 
-/* Map a file of `len` bytes (created / extended to len when `create`). On read-only storage
+/* Map a file of `len` bytes (created / extended to len, its room allocated, when `create`; an
+ * existing file shorter than len without `create` is EBADMSG: a cache cut short). On read-only storage
  * (EROFS) an existing file of that length is mapped private: the engine's read-only open (stat,
  * export of a clean volume) changes counters and slots in memory only. */
 void *meta_map(const char *dir, const char *name, size_t len, int create, int *fd_out);

@@ -3,7 +3,9 @@
 # exit 1 with one line naming it, fsck accepts the volume after, the blocks stored before the
 # failure read back, and the volume stays usable. A discard on a file system that filled up under a
 # sparse chunk store commits (the map and journal have their room from format) and says so; one whose
-# commit fails says the blocks are unmapped but not durable.
+# commit fails says the blocks are unmapped but not durable. Overwrites through a sparse store whose
+# file system is full reuse the blocks GC freed, and caches with no room to be created are ENOSPC
+# (exit 1), not SIGBUS.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ -x "$DEDISENGINE" ] || fail "no dedisengine binary at $DEDISENGINE"
@@ -91,6 +93,43 @@ if mount -t tmpfs -o size=16M tmpfs "$sm" 2>/dev/null; then
 	"$DEDISENGINE" fsck "$sm/w" -q || fail "fsck after the discard on a full file system"
 	umount "$sm"
 	note "discard on a full file system: committed ($before -> $after mapped after a power loss)"
+
+	# A sparse store whose file system fills with stale blocks (overwrites): the write's GC frees
+	# them, and the retry takes one of them, whose file blocks are still there. The retry took the
+	# cursor's next PBN, a hole, and the volume failed every write from then on, with 8 MiB live
+	# in a 14 MiB file system.
+	mount -t tmpfs -o size=14M tmpfs "$sm" || fail "mount of the small tmpfs failed"
+	"$DEDISENGINE" format "$sm/r" --size 8MiB --data-size 32MiB --preallocate sparse -q || fail "format on the small tmpfs"
+	head -c $((8 << 20)) /dev/urandom >"$T/r8a"
+	head -c $((8 << 20)) /dev/urandom >"$T/r8b"
+	for f in r8a r8b r8a r8b; do
+		"$DEDISENGINE" import "$sm/r" "$T/$f" -q 2>"$T/e" || fail "overwrite with $f on a full file system: $(cat "$T/e")"
+	done
+	"$DEDISENGINE" stat "$sm/r" --json >"$T/r.json"
+	jcheck "$T/r.json" '.gc_reclaimed >= 2048 and .mapped_blocks == 2048' "the overwrites on a full file system" .
+	"$DEDISENGINE" export "$sm/r" "$T/r.out" -q
+	cmp -s "$T/r8b" "$T/r.out" || fail "after overwrites on a full file system the volume does not read back the last"
+	"$DEDISENGINE" fsck "$sm/r" -q || fail "fsck after overwrites on a full file system"
+	reclaimed=$(jq .gc_reclaimed "$T/r.json")
+	umount "$sm"
+	note "4 x 8 MiB overwrites through a 14 MiB file system: the blocks GC freed reused ($reclaimed reclaimed)"
+
+	# The caches that the first open creates, on a file system with no room left for them: exit 1
+	# and one line naming ENOSPC (a store into a hole of their shared mappings killed it with SIGBUS,
+	# 135, on every try), and the volume opens once there is room.
+	mount -t tmpfs -o size=8M tmpfs "$sm" || fail "mount of the small tmpfs failed"
+	"$DEDISENGINE" format "$sm/c" --size 64MiB --preallocate sparse -q || fail "format on the small tmpfs"
+	dd if=/dev/zero of="$sm/filler" bs=64k 2>/dev/null || true
+	rc=0
+	"$DEDISENGINE" stat "$sm/c" >"$T/o" 2>"$T/e" || rc=$?
+	[ "$rc" -eq 1 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q 'No space left on device' "$T/e" ||
+		fail "the first open with no room for its caches: exit $rc, want 1 and one line: $(cat "$T/e")"
+	said=$(cat "$T/e")
+	rm "$sm/filler"
+	"$DEDISENGINE" stat "$sm/c" >/dev/null 2>"$T/e" || fail "stat once there is room again: $(cat "$T/e")"
+	"$DEDISENGINE" fsck "$sm/c" -q || fail "fsck after the open that had no room"
+	umount "$sm"
+	note "caches with no room: exit 1 ($said)"
 else
 	note "not root: a discard on a full file system was not tried (it needs a tmpfs of its own)"
 fi
