@@ -98,7 +98,7 @@ static int take_lock_around(struct target *t, const char *path, bool dir, bool f
 
 /* An existing file about to be overwritten: refused unless it is dedisbench's, holds nothing, or
  * force. `label` names it in messages. fd is open for reading. */
-static int check_claim(int fd, const char *label, bool force, char *err, size_t errlen)
+static int check_claim(int fd, const char *label, bool force, bool no_writes, char *err, size_t errlen)
 {
 	const char *how;
 	int e;
@@ -106,7 +106,8 @@ static int check_claim(int fd, const char *label, bool force, char *err, size_t 
 	if (v == CLAIM_UNREADABLE)
 		return fail(err, errlen, "%s: cannot read it to tell whose data it holds: %s", label, strerror(e));
 	if (v == CLAIM_FOREIGN && !force)
-		return fail(err, errlen, "%s: %s; refusing to overwrite it without --force", label, how);
+		return fail(err, errlen, "%s: %s; refusing to %s it without --force", label, how,
+			    no_writes ? "use" : "overwrite");
 	return 0;
 }
 
@@ -161,7 +162,7 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 	struct stat now;
 	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(st))
 			 ? fail(err, errlen, "%s changed while it was being checked", label)
-			 : check_claim(fd, label, req->force, err, errlen);
+			 : check_claim(fd, label, req->force, req->no_writes, err, errlen);
 	close(fd);
 	if (rc)
 		return rc;
@@ -218,7 +219,7 @@ static int probe_worker_file(const struct target_request *req, struct target *t,
 	struct stat now;
 	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(&st))
 			 ? fail(err, errlen, "%s changed while it was being checked", label)
-			 : check_claim(fd, label, req->force, err, errlen);
+			 : check_claim(fd, label, req->force, req->no_writes, err, errlen);
 	close(fd);
 	if (rc)
 		return rc;
@@ -390,6 +391,7 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 	memset(t, 0, sizeof *t);
 	t->dir_fd = t->excl_fd = -1;
 	t->procs = req->procs;
+	t->no_writes = req->no_writes;
 	if (req->procs > sizeof t->created / sizeof t->created[0])
 		return fail(err, errlen, "--procs %u is more than %zu", req->procs, sizeof t->created / sizeof t->created[0]);
 	if (strlen(req->path) >= sizeof t->path - 32)
@@ -541,7 +543,10 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 				return fail(err, errlen, "cannot create %s/%s: %s", t->path, name, strerror(e));
 			}
 			t->files[w] = file_id_of(&st);
-			claim_mark(fd);
+			/* A run that only reads marks only a file it made: marked, another's file would
+			 * pass later runs' check as dedisbench's and be overwritten without --force. */
+			if (!t->no_writes || t->created[w])
+				claim_mark(fd);
 			/* Reserve the space now so a full filesystem fails here, not mid-run. */
 			int rc = size_file(fd, t->region_size, t->sparse);
 			close(fd);
@@ -557,7 +562,8 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 			close(fd);
 			return fail(err, errlen, "target %s changed after it was checked; refusing to write it", t->path);
 		}
-		claim_mark(fd);
+		if (!t->no_writes) /* as for a worker file, above */
+			claim_mark(fd);
 		uint64_t need = t->region_size * t->procs;
 		int rc = need > t->device_size ? size_file(fd, need, t->sparse) : 0;
 		close(fd);

@@ -38,6 +38,7 @@ struct target {
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
 	bool engine_dir_made;   /* ENGINE: this run created the volume directory (removed with it) */
 	bool keep_data;         /* an earlier run's data must stay (a kept ledger describes it) */
+	bool no_writes;         /* the run only reads: an existing file is not marked dedisbench's */
 	bool sparse;            /* size files without reserving their space, and format an engine
 	                         * volume's chunk store sparse (issue 14: backup measures each
 	                         * generation's space as it is written; so does a --space-cmd) */

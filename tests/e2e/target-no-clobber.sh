@@ -119,4 +119,21 @@ refused --target "$F" --procs 2 --quiet
 expect_ok --target "$F" --procs 2 --file-size 1MiB --quiet
 [ "$(stat -c %s "$F")" -eq 2097152 ] || fail "--file-size 1MiB x 2: $F is $(stat -c %s "$F") bytes"
 rm -f "$F"
-note "links never followed, foreign data refused (exit 2, untouched) unless --force, own files reused"
+# 8. A run that only reads, with --force, on someone's file (or worker file) reads it and leaves it
+# as it was: unmarked, so a later writing run still refuses it without --force. It was marked, and
+# the later run, taking it for dedisbench's, overwrote the data 5 MiB in.
+{ head -c 5M /dev/zero; printf 'IMPORTANT USER DATA'; head -c 3M /dev/zero; } >"$F"
+cp "$F" "$E2E_TMP/f.orig"
+WANT="target $F: it holds data dedisbench did not write; refusing to use it without --force"
+refused --target "$F" --procs 1 --mode read --populate none --size 4KiB --quiet
+expect_ok --target "$F" --procs 1 --mode read --populate none --size 4KiB --quiet --force
+WANT="target $F: it holds data dedisbench did not write; refusing to overwrite it without --force"
+refused --target "$F" --procs 1 --file-size 8MiB --quiet
+cmp -s "$F" "$E2E_TMP/f.orig" || fail "someone's file was changed after a read run with --force"
+rm -f "$D"/dedisbench.* && cp "$F" "$D/dedisbench.0"
+expect_ok --target "$D" --procs 1 --file-size 8MiB --mode read --populate none --size 4KiB --quiet --force --keep
+WANT="dedisbench\.0: it holds data dedisbench did not write"
+refused --target "$D" --procs 1 --file-size 8MiB --quiet
+cmp -s "$D/dedisbench.0" "$E2E_TMP/f.orig" || fail "a foreign worker file was changed after a read run with --force"
+rm -f "$F" "$D"/dedisbench.* "$E2E_TMP/f.orig"
+note "links never followed, foreign data refused (exit 2, untouched) unless --force, own files reused; a read run leaves another's file unmarked"
