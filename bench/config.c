@@ -235,6 +235,12 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 		return fail(err, "--file-size %llu is smaller than one block (%llu)", (unsigned long long)o->file_size,
 			    (unsigned long long)o->block_size);
 	o->file_size -= o->file_size % o->block_size;
+	/* Everything sized from it (files, an engine volume, the ledger) is procs x file-size bytes:
+	 * past what a file offset holds it wrapped to a few bytes, and the run failed (exit 1) after
+	 * creating the worker files. */
+	if (o->procs && o->file_size > (uint64_t)INT64_MAX / o->procs)
+		return fail(err, "--procs %llu x --file-size %llu is more than a file can hold (8 EiB)",
+			    (unsigned long long)o->procs, (unsigned long long)o->file_size);
 	if (o->peak && (o->rate > 0 || o->read_rate > 0 || o->write_rate > 0))
 		return fail(err, "-p (peak) and -n (nominal rate) exclude each other");
 	if ((o->read_rate > 0 || o->write_rate > 0)) {

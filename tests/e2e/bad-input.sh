@@ -55,6 +55,10 @@ bad "hints off engine"  '--hints applies to engine targets' --hints
 bad "read-pct, write"   '--read-pct applies to a mixed run \(-m\): a write run does only writes' --read-pct 30
 bad "size junk"         'size'         --size 12QB
 bad "file-size 0"       'file-size'    --file-size 0
+# procs x file-size past a file offset wrapped to a few bytes: exit 1 after the files were made
+bad "procs x file-size" 'procs 1024 x --file-size 1152921504606846976 is more than a file can hold' \
+	--procs 1024 --file-size 1024PiB --block-size 512 --size 1MiB
+bad "... on an engine"  'is more than a file can hold' --target "engine:$E2E_TMP/nv" --procs 1024 --file-size 1024PiB
 bad "read-pct 150"      'read-pct'     -m --read-pct 150
 bad "sync foo"          'sync'         --sync foo
 bad "ioengine foo"      'ioengine'     --ioengine foo
