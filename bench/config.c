@@ -76,6 +76,13 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 	struct stat st, ts;
 	if (!is_dir && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fail(err, "%s %s is a directory", what, path);
+	/* the parent check drops the trailing slash: newdir/ or afile/ passed it, and the run failed
+	 * writing its report after it was over */
+	size_t len = strlen(path);
+	if (!is_dir && len && path[len - 1] == '/')
+		return fail(err, "%s %s ends in '/': a report is written to a file, not into a directory", what, path);
+	if (is_dir && stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return fail(err, "%s %s exists and is not a directory", what, path);
 	/* safefile refuses them when the report is written, after the whole run */
 	const char *never = is_dir ? NULL : safefile_refused(path);
 	if (never)

@@ -305,8 +305,11 @@ static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
 				runcmp_free(&in[k]);
 			return EXIT_BAD_INPUT;
 		}
-	if (o->output_dir && mkdir(o->output_dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
+	struct stat od;
+	if (o->output_dir && (mkdir(o->output_dir, 0755) ? errno != EEXIST || stat(o->output_dir, &od) || !S_ISDIR(od.st_mode)
+							 : 0)) {
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir,
+			errno == EEXIST ? "exists and is not a directory" : strerror(errno));
 		for (unsigned k = 0; k < n; k++)
 			runcmp_free(&in[k]);
 		return EXIT_BAD_INPUT;

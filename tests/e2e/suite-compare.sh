@@ -96,4 +96,11 @@ bad "compare: $E2E_TMP/none: No such file" compare "$E2E_TMP/none"
 echo '{"tool": "fio"}' >"$E2E_TMP/fio.json"
 bad "not a dedisbench --json result" compare "$E2E_TMP/fio.json"
 bad "give the results" compare --plot
+# an --output-dir that is a file: refused before anything runs (the suite ran, then exit 1)
+printf 'keep\n' >"$E2E_TMP/afile"
+bad "suite: --output-dir $E2E_TMP/afile exists and is not a directory" suite --target "$E2E_TMP/d" --procs 1 \
+	--file-size 1MiB --time 1s --output-dir "$E2E_TMP/afile"
+bad "--output-dir $E2E_TMP/afile: exists and is not a directory" compare "$E2E_TMP/dir/01-seq-fill.json" \
+	--output-dir "$E2E_TMP/afile"
+[ "$(cat "$E2E_TMP/afile")" = keep ] || fail "a refused --output-dir file was changed"
 exit 0
