@@ -31,6 +31,9 @@ const char *const workload_names[] = {"dist", "backup", NULL};
 
 /* The longest run: ten years (a deadline past the monotonic clock's range would wrap to "now"). */
 #define MAX_RUN_NS (3650ULL * 86400ULL * 1000000000ULL)
+/* The smallest non-zero rate, operations a second (one every 1000 s): below about 5e-11 a worker's due
+ * times overflowed 64-bit nanoseconds and the run went at peak rate, "requested 0.0 ops/s". */
+#define RATE_MIN 1e-3
 
 const struct opt_def bench_option_table[] = {
 	/* Target */
@@ -91,7 +94,7 @@ const struct opt_def bench_option_table[] = {
 	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
 	 "stress: closed loop, as fast as possible (the default)"},
 	{"rate", 'n', "RATE", OT_NOMINAL, OFF(rate), "0", NULL, 0, 0, 0, 0, "Load",
-	 "nominal: RATE ops/s in total, open loop; -nrR / -nwW set read / write rates"},
+	 "nominal: RATE ops/s in total (0.001 to 1e12), open loop; -nrR / -nwW set read / write rates"},
 	{"read-rate", 0, "RATE", OT_RATE, OFF(read_rate), "0", NULL, 0, 0, 0, 0, "Load",
 	 "nominal read ops/s of a mixed run"},
 	{"write-rate", 0, "RATE", OT_RATE, OFF(write_rate), "0", NULL, 0, 0, 0, 0, "Load",
@@ -304,6 +307,8 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		double r;
 		if (units_parse_rate(v, &r, &why))
 			return fail(err, "%s: '%s' is not a valid rate: %s", label, sv, why);
+		if (r > 0 && r < RATE_MIN)
+			return fail(err, "%s: %s is too small (at least %g; 0 for none)", label, sv, RATE_MIN);
 		*(double *)field(o, d) = r;
 		break;
 	}
@@ -316,6 +321,9 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		}
 		if (units_parse_rate(num, dst, &why))
 			return fail(err, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, sv, why);
+		if (*dst > 0 && *dst < RATE_MIN)
+			return fail(err, "%s: %s is too small (at least %g operations a second; 0 for none)", label, sv,
+				    RATE_MIN);
 		break;
 	}
 	case OT_ENUM: {
