@@ -285,6 +285,19 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	memcpy(t->path, spec, dlen);
 	t->path[dlen] = 0;
 	t->kind = TARGET_ENGINE;
+	/* A link to the volume's directory: the run works on what it names (removing a volume it
+	 * formatted there, which the removal, never following links, left behind). A dangling one was
+	 * taken for a new directory, and its mkdir failed after the run had begun (exit 1). */
+	struct stat lst;
+	if (lstat(t->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		char real[PATH_MAX];
+		if (!realpath(t->path, real))
+			return fail(err, errlen, "target %s: %s is a symbolic link to nothing: %s", req->path, t->path,
+				    strerror(errno));
+		if (strlen(real) >= sizeof t->path - 32)
+			return fail(err, errlen, "target path is too long");
+		snprintf(t->path, sizeof t->path, "%s", real);
+	}
 	if (take_lock(t, t->path, RUNLOCK_VOLUME, req->path, err, errlen))
 		return -1;
 	/* the chunk store's files are in DIR (O_DIRECT there with a direct run), made there if new */

@@ -250,12 +250,16 @@ int engine_describe(const char *dir, struct engine_stats *g, char *err, size_t e
 					 : store_file_bytes(sb.block_size, sb.data_blocks, sb.stripes, sb.stripe_unit, f - 2);
 		if (engine_durable_name(f, name, sizeof name) || meta_path(path, sizeof path, dir, name))
 			return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", dir);
-		if (stat(path, &st))
+		if (lstat(path, &st))
 			return fail(err, errlen, errno == ENOENT ? -EINVAL : -errno, "%s: the volume's %s %s (%s)", dir, name,
 				    errno == ENOENT ? "is missing" : "cannot be read", strerror(errno));
+		/* a link is never followed (it was: a data file replaced by a link to another file had
+		 * that file overwritten) */
 		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < want)
 			return fail(err, errlen, -EINVAL, "%s: the volume's %s is %s (damaged)", dir, name,
-				    !S_ISREG(st.st_mode) ? "not a regular file" : "shorter than format made it");
+				    S_ISLNK(st.st_mode)	   ? "a symbolic link; a volume's files are never followed"
+				    : !S_ISREG(st.st_mode) ? "not a regular file"
+							   : "shorter than format made it");
 	}
 	memset(g, 0, sizeof *g);
 	g->block_size = sb.block_size;
@@ -469,7 +473,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	}
 	char path[4096];
 	meta_path(path, sizeof path, dir, VOL_SUPERBLOCK);
-	e->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+	e->lock_fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (e->lock_fd < 0) {
 		rc = -errno;
 		destroy(e);

@@ -105,9 +105,11 @@ int sb_read(const char *dir, struct superblock *sb, const char **why)
 	*why = NULL;
 	if (meta_path(path, sizeof path, dir, VOL_SUPERBLOCK))
 		return -ENAMETOOLONG;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "no superblock (not a formatted volume)" : "cannot read the superblock";
+		*why = errno == ENOENT	? "no superblock (not a formatted volume)"
+		       : errno == ELOOP ? "the superblock is a symbolic link (a volume's files are never followed)"
+					: "cannot read the superblock";
 		return -errno;
 	}
 	ssize_t n = read(fd, sb, sizeof *sb);
@@ -134,6 +136,7 @@ int sb_read(const char *dir, struct superblock *sb, const char **why)
 
 int meta_open_rw_or_ro(const char *path, int flags, mode_t mode)
 {
+	flags |= O_NOFOLLOW; /* a volume's files are its own: a link planted there is not followed */
 	int fd = open(path, O_RDWR | flags, mode);
 	if (fd < 0 && errno == EROFS)
 		fd = open(path, O_RDONLY | (flags & ~O_CREAT));
@@ -145,7 +148,9 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 	char path[4096];
 	if (meta_path(path, sizeof path, dir, name))
 		return NULL;
-	int fd = meta_open_rw_or_ro(path, O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	int fd = meta_open_rw_or_ro(path, O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	if (fd < 0 && errno == ELOOP)
+		errno = EBADMSG; /* a link where a cache belongs: not followed, rebuilt */
 	/* a read-only open: what this process changes stays its own */
 	int share = fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY ? MAP_PRIVATE : MAP_SHARED;
 	if (fd < 0)

@@ -186,7 +186,7 @@ int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes)
 	int rc = 0;
 	if (meta_path(path, sizeof path, dir, VOL_MAP))
 		return -ENAMETOOLONG;
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	uint64_t chunks = map_words(logical_blocks) / TXN_CHUNK;
@@ -215,7 +215,7 @@ int txn_create(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes)
 		return rc;
 	if (meta_path(path, sizeof path, dir, VOL_JOURNAL))
 		return -ENAMETOOLONG;
-	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
 		return -errno;
 	if (!(rc = -posix_fallocate(fd, 0, (off_t)journal_bytes)) && fsync(fd))
 		rc = -errno;

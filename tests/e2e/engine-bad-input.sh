@@ -221,7 +221,34 @@ for idx in bdb bloom; do
 	done
 done
 note "caches cut short (lbnmap refs index.mem state dirty locks, bdb counters, bloom): rebuilt, data intact"
-rm -rf "$T/dv" "$T/dv.out" "$T/want"
+# A link planted where a volume's file belongs is never followed: a durable file's is refused
+# (exit 2; a data file's link had the file it named overwritten by a dedisbench run), a cache's
+# replaced by a rebuilt cache; the linked file is untouched either way.
+head -c $((1 << 20)) /dev/urandom >"$T/victim" && cp "$T/victim" "$T/victim.orig"
+rm -rf "$T/dv" && cp -a "$vol" "$T/dv" && rm "$T/dv/data.0" && ln -s ../victim "$T/dv/data.0"
+expect2 "a volume whose data.0 is a link" "data.0 is a symbolic link" "$DEDISENGINE" import "$T/dv" "$T/data"
+expect2 "dedisbench on a volume whose data.0 is a link" "data.0 is a symbolic link" \
+	"$DEDISBENCH" --target "engine:$T/dv" --procs 2 --file-size 2MiB --quiet
+for f in lbnmap refs state; do
+	rm -rf "$T/dv" && cp -a "$vol" "$T/dv" && rm "$T/dv/$f" && ln -s ../victim "$T/dv/$f"
+	"$DEDISENGINE" export "$T/dv" "$T/dv.out" -q 2>"$T/e" || fail "export with the cache $f a link: $(cat "$T/e")"
+	cmp -s "$T/want" "$T/dv.out" || fail "with the cache $f a link the volume reads back other data"
+	[ ! -L "$T/dv/$f" ] || fail "the cache $f is still a link after an open"
+	rm -f "$T/dv.out"
+done
+cmp -s "$T/victim" "$T/victim.orig" || fail "a file linked from inside a volume was written"
+note "links inside a volume: a durable file's refused, a cache's rebuilt; the linked file untouched"
+# dedisbench's engine:LINK works on the directory it names and removes the volume it formatted
+# there (it was left behind); engine:DANGLING is refused (exit 2, it failed after starting).
+mkdir "$T/realv" && ln -s realv "$T/linkv"
+"$DEDISBENCH" --target "engine:$T/linkv" --procs 2 --file-size 2MiB --quiet 2>"$T/e" ||
+	fail "dedisbench on engine:LINK: $(cat "$T/e")"
+[ -z "$(ls -A "$T/realv")" ] || fail "dedisbench on engine:LINK left its volume: $(ls -A "$T/realv")"
+ln -s nowhere "$T/dangling"
+expect2 "dedisbench on engine:DANGLING" "is a symbolic link to nothing" \
+	"$DEDISBENCH" --target "engine:$T/dangling" --procs 1 --file-size 1MiB --json "$T/dj.json"
+[ ! -e "$T/dj.json" ] && [ ! -e "$T/nowhere" ] || fail "a refused engine:DANGLING wrote something"
+rm -rf "$T/dv" "$T/dv.out" "$T/want" "$T/victim" "$T/victim.orig" "$T/realv" "$T/linkv" "$T/dangling"
 
 gc0=$(content "$vol")
 strict0=$(sums "$vol")
