@@ -225,6 +225,17 @@ static int probe_worker_file(const struct target_request *req, struct target *t,
 		return rc;
 	t->files[w] = file_id_of(&st);
 	*have = (uint64_t)st.st_blocks * 512;
+	/* Another name of it (a hard link elsewhere) may be a file target of another run, which locks
+	 * the inode: so does this one, and the two meet (they wrote one file at once). */
+	if (st.st_nlink > 1) {
+		char path[PATH_MAX + 64];
+		snprintf(path, sizeof path, "%s/%s", t->path, name);
+		if (!t->link_locks && !(t->link_locks = calloc(t->procs, sizeof *t->link_locks)))
+			return fail(err, errlen, "out of memory");
+		if (take_lock_into(&t->link_locks[t->nlink_locks], path, RUNLOCK_OBJECT, path, err, errlen))
+			return -1;
+		t->nlink_locks++;
+	}
 	return 0;
 }
 
@@ -658,4 +669,9 @@ void target_release(struct target *t)
 	t->dir_fd = t->excl_fd = -1;
 	runlock_release(&t->lock);
 	runlock_release(&t->lock_around);
+	for (unsigned i = 0; i < t->nlink_locks; i++)
+		runlock_release(&t->link_locks[i]);
+	free(t->link_locks);
+	t->link_locks = NULL;
+	t->nlink_locks = 0;
 }

@@ -32,6 +32,8 @@ struct target {
 	struct runlock lock;    /* one run per target: taken first thing by target_probe */
 	struct runlock lock_around; /* what else names the same data: a directory target as an engine
 	                         * volume, a worker file's directory as a directory target */
+	struct runlock *link_locks; /* DIR: the inode locks of worker files with other hard links */
+	unsigned nlink_locks;
 	char engine_index[8];   /* ENGINE: the volume's index backend */
 	char engine_compress[8]; /* ENGINE: "none" or "lz4" */
 	bool engine_exists;     /* ENGINE: DIR already held a volume */

@@ -96,6 +96,19 @@ run_bench --target "$VOL/data.0" --procs 1 --size 1MiB --quiet
 busy "$RUN_PID" "a file of the engine volume, --force" "$DEDISBENCH" --target "$VOL/data.0" --procs 1 \
 	--size 1MiB --quiet --force
 stop_run E "$RUN_PID"
+# a worker file with another name (a hard link elsewhere): a run on the directory and a run on that
+# name meet, whichever comes first (they wrote one inode at once)
+mkdir "$E2E_TMP/hd"
+expect_ok --target "$E2E_TMP/hd" --procs 2 --file-size 8MiB --size 1MiB --quiet --keep
+ln "$E2E_TMP/hd/dedisbench.1" "$E2E_TMP/hard1"
+start_run H --target "$E2E_TMP/hd"
+busy "$RUN_PID" "a run on a hard link to its worker file" "$DEDISBENCH" --target "$E2E_TMP/hard1" --procs 1 \
+	--size 1MiB --quiet
+stop_run H "$RUN_PID"
+start_run I --target "$E2E_TMP/hard1"
+busy "$RUN_PID" "a run on the directory of a file held by its hard link" "$DEDISBENCH" --target "$E2E_TMP/hd" \
+	--procs 2 --file-size 8MiB --size 1MiB --quiet
+stop_run I "$RUN_PID"
 
 # 4. Released with its run: the next one goes ahead, and no lock file is left behind.
 expect_ok --target "engine:$VOL" --procs 2 --file-size 8MiB --size 1MiB --quiet --keep
