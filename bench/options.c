@@ -468,6 +468,9 @@ static int ini_on_key(void *user, const char *section, const char *name, const c
 	if (c->failed)
 		return 0;
 	long row = ini_key_row(section, name);
+	/* rate = rRATE / wRATE sets the read / write rate: the same option as read-rate = RATE */
+	if (row >= 0 && bench_option_table[row].type == OT_NOMINAL && (value[0] == 'r' || value[0] == 'w'))
+		row = find_long(value[0] == 'r' ? "read-rate" : "write-rate");
 	if (row >= 0 && c->seen[row]) {
 		const char *opt = bench_option_table[row].name;
 		fail(c->err, "'%s': --%s is set a second time (an earlier line of this file set it; one line per option)",
@@ -484,11 +487,51 @@ static int ini_on_key(void *user, const char *section, const char *name, const c
 	return 1;
 }
 
+/* The longest line libinih reads whole (its INI_MAX_LINE, 200 bytes with the newline and NUL): a
+ * longer one was cut, its rest read as the next line ("line 3: not an INI line" of a 2-line
+ * file). */
+#define INI_LINE_MAX 198
+
+/* text without the spaces and tabs that start its lines, into out (as long as text): libinih
+ * takes an indented line after a key for the continuation of its value, so "[d]\n  procs = 2\n
+ * block-size = 4096" read as procs set twice. No option takes a value of several lines. Returns
+ * the first line longer than INI_LINE_MAX, else 0. */
+static int ini_unindent(const char *text, char *out)
+{
+	int line = 1, too_long = 0;
+	size_t len = 0;
+	bool start = true;
+	for (const char *p = text; *p; p++) {
+		if (start && (*p == ' ' || *p == '\t'))
+			continue;
+		start = *p == '\n';
+		if (start) {
+			line++;
+			len = 0;
+		} else if (++len > INI_LINE_MAX && !too_long) {
+			too_long = line;
+		}
+		*out++ = *p;
+	}
+	*out = 0;
+	return too_long;
+}
+
 int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err)
 {
 	struct opt_error inner = {{0}};
 	struct ini_ctx c = {.cli = cli, .err = &inner};
-	int line = ini_parse_string(text, ini_on_key, &c);
+	char *flat = malloc(strlen(text) + 1);
+	if (!flat)
+		return fail(err, "config file %s: out of memory", name);
+	int line = ini_unindent(text, flat);
+	if (line) {
+		free(flat);
+		return fail(err, "config file %s:%d: the line is longer than %d characters (give a value that long on the "
+				 "command line)", name, line, INI_LINE_MAX);
+	}
+	line = ini_parse_string(flat, ini_on_key, &c);
+	free(flat);
 	if (line == 0)
 		return 0;
 	if (c.failed)

@@ -118,4 +118,25 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "badlegacy.ini:2: \[execution\] nprocs, read as --procs: 'many'" "$E2E_TMP/badlegacy.err" ||
 	fail "a bad original key: exit $rc: $(cat "$E2E_TMP/badlegacy.err")"
 
-note "original and new-style INI files drive runs; the command line wins"
+# rate = rRATE is the read rate: read-rate on another line sets it a second time (the last won).
+printf '[d]\ntarget = null\nmode = mixed\nrate = r100\nread-rate = 50\nwrite-rate = 10\n' >"$E2E_TMP/rr.ini"
+rc=0
+"$DEDISBENCH" --config "$E2E_TMP/rr.ini" --quiet 2>"$E2E_TMP/rr.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "rr.ini:5: 'read-rate': --read-rate is set a second time" "$E2E_TMP/rr.err" ||
+	fail "rate = r100 and read-rate = 50: exit $rc: $(cat "$E2E_TMP/rr.err")"
+# Indented keys are keys (the INI reader took an indented line for the value above continued:
+# "procs is set a second time" at the block-size line).
+mkdir "$E2E_TMP/ind"
+printf '[dedisbench]\n  procs = 2\n  block-size = 8KiB\n\tfile-size = 1MiB\n  target = %s\n' "$E2E_TMP/ind" >"$E2E_TMP/ind.ini"
+expect_ok --config "$E2E_TMP/ind.ini" --json "$J" --quiet
+jcheck "$J" '.config.procs == 2 and .config."block-size" == 8192 and .config."file-size" == 1048576' \
+	"indented keys not read as keys" .config
+# A line longer than the INI reader takes whole is named as such, at its own line (it was cut,
+# its rest "line 3: not an INI line" of a 2-line file).
+printf '[d]\nspace-cmd = %0300d\n' 0 >"$E2E_TMP/long.ini"
+rc=0
+"$DEDISBENCH" --config "$E2E_TMP/long.ini" --target null --quiet 2>"$E2E_TMP/long.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "long.ini:2: the line is longer than 198 characters" "$E2E_TMP/long.err" ||
+	fail "a long line: exit $rc: $(cat "$E2E_TMP/long.err")"
+
+note "original and new-style INI files drive runs; the command line wins; indented keys read, long lines named"
