@@ -660,6 +660,19 @@ int run_add_source(struct run *r, const char *path)
  * twice (the walk remembers inodes only for hard links and files given as PATHs: a file given
  * twice is read once), unless -x keeps the directory's walk from reaching it; so would a
  * partition given beside its disk. Said; true when they overlap. */
+/* Is PATH (st), on another file system than a -x walk's root (root), still listed by that walk:
+ * not a directory (the walk does not descend into those), in a directory on the root's file
+ * system? */
+static bool file_listed_by_walk(const char *path, const struct stat *st, const struct stat *root)
+{
+	char parent[PATH_MAX];
+	struct stat ps;
+	if (S_ISDIR(st->st_mode))
+		return false;
+	path_parent(path, parent, sizeof parent);
+	return stat(parent, &ps) == 0 && ps.st_dev == root->st_dev;
+}
+
 static bool paths_overlap(const struct run *r)
 {
 	const struct gen_options *o = r->o;
@@ -687,8 +700,10 @@ static bool paths_overlap(const struct run *r)
 				continue;
 			bool same = sj.st_dev == st.st_dev && sj.st_ino == st.st_ino;
 			/* -x: a PATH on another file system than the directory's is past a mount point
-			 * the directory's walk does not cross (dedisgen -x / /home) */
-			if (!same && o->one_fs && sj.st_dev != st.st_dev)
+			 * the directory's walk does not cross (dedisgen -x / /home) - unless it is a file
+			 * mounted over a name in a directory the walk reads (a bind-mounted file): the
+			 * walk lists that one, and it was read twice */
+			if (!same && o->one_fs && sj.st_dev != st.st_dev && !file_listed_by_walk(o->paths[j], &sj, &st))
 				continue;
 			if ((same && j > i) || (!same && path_within(o->paths[j], o->paths[i]) == 1)) {
 				run_say(r, "%s %s %s: its files would be counted twice", o->paths[j],

@@ -39,4 +39,16 @@ mkdir "$T/sub"
 pat C 4096 >"$T/sub/c"
 "$DEDISGEN" -x "$T" "$T/sub" -q -o "$E2E_TMP/no.dist" 2>"$E2E_TMP/err" || rc=$?
 [ "$rc" -eq 2 ] || fail "-x TREE TREE/sub (one file system) exited $rc, want 2"
-note "-x: 2 blocks of the tree, 5 without -x; -x TREE TREE/m: 5, as one scan without -x"
+# -x and a file bind-mounted over a name in the directory: the walk lists it (-x stops only at
+# directories), so given beside the directory it would be read twice (it was): refused
+pat D 4096 >"$T/m/d"
+touch "$T/bound"
+mount --bind "$T/m/d" "$T/bound" || fail "cannot bind-mount a file"
+on_exit "umount '$T/bound'"
+rc=0
+"$DEDISGEN" -x "$T" "$T/bound" -q -o "$E2E_TMP/no.dist" 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "bound is inside the directory" "$E2E_TMP/err" ||
+	fail "-x TREE TREE/bound (a bind-mounted file) exited $rc: $(cat "$E2E_TMP/err")"
+[ ! -e "$E2E_TMP/no.dist" ] || fail "a refused scan wrote its output"
+umount "$T/bound"
+note "-x: 2 blocks of the tree, 5 without -x; -x TREE TREE/m: 5, as one scan without -x; a bind-mounted file beside its directory refused"
