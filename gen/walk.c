@@ -87,6 +87,17 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 	}
 	w->all_known = true;
 	w->npaths = npaths;
+	/* the files and devices counted in known_total: one given twice (or by a second name) is
+	 * read once, and counted twice it halved the automatic compressibility sample rate */
+	struct counted {
+		dev_t dev;
+		ino_t ino;
+	} *counted = calloc((size_t)npaths + 1, sizeof *counted);
+	int ncounted = 0;
+	if (!counted) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
+	}
 	for (int i = 0; i < npaths; i++) {
 		struct stat st;
 		const char *p = paths[i];
@@ -111,7 +122,15 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 				goto fail;
 			}
 			close(fd);
-			w->known_total += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : device_size(p);
+			struct counted id = S_ISREG(st.st_mode) ? (struct counted){st.st_dev, st.st_ino}
+								: (struct counted){st.st_rdev, (ino_t)-1};
+			int k = 0;
+			while (k < ncounted && (counted[k].dev != id.dev || counted[k].ino != id.ino))
+				k++;
+			if (k == ncounted) {
+				counted[ncounted++] = id;
+				w->known_total += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : device_size(p);
+			}
 		} else {
 			snprintf(why, whylen, "%s: not a directory, regular file or block device", p);
 			goto fail;
@@ -126,8 +145,10 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 		snprintf(why, whylen, "cannot walk the paths: %s", strerror(errno));
 		goto fail;
 	}
+	free(counted);
 	return w;
 fail:
+	free(counted);
 	walk_close(w);
 	return NULL;
 }

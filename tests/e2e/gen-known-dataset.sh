@@ -110,6 +110,16 @@ got=$(records "$E2E_TMP/st.dist")
 # A file given on its own, next to its hard link inside the tree: still once.
 "$DEDISGEN" "$D/f1" "$D/hardlink" -q >"$E2E_TMP/one.dist" || fail "two links exited $?"
 [ "$(records "$E2E_TMP/one.dist")" = "0 1 1 1 " ] || fail "a file and its hard link counted twice"
+# ... and its size once in the automatic sample rate: 5000 blocks are all sampled, and counted
+# twice (10000, past 8192) the rate was halved, so the compressibility section differed.
+head -c $((5000 * 4096)) /dev/urandom >"$E2E_TMP/r5k"
+ln "$E2E_TMP/r5k" "$E2E_TMP/r5k.link"
+"$DEDISGEN" "$E2E_TMP/r5k" -q -o "$E2E_TMP/once.dist" || fail "a 5000-block file exited $?"
+"$DEDISGEN" "$E2E_TMP/r5k" "$E2E_TMP/r5k" "$E2E_TMP/r5k.link" -q -o "$E2E_TMP/thrice.dist" || fail "a file three times exited $?"
+grep -qx "sample 1 5000" "$E2E_TMP/once.dist" || fail "a 5000-block file is not all sampled: $(grep sample "$E2E_TMP/once.dist")"
+diff <(grep -v '^# source' "$E2E_TMP/once.dist") <(grep -v '^# source' "$E2E_TMP/thrice.dist") >&2 ||
+	fail "a file given three times (once by a hard link) differs from one scan of it"
+rm -f "$E2E_TMP/r5k" "$E2E_TMP/r5k.link"
 
 # An unreadable entry is reported and skipped (not as root: root reads everything).
 if [ "$(id -u)" -ne 0 ]; then
