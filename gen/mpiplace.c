@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "devnum.h"
 #include "mpigen.h"
+#include "rng.h"
 #include "strhash.h"
 #include "units.h"
 
@@ -70,6 +71,100 @@ static uint64_t entry_blocks(const struct gen_options *o, uint64_t bytes, uint64
 	for (int i = 0; i < o->nsizes; i++)
 		per_size[i] += blocks_of(bytes, o->sizes[i], o->skip_tails);
 	return bytes;
+}
+
+/* The files of this rank's part that have other hard links, as the counting walk met them: one
+ * of them may be linked into another rank's part too. */
+struct linked {
+	struct linked_file {
+		uint64_t host, dev, ino, size;
+	} *v;
+	size_t n, cap;
+};
+
+static uint64_t linked_hash(const struct linked_file *f)
+{
+	return rng_mix64(rng_mix64(f->host ^ f->dev) ^ f->ino);
+}
+
+static int linked_add(struct linked *l, uint64_t dev, uint64_t ino, uint64_t size)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? 2 * l->cap : 64;
+		struct linked_file *nv = realloc(l->v, ncap * sizeof *nv);
+		if (!nv)
+			return -1;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = (struct linked_file){0, dev, ino, size};
+	return 0;
+}
+
+/* One scan reads a file hard-linked into several PATHs once, where the walk meets it first: in
+ * the part of the lowest rank that holds it (parts follow each other in rank order). So a rank
+ * leaves out, and does not count in its positions, every linked file of its own that a rank
+ * before it on its host holds too (counted by both, its blocks came out as duplicates). Every
+ * rank takes part (an allgather). 0, or an exit status (said). */
+static int skip_earlier_ranks_links(struct gen *g, const struct linked *l, struct walk *w, uint64_t *mine_blocks)
+{
+	const struct gen_options *o = g->o;
+	char host[64] = "";
+	gethostname(host, sizeof host - 1);
+	uint64_t h = str_hash64(host);
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].host = h;
+	long long bytes = (long long)(l->n * sizeof *l->v);
+	int *counts = calloc((size_t)g->size, sizeof *counts), *displs = calloc((size_t)g->size, sizeof *displs);
+	int mine = bytes > INT_MAX ? -1 : (int)bytes, bad = 0;
+	if (!counts || !displs)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	long long total = 0;
+	for (int k = 0; k < g->size; k++) {
+		bad |= counts[k] < 0;
+		displs[k] = total > INT_MAX ? 0 : (int)total;
+		total += counts[k] < 0 ? 0 : counts[k];
+	}
+	if (bad || total > INT_MAX) { /* every rank sees it: they stop together */
+		free(counts);
+		free(displs);
+		run_say(&g->r, "too many hard-linked files to compare between the ranks (%lld B)", total);
+		return EXIT_FAILED;
+	}
+	struct linked_file *all = malloc((size_t)total + 1);
+	if (!all)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	MPI_Allgatherv(l->v, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+	/* the earlier ranks' files in a set, then each of this rank's looked up */
+	size_t before = (size_t)displs[g->rank] / sizeof *all, cap = 64;
+	while (cap < 2 * before)
+		cap <<= 1;
+	struct linked_file *set = calloc(cap, sizeof *set);
+	if (!set)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	for (size_t i = 0; i < before; i++) {
+		size_t p = (size_t)linked_hash(&all[i]) & (cap - 1);
+		while (set[p].ino && !(set[p].host == all[i].host && set[p].dev == all[i].dev && set[p].ino == all[i].ino))
+			p = (p + 1) & (cap - 1);
+		set[p] = all[i];
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		size_t p = (size_t)linked_hash(&l->v[i]) & (cap - 1);
+		while (set[p].ino && !(set[p].host == l->v[i].host && set[p].dev == l->v[i].dev && set[p].ino == l->v[i].ino))
+			p = (p + 1) & (cap - 1);
+		if (!set[p].ino)
+			continue;
+		for (int s = 0; s < o->nsizes; s++)
+			mine_blocks[s] -= blocks_of(l->v[i].size, o->sizes[s], o->skip_tails);
+		if (walk_skip_inode(w, l->v[i].dev, l->v[i].ino))
+			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
+	}
+	free(set);
+	free(all);
+	free(counts);
+	free(displs);
+	return 0;
 }
 
 /* Places this rank's part; 0 or an exit status (said). */
@@ -144,17 +239,26 @@ int mpigen_place(struct gen *g, struct walk **w)
 	 * this one first. */
 	struct walk *count = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why);
 	struct walk_entry e;
+	struct linked links = {0};
 	int got = 0;
 	while (count && (got = walk_next(count, &e)) == 1)
-		if (e.kind != WALK_ERROR)
+		if (e.kind != WALK_ERROR) {
 			entry_blocks(o, e.size, mine_blocks);
+			if (e.ino && linked_add(&links, e.dev, e.ino, e.size))
+				got = -1;
+		}
 	bool known;
 	pl->total = walk_known_total(*w, &known);
 	walk_close(count);
 	if (!count || got < 0) {
+		free(links.v);
 		run_say(&g->r, "walking the paths failed: %s", count ? strerror(errno ? errno : ENOMEM) : why);
 		return EXIT_FAILED;
 	}
+	int rc = skip_earlier_ranks_links(g, &links, *w, mine_blocks);
+	free(links.v);
+	if (rc)
+		return rc;
 	int complete = known, all_complete;
 	MPI_Exscan(mine_blocks, before, o->nsizes, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Allreduce(&complete, &all_complete, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

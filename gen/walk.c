@@ -163,7 +163,7 @@ int walk_next(struct walk *w, struct walk_entry *e)
 		case FTS_DNR:
 		case FTS_ERR:
 		case FTS_NS:
-			*e = (struct walk_entry){WALK_ERROR, f->fts_path, 0, f->fts_errno, 0, 0};
+			*e = (struct walk_entry){WALK_ERROR, f->fts_path, 0, f->fts_errno, 0, 0, 0, 0};
 			return 1;
 		case FTS_F: {
 			/* Only inodes that can be met twice are remembered (memory: ~30 B each): hard
@@ -177,7 +177,11 @@ int walk_next(struct walk *w, struct walk_entry *e)
 				return -1;
 			if (r)
 				continue; /* another link to (or another path of) a file already read */
-			*e = (struct walk_entry){WALK_FILE, f->fts_path, (uint64_t)st->st_size, 0, w->start, w->len};
+			*e = (struct walk_entry){WALK_FILE, f->fts_path, (uint64_t)st->st_size, 0, w->start, w->len, 0, 0};
+			if (st->st_nlink > 1) {
+				e->dev = (uint64_t)st->st_dev;
+				e->ino = (uint64_t)st->st_ino;
+			}
 			return 1;
 		}
 		case FTS_DEFAULT:
@@ -187,7 +191,8 @@ int walk_next(struct walk *w, struct walk_entry *e)
 					return -1;
 				if (r)
 					continue;
-				*e = (struct walk_entry){WALK_DEVICE, f->fts_path, device_size(f->fts_path), 0, w->start, w->len};
+				*e = (struct walk_entry){WALK_DEVICE, f->fts_path, device_size(f->fts_path), 0, w->start, w->len,
+							 0, 0};
 				return 1;
 			}
 			continue; /* devices, FIFOs, sockets inside a tree hold no file data */
@@ -213,6 +218,11 @@ int walk_set_range(struct walk *w, uint64_t start, uint64_t len)
 	uint64_t rest = w->known_total > start ? w->known_total - start : 0;
 	w->known_total = len && len < rest ? len : rest;
 	return 0;
+}
+
+int walk_skip_inode(struct walk *w, uint64_t dev, uint64_t ino)
+{
+	return seen_insert(w, dev, ino) < 0 ? -1 : 0;
 }
 
 void walk_close(struct walk *w)

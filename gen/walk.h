@@ -15,6 +15,7 @@ struct walk_entry {
 	uint64_t size;      /* st_size, or the device size; 0 when unknown */
 	int err;            /* WALK_ERROR: errno of the failure (an unreadable directory...) */
 	uint64_t start, len; /* the part to read: len bytes from start (len 0: from start to the end) */
+	uint64_t dev, ino;  /* WALK_FILE with other hard links: its inode (another part may hold it); else 0 */
 };
 
 struct walk;
@@ -34,6 +35,9 @@ uint64_t walk_known_total(const struct walk *w, bool *complete);
 /* A walk of one regular file or block device reads only len bytes from start (a stripe of it:
  * dedisgen-mpi). 0, or -1 when the walk is not of one file or device. */
 int walk_set_range(struct walk *w, uint64_t start, uint64_t len);
+/* Leave out the file (dev, ino) wherever this walk meets it: another part read it already
+ * (dedisgen-mpi: a hard link into an earlier rank's part). 0, or -1 out of memory. */
+int walk_skip_inode(struct walk *w, uint64_t dev, uint64_t ino);
 void walk_close(struct walk *w);
 
 #endif

@@ -118,6 +118,16 @@ gen_mpi_ok "$D/d%r" -q --compress-sample 1/4 -o "$E2E_TMP/mpi-d.dist"
 same "$E2E_TMP/one-d.dist" "$E2E_TMP/mpi-d.dist" "per-rank directories"
 [ "$(grep '^# source:' "$E2E_TMP/mpi-d.dist" | wc -w)" -eq 6 ] || fail "the header does not list the 4 ranks' sources"
 note "per-rank directories: 4 ranks = dedisgen of d0 d1 d2 d3, byte for byte (sampling 1/4 included)"
+# ... with files hard-linked across the parts: one scan reads each once, where its walk meets it
+# first (the lowest rank holding it); a rank counted its links as well (733 blocks as duplicates).
+mkdir -p "$D"/l0 "$D"/l1 "$D"/l2 "$D"/l3
+cp "$D/d0/a" "$D/l0/f" && cp "$D/d1/a" "$D/l1/g" && cp "$D/d2/a" "$D/l2/h" && cp "$D/d3/s0" "$D/l3/k"
+ln "$D/l0/f" "$D/l1/f-link" && ln "$D/l0/f" "$D/l3/f-link" && ln "$D/l2/h" "$D/l3/h-link" && ln "$D/l2/h" "$D/l2/h-same"
+"$DEDISGEN" "$D/l0" "$D/l1" "$D/l2" "$D/l3" -q --compress-sample 1/4 -o "$E2E_TMP/one-l.dist" ||
+	fail "dedisgen on the linked directories exited $?"
+gen_mpi_ok "$D/l%r" -q --compress-sample 1/4 -o "$E2E_TMP/mpi-l.dist"
+same "$E2E_TMP/one-l.dist" "$E2E_TMP/mpi-l.dist" "per-rank directories with files hard-linked across them"
+note "files hard-linked across the ranks' directories: read once, by the first rank, as one scan does"
 
 # 3. Owners (and ranks) spill to Berkeley DB: the same file.
 gen_mpi_ok "$D/shared" -q -m 64KiB -o "$E2E_TMP/spill.dist" --json "$E2E_TMP/spill.json"
