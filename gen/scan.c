@@ -913,6 +913,26 @@ static int batch_file(struct reader *r, const struct walk_entry *e)
 	return stopped(r) || pipe_failed(p) ? -1 : 0;
 }
 
+/* A file the walk listed that cannot be opened keeps its place in the stream, as its blocks never
+ * seen: so does a small one, whose positions are given out before a hasher opens it, and one
+ * that the scan counted ahead (dedisgen-mpi's parts) - a large one used to take none, and the
+ * positions after it depended on its size. */
+static void keep_place(struct reader *r, const struct walk_entry *e)
+{
+	const struct scan_config *cfg = r->cfg;
+	if (e->kind != WALK_FILE || e->start || e->len || !e->size)
+		return;
+	if (r->cur && r->cur->used) { /* a buffer's pieces are consecutive in the stream */
+		submit(r->p, r->cur);
+		r->cur = NULL;
+	}
+	for (int i = 0; i < cfg->nsizes; i++) {
+		r->next[i] += blocks_of(cfg, e->size, cfg->sizes[i].block_size);
+		if (cfg->sizes[i].loc)
+			loc_recorder_advance(cfg->sizes[i].loc, r->next[i]);
+	}
+}
+
 /* Reads one file or device (or the part of it the entry names) to its end into the buffers.
  * Returns 0, 1 when it could not be read (recorded as an error), -1 when the pipe failed or the
  * scan was interrupted. */
@@ -933,6 +953,7 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		record_error(r->st, path, "cannot open", errno);
+		keep_place(r, e);
 		return 1;
 	}
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

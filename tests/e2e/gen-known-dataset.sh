@@ -127,6 +127,35 @@ if [ "$(id -u)" -ne 0 ]; then
 	"$DEDISGEN" "$D" -q >/dev/null 2>"$E2E_TMP/err" || fail "unreadable entry made the scan fail"
 	chmod 644 "$D/f2"
 fi
+# A file that cannot be opened keeps its place in the stream, whatever its size: a small one's
+# positions are given out before a hasher opens it, and a large one (read by the walker) took
+# none, so the locality of the files around it depended on its size. Run as nobody where root
+# can switch to it (setpriv), else as this user.
+U=$E2E_TMP/unreadable
+mkdir -p "$U/x" "$U/y"
+head -c 40960 /dev/urandom >"$U/x/a" && head -c 40960 /dev/urandom >"$U/x/c"
+cp "$U/x/a" "$U/y/a" && cp "$U/x/c" "$U/y/c"
+as_other=()
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$E2E_TMP" && chmod -R a+rX "$U"
+	# only where nobody can run the binary and read the tree (a checkout in a private home cannot)
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "[ -x '$DEDISGEN' ] && [ -r '$U/x/a' ]" &&
+		as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+if [ "${#as_other[@]}" -gt 0 ] || [ "$(id -u)" -ne 0 ]; then
+	for size in 8192 2000000; do
+		head -c "$size" /dev/urandom >"$U/x/b" && chmod 000 "$U/x/b"
+		"${as_other[@]}" "$DEDISGEN" "$U" -o - 2>"$E2E_TMP/err" | sed -n '/^\[locality/,$p' >"$E2E_TMP/loc.$size" ||
+			fail "a scan with an unreadable file failed: $(cat "$E2E_TMP/err")"
+		grep -q "x/b" "$E2E_TMP/err" || fail "the unreadable file ($size B) was not reported: $(cat "$E2E_TMP/err")"
+		rm -f "$U/x/b"
+	done
+	grep -q '^copy ' "$E2E_TMP/loc.8192" || fail "no locality section: $(cat "$E2E_TMP/loc.8192")"
+	diff "$E2E_TMP/loc.8192" "$E2E_TMP/loc.2000000" >&2 ||
+		fail "the locality around an unreadable file depends on its size"
+else
+	note "root, and nobody cannot run $DEDISGEN: the unreadable-file case was not tried"
+fi
 # Small files are read by the hashing threads, in batches whose stream positions the walk
 # reserves: 1,500 files of 0-20,000 bytes (a third of them copies of others) fill several batches;
 # every thread count must give the same bytes, distribution and locality.
