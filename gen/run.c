@@ -752,7 +752,8 @@ int run_setup_measuring(struct run *r, uint64_t total, bool complete, int thread
 		s->prior = o->keep && s->meta.nsources > 0;
 		double p = o->compress_sample;
 		if (p == GEN_SAMPLE_AUTO)
-			p = gen_auto_sample_rate(complete ? total / s->block_size : 0);
+			/* blocks rounded up: data of less than one block is one (0 says "size unknown") */
+			p = gen_auto_sample_rate(complete ? (total + s->block_size - 1) / s->block_size : 0);
 		if (p > 0 && s->prior && s->meta.sample_rate <= 0) {
 			if (!o->quiet)
 				run_say(r, "warning: --db %s (%" PRIu64 " B blocks) holds no compressibility samples: the result "

@@ -120,6 +120,12 @@ grep -qx "sample 1 5000" "$E2E_TMP/once.dist" || fail "a 5000-block file is not 
 diff <(grep -v '^# source' "$E2E_TMP/once.dist") <(grep -v '^# source' "$E2E_TMP/thrice.dist") >&2 ||
 	fail "a file given three times (once by a hard link) differs from one scan of it"
 rm -f "$E2E_TMP/r5k" "$E2E_TMP/r5k.link"
+# Data of less than one block at a size is one block there, all sampled (its count, 0, read as
+# "size unknown", gave 1/64: no compressibility at 128 KiB for a 65537-byte file).
+head -c 65537 /dev/urandom >"$E2E_TMP/small65"
+"$DEDISGEN" "$E2E_TMP/small65" -b 65536,131072 -q -o "$E2E_TMP/s65.dist" || fail "a 65537-byte file exited $?"
+grep -qx "sample 1 2" "$E2E_TMP/s65.dist.65536" && grep -qx "sample 1 1" "$E2E_TMP/s65.dist.131072" ||
+	fail "65537 B at 64 and 128 KiB not all sampled: $(grep -h '^sample' "$E2E_TMP"/s65.dist.*)"
 
 # An unreadable entry is reported and skipped (not as root: root reads everything).
 if [ "$(id -u)" -ne 0 ]; then
