@@ -334,6 +334,8 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 		size_t vlen = n - (size_t)(eq + 1 - v);
 		if (vlen < sizeof value)
 			memcpy(value, eq + 1, vlen);
+		if (given[k]) /* the last would win silently */
+			return fail(err, errlen, "target %s: engine option %s given twice", req->path, engine_opts[k].name);
 		if (!value[0] || !engine_opts[k].valid(value))
 			return fail(err, errlen, "target %s: engine option %s='%.*s' is not one of %s", req->path,
 				    engine_opts[k].name, (int)vlen, eq + 1, engine_opts[k].choices);
@@ -380,6 +382,12 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	if (rc)
 		return fail(err, errlen, "target %s: %s", req->path, why);
 	t->engine_exists = true;
+	/* a run opens the volume to write (its state page, at least): on read-only storage the open
+	 * failed once the run had begun (exit 1) */
+	struct statvfs rofs;
+	if (statvfs(t->path, &rofs) == 0 && (rofs.f_flag & ST_RDONLY))
+		return fail(err, errlen, "target %s is on read-only storage: a run opens the volume to write (dedisengine "
+					 "stat and export read a clean one there)", req->path);
 	if (g.block_size != req->block_size)
 		return fail(err, errlen, "target %s: the volume has %llu-byte blocks, the run uses --block-size %u",
 			    req->path, (unsigned long long)g.block_size, req->block_size);

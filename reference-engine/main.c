@@ -133,7 +133,8 @@ static int cmd_format(const struct engine_cli *c)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		fprintf(stderr, "dedisengine: %s\n", err);
-		return rc == -EINVAL || rc == -EEXIST ? EXIT_BAD_INPUT : EXIT_FAILED;
+		/* read-only storage is where the volume was asked for, as a full one is */
+		return rc == -EINVAL || rc == -EEXIST || rc == -EROFS ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}
 	if (!c->quiet)
 		printf("formatted %s\n", c->args[0]);

@@ -245,6 +245,9 @@ mkdir "$T/realv" && ln -s realv "$T/linkv"
 	fail "dedisbench on engine:LINK: $(cat "$T/e")"
 [ -z "$(ls -A "$T/realv")" ] || fail "dedisbench on engine:LINK left its volume: $(ls -A "$T/realv")"
 ln -s nowhere "$T/dangling"
+expect2 "an engine option given twice" "engine option index given twice" \
+	"$DEDISBENCH" --target "engine:$T/twice,index=mem,index=bdb" --procs 1 --file-size 1MiB
+[ ! -e "$T/twice" ] || fail "a refused engine target was created"
 expect2 "dedisbench on engine:DANGLING" "is a symbolic link to nothing" \
 	"$DEDISBENCH" --target "engine:$T/dangling" --procs 1 --file-size 1MiB --json "$T/dj.json"
 [ ! -e "$T/dj.json" ] && [ ! -e "$T/nowhere" ] || fail "a refused engine:DANGLING wrote something"

@@ -1,10 +1,12 @@
 #!/bin/bash
 # A volume on read-only storage (a read-only bind mount of its directory, root only): stat and
-# export read a clean volume and change nothing; the commands that write, and a volume that was
-# not closed cleanly (its recovery writes), are refused with exit 2 and one line saying so.
+# export read a clean volume and change nothing; the commands that write, a dedisbench run and a
+# format there, and a volume that was not closed cleanly (its recovery writes), are refused with
+# exit 2 and one line saying so.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ -x "$DEDISENGINE" ] || fail "no dedisengine binary at $DEDISENGINE"
+[ -x "$DEDISBENCH" ] || fail "no dedisbench binary at $DEDISBENCH"
 mktmp
 T="$E2E_TMP"
 mkdir "$T/rw" "$T/ro"
@@ -38,6 +40,10 @@ expect2 "import on read-only storage" "read-only storage" "$DEDISENGINE" import 
 expect2 "discard on read-only storage" "read-only storage" "$DEDISENGINE" discard "$T/ro/v" 0 1
 expect2 "stat of a bdb volume on read-only storage" "read-only storage: only a volume with the mem index" \
 	"$DEDISENGINE" stat "$T/ro/b"
+# a dedisbench run on it, and a format there, are bad input too (they failed once begun: exit 1)
+expect2 "dedisbench on a volume on read-only storage" "is on read-only storage: a run opens the volume to write" \
+	"$DEDISBENCH" --target "engine:$T/ro/v" --procs 1 --file-size 1MiB --quiet
+expect2 "format on read-only storage" "Read-only file system" "$DEDISENGINE" format "$T/ro/new" --size 8MiB
 [ "$(sums "$T/rw")" = "$good" ] || fail "a command on read-only storage changed the volume"
 # Not closed cleanly (the clean flag, after the state page's magic, cleared): its recovery writes.
 printf '\0\0\0\0' | dd of="$T/rw/v/state" bs=1 seek=8 conv=notrunc status=none
