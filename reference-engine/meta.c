@@ -161,9 +161,10 @@ void *meta_map(const char *dir, const char *name, size_t len, int create, int *f
 	if (!err && (size_t)st.st_size < len && !room)
 		err = EBADMSG; /* cut short: a cache the engine rebuilds, never one to map and trust */
 	/* Room for every page, taken now without writing: a store into a hole of a shared mapping on a
-	 * full file system is SIGBUS, not an error. Also for a file that is there already (one a
-	 * build before this left sparse); on one that has its room it costs a walk of its extents. */
-	if (!err && room && len)
+	 * full file system is SIGBUS, not an error. Only for a file made or extended here: on a file
+	 * system without fallocate glibc writes a zero into each block that reads zero, which on a
+	 * file others have mapped (the locks) could undo a store of theirs. */
+	if (!err && room && (size_t)st.st_size < len)
 		err = posix_fallocate(fd, 0, (off_t)len);
 	void *p = err ? MAP_FAILED : mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, share, fd, 0);
 	if (p == MAP_FAILED) {
