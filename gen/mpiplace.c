@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "devnum.h"
 #include "mpigen.h"
+#include "reserve.h"
 #include "rng.h"
 #include "strhash.h"
 #include "units.h"
@@ -89,14 +90,8 @@ static uint64_t linked_hash(const struct linked_file *f)
 
 static int linked_add(struct linked *l, uint64_t dev, uint64_t ino, uint64_t size)
 {
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? 2 * l->cap : 64;
-		struct linked_file *nv = realloc(l->v, ncap * sizeof *nv);
-		if (!nv)
-			return -1;
-		l->v = nv;
-		l->cap = ncap;
-	}
+	if (array_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, 64))
+		return -1;
 	l->v[l->n++] = (struct linked_file){0, dev, ino, size};
 	return 0;
 }
