@@ -518,6 +518,7 @@ static void run_loop(struct wctx *w)
 			(void)pacer_sleep_until(&w->pacer, pdue < w->deadline ? pdue : w->deadline); /* EINTR: re-checked */
 		}
 	}
+	uint64_t stopped_at = stopping(w) ? now_ns() : UINT64_MAX; /* interrupted, or another worker failed */
 	/* Drain what is in flight so every issued op is accounted for. */
 	while (depth - w->nfree > 0) {
 		unsigned before = w->nfree;
@@ -526,11 +527,13 @@ static void run_loop(struct wctx *w)
 			break;
 	}
 	/* A target that fell behind at the end (a stall across the deadline) leaves operations due
-	 * and never issued: no latency of theirs is in any percentile, so they are counted. */
-	if (w->sched[0].active && w->deadline != UINT64_MAX && !stopping(w) && !w->ws->error) {
-		uint64_t due = schedule_due_before(&w->sched[0], w->deadline);
+	 * and never issued: no latency of theirs is in any percentile, so they are counted - up to
+	 * the stop of a run cut short too (it said 0 missed with a backlog of 170,000). */
+	uint64_t until = stopped_at < w->deadline ? stopped_at : w->deadline;
+	if (w->sched[0].active && until != UINT64_MAX && !w->ws->error) {
+		uint64_t due = schedule_due_before(&w->sched[0], until);
 		if (w->split_rates)
-			due += schedule_due_before(&w->sched[1], w->deadline);
+			due += schedule_due_before(&w->sched[1], until);
 		due = due < w->quota ? due : w->quota;
 		w->ws->missed = due > w->issued ? due - w->issued : 0;
 	}

@@ -61,6 +61,27 @@ behind_missed=$(jget "$J" .rate.missed)
 [ $((behind_ops + behind_missed)) = 10000000 ] ||
 	fail "$behind_ops issued and $behind_missed missed of the 10000000 due in 1 s at 10000000/s"
 
+# 3b. Interrupted while behind: what was due by the stop and not issued is counted too (it said
+# 0 missed whatever the backlog). Started, seen writing (its time series has a row), then SIGINT.
+"$DEDISBENCH" --target "$E2E_TMP/t" --procs 1 --file-size 4MiB --sync fsync --quiet -w --access uniform \
+	-n 10000000 --time 60s --json "$J" --output-dir "$E2E_TMP/o3b" 2>"$E2E_TMP/err3b" &
+pid=$!
+for ((i = 0; i < 300; i++)); do
+	[ "$(wc -l 2>/dev/null <"$E2E_TMP/o3b/timeseries.csv" || echo 0)" -ge 2 ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" -eq 0 ] || fail "an interrupted nominal run exited $rc: $(cat "$E2E_TMP/err3b")"
+jcheck "$J" '.status == "interrupted" and .rate.missed > 0' "an interrupted run behind its rate" .rate
+int_ops=$(jget "$J" .totals.ops) int_missed=$(jget "$J" .rate.missed) int_secs=$(jget "$J" .totals.seconds)
+# issued + missed is what was due by the stop: 10^7 a second over the run's span (its wall time,
+# which also holds the drain after the stop: within 10 %)
+within $((int_ops + int_missed)) "$(awk -v s="$int_secs" 'BEGIN { printf "%.0f", s * 10000000 }')" 10 ||
+	fail "interrupted: $int_ops issued + $int_missed missed in $int_secs s at 10000000/s"
+
 # 4. --size ends a nominal run before its --time: 1024 ops at 2000/s take about 0.51 s of a 3 s
 # --time. The run stops there, and its rate is its ops over that span, not over the 3 s it did
 # not run (those 2.5 idle seconds once read as 341 ops/s achieved of 2000 requested).
