@@ -649,6 +649,16 @@ int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error
 	}
 	if (config && (rc = options_load_ini(cli, config, err)))
 		goto out;
+	/* The load is one choice made by two kinds of option: peak on the command line replaces the
+	 * file's rates, and a rate there the file's peak (they were refused as excluding each other,
+	 * although the command line wins over the file). */
+	bool cli_peak = options_given(first.given, "peak"),
+	     cli_rate = options_given(first.given, "rate") || options_given(first.given, "read-rate") ||
+			options_given(first.given, "write-rate");
+	if (cli_peak && !cli_rate)
+		cli->o.rate = cli->o.read_rate = cli->o.write_rate = 0;
+	if (cli_rate && !cli_peak)
+		cli->o.peak = false;
 	rc = parse_argv(argc, argv, cli, err);
 out:
 	free(config);

@@ -139,4 +139,16 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "long.ini:2: the line is longer than 198 characters" "$E2E_TMP/long.err" ||
 	fail "a long line: exit $rc: $(cat "$E2E_TMP/long.err")"
 
-note "original and new-style INI files drive runs; the command line wins; indented keys read, long lines named"
+# The command line wins over the file for the load too: -p over the file's rate, -n over its peak
+# (refused as "exclude each other"); both on the command line is still refused.
+printf '[d]\ntarget = null\nfile-size = 1MiB\nrate = 100\n' >"$E2E_TMP/rate.ini"
+printf '[d]\ntarget = null\nfile-size = 1MiB\npeak = true\n' >"$E2E_TMP/peak.ini"
+expect_ok --config "$E2E_TMP/rate.ini" -p --json "$J" --quiet
+jcheck "$J" '.config.peak == true and .rate == null' "-p on the command line over the file's rate = 100" '{config: .config.peak, rate}'
+expect_ok --config "$E2E_TMP/peak.ini" -n 2000 --json "$J" --quiet
+jcheck "$J" '.rate.requested == 2000' "-n 2000 on the command line over the file's peak" .rate
+rc=0
+"$DEDISBENCH" --config "$E2E_TMP/rate.ini" -p -n 50 --quiet 2>"$E2E_TMP/pn.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "exclude each other" "$E2E_TMP/pn.err" || fail "-p and -n on one command line: exit $rc"
+
+note "original and new-style INI files drive runs; the command line wins (the load too); indented keys read, long lines named"
