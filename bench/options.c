@@ -69,7 +69,7 @@ const struct opt_def bench_option_table[] = {
 	{"dist", 'd', "NAME|FILE", OT_STRING, OFF(dist), "personalfiles", NULL, 0, 0, 0, 0, "Workload",
 	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees, or a file"},
 	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
-	 "fill the target first: none, content or zero (default: content for read/mixed, none for write)"},
+	 "fill the target first: none, content, zero, or default (content for read/mixed, none for write) [default]"},
 	{"content", 'c', "MODEL", OT_ENUM, OFF(content), "scaled", content_names, 0, 0, 0, 0, "Workload",
 	 "scaled: the target holds the distribution scaled to its size; sampled: per-write draws (DEDISbench)"},
 	{"compress", 0, "dist|R", OT_UINT, OFF(compress), "dist", compress_names, 0, 1, 20, 0, "Workload",
