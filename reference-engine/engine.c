@@ -194,6 +194,27 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	sb.index_stripes = index_stripes_for(index_params(dir, &sb, 0).capacity);
 	sb_seal(&sb);
 
+	/* Room for the map and journal (allocated now) and for the caches the first open makes with
+	 * all their room (the working map, the references, the mem or Bloom table): a volume whose
+	 * first open could only fail "No space left on device" is refused here, nothing created. The
+	 * chunk store's own room was settled above. */
+	struct index_params ip = index_params(dir, &sb, 0);
+	uint64_t caches = logical * 8 + data * sb.frags * 4 + sizeof(struct vol_state) +
+			  (iops->created_bytes ? iops->created_bytes(&ip) : 0);
+	uint64_t meta = txn_map_bytes(logical, true) + sb.journal_bytes;
+	struct statvfs fsv;
+	if (statvfs(dir, &fsv) == 0 && (uint64_t)fsv.f_bavail * fsv.f_frsize < meta + caches) {
+		char need[32], cneed[32], have[32];
+		if (made)
+			rmdir(dir);
+		units_format_size(meta + caches, need, sizeof need);
+		units_format_size(caches, cneed, sizeof cneed);
+		units_format_size((uint64_t)fsv.f_bavail * fsv.f_frsize, have, sizeof have);
+		return fail(err, errlen, -EINVAL,
+			    "%s: the volume needs %s beside its chunk store (the map and journal, and %s of caches "
+			    "its first open makes), its file system has %s free", dir, need, cneed, have);
+	}
+
 	/* Only the durable files: the first open builds the caches (state, working map, references,
 	 * index) from them, as it would after a power loss. */
 	rc = txn_create(dir, logical, sb.journal_bytes);

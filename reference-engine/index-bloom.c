@@ -74,6 +74,11 @@ static size_t bloom_len(uint64_t capacity)
 	return sizeof(struct bloom_header) + bloom_bits(capacity) / 8;
 }
 
+static uint64_t bloom_created_bytes(const struct index_params *p)
+{
+	return bloom_len(p->capacity); /* and a bdb index beside it, which grows as it fills */
+}
+
 static uint64_t le64(const uint8_t *b)
 {
 	uint64_t v = 0;
@@ -262,6 +267,7 @@ static void bloom_close(struct index *ix)
 const struct index_ops index_bloom_ops = {
 	.name = "bloom",
 	.create = bloom_create,
+	.created_bytes = bloom_created_bytes,
 	.open = bloom_open,
 	.lookup = bloom_lookup,
 	.insert = bloom_insert,

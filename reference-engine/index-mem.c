@@ -74,6 +74,11 @@ static size_t file_len(const struct index_params *p)
 	return sizeof(struct mem_header) + counts_len(parts) + parts * part_slots(p->capacity, parts) * slot_size(p->fp_len);
 }
 
+static uint64_t mem_created_bytes(const struct index_params *p)
+{
+	return file_len(p);
+}
+
 static int mem_create(const struct index_params *p)
 {
 	size_t len = file_len(p);
@@ -292,6 +297,7 @@ static void mem_close(struct index *ix)
 const struct index_ops index_mem_ops = {
 	.name = "mem",
 	.create = mem_create,
+	.created_bytes = mem_created_bytes,
 	.open = mem_open,
 	.lookup = mem_lookup,
 	.insert = mem_insert,

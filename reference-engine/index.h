@@ -63,6 +63,9 @@ struct index_ops {
 	const char *name;
 	/* Create the backend's files in p->dir (format time). 0 or -errno. */
 	int (*create)(const struct index_params *p);
+	/* The room those files take when created (their whole room: they are mapped shared), so
+	 * format can refuse a volume whose first open would find none; NULL: little (they grow). */
+	uint64_t (*created_bytes)(const struct index_params *p);
 	/* Open them; `recover` is set when the volume was not closed cleanly. 0 or -errno; -EBADMSG
 	 * when a file is cut short or not this volume's (the engine then rebuilds the index). */
 	int (*open)(const struct index_params *p, int recover, struct index **out);

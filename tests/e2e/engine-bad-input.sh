@@ -149,18 +149,30 @@ if mount -t tmpfs -o size=12M tmpfs "$sm" 2>/dev/null; then
 		fail "a full preallocation that runs out: exit $rc, stderr: $(cat "$T/e")"
 	[ -z "$left" ] || fail "a full preallocation that ran out left: $left"
 	note "a full preallocation that runs out part way: exit 2, nothing left"
+	# A sparse volume whose caches (the mem table alone is 32 MiB at 1 GiB) cannot fit: refused at
+	# format, nothing created (it was formatted, and every open failed "No space left on device").
+	mount -t tmpfs -o size=12M tmpfs "$sm"
+	rc=0
+	"$DEDISENGINE" format "$sm/w" --size 1GiB --preallocate sparse >"$T/o" 2>"$T/e" || rc=$?
+	left=$(ls -A "$sm")
+	umount "$sm"
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "MiB of caches its first open makes), its file system has 12 MiB free" "$T/e" ||
+		fail "a volume whose caches cannot fit: exit $rc, stderr: $(cat "$T/e")"
+	[ -z "$left" ] || fail "a refused format left: $left"
+	note "caches that cannot fit: $(cat "$T/e")"
 else
 	note "not root: a full preallocation that runs out part way was not tried (it needs a tmpfs of its own)"
 fi
 
 # The map and the journal are allocated at format in every mode: a file system without room for
-# them refuses the format (exit 2, nothing left), where a sparse volume's first commit failed later.
+# them (and the caches) refuses the format up front (exit 2, nothing left), where a sparse volume's
+# first commit failed later.
 if mount -t tmpfs -o size=4M tmpfs "$sm" 2>/dev/null; then
 	rc=0
 	"$DEDISENGINE" format "$sm/v" --size 4GiB --preallocate sparse >"$T/o" 2>"$T/e" || rc=$?
 	left=$(ls -A "$sm")
 	umount "$sm"
-	[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "no room for the map and journal" "$T/e" ||
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "needs .* beside its chunk store (the map and journal" "$T/e" ||
 		fail "a format without room for its map and journal: exit $rc, stderr: $(cat "$T/e")"
 	[ -z "$left" ] || fail "a format without room for its map and journal left: $left"
 fi
