@@ -656,10 +656,6 @@ int run_add_source(struct run *r, const char *path)
 	return 0;
 }
 
-/* A directory PATH given twice, or a PATH inside a directory PATH, would have its files counted
- * twice (the walk remembers inodes only for hard links and files given as PATHs: a file given
- * twice is read once), unless -x keeps the directory's walk from reaching it; so would a
- * partition given beside its disk. Said; true when they overlap. */
 /* Is PATH (st), on another file system than a -x walk's root (root), still listed by that walk:
  * not a directory (the walk does not descend into those), in a directory on the root's file
  * system? */
@@ -673,6 +669,10 @@ static bool file_listed_by_walk(const char *path, const struct stat *st, const s
 	return stat(parent, &ps) == 0 && ps.st_dev == root->st_dev;
 }
 
+/* A directory PATH given twice, or a PATH inside a directory PATH, would have its files counted
+ * twice (the walk remembers inodes only for hard links and files given as PATHs: a file given
+ * twice is read once), unless -x keeps the directory's walk from reaching it; so would a
+ * partition given beside its disk. Said; true when they overlap. */
 static bool paths_overlap(const struct run *r)
 {
 	const struct gen_options *o = r->o;

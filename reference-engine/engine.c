@@ -161,7 +161,8 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	 * them), with a checkpoint of the whole map and its two check areas: refused here, rather than
 	 * by the allocation that fails ("Cannot allocate memory", after the files were made). */
 	uint64_t frags = strcmp(comp, "lz4") ? 1 : PACK_MAX_FRAGS;
-	uint64_t mem_need = logical * 8 + data * frags * 4 + txn_record_bytes(logical) + 2 * (logical / 8 + 512);
+	uint64_t maps = logical * 8 + data * frags * 4; /* the working map and the references */
+	uint64_t mem_need = maps + txn_record_bytes(logical) + 2 * (logical / 8 + 512);
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
 	uint64_t ram = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 	if (ram && mem_need > ram) {
@@ -199,8 +200,7 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	 * first open could only fail "No space left on device" is refused here, nothing created. The
 	 * chunk store's own room was settled above. */
 	struct index_params ip = index_params(dir, &sb, 0);
-	uint64_t caches = logical * 8 + data * sb.frags * 4 + sizeof(struct vol_state) +
-			  (iops->created_bytes ? iops->created_bytes(&ip) : 0);
+	uint64_t caches = maps + sizeof(struct vol_state) + (iops->created_bytes ? iops->created_bytes(&ip) : 0);
 	uint64_t meta = txn_map_bytes(logical, true) + sb.journal_bytes;
 	struct statvfs fsv;
 	if (statvfs(dir, &fsv) == 0 && (uint64_t)fsv.f_bavail * fsv.f_frsize < meta + caches) {
