@@ -69,7 +69,8 @@ static int check_output_dir(const char *path, struct opt_error *err)
 
 /* A report written where the run's data lives would replace it (reports are renamed into place):
  * the target file or device itself, a worker file of a directory target, anything in an engine
- * volume. And a report path that is a directory is refused before the run, not after it. */
+ * volume. And a report path that is a directory is refused before the run, not after it, as is a
+ * directory of reports that cannot be one (an existing file, an unwritable place). */
 int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
 			struct opt_error *err)
 {
@@ -81,8 +82,8 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 	size_t len = strlen(path);
 	if (!is_dir && len && path[len - 1] == '/')
 		return fail(err, "%s %s ends in '/': a report is written to a file, not into a directory", what, path);
-	if (is_dir && stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
-		return fail(err, "%s %s exists and is not a directory", what, path);
+	if (is_dir && check_output_dir(path, err))
+		return -1;
 	/* safefile refuses them when the report is written, after the whole run */
 	const char *never = is_dir ? NULL : safefile_refused(path);
 	if (never)
@@ -175,9 +176,9 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 	for (size_t i = 0; i < nouts; i++) {
 		if (!outs[i].path)
 			continue;
-		int bad = outs[i].dir			  ? check_output_dir(outs[i].path, err)
-			  : safefile_in_place(outs[i].path) ? 0
-							    : check_output_parent(outs[i].what, outs[i].path, err);
+		/* a directory's own checks are config_check_output's */
+		int bad = outs[i].dir || safefile_in_place(outs[i].path) ? 0
+									  : check_output_parent(outs[i].what, outs[i].path, err);
 		if (bad || config_check_output(t, outs[i].what, outs[i].path, outs[i].dir, err))
 			return -1;
 	}

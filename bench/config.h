@@ -84,7 +84,8 @@ int config_find_dist(const char *name, char *path, size_t len);
 void config_free(struct bench_config *cfg);
 /* A report (or, is_dir, a directory of them) at path must not replace the data of target t: not
  * the target file or device, a worker file of a directory target, or anything in an engine volume;
- * and a report path must not be a directory. 0, or -1 with err set. */
+ * a report path must not be a directory, and a directory of them must be one or be creatable
+ * (t: a TARGET_NULL one where there is no target). 0, or -1 with err set. */
 int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
 			struct opt_error *err);
 

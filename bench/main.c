@@ -305,11 +305,15 @@ static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
 				runcmp_free(&in[k]);
 			return EXIT_BAD_INPUT;
 		}
-	struct stat od;
-	if (o->output_dir && (mkdir(o->output_dir, 0755) ? errno != EEXIST || stat(o->output_dir, &od) || !S_ISDIR(od.st_mode)
-							 : 0)) {
-		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir,
-			errno == EEXIST ? "exists and is not a directory" : strerror(errno));
+	static const struct target no_target = {.kind = TARGET_NULL};
+	struct opt_error oerr;
+	bool bad_dir = o->output_dir && config_check_output(&no_target, "--output-dir", o->output_dir, true, &oerr);
+	if (!bad_dir && o->output_dir && mkdir(o->output_dir, 0755) && errno != EEXIST) {
+		snprintf(oerr.msg, sizeof oerr.msg, "--output-dir %s: %s", o->output_dir, strerror(errno));
+		bad_dir = true;
+	}
+	if (bad_dir) {
+		fprintf(stderr, "dedisbench: compare: %s\n", oerr.msg);
 		for (unsigned k = 0; k < n; k++)
 			runcmp_free(&in[k]);
 		return EXIT_BAD_INPUT;

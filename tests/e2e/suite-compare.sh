@@ -100,7 +100,7 @@ bad "give the results" compare --plot
 printf 'keep\n' >"$E2E_TMP/afile"
 bad "suite: --output-dir $E2E_TMP/afile exists and is not a directory" suite --target "$E2E_TMP/d" --procs 1 \
 	--file-size 1MiB --time 1s --output-dir "$E2E_TMP/afile"
-bad "--output-dir $E2E_TMP/afile: exists and is not a directory" compare "$E2E_TMP/dir/01-seq-fill.json" \
+bad "compare: --output-dir $E2E_TMP/afile exists and is not a directory" compare "$E2E_TMP/dir/01-seq-fill.json" \
 	--output-dir "$E2E_TMP/afile"
 [ "$(cat "$E2E_TMP/afile")" = keep ] || fail "a refused --output-dir file was changed"
 exit 0
