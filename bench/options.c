@@ -237,6 +237,15 @@ static void list_choices(const char *const *choices, char *buf, size_t len)
 }
 
 /* The one value parser: command line, INI and defaults all come through here. */
+/* A rate below RATE_MIN, refused (err set): true. */
+static bool rate_too_small(double r, const char *label, const char *sv, struct opt_error *err)
+{
+	if (r <= 0 || r >= RATE_MIN)
+		return false;
+	fail(err, "%s: %s is too small (at least %g; 0 for none)", label, sv, RATE_MIN);
+	return true;
+}
+
 static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct opt_error *err)
 {
 	const struct opt_def *d = &bench_option_table[row];
@@ -307,8 +316,8 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		double r;
 		if (units_parse_rate(v, &r, &why))
 			return fail(err, "%s: '%s' is not a valid rate: %s", label, sv, why);
-		if (r > 0 && r < RATE_MIN)
-			return fail(err, "%s: %s is too small (at least %g; 0 for none)", label, sv, RATE_MIN);
+		if (rate_too_small(r, label, sv, err))
+			return -1;
 		*(double *)field(o, d) = r;
 		break;
 	}
@@ -321,9 +330,8 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 		}
 		if (units_parse_rate(num, dst, &why))
 			return fail(err, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, sv, why);
-		if (*dst > 0 && *dst < RATE_MIN)
-			return fail(err, "%s: %s is too small (at least %g operations a second; 0 for none)", label, sv,
-				    RATE_MIN);
+		if (rate_too_small(*dst, label, sv, err))
+			return -1;
 		break;
 	}
 	case OT_ENUM: {
