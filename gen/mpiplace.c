@@ -12,7 +12,7 @@
 #include "devnum.h"
 #include "mpigen.h"
 #include "reserve.h"
-#include "rng.h"
+#include "inodeset.h"
 #include "strhash.h"
 #include "units.h"
 
@@ -83,11 +83,6 @@ struct linked {
 	size_t n, cap;
 };
 
-static uint64_t linked_hash(const struct linked_file *f)
-{
-	return rng_mix64(rng_mix64(f->host ^ f->dev) ^ f->ino);
-}
-
 static int linked_add(struct linked *l, uint64_t dev, uint64_t ino, uint64_t size)
 {
 	if (array_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, 64))
@@ -131,31 +126,20 @@ static int skip_earlier_ranks_links(struct gen *g, const struct linked *l, struc
 	if (!all)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 	MPI_Allgatherv(l->v, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
-	/* the earlier ranks' files in a set, then each of this rank's looked up */
-	size_t before = (size_t)displs[g->rank] / sizeof *all, cap = 64;
-	while (cap < 2 * before)
-		cap <<= 1;
-	struct linked_file *set = calloc(cap, sizeof *set);
-	if (!set)
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	for (size_t i = 0; i < before; i++) {
-		size_t p = (size_t)linked_hash(&all[i]) & (cap - 1);
-		while (set[p].ino && !(set[p].host == all[i].host && set[p].dev == all[i].dev && set[p].ino == all[i].ino))
-			p = (p + 1) & (cap - 1);
-		set[p] = all[i];
-	}
+	/* the earlier ranks' files of this host in a set, then each of this rank's looked up */
+	struct inode_set earlier = {0};
+	for (size_t i = 0; i < (size_t)displs[g->rank] / sizeof *all; i++)
+		if (all[i].host == h && inode_set_insert(&earlier, all[i].dev, all[i].ino) < 0)
+			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 	for (size_t i = 0; i < l->n; i++) {
-		size_t p = (size_t)linked_hash(&l->v[i]) & (cap - 1);
-		while (set[p].ino && !(set[p].host == l->v[i].host && set[p].dev == l->v[i].dev && set[p].ino == l->v[i].ino))
-			p = (p + 1) & (cap - 1);
-		if (!set[p].ino)
+		if (!inode_set_has(&earlier, l->v[i].dev, l->v[i].ino))
 			continue;
 		for (int s = 0; s < o->nsizes; s++)
 			mine_blocks[s] -= blocks_of(l->v[i].size, o->sizes[s], o->skip_tails);
 		if (walk_skip_inode(w, l->v[i].dev, l->v[i].ino))
 			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 	}
-	free(set);
+	inode_set_free(&earlier);
 	free(all);
 	free(counts);
 	free(displs);

@@ -10,12 +10,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "rng.h"
+#include "inodeset.h"
 #include "walk.h"
-
-struct inode_key {
-	uint64_t dev, ino; /* ino 0 = empty slot (no file has inode 0 on Linux) */
-};
 
 struct walk {
 	FTS *fts;
@@ -23,41 +19,15 @@ struct walk {
 	uint64_t known_total;
 	bool all_known;
 	bool root_files;    /* a file was given as a PATH: every file is then checked against it */
-	struct inode_key *seen;
-	size_t seen_cap, seen_n;
+	struct inode_set seen;
 	int npaths;
 	uint64_t start, len;  /* walk_set_range: the part of the one file or device to read */
 };
 
-/* Remembers (dev, ino); returns 1 when it was already there, 0 when new, -1 out of memory. */
-static int seen_insert(struct walk *w, uint64_t dev, uint64_t ino)
+/* A device's key in an inode set: its number, apart from every file's (dev, ino). */
+static struct inode_key device_key(dev_t rdev)
 {
-	if ((w->seen_n + 1) * 4 > w->seen_cap * 3) {
-		size_t ncap = w->seen_cap ? 2 * w->seen_cap : 256;
-		struct inode_key *n = calloc(ncap, sizeof *n);
-		if (!n)
-			return -1;
-		for (size_t i = 0; i < w->seen_cap; i++) {
-			if (!w->seen[i].ino)
-				continue;
-			size_t p = rng_mix64(w->seen[i].dev * 31 + w->seen[i].ino) & (ncap - 1);
-			while (n[p].ino)
-				p = (p + 1) & (ncap - 1);
-			n[p] = w->seen[i];
-		}
-		free(w->seen);
-		w->seen = n;
-		w->seen_cap = ncap;
-	}
-	size_t p = rng_mix64(dev * 31 + ino) & (w->seen_cap - 1);
-	while (w->seen[p].ino) {
-		if (w->seen[p].dev == dev && w->seen[p].ino == ino)
-			return 1;
-		p = (p + 1) & (w->seen_cap - 1);
-	}
-	w->seen[p] = (struct inode_key){dev, ino};
-	w->seen_n++;
-	return 0;
+	return (struct inode_key){0, (uint64_t)rdev | (1ULL << 63)};
 }
 
 static uint64_t device_size(const char *path)
@@ -89,15 +59,7 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 	w->npaths = npaths;
 	/* the files and devices counted in known_total: one given twice (or by a second name) is
 	 * read once, and counted twice it halved the automatic compressibility sample rate */
-	struct counted {
-		dev_t dev;
-		ino_t ino;
-	} *counted = calloc((size_t)npaths + 1, sizeof *counted);
-	int ncounted = 0;
-	if (!counted) {
-		snprintf(why, whylen, "out of memory");
-		goto fail;
-	}
+	struct inode_set counted = {0};
 	for (int i = 0; i < npaths; i++) {
 		struct stat st;
 		const char *p = paths[i];
@@ -122,15 +84,15 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 				goto fail;
 			}
 			close(fd);
-			struct counted id = S_ISREG(st.st_mode) ? (struct counted){st.st_dev, st.st_ino}
-								: (struct counted){st.st_rdev, (ino_t)-1};
-			int k = 0;
-			while (k < ncounted && (counted[k].dev != id.dev || counted[k].ino != id.ino))
-				k++;
-			if (k == ncounted) {
-				counted[ncounted++] = id;
-				w->known_total += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : device_size(p);
+			struct inode_key id = S_ISREG(st.st_mode) ? (struct inode_key){st.st_dev, st.st_ino}
+								  : device_key(st.st_rdev);
+			int r = inode_set_insert(&counted, id.dev, id.ino);
+			if (r < 0) {
+				snprintf(why, whylen, "out of memory");
+				goto fail;
 			}
+			if (!r)
+				w->known_total += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : device_size(p);
 		} else {
 			snprintf(why, whylen, "%s: not a directory, regular file or block device", p);
 			goto fail;
@@ -145,10 +107,10 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 		snprintf(why, whylen, "cannot walk the paths: %s", strerror(errno));
 		goto fail;
 	}
-	free(counted);
+	inode_set_free(&counted);
 	return w;
 fail:
-	free(counted);
+	inode_set_free(&counted);
 	walk_close(w);
 	return NULL;
 }
@@ -172,7 +134,7 @@ int walk_next(struct walk *w, struct walk_entry *e)
 			if (f->fts_level == FTS_ROOTLEVEL)
 				w->root_files = true;
 			if (st->st_nlink > 1 || w->root_files)
-				r = seen_insert(w, (uint64_t)st->st_dev, (uint64_t)st->st_ino);
+				r = inode_set_insert(&w->seen, (uint64_t)st->st_dev, (uint64_t)st->st_ino);
 			if (r < 0)
 				return -1;
 			if (r)
@@ -186,7 +148,8 @@ int walk_next(struct walk *w, struct walk_entry *e)
 		}
 		case FTS_DEFAULT:
 			if (f->fts_level == FTS_ROOTLEVEL && S_ISBLK(st->st_mode)) {
-				int r = seen_insert(w, 0, (uint64_t)st->st_rdev | (1ULL << 63));
+				struct inode_key k = device_key(st->st_rdev);
+				int r = inode_set_insert(&w->seen, k.dev, k.ino);
 				if (r < 0)
 					return -1;
 				if (r)
@@ -222,7 +185,7 @@ int walk_set_range(struct walk *w, uint64_t start, uint64_t len)
 
 int walk_skip_inode(struct walk *w, uint64_t dev, uint64_t ino)
 {
-	return seen_insert(w, dev, ino) < 0 ? -1 : 0;
+	return inode_set_insert(&w->seen, dev, ino) < 0 ? -1 : 0;
 }
 
 void walk_close(struct walk *w)
@@ -234,6 +197,6 @@ void walk_close(struct walk *w)
 	for (char **p = w->paths; p && *p; p++)
 		free(*p);
 	free(w->paths);
-	free(w->seen);
+	inode_set_free(&w->seen);
 	free(w);
 }
