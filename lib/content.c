@@ -5,12 +5,14 @@
  *
  * Every block but the zero block (id 0, all zeros) starts with the 32-byte header of
  * content.h: magic and seed tag, id ^ mask(seed), mix(seed), and block_check = mix(id ^ seed ^
- * block_size). The header alone makes different ids differ.
+ * block_size) ^ recipe. The header alone makes different ids differ, and says how the payload
+ * was built (incompressible, R:1 or a model recipe), so a reader needs only the seed and the
+ * block size to rebuild it.
  *
- * R = 1 (incompressible): the header, then block_size - 32 bytes of a keyed stream (4-lane
- * xorshift128+, key mix(seed ^ mix(id))). No compressor finds anything in them.
+ * R = 1 (incompressible, recipe 0): the header, then block_size - 32 bytes of a keyed stream
+ * (4-lane xorshift128+, key mix(seed ^ mix(id))). No compressor finds anything in them.
  *
- * R > 1 (compresses about R:1): the block is cut into 4 KiB sectors (the last one, or a block
+ * R > 1 (compresses about R:1, the ratio recipe of R): the block is cut into 4 KiB sectors (the last one, or a block
  * below 4 KiB, is shorter). Each sector holds, from its start (after the header in sector 0),
  * its share of n random bytes, then filler up to its end:
  *
@@ -80,6 +82,11 @@ static uint32_t random_bytes(uint32_t block_size, uint32_t compress)
 	return budget > cost ? (uint32_t)((budget - cost) / (CAL_LITERAL - CAL_FILLER)) : 0;
 }
 
+static uint32_t random_bytes_at(uint32_t block_size, uint32_t compress)
+{
+	return compress == 1 ? block_size - (uint32_t)sizeof(struct content_header) : random_bytes(block_size, compress);
+}
+
 int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint32_t compress)
 {
 	if (block_size < 64 || block_size % 64 || compress < 1 || compress > CONTENT_MAX_COMPRESS)
@@ -88,9 +95,15 @@ int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint
 	g->id_mask = id_mask_of(seed);
 	g->block_size = block_size;
 	g->compress = compress;
-	g->random_bytes = compress == 1 ? block_size - (uint32_t)sizeof(struct content_header)
-					: random_bytes(block_size, compress);
+	g->random_bytes = random_bytes_at(block_size, compress);
 	return 0;
+}
+
+/* Random bytes per block of the layout for R: this generator's own, or (a block another R
+ * wrote, its header says which) worked out again. */
+static uint32_t ratio_random_bytes(const struct content_gen *g, uint32_t compress)
+{
+	return compress == g->compress ? g->random_bytes : random_bytes_at(g->block_size, compress);
 }
 
 static uint64_t block_check(const struct content_gen *g, uint64_t id)
@@ -208,15 +221,15 @@ static void emit_sector(struct payload_stream *ps, const struct filler *f, uint8
 	}
 }
 
-/* Write the payload of a compressible block into buf (a whole block), or, when buf is NULL,
- * compare it with the block at cmp; returns 0, or -1 at the first difference. */
-static int compressible_payload(const struct content_gen *g, uint64_t id,
-				const struct content_header *h, uint8_t *buf, const uint8_t *cmp)
+/* Write the payload of a compressible block with n random bytes into buf (a whole block), or,
+ * when buf is NULL, compare it with the block at cmp; returns 0, or -1 at the first difference. */
+static int compressible_payload(const struct content_gen *g, uint64_t id, const struct content_header *h,
+				uint32_t n, uint8_t *buf, const uint8_t *cmp)
 {
 	struct payload_stream s;
 	struct filler f;
 	uint8_t want[SECTOR];
-	uint32_t bs = g->block_size, n = g->random_bytes;
+	uint32_t bs = g->block_size;
 	payload_start(&s, g, id);
 	filler_init(&f, h);
 	for (uint32_t start = 0, end; start < bs; start = end) {
@@ -270,15 +283,18 @@ void content_fill_recipe(const struct content_gen *g, uint64_t id, content_recip
 		memset(buf, 0, g->block_size);
 		return;
 	}
+	if (r == CONTENT_RECIPE_PLAIN && g->compress > 1)
+		r = content_recipe_ratio(g->compress);
 	struct content_header h;
 	fill_header(g, id, r, &h);
 	memcpy(buf, &h, sizeof h);
-	if (r != CONTENT_RECIPE_PLAIN)
+	uint32_t ratio = content_recipe_ratio_of(r);
+	if (ratio)
+		compressible_payload(g, id, &h, ratio_random_bytes(g, ratio), buf, NULL);
+	else if (r != CONTENT_RECIPE_PLAIN)
 		recipe_payload(g, id, &h, r, buf, NULL);
-	else if (g->compress == 1)
-		fill_payload(g, id, (uint8_t *)buf + sizeof h, g->block_size - sizeof h);
 	else
-		compressible_payload(g, id, &h, buf, NULL);
+		fill_payload(g, id, (uint8_t *)buf + sizeof h, g->block_size - sizeof h);
 }
 
 void content_fill(const struct content_gen *g, uint64_t id, void *buf)
@@ -349,6 +365,35 @@ int content_header_probe(const void *buf, uint64_t *seed, uint32_t *block_size)
 	return 0;
 }
 
+static int incompressible_check(const struct content_gen *g, uint64_t id, const uint8_t *p)
+{
+	struct payload_stream s;
+	payload_start(&s, g, id);
+	for (size_t off = sizeof(struct content_header); off < g->block_size; off += 32) {
+		lanes4 want;
+		payload_next(&s, &want);
+		if (memcmp(p + off, &want, 32) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Does the payload of block p match content id built by the recipe r its header names? 0 or -1. */
+static int payload_check(const struct content_gen *g, uint64_t id, const struct content_header *h, content_recipe r,
+			 const uint8_t *p)
+{
+	uint32_t ratio = content_recipe_ratio_of(r);
+	if (ratio)
+		return compressible_payload(g, id, h, ratio_random_bytes(g, ratio), NULL, p);
+	if (r != CONTENT_RECIPE_PLAIN)
+		return recipe_payload(g, id, h, r, NULL, p);
+	if (incompressible_check(g, id, p) == 0)
+		return 0;
+	/* Written before headers named R: --compress R data under recipe 0, recognised when this
+	 * generator has the same R. */
+	return g->compress > 1 ? compressible_payload(g, id, h, g->random_bytes, NULL, p) : -1;
+}
+
 /* A block whose header names another seed: intact if it verifies as that seed's content. */
 static enum content_kind identify_foreign(const struct content_gen *g, const void *buf, uint64_t *id)
 {
@@ -383,26 +428,8 @@ enum content_kind content_identify_recipe(const struct content_gen *g, const voi
 	if (recipe)
 		*recipe = r;
 	/* The header alone could be a stale or torn block: the payload must match too. */
-	if (r != CONTENT_RECIPE_PLAIN) {
-		if (recipe_payload(g, candidate, &h, r, NULL, p) != 0)
-			return CONTENT_IS_GARBAGE;
-		*id = candidate;
-		return CONTENT_IS_VALID;
-	}
-	if (g->compress != 1) {
-		if (compressible_payload(g, candidate, &h, NULL, p) != 0)
-			return CONTENT_IS_GARBAGE;
-		*id = candidate;
-		return CONTENT_IS_VALID;
-	}
-	struct payload_stream s;
-	payload_start(&s, g, candidate);
-	for (size_t off = sizeof h; off < g->block_size; off += 32) {
-		lanes4 want;
-		payload_next(&s, &want);
-		if (memcmp(p + off, &want, 32) != 0)
-			return CONTENT_IS_GARBAGE;
-	}
+	if (payload_check(g, candidate, &h, r, p) != 0)
+		return CONTENT_IS_GARBAGE;
 	*id = candidate;
 	return CONTENT_IS_VALID;
 }

@@ -29,21 +29,40 @@ struct content_header {
 	uint64_t seed_check;     /* mix(seed): different seeds give different bytes */
 	uint64_t block_check;    /* mix(id ^ seed ^ block_size) ^ recipe: catches torn or misplaced
 	                          * blocks, and says how the payload was built (recipe 0, the plain
-	                          * layout: the header as before recipes existed) */
+	                          * incompressible layout: the header as before recipes existed) */
 };
 
-/* A recipe says how a compressible block is built, so that it compresses to a chosen size under
- * the compressors storage uses on single blocks (zstd -1, LZ4): each 4 KiB sector (the block
- * itself below 4 KiB) holds `literals` bytes drawn uniformly from an alphabet of `alphabet`
- * symbols (log2(alphabet) bits each: zstd's entropy coder gains from a small alphabet, LZ4's
- * byte-oriented literals do not), then filler. 0 is the plain layout (incompressible, or
- * --compress R). The header carries the recipe, so a reader recognises a block without knowing
- * which recipe its writer chose. */
+/* A recipe says how a block's payload is built. The header carries it, so a reader recognises a
+ * block without knowing which option its writer chose:
+ * - 0, the plain layout: incompressible (written with R = 1);
+ * - a ratio recipe, 0x5a000000 | R << 16 (R = 2..CONTENT_MAX_COMPRESS): the layout that
+ *   compresses about R:1 (--compress R; a generator with R > 1 writes it for the plain layout).
+ *   Top bit clear, so never a model recipe; five or more bits from 0, so one flipped header bit
+ *   never turns an incompressible block's header into one; the low 16 bits clear, so the
+ *   filler (block_check's first two bytes) is the one it was before headers named R;
+ * - a model recipe (top bit set): built so that it compresses to a chosen size under the
+ *   compressors storage uses on single blocks (zstd -1, LZ4): each 4 KiB sector (the block
+ *   itself below 4 KiB) holds `literals` bytes drawn uniformly from an alphabet of `alphabet`
+ *   symbols (log2(alphabet) bits each: zstd's entropy coder gains from a small alphabet, LZ4's
+ *   byte-oriented literals do not), then filler. */
 typedef uint32_t content_recipe;
 #define CONTENT_RECIPE_PLAIN 0u
 #define CONTENT_SECTOR 4096u
 #define CONTENT_MIN_ALPHABET 2u
 #define CONTENT_MAX_ALPHABET 256u
+#define CONTENT_MAX_COMPRESS 20
+#define CONTENT_RATIO_TAG 0x5a000000u
+
+/* The ratio recipe for R (2..CONTENT_MAX_COMPRESS), and the R a recipe names (0: none). */
+static inline content_recipe content_recipe_ratio(uint32_t compress)
+{
+	return CONTENT_RATIO_TAG | compress << 16;
+}
+static inline uint32_t content_recipe_ratio_of(content_recipe r)
+{
+	uint32_t compress = (r >> 16) & 0xff;
+	return (r & 0xff00ffffu) == CONTENT_RATIO_TAG && compress >= 2 && compress <= CONTENT_MAX_COMPRESS ? compress : 0;
+}
 
 /* literals: bytes per sector (capped at the sector); alphabet: 2..256. */
 static inline content_recipe content_recipe_make(uint32_t literals, uint32_t alphabet)
@@ -57,7 +76,7 @@ static inline uint32_t content_recipe_alphabet(content_recipe r) { return ((r >>
 /* Does r name a recipe this version builds (the plain layout, or a valid literals/alphabet pair)? */
 static inline int content_recipe_valid(content_recipe r)
 {
-	return r == CONTENT_RECIPE_PLAIN ||
+	return r == CONTENT_RECIPE_PLAIN || content_recipe_ratio_of(r) ||
 	       ((r & 0x7f00e000u) == 0 && (r >> 31) && content_recipe_literals(r) <= CONTENT_SECTOR &&
 		content_recipe_alphabet(r) >= CONTENT_MIN_ALPHABET);
 }
@@ -70,23 +89,23 @@ struct content_gen {
 	uint32_t random_bytes; /* random (incompressible) bytes per block after the header */
 };
 
-#define CONTENT_MAX_COMPRESS 20
-
 /* block_size: multiple of 64, >= 64; compress: 1..CONTENT_MAX_COMPRESS. */
 int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint32_t compress);
 
 /* Fill buf (block_size bytes, 8-byte aligned) with the bytes of content `id`. */
 void content_fill(const struct content_gen *g, uint64_t id, void *buf);
-/* The same content built by recipe r (CONTENT_RECIPE_PLAIN: content_fill). The bytes depend on
- * (seed, id, r): a content must always be written with the same recipe. */
+/* The same content built by recipe r (CONTENT_RECIPE_PLAIN: content_fill, which is the ratio
+ * recipe of the generator's R when R > 1). The bytes depend on (seed, id, r): a content must
+ * always be written with the same recipe. */
 void content_fill_recipe(const struct content_gen *g, uint64_t id, content_recipe r, void *buf);
 
 /* What a block holds, as far as its bytes tell. */
 enum content_kind {
 	CONTENT_IS_ZERO,     /* all zeros */
-	CONTENT_IS_VALID,    /* a block this generator (same seed) produced; *id says which */
+	CONTENT_IS_VALID,    /* a block of this seed and block size, whatever its recipe or R (the
+	                      * header names it); *id says which */
 	CONTENT_IS_GARBAGE,  /* anything else */
-	CONTENT_IS_FOREIGN,  /* an intact block of a generator with another seed (same block size and R);
+	CONTENT_IS_FOREIGN,  /* an intact block of a generator with another seed (same block size);
 	                      * *id says which content under that seed */
 };
 enum content_kind content_identify(const struct content_gen *g, const void *buf, uint64_t *id);

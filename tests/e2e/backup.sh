@@ -40,6 +40,12 @@ for g in 2 5 $G; do
 	within "$share" 0.98 1.5 || fail "generation $g shares $share with the previous one, configured about 0.98"
 done
 
+# verified without a ledger from the bytes alone (issue 36 item 3: blocks compressing 2:1 name
+# their R): the first two generation files, every block an intact block of seed 4
+expect_ok -T "$E2E_TMP/d" --procs 2 --file-size 16MiB --mode read --populate none --verify final --keep -j "$E2E_TMP/v.json"
+jcheck "$E2E_TMP/v.json" ".verify.ok and .verify.checked == $((2 * n)) and .verify.found.foreign_seed == $((2 * n)) and .verify.found.a_foreign_seed == 4" \
+	"backup files verify from their bytes" .verify.found
+
 # on the engine, the observed cumulative ratio is the expected one
 expect_ok -T "engine:$E2E_TMP/vol" --workload backup --procs 2 --generations 4 --file-size 4MiB --seed 4 -j "$J"
 jcheck "$J" '[.backup.per_generation[] | (.observed_ratio - .expected_ratio | fabs) < 1e-9] | all'

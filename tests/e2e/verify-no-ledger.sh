@@ -79,3 +79,21 @@ jcheck "$E2E_TMP/z.json" '.verify.checked == 0 and .verify.unchecked == 512 and 
 run_bench --target "$T" "${geom[@]}" --keep --verify online
 [ "$RC" -eq 2 ] || fail "--verify online on a write run: exit $RC, want 2"
 note "clean targets verify clean; moved and foreign blocks caught with the seed; nothing checked = exit 1"
+
+# 6. Issue 36 item 3: the header names how a block was built, so --compress R data verifies
+# without repeating --compress (or with another R), and its payload is still checked in full.
+mkdir "$E2E_TMP/c4"
+expect_ok --target "$E2E_TMP/c4" "${geom[@]}" --seed 5 --compress 4 --keep --quiet
+for extra in "" "--compress 2"; do
+	# shellcheck disable=SC2086
+	run_bench --target "$E2E_TMP/c4" "${reread[@]}" --verify final --seed 5 $extra --json "$E2E_TMP/c4.json"
+	[ "$RC" -eq 0 ] || fail "--compress 4 data checked with --seed 5 ${extra:-alone}: exit $RC: $(head -3 "$E2E_TMP/err")"
+	jcheck "$E2E_TMP/c4.json" '.verify.ok and .verify.how.layout == 512 and .verify.found.valid == 512'
+done
+expect_ok --target "$E2E_TMP/c4" "${reread[@]}" --verify final --json "$E2E_TMP/c4i.json"
+jcheck "$E2E_TMP/c4i.json" '.verify.found.foreign_seed == 512 and .verify.found.a_foreign_seed == 5'
+printf 'x' | dd of="$E2E_TMP/c4/dedisbench.1" bs=1 seek=$((33 * BS + 4000)) conv=notrunc status=none
+run_bench --target "$E2E_TMP/c4" "${reread[@]}" --verify final --seed 5 --json "$E2E_TMP/c4x.json"
+[ "$RC" -eq 1 ] || fail "a changed filler byte in --compress 4 data: exit $RC, want 1"
+jcheck "$E2E_TMP/c4x.json" '.verify.found.garbage == 1 and .verify.found.valid == 511'
+note "item 3: --compress 4 data verifies without --compress (header names R); a changed filler byte is caught"

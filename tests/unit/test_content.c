@@ -191,9 +191,13 @@ static void compressible_deterministic_and_distinct(void)
 				CU_ASSERT_NOT_EQUAL(memcmp(x + 32, y + 32, bs - 32), 0);
 				content_fill(&other, id, z);
 				CU_ASSERT_NOT_EQUAL(memcmp(x, z, bs), 0);
-				/* the header is the same as R=1's: only the payload changes with R */
+				/* the header is R=1's but for the recipe it names, the ratio recipe of R */
 				content_fill(&plain, id, z);
-				CU_ASSERT_EQUAL(memcmp(x, z, 32), 0);
+				CU_ASSERT_EQUAL(memcmp(x, z, 24), 0);
+				struct content_header hx, hz;
+				memcpy(&hx, x, sizeof hx);
+				memcpy(&hz, z, sizeof hz);
+				CU_ASSERT_EQUAL(hx.block_check ^ hz.block_check, content_recipe_ratio(r_values[ri]));
 				CU_ASSERT_NOT_EQUAL(memcmp(x + 32, z + 32, bs - 32), 0);
 			}
 			content_fill(&a, CONTENT_ZERO, x);
@@ -227,8 +231,10 @@ static void compressible_identify(void)
 			id = 0; /* another seed's generator: intact, foreign, the id under seed 7 */
 			CU_ASSERT_EQUAL(content_identify(&other, x, &id), CONTENT_IS_FOREIGN);
 			CU_ASSERT_EQUAL(id, uid);
-			/* same seed, other R: the header matches, the payload does not */
-			CU_ASSERT_EQUAL(content_identify(&plain, x, &id), CONTENT_IS_GARBAGE);
+			/* same seed, any R: the header names the R the block was written with */
+			id = 0;
+			CU_ASSERT_EQUAL(content_identify(&plain, x, &id), CONTENT_IS_VALID);
+			CU_ASSERT_EQUAL(id, uid);
 			/* a flipped bit anywhere after the header (random part, filler, last byte) */
 			static const uint32_t at[] = {32, 40, 0, 1};
 			for (int k = 0; k < 4; k++) {
@@ -250,6 +256,56 @@ static void compressible_identify(void)
 		}
 		free(x);
 	}
+}
+
+/* Issue 36 item 3: a reader with another R (or none) recognises a block by the R its header
+ * names; a header naming another R than the payload's is garbage; data written before headers
+ * named R (recipe 0, compressible payload) is still recognised by a generator of that R. */
+static void compressible_header_names_r(void)
+{
+	uint8_t *x = block();
+	struct content_gen plain, g4, g3;
+	CU_ASSERT_FATAL(content_init(&plain, 7, BS, 1) == 0);
+	CU_ASSERT_FATAL(content_init(&g4, 7, BS, 4) == 0);
+	CU_ASSERT_FATAL(content_init(&g3, 7, BS, 3) == 0);
+	uint64_t id = 0, uid = content_unique_id(1, 2);
+	content_recipe r = 0;
+	content_fill(&g4, uid, x);
+	CU_ASSERT_EQUAL(content_identify_recipe(&plain, x, &id, &r), CONTENT_IS_VALID);
+	CU_ASSERT_EQUAL(id, uid);
+	CU_ASSERT_EQUAL(content_recipe_ratio_of(r), 4);
+	CU_ASSERT_EQUAL(content_identify(&g3, x, &id), CONTENT_IS_VALID);
+	/* the ratio recipe given explicitly is the same block */
+	uint8_t *y = block();
+	content_fill_recipe(&plain, uid, content_recipe_ratio(4), y);
+	CU_ASSERT_EQUAL(memcmp(x, y, BS), 0);
+	/* the header says R = 3, the payload was built for 4 */
+	struct content_header h;
+	memcpy(&h, x, sizeof h);
+	h.block_check ^= content_recipe_ratio(4) ^ content_recipe_ratio(3);
+	memcpy(y, &h, sizeof h);
+	memcpy(y + sizeof h, x + sizeof h, BS - sizeof h);
+	CU_ASSERT_EQUAL(content_identify(&plain, y, &id), CONTENT_IS_GARBAGE);
+	CU_ASSERT_EQUAL(content_identify(&g4, y, &id), CONTENT_IS_GARBAGE);
+	/* the old header (recipe 0) over an R = 4 payload: only a generator of R = 4 knows it */
+	h.block_check ^= content_recipe_ratio(3);
+	memcpy(y, &h, sizeof h);
+	CU_ASSERT_EQUAL(content_identify(&plain, y, &id), CONTENT_IS_GARBAGE);
+	CU_ASSERT_EQUAL(content_identify(&g3, y, &id), CONTENT_IS_GARBAGE);
+	id = 0;
+	CU_ASSERT_EQUAL(content_identify(&g4, y, &id), CONTENT_IS_VALID);
+	CU_ASSERT_EQUAL(id, uid);
+	/* R = 1 writes recipe 0: incompressible data's bytes are those of before */
+	content_fill(&plain, uid, x);
+	CU_ASSERT_EQUAL(content_identify_recipe(&g4, x, &id, &r), CONTENT_IS_VALID);
+	CU_ASSERT_EQUAL(r, CONTENT_RECIPE_PLAIN);
+	/* ratio recipes: valid for 2..20 only, never a model recipe */
+	CU_ASSERT(!content_recipe_valid(content_recipe_ratio(1)));
+	CU_ASSERT(!content_recipe_valid(content_recipe_ratio(CONTENT_MAX_COMPRESS + 1)));
+	CU_ASSERT(!content_recipe_valid(content_recipe_ratio(4) | 1));
+	CU_ASSERT_EQUAL(content_recipe_ratio_of(content_recipe_make(100, 16)), 0);
+	free(x);
+	free(y);
 }
 
 static void compress_range(void)
@@ -423,6 +479,7 @@ int suite_content(void)
 		{"block size must be a multiple of 64", rejects_bad_geometry},
 		{"compressible: pure function, distinct ids / seeds", compressible_deterministic_and_distinct},
 		{"compressible: identification, torn blocks", compressible_identify},
+		{"compressible: the header names R", compressible_header_names_r},
 		{"compressible: R must be 1..20", compress_range},
 		{"compressible: about R:1 by an in-process estimate", compressible_ratio},
 		{"recipes: pure, identified from the header, torn or flipped is garbage", recipes_identify},
