@@ -102,6 +102,114 @@ static int push_row(struct scaled_layout *l, size_t *cap, struct scaled_row row)
 	return 0;
 }
 
+/* What scaled_build carries from one step to the next. */
+struct scaler {
+	struct scaled_layout *l;
+	size_t cap;
+	long double scale;     /* n / T */
+	uint64_t remaining;    /* blocks not yet given to a row */
+	uint64_t next_id;      /* the next duplicated content's id */
+	uint64_t zero_blocks;  /* the zero block's copies in the dataset, until its row has it */
+};
+
+static int push_dominant(struct scaler *s, uint64_t copies, uint64_t id, unsigned cls)
+{
+	struct scaled_layout *l = s->l;
+	if (push_row(l, &s->cap, (struct scaled_row){copies, 1, 0, id, cls}))
+		return -1;
+	s->remaining -= copies;
+	l->dominant_contents++;
+	l->dominant_blocks += copies;
+	if (copies > l->dominant_max_copies)
+		l->dominant_max_copies = copies;
+	return 0;
+}
+
+/* Dominant contents - more copies than 1/64 of the run - cannot keep their copy count (one would
+ * be a large share of a small run, or not fit at all): each keeps its share of the blocks
+ * instead, c' = c * n / T, rounded with error feedback so the total is exact. The zero block
+ * (from "# zero-blocks:") is one of them when it has that many copies; its row loses it. */
+static int scale_dominant(struct scaler *s, const struct dist *d)
+{
+	struct scaled_layout *l = s->l;
+	if (s->zero_blocks > l->dominant_above) {
+		uint64_t z = (uint64_t)llroundl((long double)s->zero_blocks * s->scale);
+		if (z > s->remaining)
+			z = s->remaining;
+		if (z && push_dominant(s, z, CONTENT_ZERO, compmodel_class(s->zero_blocks)))
+			return -1;
+		l->zero_copies = z;
+	}
+	long double carry = 0;
+	for (size_t i = d->nrows; i-- > 0;) { /* rows are sorted by dups ascending: heaviest first */
+		uint64_t c = d->rows[i].dups + 1, b = d->rows[i].blocks;
+		if (c <= l->dominant_above)
+			break;
+		if (c == s->zero_blocks) {
+			s->zero_blocks = 0;
+			b--;
+		}
+		for (uint64_t j = 0; j < b; j++) {
+			long double want = (long double)c * s->scale + carry;
+			uint64_t copies = want >= 2 ? (uint64_t)llroundl(want) : 0;
+			if (copies > s->remaining)
+				copies = s->remaining;
+			carry = want - (long double)copies;
+			if (copies >= 2 && push_dominant(s, copies, s->next_id++, compmodel_class(c)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* `take` contents of c copies for a regular row. The zero block, when it is not dominant, is one
+ * of its row's contents like any other: it keeps its copies, and is present when its row keeps
+ * at least one content (scaling it by its share instead made a 4-copy zero block of a 6-block
+ * dataset two thirds of any larger run: D 66.7 % for the dataset's 50 %). Its row goes first, so
+ * rows stay in ascending first_id. */
+static int push_regular(struct scaler *s, uint64_t c, uint64_t take)
+{
+	struct scaled_layout *l = s->l;
+	if (take && c == s->zero_blocks) {
+		s->zero_blocks = 0;
+		if (push_row(l, &s->cap, (struct scaled_row){c, 1, 0, CONTENT_ZERO, compmodel_class(c)}))
+			return -1;
+		memmove(l->rows + 1, l->rows, (l->nrows - 1) * sizeof *l->rows);
+		l->rows[0] = (struct scaled_row){c, 1, 0, CONTENT_ZERO, compmodel_class(c)};
+		l->zero_copies = c;
+		take--;
+	}
+	if (take && push_row(l, &s->cap, (struct scaled_row){c, take, 0, s->next_id, compmodel_class(c)}))
+		return -1;
+	s->next_id += take;
+	return 0;
+}
+
+/* The other duplicated rows keep their copies and scale their number of contents, heaviest
+ * first, rounded with error feedback and a seeded random offset: unbiased, so a content of
+ * thousands of copies with an expected count below one is present with that probability, and
+ * the overshoot or shortfall moves to the next (similar) rows, not to the unique row. */
+static int scale_regular(struct scaler *s, const struct dist *d, struct rng *r)
+{
+	long double carry = 0;
+	for (size_t i = d->nrows; i-- > 0;) {
+		uint64_t c = d->rows[i].dups + 1, b = d->rows[i].blocks;
+		if (c > s->l->dominant_above || c < 2)
+			continue;
+		long double want = (long double)b * c * s->scale + carry;
+		long double kk = floorl(want / c + rng_double(r));
+		if (kk < 0)
+			kk = 0;
+		uint64_t fit = s->remaining / c;
+		uint64_t take = kk > (long double)fit ? fit : (uint64_t)kk;
+		carry = want - (long double)take * c;
+		s->remaining -= take * c;
+		if (push_regular(s, c, take))
+			return -1;
+	}
+	return 0;
+}
+
 int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_blocks, uint64_t n, uint64_t seed)
 {
 	memset(l, 0, sizeof *l);
@@ -109,88 +217,17 @@ int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_bl
 		return -1;
 	struct dist_rows dr;
 	dist_compute_rows(d, &dr);
-	long double total = (long double)dr.total_blocks, scale = (long double)n / total;
-	size_t cap = 0;
 	struct rng r;
 	rng_split(&r, seed, 0x5343414c45ULL); /* "SCALE" */
-	uint64_t remaining = n;
-	/* Dominant contents - more copies than 1/64 of the run, the zero block among them - cannot
-	 * keep their copy count (one would be a large share of a small run, or not fit at all): each
-	 * keeps its share of the blocks instead, c' = c * n / T, rounded with error feedback so the
-	 * total is exact. The zero block (from "# zero-blocks:") is one such content. */
-	uint64_t dominant = n / 64 > 2 ? n / 64 : 2;
-	l->dominant_above = dominant;
+	struct scaler s = {l, 0, (long double)n / (long double)dr.total_blocks, n, 1,
+			   dr.total_blocks ? zero_blocks : 0};
+	l->dominant_above = n / 64 > 2 ? n / 64 : 2;
 	l->dataset_blocks = dr.total_blocks;
-	long double carry = 0;
-	bool zero_taken = false;
-	uint64_t next_id = 1;
-	if (zero_blocks && total > 0) {
-		uint64_t z = (uint64_t)llroundl((long double)zero_blocks * scale);
-		if (z > remaining)
-			z = remaining;
-		if (z && push_row(l, &cap, (struct scaled_row){z, 1, 0, CONTENT_ZERO, compmodel_class(zero_blocks)}))
-			return -1;
-		remaining -= z;
-		l->zero_copies = z;
-		if (z && zero_blocks > dominant) {
-			l->dominant_contents++;
-			l->dominant_blocks += z;
-			l->dominant_max_copies = z;
-		}
-	}
-	for (size_t i = d->nrows; i-- > 0;) { /* rows are sorted by dups ascending: heaviest first */
-		uint64_t c = d->rows[i].dups + 1, b = d->rows[i].blocks;
-		if (c <= dominant)
-			break;
-		if (zero_blocks && !zero_taken && c == zero_blocks) {
-			zero_taken = true;
-			b--;
-		}
-		for (uint64_t j = 0; j < b; j++) {
-			long double want = (long double)c * scale + carry;
-			uint64_t copies = want >= 2 ? (uint64_t)llroundl(want) : 0;
-			if (copies > remaining)
-				copies = remaining;
-			carry = want - (long double)copies;
-			if (copies < 2)
-				continue;
-			if (push_row(l, &cap, (struct scaled_row){copies, 1, 0, next_id++, compmodel_class(c)}))
-				return -1;
-			remaining -= copies;
-			l->dominant_contents++;
-			l->dominant_blocks += copies;
-			if (copies > l->dominant_max_copies)
-				l->dominant_max_copies = copies;
-		}
-	}
-	/* The other duplicated rows keep their copies and scale their number of contents, heaviest
-	 * first, rounded with error feedback and a seeded random offset: unbiased, so a content of
-	 * thousands of copies with an expected count below one is present with that probability,
-	 * and the overshoot or shortfall moves to the next (similar) rows, not to the unique row. */
-	carry = 0;
-	for (size_t i = d->nrows; i-- > 0;) {
-		uint64_t c = d->rows[i].dups + 1, b = d->rows[i].blocks;
-		if (c > dominant || c < 2)
-			continue;
-		if (zero_blocks && !zero_taken && c == zero_blocks) {
-			zero_taken = true;
-			if (!--b)
-				continue;
-		}
-		long double want = (long double)b * c * scale + carry;
-		long double kk = floorl(want / c + rng_double(&r));
-		if (kk < 0)
-			kk = 0;
-		uint64_t fit = remaining / c;
-		uint64_t take = kk > (long double)fit ? fit : (uint64_t)kk;
-		carry = want - (long double)take * c;
-		remaining -= take * c;
-		if (take && push_row(l, &cap, (struct scaled_row){c, take, 0, next_id, compmodel_class(c)}))
-			return -1;
-		next_id += take;
-	}
+	if (scale_dominant(&s, d) || scale_regular(&s, d, &r))
+		return -1;
 	/* The unique row takes the rest, so the total is exactly n. */
-	if (remaining && push_row(l, &cap, (struct scaled_row){1, remaining, 0, LAYOUT_UNIQUE_BIT | CONTENT_UNIQUE_BIT, 0}))
+	if (s.remaining &&
+	    push_row(l, &s.cap, (struct scaled_row){1, s.remaining, 0, LAYOUT_UNIQUE_BIT | CONTENT_UNIQUE_BIT, 0}))
 		return -1;
 	uint64_t start = 0;
 	for (size_t i = 0; i < l->nrows; i++) {

@@ -26,8 +26,8 @@ void dupgen_free(struct dupgen_table *t);
 /* The scaled layout: the distribution scaled to exactly `n` blocks. A row keeps its copies per
  * content (c = dups + 1) and gets k contents, rounded with error feedback in block units and a
  * seeded random offset, so totals are exact and a heavy-tail content (c large, expected k < 1)
- * is present with probability = its expected count. Dominant contents (c > n/64, the zero block)
- * keep their share of the blocks instead of their copy count. Instances [start, start + k*c)
+ * is present with probability = its expected count. Dominant contents (c > n/64, the zero block
+ * when it has that many copies) keep their share of the blocks instead of their copy count. Instances [start, start + k*c)
  * are a row's; instance x is placed on slot perm(x) by a keyed Feistel permutation of [0, n). */
 struct scaled_row {
 	uint64_t copies;       /* c */
@@ -39,9 +39,12 @@ struct scaled_row {
 
 struct scaled_layout {
 	uint64_t n;            /* blocks (instances) */
-	struct scaled_row *rows; /* zero and dominant contents, then rows by copies descending, unique last */
+	struct scaled_row *rows; /* the zero block, dominant contents, then rows by copies descending, unique
+	                          * last: ascending first_id */
 	size_t nrows;
-	uint64_t zero_copies;  /* copies of the all-zero block (from "# zero-blocks:"), a row of its own */
+	uint64_t zero_copies;  /* copies of the all-zero block (from "# zero-blocks:"), a row of its own:
+	                        * its share when dominant, else its dataset copies (or 0, its row
+	                        * scaled to no content) */
 	unsigned half_bits;    /* Feistel: each half has this many bits; 2*half_bits >= log2(n) */
 	uint64_t keys[4];
 	/* Copied runs (scaled_build_runs): slot -> content follows the dataset's stream order

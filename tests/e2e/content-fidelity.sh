@@ -86,6 +86,18 @@ fill 16MiB kernels
 jcheck "$E2E_TMP/run.json" '.live.zero_blocks == 0' "no zero blocks without the header"
 note "zero-blocks: $z of 16384 blocks zero (20 % declared); none without the header"
 
+# Issue 36 item 5: a zero block of few copies (4, not above 1/64 of the run) scaled up keeps its
+# copies like the rest of its row, so the run keeps the distribution's shares: "# zero-blocks:
+# 4", "0 2", "3 1" is D 50 %, ratio 2; at 64 MiB it was D 66.7 %, ratio 3 (zeros two thirds).
+printf '# zero-blocks: 4\n0 2\n3 1\n' >"$E2E_TMP/z4.dist"
+fill 16MiB "$E2E_TMP/z4.dist"
+jcheck "$E2E_TMP/run.json" '(.content.scaled_target.ratio - 2 | fabs) < 0.01 and (.content.scaled_target.D - 0.5 | fabs) < 0.001 and .live.zero_blocks == 4' \
+	"the scaled target keeps D 50 %, ratio 2, four zero blocks" '[.content.scaled_target, .live.zero_blocks]'
+"$DEDISGEN" "$T" -b 4096 -q --json "$E2E_TMP/z4.json" -o "$E2E_TMP/z4gen.dist" || fail "dedisgen on the z4 fill exited $?"
+r=$(jget "$E2E_TMP/z4.json" '.results[0].ratio')
+within "$r" 2 1 || fail "zero-blocks 4 at 64 MiB: dedisgen finds ratio $r on the written files, want 2 (the distribution's)"
+note "zero-blocks 4 of 6 scaled to 16384 blocks: dedisgen ratio $r (distribution 2.0)"
+
 # --access-report: the count -> blocks table of a sequential fill (every block once) and its share
 share=$(sed -n 's/^# hottest-10pct-share: //p' "$E2E_TMP/access.txt")
 fcmp "$share" ">=" 0.0999 && fcmp "$share" "<=" 0.1001 || fail "access report share: $share (uniform coverage: 0.1)"

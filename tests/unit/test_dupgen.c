@@ -1,9 +1,12 @@
 /* test_dupgen.c - the content-id sampler: frequencies match the distribution (chi-square with a
  * fixed seed), ids stay in their row's range, unique ids are fresh and per worker. */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include "compmodel.h"
 #include "content.h"
 #include "distfile.h"
 #include "dupgen.h"
@@ -262,6 +265,50 @@ static void copies_spread_and_zero_blocks(void)
 	dist_free(&d);
 }
 
+/* Issue 36 item 5: "# zero-blocks: 4" with "0 2", "3 1" (the zero block is the 4-copy content;
+ * T = 6, D 50 %, ratio 2) scaled up to 16384 blocks: the zero block is not dominant (4 copies,
+ * not above n/64), so it keeps its copies like the rest of its row and the shares hold. It was
+ * given two thirds of the run instead (D 66.7 %, ratio 3). A dominant zero block still keeps
+ * its share (copies_spread_and_zero_blocks). */
+static void zero_block_scaled_up_keeps_the_shares(void)
+{
+	const struct dist_row rows[] = {{0, 2}, {3, 1}};
+	struct dist d;
+	struct dist_error e;
+	CU_ASSERT_FATAL(dist_from_rows(rows, 2, &d, &e) == 0);
+	d.zero_blocks = 4;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct scaled_layout l;
+		CU_ASSERT_FATAL(scaled_build(&l, &d, 4, 16384, seed) == 0);
+		CU_ASSERT_EQUAL(l.zero_copies, 4);
+		CU_ASSERT_EQUAL(l.dominant_contents, 0); /* "every row keeps its copies" is true */
+		CU_ASSERT_EQUAL(l.rows[0].first_id, CONTENT_ZERO); /* rows in ascending first_id */
+		for (size_t i = 1; i < l.nrows; i++)
+			CU_ASSERT(l.rows[i].first_id > l.rows[i - 1].first_id);
+		struct dist s;
+		CU_ASSERT_FATAL(scaled_to_dist(&l, &s) == 0);
+		struct dist_rows r;
+		dist_compute_rows(&s, &r);
+		CU_ASSERT_EQUAL(r.total_blocks, 16384);
+		double redundant = (double)(r.total_blocks - r.distinct) / (double)r.total_blocks;
+		CU_ASSERT(fabs(redundant - 0.5) < 0.001);
+		CU_ASSERT(fabs((double)r.total_blocks / (double)r.distinct - 2.0) < 0.005);
+		CU_ASSERT_EQUAL(s.zero_blocks, 4);
+		uint64_t zeros = 0;
+		for (uint64_t slot = 0; slot < 16384; slot++) {
+			uint64_t id = scaled_content(&l, scaled_permute(&l, slot));
+			zeros += id == CONTENT_ZERO;
+			/* the 4-copy contents other than the zero block are found in their row */
+			bool regular = !(id & CONTENT_UNIQUE_BIT) && id != CONTENT_ZERO;
+			CU_ASSERT_EQUAL(dupgen_class(&(struct dupgen){.layout = &l}, id), regular ? compmodel_class(4) : 0);
+		}
+		CU_ASSERT_EQUAL(zeros, 4);
+		dist_free(&s);
+		scaled_free(&l);
+	}
+	dist_free(&d);
+}
+
 static void overwrites_keep_the_histogram(void)
 {
 	/* Simulate a 4096-block target laid out, then 4 passes of random overwrites through the
@@ -509,6 +556,7 @@ int suite_dupgen(void)
 		{"scaled: heavy-tail inclusion probability over seeds", heavy_tail_inclusion_probability},
 		{"scaled: the slot permutation is a bijection", permutation_is_a_bijection},
 		{"scaled: zero blocks keep their share, copies spread", copies_spread_and_zero_blocks},
+		{"scaled: a zero block of few copies keeps them, scaled up", zero_block_scaled_up_keeps_the_shares},
 		{"scaled: overwrites keep the live histogram", overwrites_keep_the_histogram},
 		{"scaled: overwrites exact through a long run of one content", overwrites_exact_through_a_long_run},
 		{"scaled: overwrites exact through free space, zero debts first", overwrites_exact_through_free_space},
