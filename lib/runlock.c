@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,15 @@ static const char *lock_dir(void)
 	return "/tmp";
 }
 
+/* A file's or directory's identity "obj:DEV:INO", a block device's "blk:RDEV". */
+static void object_id(const struct stat *st, char *id, size_t len)
+{
+	if (S_ISBLK(st->st_mode))
+		snprintf(id, len, "blk:%llu", (unsigned long long)st->st_rdev);
+	else
+		snprintf(id, len, "obj:%llu:%llu", (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+}
+
 /* The identity the lock is named after: "blk:RDEV", "obj:DEV:INO" or "vol:DEV:INO:NAME". */
 static int identity(const char *target, enum runlock_kind kind, char *id, size_t len, char *err, size_t errlen)
 {
@@ -36,10 +46,7 @@ static int identity(const char *target, enum runlock_kind kind, char *id, size_t
 	if (kind == RUNLOCK_OBJECT) {
 		if (stat(target, &st))
 			return fail(err, errlen, "%s: %s", target, strerror(errno));
-		if (S_ISBLK(st.st_mode))
-			snprintf(id, len, "blk:%llu", (unsigned long long)st.st_rdev);
-		else
-			snprintf(id, len, "obj:%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+		object_id(&st, id, len);
 		return 0;
 	}
 	/* A volume: its parent directory's inode and its last name, after resolving links. */
@@ -81,7 +88,8 @@ static void describe_self(char *buf, size_t len)
 	snprintf(buf, len, "%ld\n%s\n", (long)getpid(), cmd);
 }
 
-/* Who holds it: read what the holder wrote (it may not have yet: a short grace period). */
+/* Who holds it: read what the holder wrote (it may not have yet: a short grace period). A pid
+ * that no longer runs was left by a holder that could not rewrite the file (runlock_acquire). */
 static void describe_holder(int fd, char *out, size_t len)
 {
 	char buf[1200];
@@ -93,40 +101,61 @@ static void describe_holder(int fd, char *out, size_t len)
 		struct timespec ts = {0, 2000000};
 		nanosleep(&ts, NULL);
 	}
-	if (n <= 0) {
+	buf[n > 0 ? n : 0] = 0;
+	char *nl = strchr(buf, '\n');
+	long pid = strtol(buf, NULL, 10);
+	if (n <= 0 || !nl || pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH)) {
 		snprintf(out, len, "another run (its pid is not recorded)");
 		return;
 	}
-	buf[n] = 0;
-	char *nl = strchr(buf, '\n');
-	const char *cmd = "";
-	if (nl) {
-		*nl = 0;
-		cmd = nl + 1;
-		char *end = strchr(nl + 1, '\n');
-		if (end)
-			*end = 0;
-	}
+	*nl = 0;
+	const char *cmd = nl + 1;
+	char *end = strchr(nl + 1, '\n');
+	if (end)
+		*end = 0;
 	snprintf(out, len, "pid %s (%s)", buf, *cmd ? cmd : "command line unknown");
 }
 
-int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kind, char *err, size_t errlen)
+/* The lock file at path, open: made afresh (O_EXCL, so nothing planted under its name is ever
+ * written through) or, when it exists, the one a run left behind, opened only to read and lock,
+ * and only when it is a plain file with no other name. -1 with err; -2: gone again, try anew. */
+static int open_lock_file(const char *path, bool *fresh, char *err, size_t errlen)
 {
-	memset(l, 0, sizeof *l);
-	l->fd = -1;
-	char id[PATH_MAX + 64];
-	if (identity(target, kind, id, sizeof id, err, errlen))
-		return -1;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	*fresh = fd >= 0;
+	if (fd >= 0) {
+		(void)fchmod(fd, 0644); /* whatever the umask: another user's run reads and locks it */
+		return fd;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -2 : fail(err, errlen, "cannot create the run lock %s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st)) {
+		int e = errno;
+		close(fd);
+		return fail(err, errlen, "cannot read the run lock %s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		return fail(err, errlen, "the run lock %s is not a lock file (%s); remove it", path,
+			    !S_ISREG(st.st_mode) ? "not a regular file" : "it has other hard links");
+	}
+	return fd;
+}
+
+/* The named lock of identity id: 0, 1 (err: who holds it) or -1. */
+static int acquire_id(struct runlock *l, const char *id, const char *target, char *err, size_t errlen)
+{
 	snprintf(l->path, sizeof l->path, "%s/dedis-%016llx.lock", lock_dir(), (unsigned long long)str_hash64(id));
 	for (int tries = 0; tries < 100; tries++) {
-		bool writable = true;
-		int fd = open(l->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno == EACCES) { /* another user's lock file: lockable, not ours to write */
-			fd = open(l->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-			writable = false;
-		}
+		bool fresh;
+		int fd = open_lock_file(l->path, &fresh, err, errlen);
+		if (fd == -2)
+			continue;
 		if (fd < 0)
-			return fail(err, errlen, "cannot create the run lock %s for %s: %s", l->path, target, strerror(errno));
+			return -1;
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			int e = errno;
 			if (e == EWOULDBLOCK) {
@@ -146,10 +175,16 @@ int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kin
 			close(fd);
 			continue;
 		}
-		if (writable) {
+		/* One a killed run left: replaced by a fresh one to write in. Where it cannot be removed
+		 * (another user's, in a sticky directory) it is held unwritten. */
+		if (!fresh && unlink(l->path) == 0) {
+			close(fd);
+			continue;
+		}
+		if (fresh) {
 			char self[1200];
 			describe_self(self, sizeof self);
-			if (ftruncate(fd, 0) || pwrite(fd, self, strlen(self), 0) != (ssize_t)strlen(self)) {
+			if (pwrite(fd, self, strlen(self), 0) != (ssize_t)strlen(self)) {
 				int e = errno;
 				unlink(l->path); /* (still locked: as runlock_release, nobody takes it meanwhile) */
 				close(fd);
@@ -163,13 +198,52 @@ int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kin
 	return fail(err, errlen, "cannot take the run lock %s for %s: it keeps changing", l->path, target);
 }
 
+int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kind, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof *l);
+	l->fd = l->inode_fd = -1;
+	char id[PATH_MAX + 64];
+	if (identity(target, kind, id, sizeof id, err, errlen))
+		return -1;
+	return acquire_id(l, id, target, err, errlen);
+}
+
+int runlock_acquire_fd(struct runlock *l, int fd, bool lock_inode, const char *what, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof *l);
+	l->fd = l->inode_fd = -1;
+	struct stat st;
+	char id[64];
+	if (fstat(fd, &st))
+		return fail(err, errlen, "%s: %s", what, strerror(errno));
+	object_id(&st, id, sizeof id);
+	int rc = acquire_id(l, id, what, err, errlen);
+	if (rc || !lock_inode)
+		return rc;
+	/* The file itself too: a run using another lock directory, or another program, meets it. */
+	l->inode_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (l->inode_fd >= 0 && flock(l->inode_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	int e = errno;
+	runlock_release(l);
+	if (e == EWOULDBLOCK)
+		return errmsg_set(err, errlen, 1, "in use by another process that holds a lock on it (its pid is not "
+						  "known here)");
+	return fail(err, errlen, "cannot lock %s: %s", what, strerror(e));
+}
+
 void runlock_release(struct runlock *l)
 {
 	if (!l->held)
 		return;
-	/* Removed while still held, so nobody can lock the old file after we let go of it. */
-	unlink(l->path);
+	/* Removed while still held, so nobody can lock the old file after we let go of it; and only
+	 * while its name is still this file. */
+	struct stat a, b;
+	if (fstat(l->fd, &a) == 0 && lstat(l->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		unlink(l->path);
 	close(l->fd);
+	if (l->inode_fd >= 0)
+		close(l->inode_fd);
 	l->held = false;
-	l->fd = -1;
+	l->fd = l->inode_fd = -1;
 }

@@ -8,11 +8,13 @@
 
 /* The lock is a flock(2) on a small file in $DEDIS_LOCK_DIR, else /run/lock, else /tmp, named
  * after the object's identity (not its path, so two spellings of one target meet), holding the
- * holder's pid and command line. The kernel drops the flock when the holder dies; its file then
- * stays until the next run takes it over. */
+ * holder's pid and command line. It is only ever written when made afresh (O_EXCL): an existing
+ * one is opened read-only, and refused unless it is a regular file with one link. The kernel
+ * drops the flock when the holder dies; its file then stays until the next run replaces it. */
 struct runlock {
 	bool held;
-	int fd;
+	int fd;       /* the lock file */
+	int inode_fd; /* runlock_acquire_fd: the file itself, flocked too (-1: not) */
 	char path[4096];
 };
 
@@ -26,6 +28,11 @@ enum runlock_kind {
  * the target).
  * Child processes share it (flock follows the open file, not the process). */
 int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kind, char *err, size_t errlen);
+/* Lock the file or directory open at fd by its inode, as RUNLOCK_OBJECT locks one named by a
+ * path: every name of it (a hard link made after the run began) meets the same lock. With
+ * lock_inode, a flock on the file itself is held too (not on a file another flock already serves,
+ * as an engine volume's superblock). `what` names it in messages. Returns as runlock_acquire. */
+int runlock_acquire_fd(struct runlock *l, int fd, bool lock_inode, const char *what, char *err, size_t errlen);
 /* Drop it and remove its file (no-op when not held). */
 void runlock_release(struct runlock *l);
 

@@ -110,6 +110,22 @@ busy "$RUN_PID" "a run on the directory of a file held by its hard link" "$DEDIS
 	--procs 2 --file-size 8MiB --size 1MiB --quiet
 stop_run I "$RUN_PID"
 
+# The run lock never writes through a name planted in the lock directory (issue 36, item 8): a hard
+# link there to someone's file is refused (one line naming it, exit 2), and the file is untouched.
+truncate -s 16M "$E2E_TMP/pf"
+start_run P --target "$E2E_TMP/pf"
+mapfile -t lockfiles < <(ls "$DEDIS_LOCK_DIR")
+[ "${#lockfiles[@]}" -ge 1 ] || fail "no run lock file while run P held its target"
+stop_run P "$RUN_PID"
+printf 'precious\n' >"$E2E_TMP/precious"
+for l in "${lockfiles[@]}"; do ln "$E2E_TMP/precious" "$DEDIS_LOCK_DIR/$l"; done
+run_bench --target "$E2E_TMP/pf" --procs 1 --size 1MiB --quiet
+[ "$(cat "$E2E_TMP/precious")" = precious ] || fail "a file hard-linked under the run lock's name was written"
+[ "$RC" -eq 2 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q "is not a lock file (it has other hard links)" "$E2E_TMP/err" ||
+	fail "a hard link planted as the run lock: exit $RC: $(cat "$E2E_TMP/err")"
+for l in "${lockfiles[@]}"; do rm "$DEDIS_LOCK_DIR/$l"; done
+note "a hard link planted under the run lock's name: refused, its file untouched"
+
 # 4. Released with its run: the next one goes ahead, and no lock file is left behind.
 expect_ok --target "engine:$VOL" --procs 2 --file-size 8MiB --size 1MiB --quiet --keep
 "$DEDISENGINE" gc "$VOL" -q || fail "gc after the runs"
