@@ -5,22 +5,24 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Set on every file dedisbench creates or takes over, where the filesystem keeps user xattrs. */
 #define CLAIM_XATTR "user.dedis.run"
 
 enum claim_verdict {
-	CLAIM_OURS,       /* every non-zero sector looked at lies in a dedisbench block (any seed) */
+	CLAIM_OURS,       /* every non-zero sector lies in a dedisbench block (any seed), or, for a
+	                   * run that only reads, the file carries the mark */
 	CLAIM_EMPTY,      /* no data at all: holes or zeros only, nothing to lose */
 	CLAIM_FOREIGN,    /* data dedisbench did not write */
 	CLAIM_UNREADABLE, /* could not be read to tell (errno kept in *err) */
 };
 
-/* Inspect an existing regular file open for reading. `how` (may be NULL) gets a short phrase
- * ("marked by dedisbench", "its blocks are dedisbench's", ...) for messages. Reads up to 64 MiB
- * of its data whole (holes skipped), then 64 KiB windows at up to 4096 MiB boundaries; a file
- * carrying the mark only its first MiB and 64 windows. */
-enum claim_verdict claim_inspect(int fd, const char **how, int *err);
+/* Inspect an existing regular file open for reading, as far as a run uses it: its first `extent`
+ * bytes. A run that writes (to_write) reads all of its data there (holes skipped), mark or no mark;
+ * a run that only reads takes a file carrying the mark as it is. `how` (may be NULL) gets a short
+ * phrase ("its blocks are dedisbench's", ...) for messages. */
+enum claim_verdict claim_inspect(int fd, uint64_t extent, bool to_write, const char **how, int *err);
 
 /* Mark a file as written by dedisbench (best effort: without xattr support the blocks tell). */
 void claim_mark(int fd);

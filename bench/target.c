@@ -67,6 +67,35 @@ static int take_lock(struct target *t, const char *path, enum runlock_kind kind,
 	return take_lock_into(&t->lock, path, kind, what, err, errlen);
 }
 
+/* The lock of the file open at fd, by its inode (runlock_acquire_fd): a name made for it after the
+ * run began still meets it. */
+static int take_inode_lock(struct runlock *l, int fd, bool lock_inode, const char *what, char *err, size_t errlen)
+{
+	char why[1600];
+	int rc = runlock_acquire_fd(l, fd, lock_inode, what, why, sizeof why);
+	if (rc == 1)
+		return fail(err, errlen, "target %s is %s; one run per target at a time", what, why);
+	if (rc)
+		return fail(err, errlen, "target %s: %s", what, why);
+	return 0;
+}
+
+/* An engine volume by its superblock's inode, held with the run (in lock_around, which an engine
+ * target has no other use for): a copy made of hard links (cp -al) is the same volume. 0 when
+ * there is no superblock (yet). */
+static int lock_volume_inode(struct target *t, const char *what, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/superblock", t->path);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : fail(err, errlen, "target %s: %s: %s", what, path, strerror(errno));
+	/* no flock on the file itself: the engine's openers share one there */
+	int rc = take_inode_lock(&t->lock_around, fd, false, what, err, errlen);
+	close(fd);
+	return rc;
+}
+
 /* One set of data can be named two ways, each with its own lock: a directory as a directory
  * target and as an engine volume (engine:DIR), a worker file (DIR/dedisbench.N) as a file target
  * and through its directory. The second name's lock is taken too, so the two runs meet. */
@@ -96,13 +125,19 @@ static int take_lock_around(struct target *t, const char *path, bool dir, bool f
 	return worker ? take_lock_into(&t->lock_around, real, RUNLOCK_OBJECT, what, err, errlen) : 0;
 }
 
-/* An existing file about to be overwritten: refused unless it is dedisbench's, holds nothing, or
- * force. `label` names it in messages. fd is open for reading. */
-static int check_claim(int fd, const char *label, bool force, bool no_writes, char *err, size_t errlen)
+/* An existing file about to be used, its first `extent` bytes: refused unless it is dedisbench's,
+ * holds nothing, or force; and, for a run that writes, unless it is this user's (another's file in
+ * a shared directory would be left holding the run's data, theirs) or force. `label` names it in
+ * messages. fd is open for reading. */
+static int check_claim(int fd, const struct stat *st, uint64_t extent, const char *label, bool force, bool no_writes,
+		       char *err, size_t errlen)
 {
+	if (!no_writes && !force && st->st_uid != geteuid())
+		return fail(err, errlen, "%s belongs to another user (uid %lu); refusing to write it without --force", label,
+			    (unsigned long)st->st_uid);
 	const char *how;
 	int e;
-	enum claim_verdict v = claim_inspect(fd, &how, &e);
+	enum claim_verdict v = claim_inspect(fd, extent, !no_writes, &how, &e);
 	if (v == CLAIM_UNREADABLE)
 		return fail(err, errlen, "%s: cannot read it to tell whose data it holds: %s", label, strerror(e));
 	if (v == CLAIM_FOREIGN && !force)
@@ -156,19 +191,6 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 	snprintf(label, sizeof label, "target %s", req->path);
 	if (access(req->path, R_OK | W_OK))
 		return fail(err, errlen, "%s: %s", label, strerror(errno));
-	int fd = open(req->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(err, errlen, "%s: %s", label, strerror(errno));
-	struct stat now;
-	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(st))
-			 ? fail(err, errlen, "%s changed while it was being checked", label)
-			 : check_claim(fd, label, req->force, req->no_writes, err, errlen);
-	close(fd);
-	if (rc)
-		return rc;
-	t->files[0] = file_id_of(st);
-	t->device_size = (uint64_t)st->st_size;
-	t->sector_size = dio_align(req->path);
 	/* Its own size, split; extended only when --file-size asks for more (as fio's size=). */
 	uint64_t per = req->file_size;
 	if (!req->file_size_given) {
@@ -179,6 +201,19 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 		per = (uint64_t)st->st_size / req->procs / req->block_size * req->block_size;
 	}
 	t->region_size = per;
+	int fd = open(req->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "%s: %s", label, strerror(errno));
+	struct stat now;
+	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(st))
+			 ? fail(err, errlen, "%s changed while it was being checked", label)
+			 : check_claim(fd, &now, per * req->procs, label, req->force, req->no_writes, err, errlen);
+	close(fd);
+	if (rc)
+		return rc;
+	t->files[0] = file_id_of(st);
+	t->device_size = (uint64_t)st->st_size;
+	t->sector_size = dio_align(req->path);
 	uint64_t need = per * req->procs;
 	if (need > (uint64_t)st->st_size) {
 		struct statvfs vfs;
@@ -194,6 +229,15 @@ static int probe_file(const struct target_request *req, struct target *t, const 
 static uint64_t mib_up(uint64_t bytes)
 {
 	return (bytes + (1 << 20) - 1) >> 20;
+}
+
+/* Is id the file of a worker before w? */
+static bool same_as_earlier_worker(const struct target *t, unsigned w, struct file_id id)
+{
+	for (unsigned i = 0; i < w; i++)
+		if (same_file(t->files[i], id))
+			return true;
+	return false;
 }
 
 /* One worker file of a directory target, if it exists: never a link, never anything but a regular
@@ -217,25 +261,21 @@ static int probe_worker_file(const struct target_request *req, struct target *t,
 	if (fd < 0)
 		return fail(err, errlen, "%s: %s", label, strerror(errno));
 	struct stat now;
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/%s", t->path, name);
 	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(&st))
 			 ? fail(err, errlen, "%s changed while it was being checked", label)
-			 : check_claim(fd, label, req->force, req->no_writes, err, errlen);
+		 : same_as_earlier_worker(t, w, file_id_of(&st))
+			 ? fail(err, errlen, "%s is another worker's file too (a hard link); refusing it", label)
+			 /* by its inode: another name of it (a hard link elsewhere) meets this run */
+			 : take_inode_lock(&t->file_locks[w], fd, true, path, err, errlen)
+			 ? -1
+			 : check_claim(fd, &now, req->file_size, label, req->force, req->no_writes, err, errlen);
 	close(fd);
 	if (rc)
 		return rc;
 	t->files[w] = file_id_of(&st);
 	*have = (uint64_t)st.st_blocks * 512;
-	/* Another name of it (a hard link elsewhere) may be a file target of another run, which locks
-	 * the inode: so does this one, and the two meet (they wrote one file at once). */
-	if (st.st_nlink > 1) {
-		char path[PATH_MAX + 64];
-		snprintf(path, sizeof path, "%s/%s", t->path, name);
-		if (!t->link_locks && !(t->link_locks = calloc(t->procs, sizeof *t->link_locks)))
-			return fail(err, errlen, "out of memory");
-		if (take_lock_into(&t->link_locks[t->nlink_locks], path, RUNLOCK_OBJECT, path, err, errlen))
-			return -1;
-		t->nlink_locks++;
-	}
 	return 0;
 }
 
@@ -250,6 +290,9 @@ static int probe_dir(const struct target_request *req, struct target *t, char *e
 	if (t->dir_fd < 0)
 		return fail(err, errlen, "target directory %s: %s", req->path, strerror(errno));
 	t->dir_fd_open = true;
+	if (!(t->file_locks = calloc(req->procs, sizeof *t->file_locks)))
+		return fail(err, errlen, "out of memory");
+	t->nfile_locks = req->procs;
 	/* Room: what the worker files still need beyond what existing ones (from --keep) hold. */
 	uint64_t need = 0;
 	for (unsigned w = 0; w < req->procs; w++) {
@@ -379,8 +422,8 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 				    (unsigned long long)mib_up(need));
 		return 0;
 	}
-	if (rc)
-		return fail(err, errlen, "target %s: %s", req->path, why);
+	if (rc || lock_volume_inode(t, req->path, err, errlen)) /* an existing volume: by its inode too */
+		return rc ? fail(err, errlen, "target %s: %s", req->path, why) : -1;
 	t->engine_exists = true;
 	/* a run opens the volume to write (its state page, at least): on read-only storage the open
 	 * failed once the run had begun (exit 1) */
@@ -404,6 +447,20 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 		return fail(err, errlen, "target %s: the volume holds %llu bytes, %u workers x %llu need more", req->path,
 			    (unsigned long long)have, req->procs, (unsigned long long)t->region_size);
 	return 0;
+}
+
+/* A file target's lock, by the inode `st` found (runlock_acquire_fd, with a flock on the file). */
+static int lock_file_target(struct target *t, const char *path, const struct stat *st, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "target %s: %s", path, strerror(errno));
+	struct stat now;
+	int rc = fstat(fd, &now) || !same_file(file_id_of(&now), file_id_of(st))
+			 ? fail(err, errlen, "target %s changed while it was being checked", path)
+			 : take_inode_lock(&t->lock, fd, true, path, err, errlen);
+	close(fd);
+	return rc;
 }
 
 /* Below the alignment O_DIRECT needs every transfer fails with EINVAL: bad input, not a run failure. */
@@ -443,7 +500,8 @@ int target_probe(const struct target_request *req, struct target *t, char *err, 
 			    req->path, strerror(errno));
 	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return fail(err, errlen, "target %s is not a directory, regular file or block device", req->path);
-	if (take_lock(t, req->path, RUNLOCK_OBJECT, req->path, err, errlen) ||
+	if ((S_ISREG(st.st_mode) ? lock_file_target(t, req->path, &st, err, errlen)
+				  : take_lock(t, req->path, RUNLOCK_OBJECT, req->path, err, errlen)) ||
 	    (!S_ISBLK(st.st_mode) && take_lock_around(t, req->path, S_ISDIR(st.st_mode), req->force, req->path, err, errlen)))
 		return -1;
 	int rc;
@@ -534,19 +592,38 @@ static bool preallocation_defeats_savings(int fd)
 }
 
 /* Reserve len bytes (a full file system fails here, not mid-run), or just size the file where
- * reserving would defeat the system's savings or the caller asks. 0 or an errno. */
+ * reserving would defeat the system's savings or the caller asks; never shorter (what lies past
+ * the run's part was not checked as the run's to lose). 0 or an errno. */
 static int size_file(int fd, uint64_t len, bool sparse)
 {
 	int rc = sparse || preallocation_defeats_savings(fd) ? EOPNOTSUPP : posix_fallocate(fd, 0, (off_t)len);
+	struct stat st;
 	if (rc == EOPNOTSUPP || rc == EINVAL)
-		rc = ftruncate(fd, (off_t)len) ? errno : 0;
+		rc = fstat(fd, &st) ? errno : (uint64_t)st.st_size >= len ? 0 : ftruncate(fd, (off_t)len) ? errno : 0;
 	return rc;
+}
+
+/* A worker file this run just created, locked by its inode as one probing found is (another run
+ * may have taken a hard link made this instant: then this run fails). Closes fd on an error. */
+static int lock_created(struct target *t, unsigned w, int fd, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/dedisbench.%u", t->path, w);
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		t->files[w] = file_id_of(&st); /* what the cleanup removes */
+	if (take_inode_lock(&t->file_locks[w], fd, true, path, err, errlen)) {
+		close(fd);
+		return -1;
+	}
+	return 0;
 }
 
 int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errlen)
 {
-	if (t->kind == TARGET_ENGINE)
-		return prepare_engine(t, block_size, err, errlen);
+	if (t->kind == TARGET_ENGINE) /* a volume formatted here: locked by its inode from now on */
+		return prepare_engine(t, block_size, err, errlen) ||
+		       (!t->lock_around.held && lock_volume_inode(t, t->path, err, errlen)) ? -1 : 0;
 	if (t->kind == TARGET_DIR) {
 		for (unsigned w = 0; w < t->procs; w++) {
 			char name[32];
@@ -555,6 +632,8 @@ int target_prepare(struct target *t, uint32_t block_size, char *err, size_t errl
 			int fd = openat(t->dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 			if (fd >= 0) {
 				t->created[w] = true;
+				if (lock_created(t, w, fd, err, errlen))
+					return -1;
 			} else if (errno == EEXIST) {
 				fd = openat(t->dir_fd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 				struct stat st;
@@ -677,9 +756,9 @@ void target_release(struct target *t)
 	t->dir_fd = t->excl_fd = -1;
 	runlock_release(&t->lock);
 	runlock_release(&t->lock_around);
-	for (unsigned i = 0; i < t->nlink_locks; i++)
-		runlock_release(&t->link_locks[i]);
-	free(t->link_locks);
-	t->link_locks = NULL;
-	t->nlink_locks = 0;
+	for (unsigned i = 0; i < t->nfile_locks; i++)
+		runlock_release(&t->file_locks[i]);
+	free(t->file_locks);
+	t->file_locks = NULL;
+	t->nfile_locks = 0;
 }

@@ -31,9 +31,11 @@ struct target {
 	bool excl_fd_open;
 	struct runlock lock;    /* one run per target: taken first thing by target_probe */
 	struct runlock lock_around; /* what else names the same data: a directory target as an engine
-	                         * volume, a worker file's directory as a directory target */
-	struct runlock *link_locks; /* DIR: the inode locks of worker files with other hard links */
-	unsigned nlink_locks;
+	                         * volume, a worker file's directory as a directory target, an engine
+	                         * volume's superblock inode */
+	struct runlock *file_locks; /* DIR: each worker file's lock, by its inode (another name of it
+	                         * made during the run meets it) */
+	unsigned nfile_locks;
 	char engine_index[8];   /* ENGINE: the volume's index backend */
 	char engine_compress[8]; /* ENGINE: "none" or "lz4" */
 	bool engine_exists;     /* ENGINE: DIR already held a volume */

@@ -110,6 +110,26 @@ busy "$RUN_PID" "a run on the directory of a file held by its hard link" "$DEDIS
 	--procs 2 --file-size 8MiB --size 1MiB --quiet
 stop_run I "$RUN_PID"
 
+# ...and a hard link made after the run began (issue 36, item 6): the run holds each worker file's
+# inode, so a run on the new name is refused, as is one on a copy of a volume made of hard links.
+mkdir "$E2E_TMP/d1" "$E2E_TMP/x"
+start_run L --target "$E2E_TMP/d1"
+ln "$E2E_TMP/d1/dedisbench.0" "$E2E_TMP/x/f"
+busy "$RUN_PID" "a run on a hard link made during the run" "$DEDISBENCH" --target "$E2E_TMP/x/f" --procs 1 \
+	--size 1MiB --quiet
+stop_run L "$RUN_PID"
+rm -r "$E2E_TMP/d1" "$E2E_TMP/x"
+for how in formatted existing; do # the volume made by the run, then one it found
+	start_run "V$how" --target "engine:$E2E_TMP/v1" --keep
+	cp -al "$E2E_TMP/v1" "$E2E_TMP/v2"
+	busy "$RUN_PID" "a run on a hard-link copy of a volume ($how)" "$DEDISBENCH" --target "engine:$E2E_TMP/v2" \
+		--procs 1 --file-size 8MiB --size 1MiB --quiet
+	stop_run "V$how" "$RUN_PID"
+	rm -r "$E2E_TMP/v2"
+done
+rm -r "$E2E_TMP/v1"
+note "a hard link to a worker file, and a hard-link copy of a volume, made during a run: refused"
+
 # The run lock never writes through a name planted in the lock directory (issue 36, item 8): a hard
 # link there to someone's file is refused (one line naming it, exit 2), and the file is untouched.
 truncate -s 16M "$E2E_TMP/pf"

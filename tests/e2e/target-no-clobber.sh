@@ -2,7 +2,8 @@
 # Targets never clobber what is not dedisbench's (issue 12, finding 1): inside a target directory
 # a symbolic link (dangling or not) is never followed, a hard link or a regular file holding
 # someone's data is refused (exit 2, one line, nothing written) unless --force, and a file
-# dedisbench wrote earlier is recognised (by its xattr, or by its blocks without one) and reused.
+# dedisbench wrote earlier is recognised by its blocks (every one a run would write; a run that only
+# reads trusts the xattr mark) and reused; another user's file is refused unless --force.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mktmp
@@ -136,4 +137,44 @@ WANT="dedisbench\.0: it holds data dedisbench did not write"
 refused --target "$D" --procs 1 --file-size 8MiB --quiet
 cmp -s "$D/dedisbench.0" "$E2E_TMP/f.orig" || fail "a foreign worker file was changed after a read run with --force"
 rm -f "$F" "$D"/dedisbench.* "$E2E_TMP/f.orig"
+# 9. Every block a writing run would write is looked at (issue 36, item 9), not a sample: foreign data
+# after 64 MiB + 64 KiB of written zeros, and a kept (marked) worker file rewritten in place by cp
+# (the mark stays with the inode, and vouches for nothing), keep their data.
+{ head -c 64M /dev/zero; head -c 64K /dev/zero; head -c 960K /dev/urandom; } >"$F"
+cp "$F" "$E2E_TMP/f.orig"
+WANT="target $F: it holds data dedisbench did not write; refusing to overwrite it without --force"
+refused --target "$F" --procs 1 --quiet
+cmp -s "$F" "$E2E_TMP/f.orig" || fail "foreign data after 64 MiB + 64 KiB of zeros was overwritten"
+rm -f "$F" "$E2E_TMP/f.orig"
+expect_ok --target "$D" --procs 1 --file-size 8MiB --keep --quiet
+{ head -c 1M "$D/dedisbench.0"; head -c 64K /dev/zero; head -c 960K /dev/urandom; head -c 6M /dev/zero; } >"$E2E_TMP/src"
+cp "$E2E_TMP/src" "$D/dedisbench.0"
+WANT="dedisbench\.0: it holds data dedisbench did not write; refusing to overwrite it without --force"
+refused --target "$D" --procs 1 --file-size 8MiB --quiet
+cmp -s "$D/dedisbench.0" "$E2E_TMP/src" || fail "a marked worker file rewritten by cp was overwritten"
+# ...but a run that only reads takes a file carrying the mark as it is: a corrupted block in a
+# kept file is what its verification finds (exit 1), not a refusal
+rm -f "$D"/dedisbench.* "$E2E_TMP/src"
+expect_ok --target "$D" --procs 1 --file-size 4MiB --seed 7 --keep --quiet
+head -c 4096 /dev/urandom | dd of="$D/dedisbench.0" bs=4096 seek=2 conv=notrunc status=none
+run_bench --target "$D" --procs 1 --file-size 4MiB --mode read --populate none --verify final --seed 7 --quiet
+[ "$RC" -eq 1 ] && grep -q "1 mismatched block" "$E2E_TMP/err" ||
+	fail "a read-only verify of a marked file with a corrupted block: exit $RC, want 1: $(cat "$E2E_TMP/err")"
+rm -f "$D"/dedisbench.*
+
+# 10. Another user's file in a shared (mode 1777) directory is not taken over without --force, even
+# empty (issue 36, item 10): it would be left behind holding the run's data, owned by them.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 711 "$E2E_TMP"
+	S=$E2E_TMP/shared
+	mkdir -m 1777 "$S"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups touch "$S/dedisbench.0"
+	WANT="dedisbench\.0 belongs to another user \(uid $(id -u nobody)\); refusing to write it without --force"
+	refused --target "$S" --procs 1 --file-size 1MiB --quiet
+	[ ! -s "$S/dedisbench.0" ] || fail "another user's empty file was written"
+	expect_ok --target "$S" --procs 1 --file-size 1MiB --quiet --force
+	rm -rf "$S"
+else
+	note "skipped: another user's file (needs root, setpriv and the user nobody)"
+fi
 note "links never followed, foreign data refused (exit 2, untouched) unless --force, own files reused; a read run leaves another's file unmarked"
