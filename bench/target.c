@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -279,6 +280,19 @@ static int probe_worker_file(const struct target_request *req, struct target *t,
 	return 0;
 }
 
+/* Each worker file's lock holds two descriptors for the run (its lock file, the file itself), and
+ * the launcher one more per worker (its tally): the soft limit on open files is raised toward the
+ * hard one where it is lower than that needs (520 workers under a soft limit of 1024 failed). */
+static void room_for_file_locks(unsigned procs)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)procs * 3 + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+	(void)setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 static int probe_dir(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	t->kind = TARGET_DIR;
@@ -293,6 +307,7 @@ static int probe_dir(const struct target_request *req, struct target *t, char *e
 	if (!(t->file_locks = calloc(req->procs, sizeof *t->file_locks)))
 		return fail(err, errlen, "out of memory");
 	t->nfile_locks = req->procs;
+	room_for_file_locks(req->procs);
 	/* Room: what the worker files still need beyond what existing ones (from --keep) hold. */
 	uint64_t need = 0;
 	for (unsigned w = 0; w < req->procs; w++) {
