@@ -155,7 +155,7 @@ static void observe_engine(const struct backup_job *j, struct backup_gen *bg)
 	struct engine *e;
 	char err[256];
 	struct engine_stats st;
-	if (engine_open(j->target->path, &op, &e, err, sizeof err))
+	if (engine_open(target_engine_dir(j->target), &op, &e, err, sizeof err))
 		return;
 	engine_stats(e, &st);
 	engine_close(e);

@@ -140,3 +140,11 @@ void claim_mark(int fd)
 {
 	(void)fsetxattr(fd, CLAIM_XATTR, MARK, strlen(MARK), 0); /* ENOTSUP: the blocks will tell */
 }
+
+enum claim_verdict claim_window(const void *buf, size_t len)
+{
+	bool data = false;
+	if (check_window(buf, len, &data))
+		return CLAIM_FOREIGN;
+	return data ? CLAIM_OURS : CLAIM_EMPTY;
+}

@@ -24,6 +24,11 @@ enum claim_verdict {
  * phrase ("its blocks are dedisbench's", ...) for messages. */
 enum claim_verdict claim_inspect(int fd, uint64_t extent, bool to_write, const char **how, int *err);
 
+/* The rule claim_inspect applies to a file's data, for data read another way (an engine
+ * volume's blocks, through the engine): buf holds len bytes (a multiple of 512) from a MiB
+ * boundary of the data. CLAIM_FOREIGN, CLAIM_OURS (data, all of it dedisbench's) or CLAIM_EMPTY. */
+enum claim_verdict claim_window(const void *buf, size_t len);
+
 /* Mark a file as written by dedisbench (best effort: without xattr support the blocks tell). */
 void claim_mark(int fd);
 

@@ -499,7 +499,7 @@ static int bench_main(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 	}
 	/* Blocks nobody wrote read as zeros only on a target this run created or cleared. */
-	bool zeros_known = cfg.target.kind == TARGET_ENGINE || cfg.populate != POPULATE_NONE ||
+	bool zeros_known = target_engine_emptied(&cfg.target) || cfg.populate != POPULATE_NONE ||
 			   (cfg.target.kind == TARGET_DIR && !cfg.ledger_map.existed && target_all_created(&cfg.target));
 	if (cfg.ledger_map.existed)
 		zeros_known = cfg.target.kind == TARGET_ENGINE;

@@ -157,6 +157,32 @@ static void print_line(FILE *f, const char *label, uint64_t ops, uint64_t bytes,
 		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3, (double)h->max / 1e3);
 }
 
+/* The engine line: what the volume must hold against what it holds, fsck, the reads. */
+static void print_engine(FILE *f, const struct run_result *r)
+{
+	const struct engine_stats *ob = &r->observed;
+	double want_ratio = r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0;
+	fprintf(f, "engine (%s index): ", ob->index);
+	if (r->engine_holdings_unknown)
+		fprintf(f, "expected not known (the volume's data predates the run, no ledger describes it); observed "
+			   "%llu mapped, %llu distinct stored (ratio %.3f), %llu blocks in use, fsck %s; physical bytes %llu "
+			   "(compression %s)",
+			(unsigned long long)ob->mapped_blocks, (unsigned long long)ob->referenced_blocks, ob->dedup_ratio,
+			(unsigned long long)ob->physical_blocks, r->fsck_problems == 0 ? "clean" : "FAILED",
+			(unsigned long long)ob->physical_bytes, ob->compress);
+	else
+		fprintf(f, "expected %llu mapped blocks, %llu distinct (ratio %.3f); observed %llu mapped, %llu distinct "
+			   "stored (ratio %.3f), %llu blocks in use, fsck %s; physical bytes expected %llu, observed %llu "
+			   "(%+.2f %%, compression %s)",
+			(unsigned long long)r->expected_mapped, (unsigned long long)r->expected_distinct, want_ratio,
+			(unsigned long long)ob->mapped_blocks, (unsigned long long)ob->referenced_blocks, ob->dedup_ratio,
+			(unsigned long long)ob->physical_blocks, r->fsck_problems == 0 ? "clean" : "FAILED",
+			(unsigned long long)r->expected_physical_bytes, (unsigned long long)ob->physical_bytes,
+			100 * r->physical_deviation, ob->compress);
+	fprintf(f, "; reads checked %llu, mismatched %llu: %s\n", (unsigned long long)r->read_checks,
+		(unsigned long long)r->read_mismatches, r->engine_match ? "MATCH" : "MISMATCH");
+}
+
 void results_print(FILE *f, const struct bench_config *c, const struct run_result *r)
 {
 	const struct bench_options *o = &c->o;
@@ -260,20 +286,8 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 			p->lz4_bytes / 1048576, (double)p->distinct * block / p->lz4_bytes, logical / p->lz4_bytes,
 			(unsigned long long)p->distinct, p->sampled < p->distinct ? ", estimated from a sample" : "");
 	}
-	if (r->have_engine) {
-		const struct engine_stats *ob = &r->observed;
-		double want_ratio = r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0;
-		fprintf(f, "engine (%s index): expected %llu mapped blocks, %llu distinct (ratio %.3f); observed %llu mapped, "
-			   "%llu distinct stored (ratio %.3f), %llu blocks in use, fsck %s; physical bytes expected %llu, observed "
-			   "%llu (%+.2f %%, compression %s); reads checked %llu, mismatched %llu: %s\n",
-			ob->index, (unsigned long long)r->expected_mapped, (unsigned long long)r->expected_distinct, want_ratio,
-			(unsigned long long)ob->mapped_blocks, (unsigned long long)ob->referenced_blocks, ob->dedup_ratio,
-			(unsigned long long)ob->physical_blocks, r->fsck_problems == 0 ? "clean" : "FAILED",
-			(unsigned long long)r->expected_physical_bytes, (unsigned long long)ob->physical_bytes,
-			100 * r->physical_deviation, ob->compress,
-			(unsigned long long)r->read_checks, (unsigned long long)r->read_mismatches,
-			r->engine_match ? "MATCH" : "MISMATCH");
-	}
+	if (r->have_engine)
+		print_engine(f, r);
 	/* An engine target checks its reads unasked: a run without reads has nothing to say here (the
 	 * engine line above proves what was written). Asked for, a verify that checked nothing says so. */
 	bool asked = o->verify != VERIFY_NONE, read_any = r->read_checks + r->read_mismatches + r->unchecked > 0;
@@ -429,10 +443,10 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		json_object_set_new(obs, "physical_bytes", json_integer((json_int_t)ob->physical_bytes));
 		json_object_set_new(obs, "compressed_fragments", json_integer((json_int_t)ob->compressed_fragments));
 		json_object_set_new(obs, "nodedup_writes", json_integer((json_int_t)ob->nodedup_writes));
-		json_t *eng = json_pack("{s:s, s:s, s:f, s:o, s:o, s:b, s:I, s:I}", "index", ob->index, "compress", ob->compress,
-					"physical_deviation", r->physical_deviation, "expected", exp, "observed", obs,
-					"match", r->engine_match, "read_checks", (json_int_t)r->read_checks,
-					"read_mismatches", (json_int_t)r->read_mismatches);
+		json_t *eng = json_pack("{s:s, s:s, s:f, s:o, s:b, s:o, s:b, s:I, s:I}", "index", ob->index, "compress",
+					ob->compress, "physical_deviation", r->physical_deviation, "expected", exp,
+					"expected_known", !r->engine_holdings_unknown, "observed", obs, "match", r->engine_match,
+					"read_checks", (json_int_t)r->read_checks, "read_mismatches", (json_int_t)r->read_mismatches);
 		if (r->nmismatch)
 			json_object_set_new(eng, "first_mismatch", json_string(r->mismatch[0]));
 		json_object_set_new(doc, "engine", eng);

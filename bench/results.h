@@ -38,6 +38,8 @@ struct run_result {
 	long fsck_problems;
 	bool engine_match;
 	bool engine_unchecked; /* the validation itself failed (an I/O error in fsck or close) */
+	bool engine_holdings_unknown; /* a read of a volume's earlier data, no ledger: the expected
+	                         * figures are not known; fsck and the reads are what is checked */
 	/* The content the target holds after the run (from the ledger). */
 	bool have_live;
 	struct dist live;

@@ -23,6 +23,7 @@
 #include "index.h"
 #include "pathwithin.h"
 #include "target.h"
+#include "volclaim.h"
 
 #define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
 
@@ -88,7 +89,8 @@ static int lock_volume_inode(struct target *t, const char *what, char *err, size
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof path, "%s/superblock", t->path);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* through the held directory (engine_fd): never what a swapped path leads to */
+	int fd = openat(t->engine_fd, "superblock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : fail(err, errlen, "target %s: %s: %s", what, path, strerror(errno));
 	/* no flock on the file itself: the engine's openers share one there */
@@ -344,7 +346,64 @@ static const struct engine_opt {
 };
 #define ENGINE_OPTS (sizeof engine_opts / sizeof engine_opts[0])
 
-static int probe_engine(const struct target_request *req, struct target *t, char *err, size_t errlen)
+/* engine_at: the held directory by a name the engine's API takes, checked to lead to it. */
+static int name_held_volume(struct target *t, const char *shown, char *err, size_t errlen)
+{
+	struct stat held, named;
+	snprintf(t->engine_at, sizeof t->engine_at, "/proc/self/fd/%d", t->engine_fd);
+	if (fstat(t->engine_fd, &held) || stat(t->engine_at, &named) || !same_file(file_id_of(&held), file_id_of(&named)))
+		return fail(err, errlen, "target %s: cannot name the volume's directory through /proc/self/fd (is /proc "
+					 "mounted?); a run holds it open so that no later swap of %s is followed", shown, t->path);
+	t->engine_dir = file_id_of(&held);
+	return 0;
+}
+
+/* The engine's messages name the volume as they were given it (engine_at): say t->path instead. */
+static int said_of_path(const struct target *t, char *err, size_t errlen)
+{
+	size_t at = strlen(t->engine_at);
+	char *p = at ? strstr(err, t->engine_at) : NULL;
+	if (p) {
+		char rest[1024];
+		snprintf(rest, sizeof rest, "%s", p + at);
+		snprintf(p, errlen - (size_t)(p - err), "%s%s", t->path, rest);
+	}
+	return -1;
+}
+
+/* Resolves the volume's path once: the directory it is named in is held, and the volume's own
+ * directory when it exists (opened beneath it, never through a link). Everything after works on
+ * those: a component of the path swapped for a link during the run is never followed. */
+static int hold_volume(const struct target_request *req, struct target *t, char *err, size_t errlen)
+{
+	char real[PATH_MAX], parent[PATH_MAX];
+	if (realpath(t->path, real)) { /* it exists: its canonical name */
+		path_parent(real, parent, sizeof parent);
+	} else {
+		path_parent(t->path, real, sizeof real);
+		if (!realpath(real, parent))
+			return fail(err, errlen, "target %s: cannot create a volume there: %s", req->path, strerror(errno));
+		snprintf(real, sizeof real, "%s", t->path);
+		for (size_t n = strlen(real); n > 1 && real[n - 1] == '/'; n--)
+			real[n - 1] = 0; /* "vol/": the entry is vol */
+	}
+	const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) >= sizeof t->engine_name)
+		return fail(err, errlen, "target %s: give the volume's own directory", req->path);
+	snprintf(t->engine_name, sizeof t->engine_name, "%s", base);
+	t->engine_parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->engine_parent_fd < 0)
+		return fail(err, errlen, "target %s: cannot create a volume there: %s", req->path, strerror(errno));
+	t->engine_fd = openat(t->engine_parent_fd, t->engine_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->engine_fd < 0)
+		return errno == ENOENT ? 0 : fail(err, errlen, "target %s: cannot create a volume there: %s", req->path,
+						  strerror(errno));
+	return name_held_volume(t, req->path, err, errlen);
+}
+
+/* engine:DIR[,OPTION=VALUE]...: DIR into t->path, the options into t. */
+static int parse_engine_spec(const struct target_request *req, struct target *t, bool given[ENGINE_OPTS], char *err,
+			     size_t errlen)
 {
 	const char *spec = req->path + strlen("engine:");
 	const char *comma = strchr(spec, ',');
@@ -353,29 +412,6 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 		return fail(err, errlen, "target %s: give engine:DIR[,index=mem|bdb|bloom][,compress=none|lz4]", req->path);
 	memcpy(t->path, spec, dlen);
 	t->path[dlen] = 0;
-	t->kind = TARGET_ENGINE;
-	/* A link to the volume's directory: the run works on what it names (removing a volume it
-	 * formatted there, which the removal, never following links, left behind). A dangling one was
-	 * taken for a new directory, and its mkdir failed after the run had begun (exit 1). */
-	struct stat lst;
-	if (lstat(t->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-		char real[PATH_MAX];
-		if (!realpath(t->path, real))
-			return fail(err, errlen, "target %s: %s is a symbolic link to nothing: %s", req->path, t->path,
-				    strerror(errno));
-		if (strlen(real) >= sizeof t->path - 32)
-			return fail(err, errlen, "target path is too long");
-		snprintf(t->path, sizeof t->path, "%s", real);
-	}
-	if (take_lock(t, t->path, RUNLOCK_VOLUME, req->path, err, errlen))
-		return -1;
-	/* the chunk store's files are in DIR (O_DIRECT there with a direct run), made there if new */
-	struct stat dst;
-	char up[PATH_MAX];
-	path_parent(t->path, up, sizeof up);
-	t->sector_size = dio_align(stat(t->path, &dst) == 0 ? t->path : up);
-	t->region_size = req->file_size;
-	bool given[ENGINE_OPTS] = {false};
 	snprintf(t->engine_index, sizeof t->engine_index, "mem");
 	snprintf(t->engine_compress, sizeof t->engine_compress, "none");
 	for (const char *opt = comma; opt; opt = strchr(opt + 1, ',')) {
@@ -400,17 +436,20 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 		snprintf((char *)t + engine_opts[k].field, 8, "%s", value);
 		given[k] = true;
 	}
-	struct engine_stats g;
-	char why[512];
-	int rc = engine_describe(t->path, &g, why, sizeof why);
-	if (rc == -ENOENT) {
-		/* Bad input, refused here: engine_format would refuse it only when the run prepares
-		 * the target, a run failure (exit 1) rather than a bad option. */
-		if (req->block_size > ENGINE_MAX_BLOCK)
-			return fail(err, errlen, "target %s: --block-size %u is more than an engine volume's largest "
-						 "block, %u bytes (64 KiB)", req->path, req->block_size, ENGINE_MAX_BLOCK);
-		/* No volume: a new or empty directory only (a volume's directory is all the volume's) */
-		DIR *d = opendir(t->path);
+	return 0;
+}
+
+/* No volume there yet: a new or empty directory only (a volume's directory is all the volume's),
+ * with room for it. */
+static int probe_new_volume(const struct target_request *req, struct target *t, char *err, size_t errlen)
+{
+	/* Bad input, refused here: engine_format would refuse it only when the run prepares the
+	 * target, a run failure (exit 1) rather than a bad option. */
+	if (req->block_size > ENGINE_MAX_BLOCK)
+		return fail(err, errlen, "target %s: --block-size %u is more than an engine volume's largest "
+					 "block, %u bytes (64 KiB)", req->path, req->block_size, ENGINE_MAX_BLOCK);
+	if (t->engine_fd >= 0) {
+		DIR *d = opendir(t->engine_at);
 		if (d) {
 			struct dirent *de;
 			while ((de = readdir(d)) && (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")))
@@ -420,47 +459,56 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 				return fail(err, errlen, "target %s: %s holds no volume and is not empty; a volume is "
 							 "formatted into a new or empty directory", req->path, t->path);
 		}
-		char parent[PATH_MAX];
-		snprintf(parent, sizeof parent, "%s", t->path);
-		char *slash = strrchr(parent, '/');
-		const char *dir = slash ? (slash == parent ? "/" : (*slash = 0, parent)) : ".";
-		struct stat st;
-		if (stat(t->path, &st) == 0 ? !S_ISDIR(st.st_mode) || access(t->path, W_OK | X_OK)
-					     : access(dir, W_OK | X_OK))
-			return fail(err, errlen, "target %s: cannot create a volume there", req->path);
-		struct statvfs vfs;
-		uint64_t need = req->file_size * req->procs + req->file_size * req->procs / 16;
-		if (statvfs(stat(t->path, &st) == 0 ? t->path : dir, &vfs) == 0 &&
-		    (uint64_t)vfs.f_bavail * vfs.f_frsize < need)
-			return fail(err, errlen, "target %s: %llu MiB free, the volume needs %llu MiB", req->path,
-				    (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20),
-				    (unsigned long long)mib_up(need));
-		return 0;
 	}
-	if (rc || lock_volume_inode(t, req->path, err, errlen)) /* an existing volume: by its inode too */
-		return rc ? fail(err, errlen, "target %s: %s", req->path, why) : -1;
+	int where = t->engine_fd >= 0 ? t->engine_fd : t->engine_parent_fd;
+	if (faccessat(where, ".", W_OK | X_OK, 0))
+		return fail(err, errlen, "target %s: cannot create a volume there", req->path);
+	struct statvfs vfs;
+	uint64_t need = req->file_size * req->procs + req->file_size * req->procs / 16;
+	if (fstatvfs(where, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < need)
+		return fail(err, errlen, "target %s: %llu MiB free, the volume needs %llu MiB", req->path,
+			    (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20), (unsigned long long)mib_up(need));
+	return 0;
+}
+
+/* An existing volume: taken as it is, with the geometry the run asks for, and only when its data
+ * is dedisbench's (volclaim.h) unless --force. */
+static int probe_volume(const struct target_request *req, struct target *t, const struct engine_stats *g,
+			const bool given[ENGINE_OPTS], char *err, size_t errlen)
+{
 	t->engine_exists = true;
 	/* a run opens the volume to write (its state page, at least): on read-only storage the open
 	 * failed once the run had begun (exit 1) */
 	struct statvfs rofs;
-	if (statvfs(t->path, &rofs) == 0 && (rofs.f_flag & ST_RDONLY))
+	if (fstatvfs(t->engine_fd, &rofs) == 0 && (rofs.f_flag & ST_RDONLY))
 		return fail(err, errlen, "target %s is on read-only storage: a run opens the volume to write (dedisengine "
 					 "stat and export read a clean one there)", req->path);
-	if (g.block_size != req->block_size)
+	if (g->block_size != req->block_size)
 		return fail(err, errlen, "target %s: the volume has %llu-byte blocks, the run uses --block-size %u",
-			    req->path, (unsigned long long)g.block_size, req->block_size);
-	if (given[0] && strcmp(g.index, t->engine_index))
-		return fail(err, errlen, "target %s: the volume was formatted with index=%s", req->path, g.index);
-	if (given[1] && strcmp(g.compress, t->engine_compress))
-		return fail(err, errlen, "target %s: the volume was formatted with compress=%s", req->path, g.compress);
-	snprintf(t->engine_index, sizeof t->engine_index, "%s", g.index);
-	snprintf(t->engine_compress, sizeof t->engine_compress, "%s", g.compress);
-	uint64_t have = g.logical_blocks * g.block_size;
+			    req->path, (unsigned long long)g->block_size, req->block_size);
+	if (given[0] && strcmp(g->index, t->engine_index))
+		return fail(err, errlen, "target %s: the volume was formatted with index=%s", req->path, g->index);
+	if (given[1] && strcmp(g->compress, t->engine_compress))
+		return fail(err, errlen, "target %s: the volume was formatted with compress=%s", req->path, g->compress);
+	snprintf(t->engine_index, sizeof t->engine_index, "%s", g->index);
+	snprintf(t->engine_compress, sizeof t->engine_compress, "%s", g->compress);
+	uint64_t have = g->logical_blocks * g->block_size;
 	if (!req->file_size_given)
 		t->region_size = have / req->procs / req->block_size * req->block_size;
 	if (t->region_size < req->block_size || t->region_size * req->procs > have)
 		return fail(err, errlen, "target %s: the volume holds %llu bytes, %u workers x %llu need more", req->path,
 			    (unsigned long long)have, req->procs, (unsigned long long)t->region_size);
+	const char *how;
+	int e;
+	enum claim_verdict v = volclaim_inspect(t->engine_at, t->engine_fd, &how, &e);
+	if (v == CLAIM_UNREADABLE)
+		return fail(err, errlen, "target %s: cannot read the volume to tell whose data it holds: %s", req->path,
+			    strerror(e));
+	if (v == CLAIM_FOREIGN && !req->force)
+		return fail(err, errlen, "target %s: %s; refusing to %s it without --force", req->path, how,
+			    req->no_writes ? "use" : "overwrite");
+	/* As a file: a run that only reads never marks another's volume dedisbench's. */
+	t->engine_marked = v != CLAIM_FOREIGN || !req->no_writes;
 	return 0;
 }
 
@@ -478,6 +526,46 @@ static int lock_file_target(struct target *t, const char *path, const struct sta
 	return rc;
 }
 
+static int probe_engine(const struct target_request *req, struct target *t, char *err, size_t errlen)
+{
+	bool given[ENGINE_OPTS] = {false};
+	t->kind = TARGET_ENGINE;
+	if (parse_engine_spec(req, t, given, err, errlen))
+		return -1;
+	/* A link to the volume's directory: the run works on what it names (removing a volume it
+	 * formatted there, which the removal, never following links, left behind). A dangling one was
+	 * taken for a new directory, and its mkdir failed after the run had begun (exit 1). */
+	struct stat lst;
+	if (lstat(t->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		char real[PATH_MAX];
+		if (!realpath(t->path, real))
+			return fail(err, errlen, "target %s: %s is a symbolic link to nothing: %s", req->path, t->path,
+				    strerror(errno));
+		if (strlen(real) >= sizeof t->path - 32)
+			return fail(err, errlen, "target path is too long");
+		snprintf(t->path, sizeof t->path, "%s", real);
+	}
+	if (take_lock(t, t->path, RUNLOCK_VOLUME, req->path, err, errlen) || hold_volume(req, t, err, errlen))
+		return -1;
+	/* the chunk store's files are in DIR (O_DIRECT there with a direct run), made there if new */
+	char up[PATH_MAX];
+	path_parent(t->path, up, sizeof up);
+	t->sector_size = dio_align(t->engine_fd >= 0 ? t->engine_at : up);
+	t->region_size = req->file_size;
+	struct engine_stats g;
+	char why[512];
+	int rc = t->engine_fd < 0 ? -ENOENT : engine_describe(t->engine_at, &g, why, sizeof why);
+	if (rc == -ENOENT)
+		return probe_new_volume(req, t, err, errlen);
+	if (rc) {
+		said_of_path(t, why, sizeof why);
+		return fail(err, errlen, "target %s: %s", req->path, why);
+	}
+	if (lock_volume_inode(t, req->path, err, errlen)) /* an existing volume: by its inode too */
+		return -1;
+	return probe_volume(req, t, &g, given, err, errlen);
+}
+
 /* Below the alignment O_DIRECT needs every transfer fails with EINVAL: bad input, not a run failure. */
 static int check_direct(const struct target_request *req, const struct target *t, char *err, size_t errlen)
 {
@@ -493,7 +581,7 @@ static int check_direct(const struct target_request *req, const struct target *t
 int target_probe(const struct target_request *req, struct target *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
-	t->dir_fd = t->excl_fd = -1;
+	t->dir_fd = t->excl_fd = t->engine_fd = t->engine_parent_fd = -1;
 	t->procs = req->procs;
 	t->no_writes = req->no_writes;
 	if (req->procs > sizeof t->created / sizeof t->created[0])
@@ -539,7 +627,7 @@ void target_worker_path(const struct target *t, unsigned worker, char *path, siz
 		n = snprintf(path, len, "%s/dedisbench.%u", t->path, worker);
 		*base = 0;
 	} else {
-		n = snprintf(path, len, "%s", t->path);
+		n = snprintf(path, len, "%s", t->kind == TARGET_ENGINE ? target_engine_dir(t) : t->path);
 		*base = (uint64_t)worker * t->region_size;
 	}
 	if (n < 0 || (size_t)n >= len)
@@ -565,14 +653,34 @@ int target_check_opened(const struct target *t, unsigned worker, int fd)
 	return 0;
 }
 
-/* A run starts from an empty volume (an existing one is discarded whole: its blocks stay in the
- * index for dedup until GC), so what the engine holds afterwards is exactly this run's. */
+/* A new volume's directory, made beneath the directory probing held (or the empty one it found,
+ * held since), held from here to its removal. */
+static int make_volume_dir(struct target *t, char *err, size_t errlen)
+{
+	if (t->engine_fd >= 0)
+		return 0;
+	if (mkdirat(t->engine_parent_fd, t->engine_name, 0755))
+		return fail(err, errlen, errno == EEXIST ? "%s appeared after it was checked; refusing to format it"
+							 : "cannot create %s: %s", t->path, strerror(errno));
+	t->engine_dir_made = true;
+	t->engine_fd = openat(t->engine_parent_fd, t->engine_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (t->engine_fd < 0 || fstat(t->engine_fd, &st) || st.st_uid != geteuid())
+		return fail(err, errlen, "%s was replaced as it was made; refusing to format it", t->path);
+	fsync(t->engine_parent_fd); /* the new directory's own name */
+	return name_held_volume(t, t->path, err, errlen);
+}
+
+/* A run that writes starts from an empty volume (an existing one is discarded whole: its blocks
+ * stay in the index for dedup until GC), so what the engine holds afterwards is exactly this
+ * run's. A run that only reads, or one continuing a kept ledger, takes it as it is. */
 static int prepare_engine(struct target *t, uint32_t block_size, char *err, size_t errlen)
 {
-	if (t->engine_exists && t->keep_data)
+	if (t->engine_exists && (t->keep_data || t->no_writes))
 		return 0;
 	if (!t->engine_exists) {
-		t->engine_dir_made = mkdir(t->path, 0755) == 0;
+		if (make_volume_dir(t, err, errlen))
+			return -1;
 		struct engine_format_params fp = {
 			.logical_bytes = t->region_size * t->procs, .data_bytes = 0, /* the engine's default headroom */
 			.block_size = block_size, .index = t->engine_index, .hash = "sha1",
@@ -580,17 +688,18 @@ static int prepare_engine(struct target *t, uint32_t block_size, char *err, size
 			/* a space command (du, df) must see the blocks as they are written */
 			.preallocate = t->sparse ? "sparse" : NULL,
 		};
-		t->engine_formatted = true; /* from here on, whatever is in the directory is this run's */
-		return engine_format(t->path, &fp, err, errlen) ? -1 : 0;
+		t->engine_formatted = t->engine_marked = true; /* whatever is in the directory is this run's */
+		return engine_format(t->engine_at, &fp, err, errlen) ? said_of_path(t, err, errlen) : 0;
 	}
 	struct engine_open_params op = {0};
 	struct engine *e;
-	if (engine_open(t->path, &op, &e, err, errlen))
-		return -1;
+	if (engine_open(t->engine_at, &op, &e, err, errlen))
+		return said_of_path(t, err, errlen);
 	int rc = engine_discard(e, 0, engine_logical_blocks(e));
 	int rc2 = engine_close(e);
 	if (rc || rc2)
 		return fail(err, errlen, "cannot clear the volume in %s: %s", t->path, strerror(-(rc ? rc : rc2)));
+	t->engine_cleared = true;
 	return 0;
 }
 
@@ -723,15 +832,21 @@ static void remove_under(int fd)
 	closedir(d);
 }
 
-/* A volume this run formatted: its files (whatever the engine made them), and its directory if
- * this run created it. Only formatted into a new or empty directory, so all of it is the run's. */
+/* A volume this run formatted: its files (whatever the engine made them), beneath the directory
+ * held since it was made or probed wherever that now is, and that directory if this run created
+ * it and its name still leads to it. Only formatted into a new or empty directory, so all of it
+ * is the run's; nothing is reached through a link, nor by the path, which may lead elsewhere now. */
 static void remove_volume(const struct target *t)
 {
-	int fd = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0)
-		remove_under(fd);
-	if (t->engine_dir_made)
-		rmdir(t->path);
+	int fd = t->engine_fd >= 0 ? fcntl(t->engine_fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (fd < 0)
+		return;
+	remove_under(fd);
+	struct stat st;
+	if (t->engine_dir_made &&
+	    fstatat(t->engine_parent_fd, t->engine_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_file(file_id_of(&st), t->engine_dir))
+		unlinkat(t->engine_parent_fd, t->engine_name, AT_REMOVEDIR);
 }
 
 bool target_all_created(const struct target *t)
@@ -742,10 +857,24 @@ bool target_all_created(const struct target *t)
 	return true;
 }
 
+bool target_engine_emptied(const struct target *t)
+{
+	return t->engine_formatted || t->engine_cleared;
+}
+
+const char *target_engine_dir(const struct target *t)
+{
+	return t->engine_at[0] ? t->engine_at : t->path;
+}
+
 void target_cleanup(struct target *t, bool keep)
 {
 	if (t->kind == TARGET_ENGINE && t->engine_formatted && !keep)
 		remove_volume(t);
+	else if (t->kind == TARGET_ENGINE && t->engine_marked && t->engine_fd >= 0)
+		volclaim_mark(t->engine_at, t->engine_fd); /* it stays: the next run knows it for ours */
+	if (t->kind == TARGET_ENGINE)
+		t->engine_formatted = t->engine_marked = false;
 	if (t->kind != TARGET_DIR || keep || !t->dir_fd_open)
 		return;
 	for (unsigned w = 0; w < t->procs; w++) {
@@ -769,6 +898,14 @@ void target_release(struct target *t)
 		close(t->excl_fd);
 	t->dir_fd_open = t->excl_fd_open = false;
 	t->dir_fd = t->excl_fd = -1;
+	if (t->kind == TARGET_ENGINE) {
+		if (t->engine_fd >= 0)
+			close(t->engine_fd);
+		if (t->engine_parent_fd >= 0)
+			close(t->engine_parent_fd);
+		t->engine_fd = t->engine_parent_fd = -1;
+		t->engine_at[0] = 0;
+	}
 	runlock_release(&t->lock);
 	runlock_release(&t->lock_around);
 	for (unsigned i = 0; i < t->nfile_locks; i++)

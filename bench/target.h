@@ -41,6 +41,15 @@ struct target {
 	bool engine_exists;     /* ENGINE: DIR already held a volume */
 	bool engine_formatted;  /* ENGINE: this run formatted it (removed unless --keep) */
 	bool engine_dir_made;   /* ENGINE: this run created the volume directory (removed with it) */
+	bool engine_cleared;    /* ENGINE: this run discarded the volume's old data before its own */
+	bool engine_marked;     /* ENGINE: the volume is dedisbench's (or --force): marked after the run */
+	int engine_fd;          /* ENGINE: the volume's directory, held from probe (or format) to
+	                         * cleanup: every open of the volume goes through it (engine_at), and
+	                         * the removal goes beneath it, whatever the path names meanwhile */
+	int engine_parent_fd;   /* ENGINE: the directory holding it (a new volume's is made there) */
+	struct file_id engine_dir; /* ENGINE: the volume directory held (its removal checks it) */
+	char engine_name[256];  /* ENGINE: its name in engine_parent_fd */
+	char engine_at[32];     /* ENGINE: "/proc/self/fd/N": engine_fd by name, for the engine's API */
 	bool keep_data;         /* an earlier run's data must stay (a kept ledger describes it) */
 	bool no_writes;         /* the run only reads: an existing file is not marked dedisbench's */
 	bool sparse;            /* size files without reserving their space, and format an engine
@@ -78,6 +87,11 @@ int target_open_flags(const struct target *t);
 int target_check_opened(const struct target *t, unsigned worker, int fd);
 /* True when this run created every worker file (a DIR target starts as zeros). */
 bool target_all_created(const struct target *t);
+/* ENGINE: true when the run starts from an empty volume (formatted or cleared by it). */
+bool target_engine_emptied(const struct target *t);
+/* ENGINE: the name the engine's API is given for the volume: its directory as held since probe
+ * (a later swap of the path's components is not followed). t->path stays the name shown. */
+const char *target_engine_dir(const struct target *t);
 /* Remove the files this run created (unless keep). */
 void target_cleanup(struct target *t, bool keep);
 /* Close what probing opened and drop the run lock (safe on a zeroed or failed target, and twice). */

@@ -30,6 +30,8 @@ struct wctx {
 	struct run_shared *sh;
 	unsigned index;
 	struct io_ctx io;
+	const char *shown;          /* the target's file as messages name it (io.path but for an engine
+	                             * volume, opened through the directory held since probe) */
 	const struct ioengine_ops *eng;
 	struct io_unit *units;
 	struct io_unit **free_units;
@@ -83,7 +85,7 @@ static void record_failure_said(struct wctx *w, int err, const char *fmt, ...)
 /* A failure on the target: what, at offset (UINT64_MAX: not at an offset, a flush), of its file. */
 static void record_failure(struct wctx *w, int err, const char *what, uint64_t offset)
 {
-	const char *path = w->io.path ? w->io.path : "null";
+	const char *path = w->shown ? w->shown : "null";
 	if (offset == UINT64_MAX)
 		record_failure_said(w, err, "%s of %s", what, path);
 	else
@@ -146,6 +148,7 @@ static int setup(struct wctx *w)
 	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
 	w->eng = c->engine;
 	w->io.path = (w->eng->flags & IOENGINE_NO_FILE) ? NULL : strdup(path);
+	w->shown = c->target.kind == TARGET_ENGINE ? c->target.path : w->io.path;
 	w->io.open_flags = (c->direct ? O_DIRECT : 0) | (c->dsync ? O_DSYNC : 0) | target_open_flags(&c->target);
 	w->io.fsync_each = c->fsync_each;
 	w->io.hints = c->o.hints;
@@ -185,7 +188,7 @@ static void note_mismatch(struct wctx *w, const char *what, uint64_t offset, con
 	verify_describe(r, found, sizeof found);
 	snprintf(w->ws->mismatch[w->ws->nmismatch++], sizeof w->ws->mismatch[0], "worker %llu: %s at offset %llu of %s: %s",
 		 (unsigned long long)config_worker_number(w->cfg, w->index), what, (unsigned long long)offset,
-		 w->io.path ? w->io.path : "null", found);
+		 w->shown ? w->shown : "null", found);
 }
 
 /* One transfer outside the timed loop (populate, final check), waited for; 0 or an errno,
