@@ -26,8 +26,8 @@ printf 'precious\n' >victim/notes
 
 # swap_run WHAT STOP SWAP: run on engine:attacker/x/vol in the background; when its superblock
 # exists, nobody runs SWAP in attacker/; STOP is "time" (the run ends by its --time) or "int"
-# (SIGINT once swapped). Sets RC and fails unless the victim is untouched and the volume the run
-# formatted is gone from where it now lies.
+# (SIGINT once swapped). Sets RC and fails unless the victim is untouched. Returns 1 when a run
+# bounded by its time ended before the swap could be made (a machine too slow to race it).
 swap_run() {
 	local what=$1 stop=$2 swap=$3 t=3s i pid
 	rm -rf attacker && mkdir -p attacker/x && chown -R 65534:65534 attacker
@@ -41,7 +41,10 @@ swap_run() {
 		sleep 0.05
 	done
 	[ -e "attacker/x/vol/$SB" ] || { wait "$pid" || true; fail "$what: the volume was never formatted: $(cat "$what.err")"; }
-	kill -0 "$pid" 2>/dev/null || fail "$what: the run ended before the swap (the machine is too slow for --time $t)"
+	if ! kill -0 "$pid" 2>/dev/null; then
+		wait "$pid" || true
+		return 1
+	fi
 	(cd attacker && asnobody sh -c "$swap") || fail "$what: nobody could not swap the path"
 	[ "$stop" = int ] && kill -INT "$pid"
 	RC=0
@@ -52,10 +55,13 @@ swap_run() {
 
 # 1. x renamed and replaced by a link to ../victim after the format (the finding): the run keeps
 # writing the volume it formatted (now attacker/x.old/vol) and ends ok; that volume is removed.
-swap_run moved-parent time 'mv x x.old && ln -s ../victim x'
-[ "$RC" -eq 0 ] || fail "a run whose path was swapped: exit $RC, want 0: $(cat moved-parent.err)"
-jcheck moved-parent.json '.status == "ok" and .engine.match and .writes.ops > 0'
-[ ! -e attacker/x.old/vol ] || fail "the volume the run formatted was left in attacker/x.old: $(ls attacker/x.old/vol)"
+if swap_run moved-parent time 'mv x x.old && ln -s ../victim x'; then
+	[ "$RC" -eq 0 ] || fail "a run whose path was swapped: exit $RC, want 0: $(cat moved-parent.err)"
+	jcheck moved-parent.json '.status == "ok" and .engine.match and .writes.ops > 0'
+	[ ! -e attacker/x.old/vol ] || fail "the volume the run formatted was left in attacker/x.old: $(ls attacker/x.old/vol)"
+else
+	note "the 3 s run ended before the swap (a busy machine): only the SIGINT cases below raced it"
+fi
 
 # 2. The same, stopped by SIGINT.
 swap_run moved-parent-int int 'mv x x.old && ln -s ../victim x'
