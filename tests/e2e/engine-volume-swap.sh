@@ -15,6 +15,10 @@ chmod 755 "$E2E_TMP"
 cd "$E2E_TMP"
 export DEDIS_LOCK_DIR=$E2E_TMP/locks
 mkdir locks
+# nobody must reach a directory of its own here (not so under a private TMPDIR)
+mkdir attacker && chown 65534:65534 attacker
+asnobody sh -c "mkdir '$E2E_TMP/attacker/probe' && rmdir '$E2E_TMP/attacker/probe'" 2>/dev/null ||
+	skip "nobody cannot work in $E2E_TMP (a private TMPDIR?)"
 SB=superblock # the engine's name for a volume's superblock
 
 # A volume of someone else's, with its data, and a file beside it, where the swapped link leads.
