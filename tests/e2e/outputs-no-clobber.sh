@@ -196,7 +196,7 @@ for out in --json --dist-report --access-report --ledger; do
 done
 refused_output "--json $O is a directory" --target "$T" --procs 1 --file-size 1MiB -q --json "$O"
 V=$E2E_TMP/vol
-expect_ok --target "engine:$V" --procs 1 --file-size 1MiB -q --keep
+expect_ok --target "engine:$V" --procs 1 --file-size 1MiB -q --keep --force # it holds the import above
 cp "$V/superblock" "$E2E_TMP/sb.orig"
 refused_output "is inside the engine volume" --target "engine:$V" --procs 1 --file-size 1MiB -q --json "$V/superblock"
 refused_output "is inside the engine volume" --target "engine:$V" --procs 1 --file-size 1MiB -q --output-dir "$V"
