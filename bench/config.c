@@ -18,6 +18,8 @@
 #include "safefile.h"
 
 #define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
+/* A failure of the machine, not of the input (memory ran out): exit 1, not 2. */
+#define fail_resource(err, ...) ((err)->resource = true, fail(err, __VA_ARGS__))
 
 static bool is_file(const char *p)
 {
@@ -289,21 +291,25 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 static int load_dist(struct bench_config *c, struct opt_error *err)
 {
 	const char *d = c->o.dist;
-	if (strchr(d, '/') || is_file(d))
+	struct stat st; /* a FIFO or device by a bare name is that file, refused by dist_load, not "no such file" */
+	if (strchr(d, '/') || (stat(d, &st) == 0 && !S_ISDIR(st.st_mode)))
 		snprintf(c->dist_path, sizeof c->dist_path, "%s", d);
 	else if (config_find_dist(d, c->dist_path, sizeof c->dist_path))
 		return fail(err, "--dist %s: no such file, and not a bundled distribution "
 				 "(archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees)", d);
 	struct dist_error de;
-	if (dist_load(c->dist_path, &c->dist, &de))
+	if (dist_load(c->dist_path, &c->dist, &de)) {
+		err->resource = de.sys_errno != 0;
 		return fail(err, "--dist: %s", de.msg);
+	}
 	if (dupgen_build(&c->dup, &c->dist))
-		return fail(err, "--dist: out of memory building the sampler");
+		return fail_resource(err, "--dist: out of memory building the sampler");
 	return 0;
 }
 
 int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
 {
+	err->resource = false;
 	memset(c, 0, sizeof *c);
 	c->o = cli->o;
 	memset(&cli->o, 0, sizeof cli->o);
@@ -339,8 +345,11 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 		.force = o->force, .direct = c->direct,
 		.no_writes = o->mode == MODE_READ && c->populate == POPULATE_NONE,
 	};
-	if (target_probe(&req, &c->target, err->msg, sizeof err->msg) ||
-	    config_check_outputs(&c->target, o, c->dist_path, err))
+	if (target_probe(&req, &c->target, err->msg, sizeof err->msg)) {
+		err->resource = errmsg_resource(errno); /* (the probe's last call: its failure) */
+		return -1;
+	}
+	if (config_check_outputs(&c->target, o, c->dist_path, err))
 		return -1;
 	o->file_size = c->target.region_size;
 	c->region_blocks = c->target.region_size / o->block_size;
@@ -417,19 +426,19 @@ int config_place(struct bench_config *c, const struct bench_part *part, struct o
 	c->scale_by_block = !(o->size && !o->time_ns && c->populate == POPULATE_NONE && part->space_ops < capacity);
 	c->scale_blocks = c->scale_by_block ? capacity : part->space_ops;
 	if (c->scaled && scaled_build(&c->layout, &c->dist, c->dist.zero_blocks, c->scale_blocks, c->seed))
-		return fail(err, "out of memory scaling the distribution");
+		return fail_resource(err, "out of memory scaling the distribution");
 	if (c->scaled && o->layout == LAYOUT_RUNS && c->dist.locality.present &&
 	    scaled_build_runs(&c->layout, &c->dist.locality, c->seed))
-		return fail(err, "out of memory laying the distribution out in copied runs");
+		return fail_resource(err, "out of memory laying the distribution out in copied runs");
 	/* Verifying an earlier run's data without its ledger, its seed given: what each block's first
 	 * write put there follows from the layout that run had (scaled to the whole target). */
 	if (o->verify != VERIFY_NONE && c->scaled && c->seed_given && !o->ledger) {
 		if (scaled_build(&c->verify_layout, &c->dist, c->dist.zero_blocks, capacity, c->seed))
-			return fail(err, "out of memory scaling the distribution");
+			return fail_resource(err, "out of memory scaling the distribution");
 		c->have_verify_layout = true;
 		if (o->layout == LAYOUT_RUNS && c->dist.locality.present &&
 		    scaled_build_runs(&c->verify_layout, &c->dist.locality, c->seed))
-			return fail(err, "out of memory laying the distribution out in copied runs");
+			return fail_resource(err, "out of memory laying the distribution out in copied runs");
 	}
 	c->placed = true;
 	c->content_compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "backup.h"
 #include "config.h"
+#include "errmsg.h"
 #include "launcher.h"
 #include "report.h"
 #include "replay.h"
@@ -378,7 +379,7 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 static int bench_main(int argc, char **argv)
 {
 	struct bench_cli cli;
-	struct opt_error err;
+	struct opt_error err = {.resource = false};
 	if (replay_argv(argc, argv)) {
 		fprintf(stderr, "dedisbench: replay: give the trace first: dedisbench replay TRACE --target PATH [OPTION]...\n");
 		return EXIT_BAD_INPUT;
@@ -412,7 +413,7 @@ static int bench_main(int argc, char **argv)
 	if (options_parse(argc, argv, &cli, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		options_free(&cli.o);
-		return EXIT_BAD_INPUT;
+		return err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
 	if (cli.want_help || cli.want_version) {
 		if (cli.want_help)
@@ -454,7 +455,7 @@ static int bench_main(int argc, char **argv)
 	if (config_build(&cli, &cfg, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		config_free(&cfg);
-		return EXIT_BAD_INPUT;
+		return err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT; /* memory or descriptors ran out: not the input */
 	}
 	if (cfg.dist.merged_rows && !cfg.o.quiet)
 		fprintf(stderr, "dedisbench: warning: %s repeats %zu records (original DEDISbench format); "
@@ -471,15 +472,17 @@ static int bench_main(int argc, char **argv)
 		cfg.target.sparse = true; /* a volume it formats is sparse, so the command sees what is written */
 	bool made_output_dir = cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) == 0;
 	if (cfg.o.output_dir && !made_output_dir && errno != EEXIST) {
-		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(errno));
+		int e = errno;
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(e));
 		config_free(&cfg);
-		return EXIT_BAD_INPUT;
+		return errmsg_resource(e) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
 	if (config_open_ledger(&cfg, msg, sizeof msg)) {
+		int e = errno; /* the ledger's open or map: out of memory or descriptors is no bad input */
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		drop_output_dir(&cfg, made_output_dir);
 		config_free(&cfg);
-		return EXIT_BAD_INPUT;
+		return errmsg_resource(e) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
 	/* A ledger kept by an earlier run describes data the target must keep. */
 	cfg.target.keep_data = cfg.ledger_map.existed;

@@ -216,7 +216,7 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 
 static int run(int rank, struct bench_cli *cli)
 {
-	struct opt_error err = {{0}};
+	struct opt_error err = {.resource = false};
 	char msg[1024];
 	/* One seed for every rank: rank 0's draw unless given. */
 	uint64_t seed = cli->o.seed;

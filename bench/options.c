@@ -527,7 +527,7 @@ static int ini_unindent(const char *text, char *out)
 
 int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err)
 {
-	struct opt_error inner = {{0}};
+	struct opt_error inner = {.resource = false};
 	struct ini_ctx c = {.cli = cli, .err = &inner};
 	char *flat = malloc(strlen(text) + 1);
 	if (!flat)
@@ -554,11 +554,14 @@ int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *
 int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err)
 {
 	FILE *f = fopen(path, "r");
-	if (!f)
+	if (!f) {
+		err->resource = errmsg_resource(errno); /* not the file's fault */
 		return fail(err, "config file %s: %s", path, strerror(errno));
+	}
 	char *text = malloc(CONFIG_MAX + 1);
 	if (!text) {
 		fclose(f);
+		err->resource = true;
 		return fail(err, "config file %s: out of memory", path);
 	}
 	size_t n = fread(text, 1, CONFIG_MAX + 1, f);

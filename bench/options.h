@@ -116,6 +116,9 @@ struct bench_cli {
 /* Error text: "what: why" (the caller prefixes the program name). */
 struct opt_error {
 	char msg[512];
+	/* set when memory or descriptors ran out (ENOMEM, EMFILE, ENFILE): the machine failed, not
+	 * the input, and the exit status is a run's failure (1), not bad input's (2) */
+	bool resource;
 };
 
 /* Fill defaults, then the config file (-f/--config, if any), then the command line (which

@@ -316,12 +316,13 @@ static bool plot_refused(const struct gen_options *o, int ninputs)
 	return false;
 }
 
+/* 0, or the exit status: bad input, or a failure when memory or descriptors ran out. */
 static int load(const char *path, struct dist *d, bool quiet)
 {
 	struct dist_error e;
 	if (dist_load(path, d, &e)) {
 		say("%s", e.msg);
-		return -1;
+		return e.sys_errno ? EXIT_FAILED : EXIT_BAD_INPUT;
 	}
 	if (d->merged_rows && !quiet)
 		say("warning: %s repeats %zu records (original DEDISbench format); they were added together", path,
@@ -350,9 +351,9 @@ static int cmd_show(const struct gen_options *o)
 	}
 	if (plot_refused(o, 1))
 		return EXIT_BAD_INPUT;
-	if (load(o->paths[0], &d, false))
-		return EXIT_BAD_INPUT;
-	int rc = 0;
+	int rc = load(o->paths[0], &d, false);
+	if (rc)
+		return rc;
 	if (o->json_stdout)
 		rc = print_json(show_json(o->paths[0], &d, o->top)) ? EXIT_FAILED : 0;
 	else
@@ -370,11 +371,12 @@ static int cmd_compare(const struct gen_options *o)
 	struct dist a, b;
 	if (plot_refused(o, 2))
 		return EXIT_BAD_INPUT;
-	if (load(o->paths[0], &a, false))
-		return EXIT_BAD_INPUT;
-	if (load(o->paths[1], &b, false)) {
+	int rc = load(o->paths[0], &a, false);
+	if (rc)
+		return rc;
+	if ((rc = load(o->paths[1], &b, false))) {
 		dist_free(&a);
-		return EXIT_BAD_INPUT;
+		return rc;
 	}
 	if (a.block_size && b.block_size && a.block_size != b.block_size)
 		say("warning: comparing distributions of different block sizes (%" PRIu64 " and %" PRIu64 ")",
@@ -388,7 +390,6 @@ static int cmd_compare(const struct gen_options *o)
 	struct compare_result cr;
 	struct compare_limits lim = {o->max_diff, o->max_ratio_diff, o->max_tv, o->max_loc_diff};
 	compare_dists(&a, &b, &cr);
-	int rc = 0;
 	char why[1024];
 	if (o->plot && plot_compare(&a, &b, o->paths[0], o->paths[1], cr.scale_note, o->plot, why, sizeof why)) {
 		say("%s", why);

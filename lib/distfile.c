@@ -1,12 +1,16 @@
 /* distfile.c - the dedis-dist(5) reader and writer: records and the optional [compressibility 2] /
  * [locality 1] sections, strict line-by-line validation with "FILE:LINE: reason" errors. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "distfile.h"
+#include "errmsg.h"
 
 /* A record as read, with the line it came from (for duplicate-key messages). */
 struct prow {
@@ -162,6 +166,15 @@ static int parse_fail(struct parser *ps, size_t line, const char *fmt, ...)
 	return -1;
 }
 
+/* Memory ran out: the machine failed, not the file (err->sys_errno tells the caller). */
+static int out_of_memory(struct parser *ps, size_t line)
+{
+	set_err(ps->err, ps->name, line, "out of memory");
+	if (ps->err)
+		ps->err->sys_errno = ENOMEM;
+	return -1;
+}
+
 /* Validates one record and appends it. */
 static int add_row(struct parser *ps, uint64_t dups, uint64_t blocks, size_t line)
 {
@@ -181,7 +194,7 @@ static int add_row(struct parser *ps, uint64_t dups, uint64_t blocks, size_t lin
 		size_t cap = ps->cap ? ps->cap * 2 : 64;
 		struct prow *r = cap > SIZE_MAX / sizeof *r ? NULL : realloc(ps->rows, cap * sizeof *r);
 		if (!r)
-			return parse_fail(ps, line, "out of memory");
+			return out_of_memory(ps, line);
 		ps->rows = r;
 		ps->cap = cap;
 	}
@@ -206,10 +219,8 @@ static int finish(struct parser *ps, struct dist *out, size_t last_line, int all
 		return -1;
 	}
 	struct dist_row *rows = malloc(ps->n * sizeof *rows);
-	if (!rows) {
-		set_err(ps->err, ps->name, 0, "out of memory");
-		return -1;
-	}
+	if (!rows)
+		return out_of_memory(ps, 0);
 	size_t m = 0;
 	for (size_t i = 0; i < ps->n; i++) {
 		/* sums cannot overflow: the total of all blocks was checked */
@@ -666,7 +677,7 @@ static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, con
 			size_t cap = ps->ccap ? 2 * ps->ccap : 64;
 			struct dist_comp_cell *nc = cap > SIZE_MAX / sizeof *nc ? NULL : realloc(c->cells, cap * sizeof *nc);
 			if (!nc)
-				return parse_fail(ps, line, "out of memory");
+				return out_of_memory(ps, line);
 			c->cells = nc;
 			ps->ccap = cap;
 		}
@@ -891,6 +902,36 @@ static bool dist_has_dups(const struct dist *d, uint64_t dups)
 	return false;
 }
 
+/* A line (its newline and a CRLF's CR left off) holds text: no NUL byte, lone CR or other
+ * control character. 0, or -1 naming the first one. */
+static int check_chars(struct parser *ps, const char *s, size_t ll, size_t line)
+{
+	for (size_t i = 0; i < ll; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\0')
+			return parse_fail(ps, line, "NUL byte at column %zu (binary file?)", i + 1);
+		if (c == '\r')
+			return parse_fail(ps, line, "carriage return not followed by a newline at column %zu "
+					  "(CR-only line endings?)", i + 1);
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return parse_fail(ps, line, "control character 0x%02x at column %zu", c, i + 1);
+	}
+	return 0;
+}
+
+/* The next line of text[*pos, len): its start and length (without the newline, or a CRLF's CR);
+ * *pos moves past it. */
+static const char *next_line(const char *text, size_t len, size_t *pos, size_t *ll)
+{
+	const char *s = text + *pos;
+	const char *nl = memchr(s, '\n', len - *pos);
+	*ll = nl ? (size_t)(nl - s) : len - *pos;
+	*pos += *ll + (nl ? 1 : 0);
+	if (*ll > 0 && s[*ll - 1] == '\r')
+		(*ll)--; /* CRLF */
+	return s;
+}
+
 int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dist_error *err)
 {
 	struct parser ps = {.name = name ? name : "<distribution>", .err = err};
@@ -900,8 +941,10 @@ int dist_parse(const char *text, size_t len, const char *name, struct dist *out,
 
 	memset(&d, 0, sizeof d);
 	memset(out, 0, sizeof *out);
-	if (err)
+	if (err) {
 		err->msg[0] = '\0';
+		err->sys_errno = 0;
+	}
 	if (!text && len) {
 		set_err(err, ps.name, 0, "no text");
 		goto done;
@@ -909,29 +952,11 @@ int dist_parse(const char *text, size_t len, const char *name, struct dist *out,
 	/* A file with a section is a dedis file even without a comment. */
 	ps.legacy = len == 0 || (memchr(text, '#', len) == NULL && text[0] != '[' && !memmem(text, len, "\n[", 2));
 	while (pos < len) {
-		const char *s = text + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t ll = nl ? (size_t)(nl - s) : len - pos;
-		pos += ll + (nl ? 1 : 0);
+		size_t ll;
+		const char *s = next_line(text, len, &pos, &ll);
 		line++;
-		if (ll > 0 && s[ll - 1] == '\r')
-			ll--; /* CRLF */
-		for (size_t i = 0; i < ll; i++) {
-			unsigned char c = (unsigned char)s[i];
-			if (c == '\0') {
-				parse_fail(&ps, line, "NUL byte at column %zu (binary file?)", i + 1);
-				goto done;
-			}
-			if (c == '\r') {
-				parse_fail(&ps, line, "carriage return not followed by a newline at column %zu "
-					   "(CR-only line endings?)", i + 1);
-				goto done;
-			}
-			if ((c < 0x20 && c != '\t') || c == 0x7f) {
-				parse_fail(&ps, line, "control character 0x%02x at column %zu", c, i + 1);
-				goto done;
-			}
-		}
+		if (check_chars(&ps, s, ll, line))
+			goto done;
 		const char *hash = memchr(s, '#', ll);
 		size_t rl = hash ? (size_t)(hash - s) : ll;
 		size_t lead = 0;
@@ -983,49 +1008,100 @@ done:
 	return rc;
 }
 
-int dist_load(const char *path, struct dist *out, struct dist_error *err)
+/* What a file that is not a distribution is (dist_load refuses all but regular files). */
+static const char *file_kind(mode_t m)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+	       : S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
 
-	memset(out, 0, sizeof *out);
-	if (err)
-		err->msg[0] = '\0';
-	if (!(f = fopen(path, "rb"))) {
-		set_err(err, path, 0, "cannot open: %s", strerror(errno));
-		return -1;
+/* A file over DIST_FILE_MAX: what its first DIST_FILE_MAX bytes show it is, when a character
+ * says (a NUL byte: a disk image, a sparse file), else its size. */
+static void too_large(const char *text, size_t len, const char *path, struct dist_error *err)
+{
+	struct parser ps = {.name = path, .err = err, .legacy = 1};
+	size_t pos = 0, line = 0;
+	while (pos < len) {
+		size_t ll;
+		const char *s = next_line(text, len, &pos, &ll);
+		if (check_chars(&ps, s, ll, ++line))
+			return;
 	}
+	set_err(err, path, 0, "larger than %u MiB: not a distribution file (the largest hold a few thousand "
+		"lines)", DIST_FILE_MAX >> 20);
+}
+
+/* path's bytes, up to DIST_FILE_MAX + 1 (one more says it is over), into *buf (malloc'd). */
+static int read_bounded(int fd, const char *path, char **buf, size_t *len, struct dist_error *err)
+{
+	size_t cap = 0;
+	*buf = NULL;
+	*len = 0;
 	for (;;) {
-		if (len == cap) {
+		if (*len == cap) {
+			if (cap > DIST_FILE_MAX)
+				return 0;
 			size_t ncap = cap ? cap * 2 : 65536;
-			char *nb = ncap < cap ? NULL : realloc(buf, ncap);
+			ncap = ncap > (size_t)DIST_FILE_MAX + 1 ? (size_t)DIST_FILE_MAX + 1 : ncap;
+			char *nb = realloc(*buf, ncap);
 			if (!nb) {
 				set_err(err, path, 0, "out of memory");
-				goto fail;
+				err->sys_errno = ENOMEM;
+				return -1;
 			}
-			buf = nb;
+			*buf = nb;
 			cap = ncap;
 		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0) {
-			if (ferror(f)) {
-				set_err(err, path, 0, "cannot read: %s", strerror(errno));
-				goto fail;
-			}
-			break;
+		ssize_t got = read(fd, *buf + *len, cap - *len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			set_err(err, path, 0, "cannot read: %s", strerror(errno));
+			err->sys_errno = errno == ENOMEM ? ENOMEM : 0;
+			return -1;
 		}
+		if (got == 0)
+			return 0;
+		*len += (size_t)got;
 	}
-	fclose(f);
-	rc = dist_parse(buf, len, path, out, err);
+}
+
+int dist_load(const char *path, struct dist *out, struct dist_error *err)
+{
+	struct dist_error spare;
+	err = err ? err : &spare;
+	memset(out, 0, sizeof *out);
+	err->msg[0] = '\0';
+	err->sys_errno = 0;
+	/* Not blocked by a FIFO without a writer: it is refused below, as any file not regular is
+	 * (a device's endless bytes, a FIFO's wait). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		set_err(err, path, 0, "cannot open: %s", strerror(e));
+		err->sys_errno = errmsg_resource(e) ? e : 0;
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(err, path, 0, "%s, not a regular file", file_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	char *buf;
+	size_t len;
+	int rc = read_bounded(fd, path, &buf, &len, err);
+	close(fd);
+	if (!rc && len > DIST_FILE_MAX) {
+		too_large(buf, DIST_FILE_MAX, path, err);
+		rc = -1;
+	} else if (!rc) {
+		rc = dist_parse(buf, len, path, out, err);
+	}
 	free(buf);
 	return rc;
-fail:
-	fclose(f);
-	free(buf);
-	return -1;
 }
 
 int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, struct dist_error *err)

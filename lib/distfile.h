@@ -100,12 +100,20 @@ struct dist_rows {
 /* Error detail for a failed load: "FILE:LINE: reason" fits in msg. */
 struct dist_error {
 	char msg[512];
+	/* ENOMEM, EMFILE or ENFILE when the machine, not the file, failed (memory or descriptors
+	 * ran out: a run's failure, not bad input); else 0 */
+	int sys_errno;
 };
+
+/* The largest distribution file read: the biggest real ones are a few KiB (one line per copy
+ * count); a larger file is refused (a disk image, /dev/zero's like), never read whole. */
+#define DIST_FILE_MAX (64u << 20)
 
 /* Load a file (original DEDISbench files load unchanged: no comments, any order).
  * Records are "<dups> <blocks>" separated by spaces/tabs; blank lines are ignored; '#' starts a
  * comment (whole line or trailing); LF or CRLF line ends; the last newline is optional.
- * Errors (returns -1, fills err): unreadable file; a line that is not two unsigned decimal
+ * Errors (returns -1, fills err): unreadable file; not a regular file (a FIFO is not waited on);
+ * over DIST_FILE_MAX (its first NUL or control character named when it has one); a line that is not two unsigned decimal
  * integers (signs, fractions, hex, junk, one or three fields); a value, a row product
  * blocks*(dups+1), T or the sum of blocks that overflows 64 bits; the same dups value twice;
  * blocks = 0; an empty or all-comment file (reported at the last line, line 1 when empty);

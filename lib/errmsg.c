@@ -1,5 +1,6 @@
 /* errmsg.c - the shared formatter behind every tool's `fail(...)`: vsnprintf into the caller's
  * message buffer, then hand the error code back. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,4 +32,9 @@ const char *errmsg_quote(const char *s, char *buf, size_t len)
 		memcpy(buf + len - 4, "...", 4);
 	}
 	return buf;
+}
+
+bool errmsg_resource(int e)
+{
+	return e == ENOMEM || e == EMFILE || e == ENFILE;
 }

@@ -16,9 +16,9 @@ ncases=0
 bad() {
 	local name=$1 re=$2 rc=0 n
 	shift 2
-	"$DEDISBENCH" --target "$TGT" --procs 1 --file-size 1MiB --json "$JSON" "$@" \
+	timeout 20 "$DEDISBENCH" --target "$TGT" --procs 1 --file-size 1MiB --json "$JSON" "$@" \
 		>"$E2E_TMP/out" 2>"$E2E_TMP/err" || rc=$?
-	[ "$rc" -eq 2 ] || fail "$name: dedisbench $* exited $rc, want 2; stderr: $(cat "$E2E_TMP/err")"
+	[ "$rc" -eq 2 ] || fail "$name: dedisbench $* exited $rc, want 2 (124: it hung); stderr: $(cat "$E2E_TMP/err")"
 	n=$(wc -l <"$E2E_TMP/err")
 	[ "$n" -eq 1 ] || fail "$name: want exactly 1 stderr line, got $n: $(cat "$E2E_TMP/err")"
 	[ -s "$E2E_TMP/err" ] || fail "$name: stderr is empty"
@@ -103,6 +103,24 @@ printf '0 100\n1 99999999999999999999999\n' >"$E2E_TMP/overflow.dist"
 bad "dist overflow"     'overflow\.dist:2' --dist "$E2E_TMP/overflow.dist"
 bad "dist unknown name" 'nosuchdist'   --dist nosuchdist
 bad "dist missing file" 'nope\.dist'   --dist "$E2E_TMP/nope.dist"
+# Not a distribution file: refused up front, never read (a FIFO's open once waited for a writer,
+# by a bare name it was "no such file"; /dev/zero was read until memory ran out).
+mkfifo "$E2E_TMP/fifo.dist"
+bad "dist FIFO"         'fifo\.dist: a FIFO, not a regular file$' --dist "$E2E_TMP/fifo.dist"
+(cd "$E2E_TMP" && bad "dist FIFO, bare name" '^dedisbench: --dist: fifo\.dist: a FIFO, not a regular file$' --dist fifo.dist)
+# capped CMD...: under a 400 MB address-space limit, which the 64 MiB cap keeps to (a build
+# without the cap runs out of it instead of eating the machine); not under a sanitizer, whose
+# shadow memory does not fit in it.
+capped() { if [ -z "${DEDIS_SANITIZED:-}" ]; then (ulimit -v 400000 && "$@"); else "$@"; fi; }
+capped bad "dist /dev/zero" '/dev/zero: a character device, not a regular file$' --dist /dev/zero
+# A file larger than any distribution (a sparse 4 GiB of zeros, a disk image): read up to the
+# cap, its first NUL byte named.
+truncate -s 4G "$E2E_TMP/huge.dist"
+capped bad "dist 4 GiB of NULs" 'huge\.dist:1: NUL byte at column 1 \(binary file\?\)$' --dist "$E2E_TMP/huge.dist"
+head -c $((64 << 20)) /dev/zero | tr '\0' '\n' >"$E2E_TMP/blank.dist"
+echo "0 1" >>"$E2E_TMP/blank.dist"
+bad "dist over 64 MiB"  'blank\.dist: larger than 64 MiB: not a distribution file' --dist "$E2E_TMP/blank.dist"
+rm -f "$E2E_TMP/huge.dist" "$E2E_TMP/blank.dist"
 
 # Paths and devices
 bad "target missing"    'nonexistent'  --target "$E2E_TMP/nonexistent/dir"
@@ -135,3 +153,22 @@ else
 fi
 
 note "$ncases bad-input cases exit 2 cleanly"
+
+# The machine running out is not bad input: memory or descriptors exhausted exit 1 (a run's
+# failure), with one line saying so, and still nothing written.
+runs_out() { # NAME REGEX LIMIT ARGS...: under `ulimit LIMIT`, exit 1 and one line matching REGEX
+	local name=$1 re=$2 limit=$3 rc=0
+	shift 3
+	(ulimit $limit && exec "$DEDISBENCH" --target "$TGT" --procs 1 --file-size 1MiB --json "$JSON" "$@") \
+		>"$E2E_TMP/out" 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "$name: exited $rc, want 1: $(cat "$E2E_TMP/err")"
+	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -Eq -- "$re" "$E2E_TMP/err" ||
+		fail "$name: stderr does not say /$re/ in one line: $(cat "$E2E_TMP/err")"
+	[ -z "$(ls -A "$TGT")" ] && [ ! -e "$JSON" ] || fail "$name: something was written"
+}
+runs_out "descriptors" 'Too many open files$' "-n 5"
+if [ -z "${DEDIS_SANITIZED:-}" ]; then
+	truncate -s 100M "$E2E_TMP/zeros.dist"
+	runs_out "memory" 'zeros\.dist: out of memory$' "-v 40000" --dist "$E2E_TMP/zeros.dist"
+fi
+note "memory or descriptors running out: exit 1, not the bad input's 2"

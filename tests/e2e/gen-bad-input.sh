@@ -13,8 +13,8 @@ printf '0 5\nx y\n' >"$E2E_TMP/bad.dist"
 expect_bad() {
 	local what=$1 rc=0
 	shift
-	"$DEDISGEN" "$@" >"$E2E_TMP/stdout" 2>"$E2E_TMP/err" || rc=$?
-	[ "$rc" -eq 2 ] || fail "dedisgen $* exited $rc (want 2): $(cat "$E2E_TMP/err")"
+	timeout 20 "$DEDISGEN" "$@" >"$E2E_TMP/stdout" 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 2 ] || fail "dedisgen $* exited $rc (want 2; 124: it hung): $(cat "$E2E_TMP/err")"
 	[ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] || fail "dedisgen $*: not one line: $(cat "$E2E_TMP/err")"
 	grep -q -- "$what" "$E2E_TMP/err" || fail "dedisgen $*: '$what' not in: $(cat "$E2E_TMP/err")"
 	[ -z "$(ls -A "$E2E_TMP/out")" ] || fail "dedisgen $* left: $(ls -A "$E2E_TMP/out")"
@@ -47,6 +47,14 @@ expect_bad "-k" "$E2E_TMP/data" -k -o "$O"
 expect_bad "several block sizes" "$E2E_TMP/data" -b 4096,8192
 expect_bad "-d expects a block device" -d "$E2E_TMP/data" -o "$O"
 expect_bad "bad.dist:2" show "$E2E_TMP/bad.dist"
+# show and compare read distribution files, nothing else: a FIFO is not waited on, a device not
+# read until memory runs out (under an address-space limit a build without the cap would hit)
+expect_bad "$E2E_TMP/fifo: a FIFO, not a regular file" show "$E2E_TMP/fifo"
+printf "0 5\n" >"$E2E_TMP/one.dist"
+expect_bad "$E2E_TMP/fifo: a FIFO, not a regular file" compare "$E2E_TMP/one.dist" "$E2E_TMP/fifo"
+if [ -z "${DEDIS_SANITIZED:-}" ]; then
+	(ulimit -v 400000 && expect_bad "/dev/zero: a character device, not a regular file" show /dev/zero)
+fi
 expect_bad "power of two" "$E2E_TMP/data" --compress-sample 1/3 -o "$O"
 expect_bad "not a rate" "$E2E_TMP/data" --compress-sample 0.1 -o "$O"
 expect_bad "out of range" compare "$E2E_TMP/bad.dist" "$E2E_TMP/bad.dist" --max-tv 1.5
