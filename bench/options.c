@@ -525,6 +525,15 @@ static int ini_unindent(const char *text, char *out)
 	return too_long;
 }
 
+/* Does line `line` (from 1) of text start a section header ('[', column 1 once unindented)? */
+static bool ini_line_opens_section(const char *text, int line)
+{
+	for (int n = 1; n < line && text; n++)
+		if ((text = strchr(text, '\n')))
+			text++;
+	return text && *text == '[';
+}
+
 int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err)
 {
 	struct opt_error inner = {.resource = false};
@@ -539,9 +548,14 @@ int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *
 				 "command line)", name, line, INI_LINE_MAX);
 	}
 	line = ini_parse_string(flat, ini_on_key, &c);
+	bool open_section = line > 0 && ini_line_opens_section(flat, line);
 	free(flat);
 	if (line == 0)
 		return 0;
+	/* libinih reports the first bad line, and reads on: "[execution" without its ']' is line 1,
+	 * whatever a key under it got wrong later */
+	if (open_section)
+		return fail(err, "config file %s:%d: a section header without its ']' (expected [section])", name, line);
 	if (c.failed)
 		return fail(err, "config file %s:%d: %s", name, line, inner.msg);
 	return fail(err, "config file %s:%d: not an INI line (expected [section] or key = value)", name, line);

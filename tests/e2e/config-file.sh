@@ -117,6 +117,13 @@ rc=0
 "$DEDISBENCH" --config "$E2E_TMP/badlegacy.ini" --target null --quiet 2>"$E2E_TMP/badlegacy.err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "badlegacy.ini:2: \[execution\] nprocs, read as --procs: 'many'" "$E2E_TMP/badlegacy.err" ||
 	fail "a bad original key: exit $rc: $(cat "$E2E_TMP/badlegacy.err")"
+# A section header without its ']' is named at its own line (it was ":1: unknown key 'nprocs'",
+# the key under it blamed at the header's line number).
+printf '# a job\n[execution\nnprocs = 1\n' >"$E2E_TMP/open.ini"
+rc=0
+"$DEDISBENCH" --config "$E2E_TMP/open.ini" --target null --quiet 2>"$E2E_TMP/open.err" || rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$E2E_TMP/open.err")" = "dedisbench: config file $E2E_TMP/open.ini:2: a section header without its ']' (expected [section])" ] ||
+	fail "[execution without ']': exit $rc: $(cat "$E2E_TMP/open.err")"
 
 # rate = rRATE is the read rate: read-rate on another line sets it a second time (the last won).
 printf '[d]\ntarget = null\nmode = mixed\nrate = r100\nread-rate = 50\nwrite-rate = 10\n' >"$E2E_TMP/rr.ini"
