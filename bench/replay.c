@@ -24,6 +24,18 @@ bool replay_option_applies(const char *name)
 	return false;
 }
 
+/* When a request recorded `since` ns after the first is due at `speed`: t0 plus the scaled span,
+ * saturated (a span of 2^64 - 1 ns at --speed 1 is due in 584 years: a cast out of range wrapped
+ * it to now, and the trace finished at once). */
+static uint64_t due_at(uint64_t t0, uint64_t since, double speed)
+{
+	double d = (double)since / speed;
+	if (!(d < 0x1p64))
+		return UINT64_MAX;
+	uint64_t span = (uint64_t)d;
+	return span > UINT64_MAX - t0 ? UINT64_MAX : t0 + span;
+}
+
 int replay_run(const struct replay_job *j, struct replay_result *r, char *err, size_t errlen)
 {
 	const struct trace *t = j->trace;
@@ -68,7 +80,7 @@ int replay_run(const struct replay_job *j, struct replay_result *r, char *err, s
 		const struct trace_req *q = &t->req[i];
 		uint64_t due = t0;
 		if (j->speed > 0) {
-			due = t0 + (uint64_t)((double)(q->ts_ns - ts0) / j->speed);
+			due = due_at(t0, q->ts_ns - ts0, j->speed);
 			while (!*j->stop && !pacer_sleep_until(&pacer, due))
 				; /* a signal: stop if it asked to, else sleep on */
 		}

@@ -113,7 +113,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 	size_t cap = 0;
 	ssize_t len;
 	int rc = 0;
-	uint64_t first_ts = 0;
+	unsigned long long prev_line = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		t->lines++;
 		if ((size_t)len != strlen(line)) {
@@ -173,10 +173,15 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 			rc = errmsg_set(err, errlen, -1, "%s:%llu: out of memory", path, ln);
 			break;
 		}
-		if (t->n == 0)
-			first_ts = ts;
+		if (t->n && ts < t->req[t->n - 1].ts_ns) {
+			rc = errmsg_set(err, errlen, -1, "%s:%llu: timestamp %llu is before the previous request's (%llu, line "
+					"%llu): a trace is in time order", path, ln, (unsigned long long)ts,
+					(unsigned long long)t->req[t->n - 1].ts_ns, (unsigned long long)prev_line);
+			break;
+		}
+		prev_line = ln;
 		struct trace_req *r = &t->req[t->n];
-		*r = (struct trace_req){ts < first_ts ? first_ts : ts, lba / per, (uint32_t)nblocks, write, t->nids};
+		*r = (struct trace_req){ts, lba / per, (uint32_t)nblocks, write, t->nids};
 		for (uint64_t k = 0; k < nblocks && !rc; k++) {
 			unsigned char md5[16];
 			uint64_t id;

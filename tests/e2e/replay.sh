@@ -60,9 +60,11 @@ fcmp "$paced" "<=" "$(awk -v a="$afap" 'BEGIN { print a + 25 }')" ||
 note "replay p50 latency: paced $paced us, as fast as possible $afap us"
 
 # SIGINT during a long gap of a paced trace stops the replay at once, "interrupted" (it once slept
-# the gap out - 10 minutes here - then wrote the next request and said "ok").
-awk 'NR == 1 { $5 = 8; $6 = "W"; NF = 9; $9 = "0123456789abcdef0123456789abcdef"; print; t = $1 }
-     NR == 2 { $1 = sprintf("%.0f", t + 600000000000); print }' "$T" >"$E2E_TMP/gap.trace"
+# the gap out - 10 minutes - then wrote the next request and said "ok"). The gap is the longest a
+# timestamp allows, to 2^64 - 1 ns: its due time once wrapped past the clock to now, and the
+# replay finished both requests at once.
+awk 'NR == 1 { $5 = 8; $6 = "W"; NF = 9; $9 = "0123456789abcdef0123456789abcdef"; print }
+     NR == 2 { $1 = "18446744073709551615"; print }' "$T" >"$E2E_TMP/gap.trace"
 first=$(awk 'NR == 1 { print $4 / 8 }' "$E2E_TMP/gap.trace")
 mkdir "$E2E_TMP/g"
 BG_PID=
@@ -89,6 +91,7 @@ fi
 wait "$BG_PID" || fail "replay interrupted in a gap exited $?: $(cat "$E2E_TMP/gap.err")"
 BG_PID=
 jcheck "$E2E_TMP/gap.json" '.status == "interrupted" and .replay.requests_done == 1'
+jcheck "$E2E_TMP/gap.json" ".trace.seconds > 18446744073 - $(awk 'NR == 1 { print int($1 / 1e9) + 1 }' "$E2E_TMP/gap.trace")"
 
 # bad input: one line naming file and line, exit 2, nothing written
 bad() { # bad WHAT-STDERR-SAYS ARGS...
@@ -114,6 +117,10 @@ bad "$B:9: 7 fields" replay "$B"
 awk 'NR == 2 { $5 = 16 } { print }' "$T" >"$B"   # 8 KiB with one MD5
 grep -q '^[^ ]* [^ ]* [^ ]* [^ ]* 16 [RW] 8 0 [0-9a-f]*$' <(sed -n 2p "$B") || fail "line 2 was not made inconsistent"
 bad "$B:2: 1 MD5s for 16 sectors, want 2" replay "$B"
+# a request recorded before the one above it: the trace is out of order (it was replayed as if
+# due at once)
+awk 'NR == 50 { $1 = 5 } { print }' "$T" >"$B"
+bad "$B:50: timestamp 5 is before the previous request's ($(awk 'NR == 49 { print $1 }' "$T"), line 49): a trace is in time order" replay "$B"
 : >"$B"
 bad "no request in the trace" replay "$B"
 bad "--dist does not apply to replay" replay "$T" --dist kernels
