@@ -101,6 +101,23 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 	return 0;
 }
 
+/* A --size or --data-size past the largest volume (2^40 - 1 blocks) is said as that, before the
+ * engine's whole-number-of-blocks check offers a rounding that wraps ("18446744073709547520 or 0
+ * would be"). The block size itself is checked by the engine. */
+static int check_volume_sizes(const struct engine_cli *c, char *err, size_t errlen)
+{
+	uint64_t bs = c->block_size ? c->block_size : 4096;
+	if (bs < 512 || bs > 65536)
+		return 0;
+	uint64_t max = ((1ULL << 40) - 1) * bs;
+	const char *name = c->size > max ? "size" : c->data_size > max ? "data-size" : NULL;
+	if (!name)
+		return 0;
+	return fail(err, errlen, "--%s: %llu bytes is more than a volume holds (at most 2^40 - 1 blocks of %llu bytes: "
+		    "%llu bytes)", name, (unsigned long long)(c->size > max ? c->size : c->data_size),
+		    (unsigned long long)bs, (unsigned long long)max);
+}
+
 int cli_parse(int argc, char **argv, struct engine_cli *c, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
@@ -175,7 +192,7 @@ int cli_parse(int argc, char **argv, struct engine_cli *c, char *err, size_t err
 				    engine_options[i].name);
 	if (!strcmp(c->command, "format") && !c->size)
 		return fail(err, errlen, "format needs --size");
-	return 0;
+	return check_volume_sizes(c, err, errlen);
 }
 
 void cli_print_help(FILE *f)

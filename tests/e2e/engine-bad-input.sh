@@ -118,6 +118,8 @@ size|format $nv --size lots
 the data size, 1 bytes, is less than one 4096-byte block|format $nv --size 8MiB --data-size 1
 volume size, 6000 bytes, is not a whole number of 4096-byte blocks|format $nv --size 6000
 volume size, 1000 bytes, is less than one 4096-byte block|format $nv --size 1000
+^dedisengine: --size: 18446744073709551615 bytes is more than a volume holds \(at most 2\^40 - 1 blocks of 4096 bytes: 4503599627366400 bytes\)$|format $nv --size 18446744073709551615B
+--data-size: 562949953421312 bytes is more than a volume holds \(at most 2\^40 - 1 blocks of 512 bytes|format $nv --size 1MiB --data-size 512TiB --block-size 512
 whole number of 8192-byte blocks|format $nv --size 1MiB --block-size 8KiB --data-size 1052672
 data size, 6000 bytes, is not a whole number|format $nv --size 8MiB --data-size 6000
 option|format $nv --size 8MiB --frobnicate
