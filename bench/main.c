@@ -528,26 +528,9 @@ static int bench_main(int argc, char **argv)
 		}
 		if (!cfg.o.quiet)
 			results_print(stdout, &cfg, &res);
-		if (res.failed) {
-			fprintf(stderr, "dedisbench: %s\n", res.failure);
-			status = EXIT_RUN_FAILED;
-		} else if (res.read_mismatches + res.final_mismatches) {
-			fprintf(stderr, "dedisbench: verification failed: %llu mismatched block%s; first: %s\n",
-				(unsigned long long)(res.read_mismatches + res.final_mismatches),
-				res.read_mismatches + res.final_mismatches == 1 ? "" : "s", res.mismatch[0]);
-			status = EXIT_RUN_FAILED;
-		} else if (cfg.o.verify != VERIFY_NONE && !res.interrupted && res.read_checks + res.final_checks == 0) {
-			fprintf(stderr, "dedisbench: --verify %s checked no block%s\n", verify_names[cfg.o.verify],
-				cfg.unknown == UNKNOWN_SKIP ? ": the ledger records no write to what the run read, and "
-							      "nothing else is known about those blocks"
-							    : "");
-			status = EXIT_RUN_FAILED;
-		} else if (res.have_engine && res.engine_unchecked) {
-			fprintf(stderr, "dedisbench: the engine volume could not be validated: %s\n", res.mismatch[res.nmismatch - 1]);
-			status = EXIT_RUN_FAILED;
-		} else if (res.have_engine && !res.engine_match) {
-			fprintf(stderr, "dedisbench: the engine does not hold what the run wrote%s%s\n",
-				res.nmismatch ? ": " : "", res.nmismatch ? res.mismatch[0] : "");
+		/* the JSON's "status" says the same (results_json asks results_status too) */
+		if (results_status(&cfg, &res, msg, sizeof msg) >= RUN_FAILED) {
+			fprintf(stderr, "dedisbench: %s\n", msg);
 			status = EXIT_RUN_FAILED;
 		}
 		if (space_failed[0]) /* (after the run's own failure, if any, was said) */

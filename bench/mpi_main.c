@@ -122,12 +122,8 @@ static int report(struct bench_config *cfg, const struct mpi_peers *p, struct ru
 		results_print(stdout, cfg, res);
 		print_ranks(stdout, p, res);
 	}
-	if (res->failed) {
-		fprintf(stderr, PROG ": %s\n", res->failure);
-		status = EXIT_RUN_FAILED;
-	} else if (res->read_mismatches + res->final_mismatches) {
-		fprintf(stderr, PROG ": verification failed: %llu mismatched blocks; first: %s\n",
-			(unsigned long long)(res->read_mismatches + res->final_mismatches), res->mismatch[0]);
+	if (results_status(cfg, res, msg, sizeof msg) >= RUN_FAILED) { /* as the JSON's "status" says */
+		fprintf(stderr, PROG ": %s\n", msg);
 		status = EXIT_RUN_FAILED;
 	}
 	if (results_write_reports(cfg, res, msg, sizeof msg)) {

@@ -28,6 +28,9 @@ jcheck "$E2E_TMP/c.json" '.verify.how.identified == 1024 and .verify.how.ledger 
 jcheck "$E2E_TMP/c.json" '.verify.found.garbage == 2 and .verify.found.foreign_seed == 1022 and .verify.found.a_foreign_seed == 5' \
 	"the intact blocks are of seed 5 (this run's seed is random), block 77 is garbage" .verify.found
 jcheck "$E2E_TMP/c.json" '.verify.ok == false and (.verify.mismatches | length) == 2'
+# ... and the JSON's status says what the exit status says (it was "ok": the I/O went well)
+jcheck "$E2E_TMP/c.json" '.status == "mismatch" and (.error | startswith("verification failed: 2 mismatched blocks; first: "))' \
+	"status of a run that found corruption" '{status, error}'
 jcheck "$E2E_TMP/c.json" "[.verify.mismatches[] | test(\"offset $((77 * BS)) of $T/dedisbench.0: expected an intact dedisbench block or zeros, found garbage\")] | all"
 # ... and against the layout when the seed is given
 run_bench --target "$T" "${reread[@]}" --verify final --seed 5 --json "$E2E_TMP/cs.json"
@@ -75,6 +78,8 @@ run_bench --target "$T" "${reread[@]}" --verify final --ledger "$E2E_TMP/empty.l
 [ "$RC" -eq 1 ] || fail "--verify that checked nothing: exit $RC, want 1"
 grep -q "^dedisbench: --verify final checked no block" "$E2E_TMP/err" || fail "stderr: $(cat "$E2E_TMP/err")"
 jcheck "$E2E_TMP/z.json" '.verify.checked == 0 and .verify.unchecked == 512 and .verify.ok == false'
+jcheck "$E2E_TMP/z.json" '.status == "mismatch" and (.error | startswith("--verify final checked no block"))' \
+	"status of a verification that checked nothing" '{status, error}'
 # ... and online verification of a run without reads is refused up front
 run_bench --target "$T" "${geom[@]}" --keep --verify online
 [ "$RC" -eq 2 ] || fail "--verify online on a write run: exit $RC, want 2"

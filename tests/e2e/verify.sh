@@ -31,7 +31,7 @@ run_bench --target "$T" --procs 2 --file-size 4MiB --mode read --populate none -
 	--verify final --ledger "$L" --keep --quiet --json "$E2E_TMP/final.json"
 [ "$RC" -eq 1 ] || fail "a corrupted target must fail verification (exit 1), got $RC: $(cat "$E2E_TMP/err")"
 grep -q "verification failed: 3 mismatched blocks" "$E2E_TMP/err" || fail "stderr: $(cat "$E2E_TMP/err")"
-jcheck "$E2E_TMP/final.json" '.verify.final_mismatches == 3 and .status == "ok"'
+jcheck "$E2E_TMP/final.json" '.verify.final_mismatches == 3 and .status == "mismatch"'
 for want in "offset $((10 * BS)) of $F1: expected content 0x[0-9a-f]+, found garbage" \
 	"offset $((20 * BS)) of $F1: expected content 0x[0-9a-f]+, found zeros" \
 	"offset $((30 * BS)) of $F1: expected content 0x[0-9a-f]+, found content 0x[0-9a-f]+"; do
