@@ -477,8 +477,39 @@ int config_open_ledger(struct bench_config *c, char *err, size_t errlen)
 			   err, errlen);
 }
 
+static const char *output_given(const struct bench_options *o, enum config_output k)
+{
+	return k == OUT_JSON ? o->json : k == OUT_DIST_REPORT ? o->dist_report : k == OUT_ACCESS_REPORT ? o->access_report
+	       : o->output_dir;
+}
+
+int config_hold_outputs(struct bench_config *c, char *why, size_t whylen)
+{
+	static const char *const opt[] = {"--json", "--dist-report", "--access-report", "--output-dir"};
+	for (int k = 0; k < 4; k++)
+		c->held[k].dir.fd = -1;
+	c->outputs_held = true;
+	for (int k = 0; k < 4; k++) {
+		const char *path = output_given(&c->o, k);
+		struct held_output *h = &c->held[k];
+		if (path && (k == OUT_DIR ? safedir_hold(&h->dir, path, h->via, sizeof h->via)
+					  : safedir_hold_parent(&h->dir, path, h->via, sizeof h->via)) && !(h->via[0] = 0))
+			return errmsg_set(why, whylen, -1, "%s %s: cannot hold its directory: %s", opt[k], path,
+					  strerror(errno));
+	}
+	return 0;
+}
+
+const char *config_output_at(const struct bench_config *c, enum config_output k)
+{
+	const char *path = output_given(&c->o, k);
+	return path && c->outputs_held && c->held[k].via[0] ? c->held[k].via : path;
+}
+
 void config_free(struct bench_config *c)
 {
+	for (int k = 0; c->outputs_held && k < 4; k++)
+		safedir_release(&c->held[k].dir);
 	target_release(&c->target);
 	ledger_close(&c->ledger_map);
 	compmodel_free(c->model);

@@ -3,11 +3,13 @@
 #ifndef DEDIS_BENCH_CONFIG_H
 #define DEDIS_BENCH_CONFIG_H
 
+#include <limits.h>
 #include "compmodel.h"
 #include "distfile.h"
 #include "dupgen.h"
 #include "ioengine/ioengine.h"
 #include "options.h"
+#include "safefile.h"
 #include "target.h"
 #include "verify.h"
 
@@ -60,7 +62,17 @@ struct bench_config {
 	uint32_t content_compress;  /* content_init's R: --compress R, or 1 */
 	struct bench_part part;     /* this run in the whole (a stand-alone run: all of it) */
 	bool placed;                /* config_place done: the layout exists */
+	/* The outputs' directories, held from the run's start to its end (config_hold_outputs),
+	 * and each output's name through its held directory (config_output_at). */
+	bool outputs_held;
+	struct held_output {
+		struct safedir dir;
+		char via[PATH_MAX];
+	} held[4];
 };
+
+/* The outputs a run writes when it ends (and --output-dir's files made as it starts). */
+enum config_output { OUT_JSON, OUT_DIST_REPORT, OUT_ACCESS_REPORT, OUT_DIR };
 
 /* The bytes of content `id` as this run writes them (its recipe from the model, if any); g is
  * the dupgen the id came from, which knows its copy class. */
@@ -95,6 +107,14 @@ int config_check_output(const struct target *t, const char *what, const char *pa
  * place, so each would destroy the other. dist_path may be NULL. 0, or -1 with err set. */
 int config_check_outputs(const struct target *t, const struct bench_options *o, const char *dist_path,
 			 struct opt_error *err);
+
+/* Resolve the outputs' directories once, now (after config_check_outputs, and --output-dir made),
+ * and hold them open: what the run writes at its end goes beneath them, never through a
+ * directory name swapped meanwhile for a link. 0, or -1 with why (errno kept). */
+int config_hold_outputs(struct bench_config *cfg, char *why, size_t whylen);
+/* The name to write output k under: through its held directory, else as given (NULL: not asked
+ * for). Messages name the output as given (cfg->o). */
+const char *config_output_at(const struct bench_config *cfg, enum config_output k);
 
 /* Create the shared ledger (after the target is prepared); 0 or -1 with err. */
 int config_open_ledger(struct bench_config *cfg, char *err, size_t errlen);

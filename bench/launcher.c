@@ -481,7 +481,7 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	/* Ticks every second even without a time series: the host's CPU and memory are sampled. */
 	if (go_on && !series && ts_init(&ts, l.sh->t0_ns))
 		progress = false;
-	if (go_on && series && ts_open(&ts, c->o.output_dir, l.sh->t0_ns)) {
+	if (go_on && series && ts_open(&ts, config_output_at(c, OUT_DIR), l.sh->t0_ns)) {
 		set_failure(&l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
 		stop_all(&l);
 	}

@@ -2,6 +2,7 @@
  * written), prepare the target, run, report; the only place that decides the exit status. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "report.h"
 #include "replay.h"
 #include "results.h"
+#include "safefile.h"
 #include "runcmp.h"
 #include "space.h"
 #include "stopsignals.h"
@@ -39,7 +41,7 @@ static void failure_json(const struct bench_config *c, const char *why)
 	hist_init(&r.total[0].lat);
 	hist_init(&r.total[1].lat);
 	json_t *doc = results_json(c, &r);
-	(void)report_write_atomic(doc, c->o.json);
+	(void)report_write_atomic(doc, config_output_at(c, OUT_JSON));
 	json_decref(doc);
 }
 
@@ -63,12 +65,21 @@ static void on_stop_signal(int sig)
 
 /* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
  * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
+static struct safedir job_json_dir = {-1}; /* a replay's or backup's --json directory, held */
+static char job_json_at[PATH_MAX];           /* its name through it */
+
 /* A replay or backup run's start: the target prepared (one line and cleanup when it cannot be),
  * SIGINT/SIGTERM asking the run to stop. A stop that comes while the target is prepared (a volume
  * formatted) is held until it is ready, then stops the run before its first request, so the run
- * still ends "interrupted" with its JSON and without what it created. 0, or -1 after saying why. */
-static int prepare_job_target(struct target *t, uint32_t block_size)
+ * still ends "interrupted" with its JSON and without what it created; its --json's directory is
+ * held from here (finish_job writes beneath it). 0, or -1 after saying why. */
+static int prepare_job_target(struct target *t, uint32_t block_size, const char *json)
 {
+	/* what the run writes at its end goes beneath the directory its --json has now */
+	if (json && safedir_hold_parent(&job_json_dir, json, job_json_at, sizeof job_json_at)) {
+		fprintf(stderr, "dedisbench: --json %s: cannot hold its directory: %s\n", json, strerror(errno));
+		return -1;
+	}
 	sigset_t stop_signals, old;
 	sigemptyset(&stop_signals);
 	stop_signals_set(&stop_signals);
@@ -91,12 +102,13 @@ static int finish_job(bool failed, const char *failure, json_t *doc, const char 
 	if (failed)
 		fprintf(stderr, "dedisbench: %s\n", failure);
 	if (doc) {
-		if (report_write_atomic(doc, json_path)) {
+		if (report_write_atomic(doc, job_json_dir.fd >= 0 ? job_json_at : json_path)) {
 			fprintf(stderr, "dedisbench: cannot write %s: %s\n", json_path, strerror(errno));
 			status = EXIT_RUN_FAILED;
 		}
 		json_decref(doc);
 	}
+	safedir_release(&job_json_dir);
 	return status;
 }
 
@@ -170,7 +182,7 @@ static int cmd_replay(struct bench_cli *cli)
 				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &stop_requested};
 	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : target.kind == TARGET_NULL ? "null" : "sync");
 	status = EXIT_RUN_FAILED;
-	if (prepare_job_target(&target, TRACE_BLOCK))
+	if (prepare_job_target(&target, TRACE_BLOCK, o->json))
 		goto out;
 	struct replay_result res;
 	if (replay_run(&job, &res, msg, sizeof msg)) {
@@ -247,7 +259,7 @@ static int cmd_backup(struct bench_cli *cli)
 				 .space = &space, .stop = &stop_requested};
 	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : "sync");
 	status = EXIT_RUN_FAILED;
-	if (prepare_job_target(&target, (uint32_t)o->block_size))
+	if (prepare_job_target(&target, (uint32_t)o->block_size, o->json))
 		goto out;
 	struct backup_result res;
 	if (backup_run(&job, &res, msg, sizeof msg)) {
@@ -477,7 +489,8 @@ static int bench_main(int argc, char **argv)
 		config_free(&cfg);
 		return errmsg_resource(e) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
-	if (config_open_ledger(&cfg, msg, sizeof msg)) {
+	/* From here what the run writes at its end goes beneath the directories its outputs have now */
+	if (config_hold_outputs(&cfg, msg, sizeof msg) || config_open_ledger(&cfg, msg, sizeof msg)) {
 		int e = errno; /* the ledger's open or map: out of memory or descriptors is no bad input */
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		drop_output_dir(&cfg, made_output_dir);
@@ -547,7 +560,7 @@ static int bench_main(int argc, char **argv)
 		}
 		if (cfg.o.json) {
 			json_t *doc = results_json(&cfg, &res);
-			if (report_write_atomic(doc, cfg.o.json)) {
+			if (report_write_atomic(doc, config_output_at(&cfg, OUT_JSON))) {
 				fprintf(stderr, "dedisbench: cannot write %s: %s\n", cfg.o.json, strerror(errno));
 				status = EXIT_RUN_FAILED;
 			}

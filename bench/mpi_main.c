@@ -144,7 +144,7 @@ static int report(struct bench_config *cfg, const struct mpi_peers *p, struct ru
 		json_object_set_new(doc, "mpi", json_pack("{s:i, s:s, s:i, s:o}", "ranks", p->size, "rank_content",
 							  rank_content_names[cfg->o.rank_content], "lost_ranks",
 							  (int)p->lost, "per_rank", ranks));
-		if (report_write_atomic(doc, cfg->o.json)) {
+		if (report_write_atomic(doc, config_output_at(cfg, OUT_JSON))) {
 			fprintf(stderr, PROG ": cannot write %s: %s\n", cfg->o.json, strerror(errno));
 			status = EXIT_RUN_FAILED;
 		}

@@ -625,14 +625,15 @@ static int close_in(FILE *f, struct safefile *sf)
 
 int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
 {
-	const char *dir = c->o.output_dir;
+	/* written beneath the directory held since the start; named as given */
+	const char *dir = c->o.output_dir, *at = config_output_at(c, OUT_DIR);
 	char lat[4200], dist[4200], acc[4200];
 	FILE *f;
 	struct safefile sf;
 	if (!dir)
 		return 0;
 	/* latency percentiles on a "nines" ladder, per direction */
-	if (!(f = open_in(dir, "latency-percentiles.csv", lat, sizeof lat, &sf)))
+	if (!(f = open_in(at, "latency-percentiles.csv", lat, sizeof lat, &sf)))
 		goto io;
 	static const double ladder[] = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 99.9999};
 	fputs("percentile,read_us,write_us\n", f);
@@ -659,7 +660,7 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		live.top = -1;
 	if (!r->have_written)
 		written.top = -1;
-	if (!(f = open_in(dir, "dist-buckets.csv", dist, sizeof dist, &sf)))
+	if (!(f = open_in(at, "dist-buckets.csv", dist, sizeof dist, &sf)))
 		goto io;
 	fputs("copies_low,copies_high,live_share,scaled_share,written_share,dataset_share\n", f);
 	int top = live.top;
@@ -689,7 +690,7 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 			snprintf(why, whylen, "out of memory");
 			return -1;
 		}
-		f = open_in(dir, "scaled-target.dist", path, sizeof path, &sf);
+		f = open_in(at, "scaled-target.dist", path, sizeof path, &sf);
 		snprintf(l1, sizeof l1, "dedisbench %s: %s scaled to this run (its target)", PACKAGE_VERSION, c->o.dist);
 		scaling_caption(c, l2, sizeof l2);
 		snprintf(l3, sizeof l3, "block-size: %llu", (unsigned long long)c->o.block_size);
@@ -707,7 +708,7 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		if (bad)
 			goto io;
 	}
-	if (!(f = open_in(dir, "access-frequency.csv", acc, sizeof acc, &sf)))
+	if (!(f = open_in(at, "access-frequency.csv", acc, sizeof acc, &sf)))
 		goto io;
 	fputs("accesses,blocks\n", f);
 	for (size_t i = 0; i < r->access.n; i++)
@@ -716,8 +717,8 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		goto io;
 	if (!c->o.plot)
 		return 0;
-	char ts[4200], png[4200], title[160];
-	snprintf(ts, sizeof ts, "%s/timeseries.csv", dir);
+	char ts[4200], png[4200], shown[4200], title[160];
+	snprintf(ts, sizeof ts, "%s/timeseries.csv", at);
 	snprintf(title, sizeof title, "dedisbench %s %s, %s, %s", c->nominal ? "nominal" : "peak", mode_names[c->o.mode],
 		 access_names[c->o.access], c->o.dist);
 	const struct {
@@ -733,23 +734,24 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 	wrap(caption, 150);
 	for (size_t i = 0; i < sizeof plots / sizeof plots[0]; i++) {
 		/* gnuplot writes the temp file this run created (never a planted one), renamed after */
-		snprintf(png, sizeof png, "%s/%s", dir, plots[i].png);
+		snprintf(png, sizeof png, "%s/%s", at, plots[i].png);
+		snprintf(shown, sizeof shown, "%s/%s", dir, plots[i].png);
 		if (safefile_open(&sf, png) || !sf.tmp) {
 			if (!sf.tmp && sf.path)
 				safefile_abort(&sf);
-			snprintf(why, whylen, "cannot write %s: %s", png, sf.path ? "not a regular file" : strerror(errno));
+			snprintf(why, whylen, "cannot write %s: %s", shown, sf.path ? "not a regular file" : strerror(errno));
 			return -1;
 		}
 		close(sf.fd);
 		sf.fd = -1;
 		const char *args[] = {plots[i].data, sf.tmp, title, caption};
 		/* the distribution's picture carries the caption saying what scaling did */
-		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, sf.tmp, png, why, whylen)) {
+		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, sf.tmp, shown, why, whylen)) {
 			safefile_abort(&sf);
 			return -1;
 		}
 		if (safefile_commit(&sf, false)) {
-			snprintf(why, whylen, "cannot write %s: %s", png, strerror(errno));
+			snprintf(why, whylen, "cannot write %s: %s", shown, strerror(errno));
 			return -1;
 		}
 	}
@@ -764,7 +766,7 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 	struct safefile sf;
 	if (c->o.dist_report && r->have_live) {
 		FILE *f;
-		if (safefile_open(&sf, c->o.dist_report) || !(f = safefile_stream(&sf))) {
+		if (safefile_open(&sf, config_output_at(c, OUT_DIST_REPORT)) || !(f = safefile_stream(&sf))) {
 			int e = errno;
 			safefile_abort(&sf);
 			return errmsg_set(why, whylen, -1, "cannot write --dist-report %s: %s", c->o.dist_report, strerror(e));
@@ -789,7 +791,7 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 	}
 	if (c->o.access_report) {
 		FILE *f;
-		if (safefile_open(&sf, c->o.access_report) || !(f = safefile_stream(&sf))) {
+		if (safefile_open(&sf, config_output_at(c, OUT_ACCESS_REPORT)) || !(f = safefile_stream(&sf))) {
 			int e = errno;
 			safefile_abort(&sf);
 			return errmsg_set(why, whylen, -1, "cannot write --access-report %s: %s", c->o.access_report,

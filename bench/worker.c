@@ -164,7 +164,7 @@ static int setup(struct wctx *w)
 	if (w->io.fd >= 0 && target_check_opened(&c->target, w->index, w->io.fd))
 		return errno;
 	if (c->o.latency_log) {
-		snprintf(path, sizeof path, "%s/latency.%llu.csv", c->o.output_dir,
+		snprintf(path, sizeof path, "%s/latency.%llu.csv", config_output_at(c, OUT_DIR),
 			 (unsigned long long)config_worker_number(c, w->index));
 		int fd = safefile_fresh(path); /* a fresh file: never a link or an old file written through */
 		w->latlog = fd < 0 ? NULL : fdopen(fd, "w");

@@ -216,3 +216,47 @@ int safefile_fresh(const char *path)
 	}
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
+
+int safedir_hold(struct safedir *d, const char *dir, char *via, size_t len)
+{
+	d->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->fd < 0)
+		return -1;
+	if (snprintf(via, len, "/proc/%ld/fd/%d", (long)getpid(), d->fd) >= (int)len) {
+		safedir_release(d);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int safedir_hold_parent(struct safedir *d, const char *path, char *via, size_t len)
+{
+	d->fd = -1;
+	if (safefile_in_place(path)) {
+		if (snprintf(via, len, "%s", path) >= (int)len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		return 0;
+	}
+	char dir[PATH_MAX];
+	path_parent(path, dir, sizeof dir);
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	if (safedir_hold(d, dir, via, len))
+		return -1;
+	size_t n = strlen(via);
+	if (snprintf(via + n, len - n, "/%s", base) >= (int)(len - n)) {
+		safedir_release(d);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+void safedir_release(struct safedir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}

@@ -42,6 +42,22 @@ void safefile_abort(struct safefile *s);
 /* A stream on s->fd (fclose it before safefile_commit; the descriptor is then closed). */
 FILE *safefile_stream(struct safefile *s);
 
+/* A directory resolved once, when a run starts, and held open to its end: what is written at the
+ * end goes beneath it by a name that leads only there, "/proc/PID/fd/N/NAME" (PID this process,
+ * so its children and gnuplot reach it too), and a directory swapped meanwhile for a link to
+ * another (a parent another user can write) is never followed. */
+struct safedir {
+	int fd; /* -1: not held */
+};
+/* dir held; its name through the descriptor into via ("/proc/PID/fd/N"). 0, or -1 with errno (the
+ * directory cannot be opened: the caller's own checks said why before). */
+int safedir_hold(struct safedir *d, const char *dir, char *via, size_t len);
+/* An output file's directory held, and the file's name through it into via
+ * ("/proc/PID/fd/N/BASE"); one written in place (safefile_in_place: /dev/stdout, a FIFO) is not
+ * replaced, so its name is kept as it is. 0, or -1 with errno. */
+int safedir_hold_parent(struct safedir *d, const char *path, char *via, size_t len);
+void safedir_release(struct safedir *d);
+
 /* A file written as the run goes (a time series, a log others may tail): created under its final
  * name, an existing one unlinked first (replaced, never written through; a link is removed, not
  * followed). A descriptor, or -1 with errno. */

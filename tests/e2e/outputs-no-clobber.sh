@@ -242,3 +242,51 @@ note "no report replaces an input (dist, config, trace, ledger) or another repor
 
 note "reports naming the target, a worker file or an engine volume's files refused up front"
 note "links and hard links under every output name replaced, never written through; devices and FIFOs as before"
+
+# What a run writes at its end goes beneath the directories its outputs had when it started
+# (issue 36, 10): another user swaps the directory that holds --json, --dist-report and
+# --output-dir for a link to a directory of root's while the run goes on. The reports land in
+# the directory the run began with (renamed x.old), and the victim gets nothing (they followed
+# the new link into it). The run is stopped with SIGINT once the swap is done: it still reports.
+swap_as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null || ! "${swap_as[@]}" true 2>/dev/null; then
+	note "swapped output directory: not tried (needs root and setpriv, for nobody to swap it)"
+	exit 0
+fi
+S=$E2E_TMP/swap
+mkdir -p "$S/user/x" "$S/victim" "$S/t"
+chmod 711 "$E2E_TMP"
+chown -R nobody "$S/user"
+swap_run() { # swap_run ARGS...: a dedisbench run in the background, x swapped once it started
+	local pid i
+	"$DEDISBENCH" "$@" -q >"$S/out" 2>"$S/err" &
+	pid=$!
+	on_exit "kill -KILL $pid 2>/dev/null"
+	for ((i = 0; i < 300; i++)); do # bounded poll (30 s): the target made (the outputs held before)
+		[ -e "$S/t/dedisbench.0" ] && break
+		kill -0 "$pid" 2>/dev/null || fail "the run ended before the swap: $(cat "$S/err")"
+		sleep 0.1
+	done
+	[ -e "$S/t/dedisbench.0" ] || fail "the run never made its target file: $(cat "$S/err")"
+	"${swap_as[@]}" sh -c "mv '$S/user/x' '$S/user/x.old' && ln -s '$S/victim' '$S/user/x'" ||
+		fail "nobody could not swap $S/user/x"
+	kill -INT "$pid"
+	wait "$pid" || fail "the interrupted run exited $?: $(cat "$S/err")"
+	[ -z "$(ls -A "$S/victim")" ] || fail "the run wrote into the directory swapped in: $(ls -A "$S/victim")"
+}
+swap_run --target "$S/t" --procs 1 --file-size 1MiB --rate 50 --time 10m --json "$S/user/x/r.json" \
+	--dist-report "$S/user/x/live.dist" --access-report "$S/user/x/acc.txt" --output-dir "$S/user/x/out" --latency-log "${plot[@]}"
+jq -e '.status == "interrupted"' "$S/user/x.old/r.json" >/dev/null || fail "no JSON in the directory held: $(ls -A "$S/user/x.old")"
+held=(live.dist acc.txt out/timeseries.csv out/latency-percentiles.csv out/access-frequency.csv out/latency.0.csv)
+((${#plot[@]})) && held+=(out/timeseries.png out/latency.png out/distribution.png out/access.png)
+for f in "${held[@]}"; do
+	[ -s "$S/user/x.old/$f" ] || fail "$f is not in the directory held: $(ls -AR "$S/user/x.old")"
+done
+# a replay's JSON, the same
+rm -rf "$S/user" "$S/t"/* && mkdir -p "$S/user/x" && chown -R nobody "$S/user"
+awk '/^#/ { next } !n++ { print; next } { $1 = "18446744073709551615"; print; exit }' \
+	"$(dirname "$0")/../../examples/fiu-sample.trace" >"$S/gap.trace" # a request, then one never due
+swap_run replay "$S/gap.trace" --target "$S/t" --speed 1 --json "$S/user/x/r.json"
+jq -e '.status == "interrupted" and .command == "replay"' "$S/user/x.old/r.json" >/dev/null ||
+	fail "no replay JSON in the directory held: $(ls -A "$S/user/x.old")"
+note "outputs written beneath the directories held since the start: the directory swapped in got nothing"
