@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,18 @@
 int pending_open(struct pending *p, const char *path)
 {
 	memset(p, 0, sizeof *p);
-	size_t len = strlen(path) + 32;
-	if (!(p->path = strdup(path)) || !(p->tmp = malloc(len))) {
-		free(p->path);
-		p->path = NULL;
+	char at[PATH_MAX];
+	if (safefile_in_place(path))
+		snprintf(at, sizeof at, "%s", path);
+	else if (safedir_hold_parent(&p->dir, path, at, sizeof at))
+		return -1;
+	size_t len = strlen(at) + 32;
+	if (!(p->path = strdup(path)) || !(p->at = strdup(at)) || !(p->tmp = malloc(len))) {
+		pending_abort(p);
 		errno = ENOMEM;
 		return -1;
 	}
-	snprintf(p->tmp, len, "%s.tmp.%ld", path, (long)getpid());
+	snprintf(p->tmp, len, "%s.tmp.%ld", at, (long)getpid());
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		pending_abort(p);
@@ -50,16 +55,15 @@ int pending_open(struct pending *p, const char *path)
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		free(p->path);
-		memset(p, 0, sizeof *p);
+		pending_abort(p);
 		errno = e;
 		return -1;
 	}
 	if (!(p->f = fopen(p->tmp, "wx"))) {
 		int e = errno;
 		free(p->tmp);
-		free(p->path);
-		memset(p, 0, sizeof *p);
+		p->tmp = NULL; /* not ours to remove */
+		pending_abort(p);
 		errno = e;
 		return -1;
 	}
@@ -89,7 +93,7 @@ int pending_sync(struct pending *p)
 
 int pending_publish(struct pending *p)
 {
-	int rc = p->tmp && rename(p->tmp, p->path) ? -1 : 0;
+	int rc = p->tmp && rename(p->tmp, p->at) ? -1 : 0;
 	int e = errno;
 	if (!rc) { /* renamed: nothing to remove */
 		free(p->tmp);
@@ -111,8 +115,11 @@ void pending_abort(struct pending *p)
 		fclose(p->f);
 	if (p->tmp)
 		unlink(p->tmp);
+	if (p->at && p->dir.fd > 0) /* (a zeroed pending holds nothing) */
+		safedir_release(&p->dir);
 	free(p->tmp);
 	free(p->path);
+	free(p->at);
 	memset(p, 0, sizeof *p);
 }
 
@@ -184,39 +191,38 @@ static int write_histogram(const struct dist *d, char *path, char *why, size_t w
 static int render(const char *script, const char *const *data, size_t ndata, const char *const *titles,
 		  size_t ntitles, const char *png, struct pending *later, char *why, size_t whylen)
 {
-	struct pending out;
-	if (pending_open(&out, png)) {
+	struct pending own, *out = later && later->tmp ? later : &own; /* later: opened when the run began */
+	if (out == &own && pending_open(&own, png)) {
 		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
 		return -1;
 	}
-	if (!out.tmp) { /* gnuplot writes to a temp path we rename: needs a regular file */
-		pending_abort(&out);
+	if (!out->tmp) { /* gnuplot writes to a temp path we rename: needs a regular file */
+		pending_abort(out);
 		snprintf(why, whylen, "--plot %s: not a regular file", png);
 		return -1;
 	}
-	fclose(out.f);
-	out.f = NULL;
+	if (out->f)
+		fclose(out->f);
+	out->f = NULL;
 	const char *args[8];
 	size_t n = 0;
 	for (size_t i = 0; i < ndata; i++)
 		args[n++] = data[i];
-	args[n++] = out.tmp;
+	args[n++] = out->tmp;
 	for (size_t i = 0; i < ntitles; i++)
 		args[n++] = titles[i];
-	int rc = plot_render(script, args, n, out.tmp, png, why, whylen);
+	int rc = plot_render(script, args, n, out->tmp, png, why, whylen);
 	if (!rc && later) { /* the caller renames it with its other outputs */
-		*later = out;
+		if (out == &own)
+			*later = own;
 		return 0;
 	}
-	if (!rc && rename(out.tmp, out.path)) {
+	if (!rc && pending_publish(out)) {
 		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
 		rc = -1;
 	}
-	if (!rc) {
-		free(out.tmp);
-		out.tmp = NULL;
-	}
-	pending_abort(&out);
+	if (rc)
+		pending_abort(out);
 	return rc;
 }
 

@@ -6,14 +6,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "distfile.h"
+#include "safefile.h"
 
 struct pending {
-	char *path, *tmp;
+	char *path;        /* as given (messages) */
+	char *at;          /* its name through its directory, held since pending_open (NULL: in place) */
+	char *tmp;
 	FILE *f;
+	struct safedir dir;
 };
 
-/* Creates path.tmp.<pid> now (so an unwritable output is found before any work). Returns 0 or
- * -1 (errno set). */
+/* Creates path.tmp.<pid> now (so an unwritable output is found before any work), in path's
+ * directory, which it holds to the end: renamed there even if the directory's name is swapped
+ * for a link meanwhile (a scan takes long). Returns 0 or -1 (errno set). */
 int pending_open(struct pending *p, const char *path);
 /* Flushes, fsyncs and renames over the final path; removes the temp on failure. */
 int pending_commit(struct pending *p);

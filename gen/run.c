@@ -332,19 +332,18 @@ int run_prepare(struct run *r, const uint64_t *sizes, int n)
 			}
 		}
 		if (o->plot) {
-			struct pending probe;
 			s->plot = sized_name(o->plot, sizes[i], n > 1);
 			if (s->plot && plot_target_refused(s->plot, why, sizeof why)) {
 				run_say(r, "%s", why);
 				fp_free(fc);
 				return EXIT_BAD_INPUT;
 			}
-			if (!s->plot || pending_open(&probe, s->plot)) {
+			/* its temp file made, and its directory held, now: rendered into at the end */
+			if (!s->plot || pending_open(&s->plot_out, s->plot)) {
 				run_say(r, "--plot %s: %s", s->plot ? s->plot : o->plot, strerror(errno));
 				fp_free(fc);
 				return EXIT_BAD_INPUT;
 			}
-			pending_abort(&probe);
 		}
 		const char *dbdir = o->db ? o->db : r->spill_dir[0] ? r->spill_dir : NULL;
 		if (dbdir) {

@@ -257,6 +257,10 @@ S=$E2E_TMP/swap
 mkdir -p "$S/user/x" "$S/victim" "$S/t"
 chmod 711 "$E2E_TMP"
 chown -R nobody "$S/user"
+swap_x() { # nobody moves user/x away and puts a link to root's victim directory in its place
+	"${swap_as[@]}" sh -c "mv '$S/user/x' '$S/user/x.old' && ln -s '$S/victim' '$S/user/x'" ||
+		fail "nobody could not swap $S/user/x"
+}
 swap_run() { # swap_run ARGS...: a dedisbench run in the background, x swapped once it started
 	local pid i
 	"$DEDISBENCH" "$@" -q >"$S/out" 2>"$S/err" &
@@ -268,8 +272,7 @@ swap_run() { # swap_run ARGS...: a dedisbench run in the background, x swapped o
 		sleep 0.1
 	done
 	[ -e "$S/t/dedisbench.0" ] || fail "the run never made its target file: $(cat "$S/err")"
-	"${swap_as[@]}" sh -c "mv '$S/user/x' '$S/user/x.old' && ln -s '$S/victim' '$S/user/x'" ||
-		fail "nobody could not swap $S/user/x"
+	swap_x
 	kill -INT "$pid"
 	wait "$pid" || fail "the interrupted run exited $?: $(cat "$S/err")"
 	[ -z "$(ls -A "$S/victim")" ] || fail "the run wrote into the directory swapped in: $(ls -A "$S/victim")"
@@ -289,4 +292,26 @@ awk '/^#/ { next } !n++ { print; next } { $1 = "18446744073709551615"; print; ex
 swap_run replay "$S/gap.trace" --target "$S/t" --speed 1 --json "$S/user/x/r.json"
 jq -e '.status == "interrupted" and .command == "replay"' "$S/user/x.old/r.json" >/dev/null ||
 	fail "no replay JSON in the directory held: $(ls -A "$S/user/x.old")"
+# dedisgen: -o, --json and --plot made as the scan starts, renamed there at its end; the scan
+# stopped (the fault shim) at its first read of the tree while nobody swaps the directory
+rm -rf "$S/user" && mkdir -p "$S/user/x" "$S/data" && chown -R nobody "$S/user"
+head -c 3000000 /dev/urandom >"$S/data/big" # read with read(2) (small files go in batches)
+head -c 8 /dev/zero >"$S/state"
+: >"$S/log"
+gout=(g.dist g.json)
+((${#plot[@]})) && gout+=(g.png)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$top_builddir/tests/fault/dedis-fault.so" \
+	DEDIS_FAULT_ACTION=stop DEDIS_FAULT_OP=read DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH="$S/data/" \
+	DEDIS_FAULT_STATE="$S/state" DEDIS_FAULT_LOG="$S/log" "$DEDISGEN" "$S/data" -o "$S/user/x/g.dist" \
+	--json "$S/user/x/g.json" ${plot[@]:+--plot "$S/user/x/g.png"} -q 2>"$S/err" &
+pid=$!
+on_exit "kill -KILL $pid 2>/dev/null"
+wait_stopped "$pid" "$S/log" "dedisgen never stopped at its first read: $(cat "$S/err")"
+swap_x
+kill -CONT "$pid"
+wait "$pid" || fail "dedisgen exited $? after the swap: $(cat "$S/err")"
+[ -z "$(ls -A "$S/victim")" ] || fail "dedisgen wrote into the directory swapped in: $(ls -A "$S/victim")"
+for f in "${gout[@]}"; do
+	[ -s "$S/user/x.old/$f" ] || fail "dedisgen's $f is not in the directory held: $(ls -A "$S/user/x.old")"
+done
 note "outputs written beneath the directories held since the start: the directory swapped in got nothing"
