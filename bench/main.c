@@ -63,8 +63,6 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-/* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
- * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
 static struct safedir job_json_dir = {-1}; /* a replay's or backup's --json directory, held */
 static char job_json_at[PATH_MAX];           /* its name through it */
 
@@ -112,6 +110,8 @@ static int finish_job(bool failed, const char *failure, json_t *doc, const char 
 	return status;
 }
 
+/* `dedisbench replay TRACE [OPTION]...` is `dedisbench --trace TRACE [OPTION]...`: one option
+ * table for both, so argv[1] is rewritten in place. -1 when the sub-command lacks its TRACE. */
 static int replay_argv(int argc, char **argv)
 {
 	static char trace_opt[] = "--trace";
@@ -491,7 +491,7 @@ static int bench_main(int argc, char **argv)
 	}
 	/* From here what the run writes at its end goes beneath the directories its outputs have now */
 	if (config_hold_outputs(&cfg, msg, sizeof msg) || config_open_ledger(&cfg, msg, sizeof msg)) {
-		int e = errno; /* the ledger's open or map: out of memory or descriptors is no bad input */
+		int e = errno; /* a directory held, the ledger opened: out of memory or descriptors is no bad input */
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		drop_output_dir(&cfg, made_output_dir);
 		config_free(&cfg);

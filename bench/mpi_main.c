@@ -296,6 +296,8 @@ static int run(int rank, struct bench_cli *cli)
 		problem = err.msg;
 	else if (cfg.o.output_dir && !(made_dir = !mkdir(cfg.o.output_dir, 0755)) && errno != EEXIST)
 		problem = (snprintf(msg, sizeof msg, "--output-dir %s: %s", cfg.o.output_dir, strerror(errno)), msg);
+	else if (!rank && config_hold_outputs(&cfg, msg, sizeof msg)) /* rank 0 reports: beneath them */
+		problem = msg;
 	else if (config_open_ledger(&cfg, msg, sizeof msg))
 		problem = msg;
 	if (problem && rank) {

@@ -294,13 +294,15 @@ jq -e '.status == "interrupted" and .command == "replay"' "$S/user/x.old/r.json"
 	fail "no replay JSON in the directory held: $(ls -A "$S/user/x.old")"
 # dedisgen: -o, --json and --plot made as the scan starts, renamed there at its end; the scan
 # stopped (the fault shim) at its first read of the tree while nobody swaps the directory
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
 rm -rf "$S/user" && mkdir -p "$S/user/x" "$S/data" && chown -R nobody "$S/user"
 head -c 3000000 /dev/urandom >"$S/data/big" # read with read(2) (small files go in batches)
 head -c 8 /dev/zero >"$S/state"
 : >"$S/log"
 gout=(g.dist g.json)
 ((${#plot[@]})) && gout+=(g.png)
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$top_builddir/tests/fault/dedis-fault.so" \
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" \
 	DEDIS_FAULT_ACTION=stop DEDIS_FAULT_OP=read DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH="$S/data/" \
 	DEDIS_FAULT_STATE="$S/state" DEDIS_FAULT_LOG="$S/log" "$DEDISGEN" "$S/data" -o "$S/user/x/g.dist" \
 	--json "$S/user/x/g.json" ${plot[@]:+--plot "$S/user/x/g.png"} -q 2>"$S/err" &
