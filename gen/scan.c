@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "errmsg.h"
 #include "batchread.h"
 #include "fingerprint.h"
 #include "mapread.h"
@@ -1101,6 +1102,25 @@ static int setup(struct pipe *p, const struct scan_config *cfg, int nbufs, struc
 	return 0;
 }
 
+/* One entry of the walk read, or recorded as unreadable and skipped. -1 ends the walk: a read
+ * failed, or descriptors or memory ran out (the walk's failure, not an entry to skip: the tree
+ * left out, it said "no data", exit 2). */
+static int take_entry(struct reader *r, const struct walk_entry *e)
+{
+	if (e->kind == WALK_ERROR && errmsg_resource(e->err)) {
+		pipe_fail(r->p, "%s: %s", e->path, strerror(e->err));
+		return -1;
+	}
+	if (e->kind == WALK_ERROR) {
+		record_error(r->st, e->path, "", e->err);
+		return 0;
+	}
+	int got = read_entry(r, e);
+	if (got == 0)
+		r->st->files++;
+	return got < 0 ? -1 : 0;
+}
+
 int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 {
 	struct pipe p = {.cfg = cfg};
@@ -1164,15 +1184,8 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 	while (!pipe_failed(&p) && (w = walk_next(cfg->walk, &e)) == 1) {
 		if (stopped(&r))
 			break;
-		if (e.kind == WALK_ERROR) {
-			record_error(st, e.path, "", e.err);
-		} else {
-			int got = read_entry(&r, &e);
-			if (got < 0)
-				break;
-			if (got == 0)
-				st->files++;
-		}
+		if (take_entry(&r, &e))
+			break;
 		if (cfg->strict && st->errors) {
 			pipe_fail(&p, "%s (--strict)", st->first_errors[0] ? st->first_errors[0] : "unreadable entry");
 			break;

@@ -131,4 +131,13 @@ expect_bad "-o -: standard output takes one distribution" "$E2E_TMP/data" -b 409
 mkdir "$E2E_TMP/emptydir"
 expect_bad "no data" "$E2E_TMP/emptydir" -o "$O"
 note "bad input refused with exit 2, nothing written"
+
+# Descriptors running out is the machine's failure, not bad input: the walk could not open the
+# directory (it was skipped as unreadable, then "no data: nothing to analyse", exit 2) - exit 1
+rc=0
+(ulimit -n 5 && exec "$DEDISGEN" "$E2E_TMP/data" -o "$O") >"$E2E_TMP/stdout" 2>"$E2E_TMP/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "Too many open files; nothing written$" "$E2E_TMP/err" ||
+	fail "dedisgen out of descriptors: exit $rc (want 1): $(cat "$E2E_TMP/err")"
+[ -z "$(ls -A "$E2E_TMP/out")" ] || fail "dedisgen out of descriptors left: $(ls -A "$E2E_TMP/out")"
+note "out of descriptors: exit 1, nothing written"
 exit 0
