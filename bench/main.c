@@ -283,15 +283,16 @@ static bool compare_option_applies(const char *name)
 	return !strcmp(name, "output-dir") || !strcmp(name, "plot") || !strcmp(name, "quiet");
 }
 
-/* The table (and with --output-dir the CSV, with --plot the pictures) of inputs already loaded. */
-static int show_comparison(struct runcmp_input *in, unsigned n, const struct bench_options *o)
+/* The table (and with --output-dir the CSV, with --plot the pictures, written beneath dir_at: the
+ * directory by the name it had when the command began) of inputs already loaded. */
+static int show_comparison(struct runcmp_input *in, unsigned n, const struct bench_options *o, const char *dir_at)
 {
 	int status = 0;
 	char msg[1024];
 	runcmp_unique_labels(in, n);
 	if (!o->quiet)
 		runcmp_print(stdout, in, n);
-	if (o->output_dir && runcmp_write(o->output_dir, in, n, o->plot, msg, sizeof msg)) {
+	if (o->output_dir && runcmp_write(dir_at, in, n, o->plot, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		status = EXIT_RUN_FAILED;
 	}
@@ -331,7 +332,7 @@ static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
 			runcmp_free(&in[k]);
 		return EXIT_BAD_INPUT;
 	}
-	return show_comparison(in, n, o);
+	return show_comparison(in, n, o, o->output_dir);
 }
 
 static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
@@ -373,19 +374,26 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	stop_signals_catch(on_stop_signal);
-	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
-				.quiet = o->quiet, .stop = &stop_requested};
-	if (suite_run(&job, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: suite: %s\n", msg);
-		return stop_requested ? 0 : EXIT_RUN_FAILED; /* interrupted: as a run, exit 0 */
-	}
-	static struct runcmp_input in;
-	if (runcmp_load(o->output_dir, &in, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+	/* held from here: every phase, and the comparison at the end, written beneath the directory
+	 * this name has now (the phases' own names for it lead there through /proc/PID/fd) */
+	static struct safedir held;
+	static char at[PATH_MAX];
+	if (safedir_hold(&held, o->output_dir, at, sizeof at)) {
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", o->output_dir, strerror(errno));
 		return EXIT_RUN_FAILED;
 	}
-	return show_comparison(&in, 1, o);
+	stop_signals_catch(on_stop_signal);
+	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
+				.at = at, .quiet = o->quiet, .stop = &stop_requested};
+	static struct runcmp_input in;
+	int rc = suite_run(&job, msg, sizeof msg) ? (stop_requested ? 0 : EXIT_RUN_FAILED) /* interrupted: exit 0 */
+		 : runcmp_load(at, &in, msg, sizeof msg) ? EXIT_RUN_FAILED : -1;
+	if (rc >= 0)
+		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+	else
+		rc = show_comparison(&in, 1, o, at);
+	safedir_release(&held);
+	return rc;
 }
 
 static int bench_main(int argc, char **argv)

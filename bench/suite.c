@@ -57,8 +57,8 @@ int suite_run(const struct suite_job *j, char *why, size_t whylen)
 		if (*j->stop)
 			return errmsg_set(why, whylen, -1, "interrupted before phase %02zu-%s", p + 1, phases[p].name);
 		char json[4200], out[4200], rate[32];
-		snprintf(json, sizeof json, "%s/%02zu-%s.json", j->dir, p + 1, phases[p].name);
-		snprintf(out, sizeof out, "%s/%02zu-%s", j->dir, p + 1, phases[p].name);
+		snprintf(json, sizeof json, "%s/%02zu-%s.json", j->at, p + 1, phases[p].name);
+		snprintf(out, sizeof out, "%s/%02zu-%s", j->at, p + 1, phases[p].name);
 		const struct phase *ph = &phases[p];
 		if (ph->peak_of >= 0) {
 			double r = peak[ph->peak_of] * ph->share;

@@ -16,6 +16,7 @@ struct suite_job {
 	char **args;               /* the user's options, passed to every phase */
 	int nargs;
 	const char *dir;           /* --output-dir: NN-phase.json and NN-phase/ per phase */
+	const char *at;            /* the same directory, held since the suite began: written beneath */
 	bool quiet;
 	volatile sig_atomic_t *stop;
 };
