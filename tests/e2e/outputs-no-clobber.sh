@@ -316,4 +316,28 @@ wait "$pid" || fail "dedisgen exited $? after the swap: $(cat "$S/err")"
 for f in "${gout[@]}"; do
 	[ -s "$S/user/x.old/$f" ] || fail "dedisgen's $f is not in the directory held: $(ls -A "$S/user/x.old")"
 done
+# dedisbench suite: every phase's results and the comparison at the end go beneath the
+# --output-dir held since the suite began; phase 01 stopped (the shim) as it writes its JSON
+rm -rf "$S/user" "$S/t"/* && mkdir -p "$S/user/x" && chown -R nobody "$S/user"
+head -c 8 /dev/zero >"$S/state"
+: >"$S/log"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
+	DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=1 DEDIS_FAULT_PATH=01-seq-fill.json DEDIS_FAULT_STATE="$S/state" \
+	DEDIS_FAULT_LOG="$S/log" "$DEDISBENCH" suite --target "$S/t" --procs 1 --file-size 1MiB --time 100ms \
+	--output-dir "$S/user/x/s" -q >"$S/out" 2>"$S/err" &
+pid=$!
+on_exit "kill -KILL $pid 2>/dev/null"
+for ((i = 0; i < 300; i++)); do # bounded poll (30 s) for the stopped phase
+	[ -s "$S/log" ] && break
+	sleep 0.1
+done
+phase=$(awk '{ print $NF }' "$S/log")
+[ -n "$phase" ] || fail "the suite's first phase never wrote its JSON: $(cat "$S/err")"
+wait_stopped "$phase" "$S/log" "the suite's first phase never stopped"
+swap_x
+kill -CONT "$phase"
+wait "$pid" || fail "the suite exited $? after the swap: $(cat "$S/err")"
+[ -z "$(ls -A "$S/victim")" ] || fail "the suite wrote into the directory swapped in: $(ls -A "$S/victim")"
+[ -s "$S/user/x.old/s/14-nurand-read-80.json" ] && [ -s "$S/user/x.old/s/compare.csv" ] ||
+	fail "the suite's results are not in the directory held: $(ls -A "$S/user/x.old/s")"
 note "outputs written beneath the directories held since the start: the directory swapped in got nothing"
