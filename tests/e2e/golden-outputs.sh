@@ -75,6 +75,14 @@ bench() {
 	case_json "$name" "$W/$name.json"
 }
 
+# data_sum NAME FILE...: the bytes written (content is a pure function of seed and id) as
+# NAME.sha256, so a change of content that every report would miss still shows.
+data_sum() {
+	local name=$1
+	shift
+	sha256sum "$@" | mask_text >"$GOT/$name.sha256"
+}
+
 # optional NAME WHY: leave case NAME out here, with a note.
 optional() {
 	SKIPPED+=("$1")
@@ -94,6 +102,7 @@ dd if=/dev/zero of="$W/probe" bs=4096 count=1 oflag=direct status=none 2>/dev/nu
 rm -f "$W/probe"
 mkdir "$W/dir"
 bench dir-sync-write-seq -T "$W/dir" -w --verify final --keep
+data_sum dir-sync-write-seq "$W"/dir/dedisbench.*
 bench dir-sync-mixed-uniform -T "$W/dir" -m -a uniform --populate content --verify both --sync fsync
 bench dir-libaio-read-nurand -T "$W/dir" -r -a nurand --ioengine libaio --iodepth 4 --verify online
 rc=0
@@ -108,6 +117,7 @@ fi
 # --- a single existing file, written then read back
 truncate -s 4MiB "$W/file"
 bench file-write-seq -T "$W/file" -w -d highperf
+data_sum file-write-seq "$W/file"
 bench file-read-uniform -T "$W/file" -r -a uniform --populate none --verify online -d highperf
 
 # --- engine volumes: each index, both compressions; dedisengine's reports of the volume
@@ -132,6 +142,7 @@ if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null 2>&1 && truncate -s 4Mi
 	LOOP_DEV=$(losetup -f --show "$W/img" 2>/dev/null); then
 	on_exit "losetup -d $LOOP_DEV"
 	bench blockdev-libaio-write-seq -T "$LOOP_DEV" -w --ioengine libaio --iodepth 2 --verify final
+	data_sum blockdev-libaio-write-seq "$LOOP_DEV"
 else
 	LOOP_DEV=@no-loop@
 	optional blockdev-libaio-write-seq "needs root and a loop device"
