@@ -12,6 +12,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# make check passes BUILD/.. as the source tree: name both without detours, as the masks see them.
+top_srcdir=$(cd "$top_srcdir" && pwd) top_builddir=$(cd "$top_builddir" && pwd)
 EXPECTED=$top_srcdir/tests/golden/expected
 # tmpfs may refuse O_DIRECT (libaio, io_uring): work under /var/tmp.
 mktmp /var/tmp
