@@ -59,6 +59,11 @@ expect_only "backup" _dedisbench dedisbench --workload b
 expect_only "runs scattered" _dedisbench dedisbench --layout ''
 expect_only "dist" _dedisbench dedisbench --compress ''
 expect_only "global replica" _dedisbench dedisbench --rank-content ''
+expect_only "default none content zero" _dedisbench dedisbench --populate ''
+# an engine: target's options, the argument split by bash at ':' and '=', or whole
+expect_only "/vol,index= /vol,compress=" _dedisbench dedisbench -T engine : /vol,
+expect_only "mem bdb bloom" _dedisbench dedisbench -T engine : /vol,index = ''
+expect_only "engine:/vol,compress=lz4" _dedisbench dedisbench --target engine:/vol,compress=l
 
 # Every long option of --help is offered.
 want=$("$top_builddir/dedisbench" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+' | tr '\n' ' ')
