@@ -58,9 +58,12 @@ check() {
 	done
 }
 
+declare -A HELP
+for tool in dedisbench dedisgen dedisengine; do HELP[$tool]=$("$tool" --help); done
+
 # help_line TOOL OPT: the line of TOOL --help that describes OPT.
 help_line() {
-	"$1" --help | grep -E -- "^ +(-[A-Za-z0-9], )?$2( |$)" || fail "$1 --help has no line for $2"
+	grep -E -- "^ +(-[A-Za-z0-9], )?$2( |$)" <<<"${HELP[$1]}" || fail "$1 --help has no line for $2"
 }
 
 # man_text TOOL: the man page as plain text (font escapes and roff's '\-' undone).
@@ -112,7 +115,7 @@ refused_choices() {
 
 # options_with_values TOOL: the long options of TOOL --help that take a value.
 options_with_values() {
-	"$1" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]* [^ ]' | grep -oE -- '--[a-z0-9-]+'
+	grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]* [^ ]' <<<"${HELP[$1]}" | grep -oE -- '--[a-z0-9-]+'
 }
 
 # completion_words TOOL OPT: the words that put the completion of TOOL where OPT applies (the
@@ -169,7 +172,7 @@ where="engine:DIR,KEY=VALUE"
 for kv in ${spec//, / }; do # index=mem|bdb|bloom
 	key=${kv%%=*}
 	IFS='|' read -ra values <<<"${kv#*=}"
-	check help dedisbench "$where" "$(dedisbench --help)" "$key=" "${values[@]}"
+	check help dedisbench "$where" "${HELP[dedisbench]}" "$key=" "${values[@]}"
 	check man dedisbench "$where" "$(man_text dedisbench)" "$key=" "${values[@]}"
 	comp _dedisbench dedisbench -T engine : /vol,
 	check completion dedisbench "$where" "$got" "/vol,$key="
