@@ -38,7 +38,8 @@ const char *const workload_names[] = {"dist", "backup", NULL};
 const struct opt_def bench_option_table[] = {
 	/* Target */
 	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
-	 "directory (one file per worker), existing file, block device, or 'null' (no I/O)"},
+	 "directory (one file per worker), existing file, block device, engine:DIR[,index=mem|bdb|bloom]"
+	 "[,compress=none|lz4] (the embedded reference engine's volume), or 'null' (no I/O)"},
 	{"procs", 'P', "N", OT_UINT, OFF(procs), "4", NULL, 0, 1, 1024, 0, "Target",
 	 "worker processes, each on its own file or disjoint region"},
 	{"file-size", 'F', "SIZE", OT_SIZE, OFF(file_size), "1GiB", NULL, MIB, 1, 0, 0, "Target",
