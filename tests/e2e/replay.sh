@@ -46,18 +46,9 @@ awk 'NR <= 50 { $1 = 1000000000 + NR * 20000000; print }' "$T" >"$E2E_TMP/slow.t
 mkdir "$E2E_TMP/s"
 expect_ok replay "$E2E_TMP/slow.trace" --target "$E2E_TMP/s" --speed 2 -j "$E2E_TMP/slow.json"
 jcheck "$E2E_TMP/slow.json" '.trace.seconds > 0.979 and .trace.seconds < 0.981 and .totals.seconds >= 0.49 and .replay.speed == 2'
-# ...and latency from each request's due time does not count the timer's lateness in waking the
-# replay: 400 requests 1 ms apart, paced, have the median latency of the same requests replayed
-# as fast as possible, within 25 us (the default 50 us timer slack and a plain sleep added ~75 us
-# to every request: p50 75 us against 2 us).
-awk 'NR <= 400 { $1 = 1000000000 + NR * 1000000; print }' "$T" >"$E2E_TMP/paced.trace"
-mkdir "$E2E_TMP/p1" "$E2E_TMP/p0"
-expect_ok replay "$E2E_TMP/paced.trace" --target "$E2E_TMP/p1" --speed 1 -j "$E2E_TMP/p1.json"
-expect_ok replay "$E2E_TMP/paced.trace" --target "$E2E_TMP/p0" -j "$E2E_TMP/p0.json"
-paced=$(jget "$E2E_TMP/p1.json" .totals.latency_us.p50) afap=$(jget "$E2E_TMP/p0.json" .totals.latency_us.p50)
-fcmp "$paced" "<=" "$(awk -v a="$afap" 'BEGIN { print a + 25 }')" ||
-	fail "paced replay: p50 latency $paced us, as fast as possible $afap us: the wake-up is counted as latency"
-note "replay p50 latency: paced $paced us, as fast as possible $afap us"
+# (How much of the timer's lateness in waking counts as latency is a speed figure, measured by
+# bench/perf/replay-pacing.sh; here, below, the state that keeps it out: a paced replay sleeps with
+# a timer slack of 1 ns, not the default 50 us.)
 
 # SIGINT during a long gap of a paced trace stops the replay at once, "interrupted" (it once slept
 # the gap out - 10 minutes - then wrote the next request and said "ok"). The gap is the longest a
@@ -79,6 +70,9 @@ for ((i = 0; i < 150; i++)); do # bounded poll (15 s) for the first request's bl
 	sleep 0.1
 done
 written || fail "the paced replay never wrote its first request: $(cat "$E2E_TMP/gap.err")"
+# asleep in the gap, on its own timer slack (the default 50 us once added ~75 us to every latency)
+slack=$(cat "/proc/$BG_PID/timerslack_ns" 2>/dev/null || echo unreadable)
+[ "$slack" = 1 ] || fail "a paced replay sleeps with a timer slack of $slack ns, want 1"
 kill -INT "$BG_PID"
 for ((i = 0; i < 200; i++)); do # bounded wait: 20 s of a 600 s gap
 	kill -0 "$BG_PID" 2>/dev/null || break

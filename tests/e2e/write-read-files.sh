@@ -1,7 +1,7 @@
 #!/bin/bash
 # Write then read on a directory target: --keep, op counts, JSON fields, --seed
 # reproducibility, removal without --keep, --size and --time bounds, --json through a FIFO, each
-# worker's rates over its own time.
+# worker's rates over its own time. Counts and states, no speed: it passes on a loaded machine.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -75,15 +75,13 @@ expect_ok --target "$E2E_TMP/b" "${common[@]}" -w --size 20MiB --json "$J"
 [ "$(jget "$J" .totals.ops)" -eq $((20 * 1024 * 1024 / BS)) ] ||
 	fail "--size 20MiB: totals.ops $(jget "$J" .totals.ops), want $((20 * 1024 * 1024 / BS))"
 
-# 6. -t 2s: a time bound of 2 s ends the run in about 2 s (the size bound is far away).
-start=$(date +%s.%N)
+# 6. -t 2s: a time bound of 2 s ends the run (the size bound is far away): it lasted its 2 s at
+# least and stopped short of the size (how soon after the 2 s a run ends whatever the target
+# does: run-failure.sh's stalled target).
 expect_ok --target "$E2E_TMP/b" "${common[@]}" -w --access uniform -t 2s --size 1TiB --json "$J"
-end=$(date +%s.%N)
 secs=$(jget "$J" .totals.seconds)
-fcmp "$secs" ">=" 2.0 && fcmp "$secs" "<=" 3.5 || fail "-t 2s: totals.seconds = $secs, want 2.0..3.5"
-wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
-fcmp "$wall" "<=" 10 || fail "-t 2s run took $wall s of wall time"
-[ "$(jget "$J" .totals.ops)" -gt 0 ] || fail "-t 2s: no operations"
+fcmp "$secs" ">=" 2.0 || fail "-t 2s: totals.seconds = $secs, want >= 2"
+jcheck "$J" ".totals.ops > 0 and .totals.bytes < 1099511627776 and .status == \"ok\"" "-t 2s: ended by the time, not the size" .totals
 [ -z "$(ls -A "$E2E_TMP/b")" ] || fail "files left without --keep: $(ls -A "$E2E_TMP/b")"
 
 note "write/read on files: $OPS ops per pass, -t 2s run took $secs s"
@@ -119,7 +117,9 @@ done
 [ -s "$E2E_TMP/pw.log" ] && [ "$(pgrep -P "$pid" | wc -l)" -eq 1 ] || fail "worker 1 never held alone: $(cat "$E2E_TMP/pw.err")"
 touch "$E2E_TMP/pw.go"
 wait "$pid" || fail "the held run exited $?: $(cat "$E2E_TMP/pw.err")"
-jcheck "$E2E_TMP/pw.json" '.workers[0].seconds < .workers[1].seconds / 4 and .workers[1].seconds <= .totals.seconds' \
+# Worker 0 had ended before worker 1 was released, worker 1 ended after it: worker 0's own time is
+# short of the run's span by at least that (whatever the machine's load), worker 1's within it.
+jcheck "$E2E_TMP/pw.json" '.workers[0].seconds < .totals.seconds and .workers[1].seconds <= .totals.seconds' \
 	"worker 0's own time is the time it ran, worker 1's the held span" '{totals: .totals.seconds, workers: [.workers[] | {seconds, ops, iops}]}'
 jcheck "$E2E_TMP/pw.json" '[.workers[] | (.iops - .ops / .seconds | fabs) < 1e-6 * .iops] | all' "each worker's IOPS over its own time"
 note "worker 0 ran $(jget "$E2E_TMP/pw.json" .workers[0].seconds) s of the run's $(jget "$E2E_TMP/pw.json" .totals.seconds) s"
