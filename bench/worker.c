@@ -604,6 +604,7 @@ int worker_main(const struct worker_args *a)
 			(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 		__atomic_store_n(&w.ws->state, WORKER_RUNNING, __ATOMIC_RELAXED);
 		run_loop(&w);
+		__atomic_store_n(&w.ws->state, WORKER_FINISHING, __ATOMIC_RELEASE);
 		/* (a run stopped by a signal skips it: the user asked to stop) */
 		if (c->final_pass && !w.ws->error)
 			final_pass(&w);

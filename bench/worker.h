@@ -15,7 +15,9 @@ struct dir_stats {
 	struct histogram lat;
 };
 
-enum worker_state { WORKER_STARTING, WORKER_READY, WORKER_RUNNING, WORKER_DONE, WORKER_FAILED };
+/* RUNNING is the timed phase (its operations and their drain), the one --time bounds;
+ * FINISHING what follows it (the final check, the tallies, the flush at close). */
+enum worker_state { WORKER_STARTING, WORKER_READY, WORKER_RUNNING, WORKER_FINISHING, WORKER_DONE, WORKER_FAILED };
 
 /* Lives in memory shared with the launcher: written by its worker only. */
 struct worker_shared {

@@ -122,8 +122,9 @@ rows_ops=$(awk -F, 'NR > 1 { s += $2 + $6 } END { print s + 0 }' "$E2E_TMP/o4/ti
 # 6. A stall across the end (the worker stopped at its 1500th write, 1.5 s into a 2 s run at
 # 1000/s, and continued once the 2 s are over): the ops due after the stall began and before the
 # end were never issued, and have no latency in any figure - they are counted, not hidden in a
-# lower rate: 1500 issued + 500 missed = the 2000 due. (The wait for the end is the time
-# observed, not a synchronisation.)
+# lower rate: 1500 issued + 500 missed = the 2000 due. The worker is continued once the run's
+# time series has its 2 s row (the end has passed) and before the launcher ends a worker still in
+# a call 1 s after the end (run-failure.sh).
 SHIM=$top_builddir/tests/fault/dedis-fault.so
 [ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
 head -c 8 /dev/zero >"$E2E_TMP/shim.state"
@@ -132,7 +133,7 @@ mkdir "$E2E_TMP/t6"
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
 	DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=1500 DEDIS_FAULT_PATH="$E2E_TMP/t6/" DEDIS_FAULT_STATE="$E2E_TMP/shim.state" \
 	DEDIS_FAULT_LOG="$E2E_TMP/shim.log" "$DEDISBENCH" --target "$E2E_TMP/t6" --procs 1 --file-size 4MiB --sync none \
-	-w --access uniform -n 1000 --time 2s --json "$J" >"$E2E_TMP/out6" 2>&1 &
+	-w --access uniform -n 1000 --time 2s --json "$J" --output-dir "$E2E_TMP/o6" >"$E2E_TMP/out6" 2>&1 &
 pid=$!
 on_exit "kill -9 $pid 2>/dev/null"
 for _ in $(seq 1 300); do
@@ -140,7 +141,10 @@ for _ in $(seq 1 300); do
 	sleep 0.1
 done
 [ -s "$E2E_TMP/shim.log" ] || fail "the worker never reached its 1500th write: $(cat "$E2E_TMP/out6")"
-sleep 1
+for _ in $(seq 1 600); do # the time series' row at 2 s is written once the end has passed
+	awk -F, 'NR > 1 && $1 >= 2 { found = 1 } END { exit !found }' "$E2E_TMP/o6/timeseries.csv" 2>/dev/null && break
+	sleep 0.02
+done
 kill -CONT "$(awk '{ print $5 }' "$E2E_TMP/shim.log")"
 wait "$pid" || fail "the stalled run exited $?: $(cat "$E2E_TMP/out6")"
 stall_ops=$(jget "$J" .totals.ops) stall_missed=$(jget "$J" .rate.missed)

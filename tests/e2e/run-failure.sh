@@ -1,6 +1,7 @@
 #!/bin/bash
 # A failure during a run stops every worker, reports what completed and exits 1 with a complete
-# JSON: a worker killed mid-run, standard output gone or full, and (root) a device failing.
+# JSON: a worker killed mid-run, standard output gone or full, a target stalled past the time
+# limit (the run ends within a second of it anyway), and (root) a device failing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 mktmp
@@ -53,7 +54,53 @@ for sink in pipe full; do
 	[ "$RC" -eq 0 ] || fail "the run after standard output $sink: exit $RC: $(cat "$E2E_TMP/err")"
 done
 
-# 3. A device that fails under the run: a 64 MiB loop device over a sparse file on an 8 MiB
+# 3. A target that stalls past the time limit: the run ends anyway. The fault shim holds one
+# worker inside a write (of a file; of the engine's chunk store, in process) until a release file
+# that is never made during the run, far beyond --time 2s: the run ends while the write is still
+# held (the stall has no end of its own: that the run ended is the check, the 30 s poll only a
+# bound for a build that hangs), the held worker ended, exit 1, the JSON says why and checks
+# nothing of the target; an engine volume is then clean, as after a power loss.
+SHIM=$top_builddir/tests/fault/dedis-fault.so
+[ -f "$SHIM" ] || fail "no shim at $SHIM (make check builds it)"
+stall() { # stall NAME TARGET PATH-FILTER NTH ARGS...: run, held at the NTH write under PATH-FILTER
+	local name=$1 target=$2 filter=$3 nth=$4 pid held i
+	shift 4
+	head -c 8 /dev/zero >"$E2E_TMP/$name.state"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=hold \
+		DEDIS_FAULT_OP=write DEDIS_FAULT_NTH="$nth" DEDIS_FAULT_PATH="$filter" DEDIS_FAULT_STATE="$E2E_TMP/$name.state" \
+		DEDIS_FAULT_RELEASE="$E2E_TMP/$name.go" DEDIS_FAULT_LOG="$E2E_TMP/$name.log" \
+		"$DEDISBENCH" --target "$target" --procs 2 --file-size 4MiB -w --access uniform --time 2s -q \
+		--json "$E2E_TMP/$name.json" "$@" >"$E2E_TMP/$name.out" 2>"$E2E_TMP/$name.err" &
+	pid=$!
+	on_exit "touch '$E2E_TMP/$name.go'; kill -9 $pid 2>/dev/null"
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && fail "$name: a run held inside a write did not end at its --time 2s: $(cat "$E2E_TMP/$name.log" 2>/dev/null)"
+	rc=0
+	wait "$pid" || rc=$?
+	[ ! -e "$E2E_TMP/$name.go" ] && grep -q " HOLD " "$E2E_TMP/$name.log" ||
+		fail "$name: no write was held: $(cat "$E2E_TMP/$name.err")"
+	held=$(awk '{ print $5 }' "$E2E_TMP/$name.log")
+	! kill -0 "$held" 2>/dev/null || fail "$name: the held worker $held outlived its run"
+	[ "$rc" -eq 1 ] || fail "$name: a run ended past its time limit exited $rc, want 1: $(cat "$E2E_TMP/$name.err")"
+	# (an engine worker waiting on a lock the held one took is held too: "and 1 more")
+	grep -Eq "^dedisbench: worker [01]( \(and 1 more\))? was still inside a call to the target 1 s after the time limit: ended; what the target holds was not checked$" \
+		"$E2E_TMP/$name.err" || fail "$name: stderr does not say which worker overran and what was not checked: $(cat "$E2E_TMP/$name.err")"
+	jcheck "$E2E_TMP/$name.json" '.status == "failed" and (.error | test("after the time limit: ended; what the target holds was not checked")) and .totals.ops > 0 and .engine == null' \
+		"$name: the JSON of a run ended past its time limit" '{status, error, totals: .totals.ops, engine}'
+}
+mkdir "$E2E_TMP/st"
+stall file "$E2E_TMP/st" "$E2E_TMP/st/dedisbench.0" 50 --populate none
+[ -z "$(ls -A "$E2E_TMP/st")" ] || fail "file: the stalled run left $(ls -A "$E2E_TMP/st")"
+stall engine "engine:$E2E_TMP/vol" "$E2E_TMP/vol/data" 100 --keep
+[ -x "$DEDISENGINE" ] || fail "no dedisengine at $DEDISENGINE"
+"$DEDISENGINE" fsck "$E2E_TMP/vol" >"$E2E_TMP/fsck.out" 2>&1 ||
+	fail "engine: the volume of a worker ended inside a write is not clean: $(cat "$E2E_TMP/fsck.out")"
+note "a target stalled past --time 2s: ended, exit 1: $(cat "$E2E_TMP/engine.err")"
+
+# 4. A device that fails under the run: a 64 MiB loop device over a sparse file on an 8 MiB
 # tmpfs runs out of space beneath dedisbench (no device-mapper needed).
 [ "$(id -u)" -eq 0 ] || skip "device failure case needs root (tmpfs mount, loop device)"
 command -v losetup >/dev/null || skip "no losetup"
