@@ -1,7 +1,8 @@
 #!/bin/bash
 # Nominal (open-loop) load: -n 500 for 10 s issues the 5000 due (issued + missed), never ahead of
 # the schedule; a mixed run with -nr100 -nw50 for 4 s has 400 reads and 200 writes due; what a
-# target that fell behind left unissued by the end is counted (issued + missed = due, exactly).
+# target that fell behind left unissued by the end is counted (issued + missed = due, exactly);
+# a stalled target shows up as latency counted from the schedule (operations, not microseconds).
 # Counts, not speed: the suite passes on a loaded machine (bench/perf/nominal-pacing.sh: speed).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -155,6 +156,37 @@ stall_ops=$(jget "$J" .totals.ops) stall_missed=$(jget "$J" .rate.missed)
 	fail "a stall from the 1500th of 2000 due operations to past the end: $stall_ops issued, $stall_missed missed (want 1500 + 500)"
 grep -q "^rate: 500 operations due before the end were never issued" "$E2E_TMP/out6" ||
 	fail "the summary must say what was never issued: $(cat "$E2E_TMP/out6")"
+
+# 7. A stalled target shows up as latency, counted from each operation's scheduled time, not its
+# issue: the worker stopped at its 500th write (due at 0.5 s of a 3 s run at 1000/s) and
+# continued once the time series has its 2 s row - then every operation due from 0.5 s to 1.5 s
+# was issued after 2 s, and each of those 1000 has a latency of at least 0.5 s (from its issue,
+# only the stalled write would). A count, and a lower bound a loaded machine only raises.
+head -c 8 /dev/zero >"$E2E_TMP/shim7.state"
+rm -rf "$E2E_TMP/t7"
+mkdir "$E2E_TMP/t7"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$SHIM" DEDIS_FAULT_ACTION=stop \
+	DEDIS_FAULT_OP=write DEDIS_FAULT_NTH=500 DEDIS_FAULT_PATH="$E2E_TMP/t7/" DEDIS_FAULT_STATE="$E2E_TMP/shim7.state" \
+	DEDIS_FAULT_LOG="$E2E_TMP/shim7.log" "$DEDISBENCH" --target "$E2E_TMP/t7" --procs 1 --file-size 4MiB --sync none \
+	-w --access uniform -n 1000 --time 3s --json "$J" --output-dir "$E2E_TMP/o7" --latency-log >"$E2E_TMP/out7" 2>&1 &
+pid=$!
+on_exit "kill -9 $pid 2>/dev/null"
+for _ in $(seq 1 300); do
+	[ -s "$E2E_TMP/shim7.log" ] && break
+	sleep 0.1
+done
+wait_stopped "$(awk '{ print $5 }' "$E2E_TMP/shim7.log")" "$E2E_TMP/shim7.log" \
+	"the worker never stopped at its 500th write: $(cat "$E2E_TMP/out7")"
+for _ in $(seq 1 600); do # the time series' 2 s row: 1.5 s of stall at least
+	awk -F, 'NR > 1 && $1 >= 2 { found = 1 } END { exit !found }' "$E2E_TMP/o7/timeseries.csv" 2>/dev/null && break
+	sleep 0.02
+done
+kill -CONT "$(awk '{ print $5 }' "$E2E_TMP/shim7.log")"
+wait "$pid" || fail "the stalled run exited $?: $(cat "$E2E_TMP/out7")"
+slow=$(awk -F, 'NR > 1 && $4 >= 500000000 { n++ } END { print n + 0 }' "$E2E_TMP/o7/latency.0.csv")
+[ "$slow" -ge 1000 ] || fail "a 1.5 s stall left $slow operations with 0.5 s of latency, want >= 1000 (latency from the schedule)"
+jcheck "$J" '.totals.latency_us.max >= 1500000' "the stalled write's latency is the stall" .totals.latency_us
+note "a stall from 0.5 s to past 2 s: $slow operations with 0.5 s of latency or more"
 
 note "a stall across the end: $stall_ops issued, $stall_missed missed; behind the rate: $behind_ops issued, $behind_missed missed"
 note "500 ops/s requested, $achieved achieved ($ops ops in $secs s); mixed: $r reads, $w writes"
