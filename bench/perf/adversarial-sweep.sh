@@ -167,14 +167,21 @@ record() { # record PART OUTCOME DETAIL
 		printf '%s %s | %s | %s\n' "$CASE_ID" "$CASE_DESC" "$2" "$3"
 	fi
 }
+# crashed STDERR: the run died of SIGABRT, SIGBUS, SIGFPE or SIGSEGV, or a sanitizer reported.
+SANITIZER_RE='ERROR: (Address|Leak|Memory|Thread|UndefinedBehavior)Sanitizer|runtime error:'
+crashed() {
+	case $RC in 134 | 135 | 136 | 139) return 0 ;; esac
+	grep -qE "$SANITIZER_RE" "$1" 2>/dev/null
+}
 # json_vs_rc FILE RC: "" when the JSON (if any) parses and its status says what RC says.
 json_vs_rc() {
 	local st
 	[ -e "$1" ] || return 0
 	st=$(jq -er .status "$1" 2>/dev/null) || { echo "BUG json-unparsable"; return; }
+	# exit 0: "ok" or "interrupted" (a signal ends a run with 0); any other exit: neither
 	case "$2:$st" in
-	0:ok | 0:interrupted | 1:failed) ;;
-	*) echo "BUG json-status-vs-exit (status $st, exit $2)" ;;
+	0:ok | 0:interrupted) ;;
+	0:* | *:ok | *:interrupted) echo "BUG json-status-vs-exit (status $st, exit $2)" ;;
 	esac
 }
 
@@ -237,13 +244,16 @@ swap_setup() {
 	file-*) truncate -s $((PROCS * 4))M "$A/x/f" && t=$A/x/f EARLY=(has_open "$A/x/f") ;;
 	out-*) mkdir "$R/t" && t=$R/t json=$A/x/r.json out=$A/x/o EARLY=(test -e "$A/x/o") ;;
 	esac
+	local reports=()
+	[[ $kind == out-* ]] && reports=(--dist-report "$A/x/dist-report" --access-report "$A/x/access-report"
+		--ledger "$A/x/ledger")
 	if [ "$kind" = eng-inner ]; then # a volume of nobody's own, files swapped inside it
 		mkdir -m 1777 "$C/nlocks"
 		DEDIS_LOCK_DIR=$C/nlocks as_nobody "$DE" format "$A/x/vol" --size $((PROCS * 4))MiB -q || return 1
 		EARLY=(has_open_prefix "$A/x/vol/data")
 	fi
 	CMD=("$DB" --target "$t" --procs "$PROCS" --file-size 4MiB --access uniform --rate 400 --mode "$MODE"
-		--quiet --json "$json" --output-dir "$out" ${KEEP:+--keep})
+		--quiet --json "$json" --output-dir "$out" ${KEEP:+--keep} "${reports[@]}")
 	[ "$END" = time ] && CMD+=(--time 2s) || CMD+=(--time 30s)
 	RUNNING=(rows_ge "$out/timeseries.csv" 2)
 	case $kind in
@@ -308,8 +318,8 @@ swap_case() {
 	elif [ -n "$damage" ]; then
 		record swap "BUG victim-$(grep -o 'deleted\|created\|modified' <<<"$damage" | sort -u | paste -sd+) [$kind]" \
 			"$damage; exit $RC: $(first_err "$C/err") ${js:+($js)}"
-	elif [[ $RC -eq 134 || $RC -eq 139 || $RC -eq 135 || $RC -eq 136 ]]; then
-		record swap "BUG crash" "exit $RC: $(first_err "$C/err")"
+	elif crashed "$C/err"; then
+		record swap "BUG crash" "exit $RC: $(grep -m1 -E "$SANITIZER_RE" "$C/err" || first_err "$C/err")"
 	elif [ -n "$js" ]; then
 		record swap "$js" "exit $RC: $(first_err "$C/err")"
 	else
@@ -388,7 +398,7 @@ sig_outcome() {
 	# dedisengine promises nothing on a signal but for format: ended by it, it is like a SIGKILL.
 	[ "$sent" = yes ] && [[ $kind == eng-* ]] && [ "$RC" -eq $((128 + $(kill -l "$SIG"))) ] && killed=1
 	[ "$HUNG" -eq 0 ] || { echo "BUG hang (killed after 40 s)"; return; }
-	case $RC in 134 | 135 | 136 | 139) echo "BUG crash exit $RC: $(first_err "$C/err")"; return ;; esac
+	crashed "$C/err" && { echo "BUG crash exit $RC: $(grep -m1 -E "$SANITIZER_RE" "$C/err" || first_err "$C/err")"; return; }
 	if [[ $kind == bench-* ]]; then
 		[ $killed -eq 1 ] || [ "$RC" -eq 0 ] || { echo "BUG exit $RC after $SIG (sent=$sent): $(first_err "$C/err")"; return; }
 		[ $killed -eq 1 ] || [ -e "$R/r.json" ] || { echo "BUG no JSON after $SIG"; return; }
