@@ -339,6 +339,7 @@ sig_setup() {
 	bench-vol-old)
 		"$DE" format "$R/vol" --size $((PROCS * 4))MiB -q || return 1
 		t=engine:$R/vol TARGET=(has_open_prefix "$R/vol/data") ;;
+	eng-format) ;;
 	eng-*)
 		"$DE" format "$R/vol" --size 96MiB -q || return 1
 		[ "$1" = eng-import ] || "$DE" import "$R/vol" "$SCR/image" -q || return 1
@@ -350,6 +351,7 @@ sig_setup() {
 		CMD=("$DB" --target "$t" --procs "$PROCS" --file-size 4MiB --access uniform --rate 500 --mode "$MODE"
 			--verify "$VERIFY" --time 3s --quiet --json "$R/r.json" --output-dir "$R/o" ${KEEP:+--keep})
 		RUNNING=(rows_ge "$R/o/timeseries.csv" 2) ;;
+	eng-format) CMD=("$DE" format "$R/vol" --size 4GiB -q) TARGET=(test -e "$R/vol") SPAN=40 ;;
 	eng-import) CMD=("$DE" import "$R/vol" "$SCR/image" -q) TARGET=(has_open "$SCR/image") SPAN=500 ;;
 	eng-gc) CMD=("$DE" gc "$R/vol" -q) TARGET=(has_open_prefix "$R/vol/") SPAN=150 ;;
 	eng-fsck) CMD=("$DE" fsck "$R/vol" -q) TARGET=(has_open_prefix "$R/vol/") SPAN=200 ;;
@@ -370,6 +372,15 @@ check_volume() {
 	"$DB" --target "engine:$R/vol" --procs "$PROCS" --file-size 4MiB --mode read --populate none \
 		--verify final --keep --quiet >/dev/null 2>"$C/err2" ||
 		echo "BUG verify-after-$SIG: $(first_err "$C/err2")"
+}
+# check_format KILLED: a format a signal reached leaves a whole volume or nothing (SIGINT, SIGTERM
+# and SIGHUP wait for it to end); one SIGKILL cut short is either recognised by the next format
+# and cleared, or a whole volume.
+check_format() {
+	[ -e "$R/vol" ] || return 0
+	"$DE" fsck "$R/vol" -q >/dev/null 2>"$C/err2" && return 0
+	[ "$1" -eq 1 ] && "$DE" format "$R/vol" --size 4GiB -q 2>>"$C/err2" && return 0
+	echo "BUG half-made volume after $SIG during format: $(first_err "$C/err2")"
 }
 # check_engine_cmd KIND: after an engine command: fsck, the export block by block, a second run.
 check_engine_cmd() {
@@ -426,6 +437,7 @@ sig_outcome() {
 	bench-dir) second_bench "$R/t" ;;
 	bench-file) second_bench "$R/f" ;;
 	bench-vol-*) if [ -e "$R/vol" ]; then check_volume; else second_bench "engine:$R/vol"; fi ;;
+	eng-format) check_format "$killed" ;;
 	eng-*) check_engine_cmd "$kind" ;;
 	esac
 }
@@ -434,7 +446,7 @@ sig_case() {
 	local k=$1 kind when delay sent=no bad cond
 	rng_seed "$SEED" $((k * 2 + 1))
 	pick kind bench-dir bench-dir bench-file bench-file bench-vol-new bench-vol-new bench-vol-old \
-		eng-import eng-gc eng-fsck gen-scan
+		eng-import eng-gc eng-fsck eng-format eng-format gen-scan
 	pick SIG INT TERM HUP KILL
 	pick when start target running
 	pick PROCS 1 2
@@ -444,6 +456,7 @@ sig_case() {
 	rnd delay 1000000 && rnd KEEP 4
 	[ "$KEEP" -eq 0 ] && KEEP=1 || KEEP=
 	[[ $kind == bench-* ]] || [ "$when" != running ] || when=target
+	[ "$kind" != eng-format ] || when=target # a format lasts some 50 ms from its directory on
 	new_case signal "$k" "$kind sig=$SIG when=$when"
 	sig_setup "$kind" || { record signal "setup-failed" "$kind"; return; }
 	delay=$((delay % SPAN))
