@@ -307,18 +307,10 @@ static int load_dist(struct bench_config *c, struct opt_error *err)
 	return 0;
 }
 
-int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
+/* The run's seed: given, fixed by an earlier run's ledger, or drawn (and said in the report). */
+static int resolve_seed(struct bench_config *c, struct opt_error *err)
 {
-	err->resource = false;
-	memset(c, 0, sizeof *c);
-	c->o = cli->o;
-	memset(&cli->o, 0, sizeof cli->o);
-	memcpy(c->given, cli->given, sizeof c->given);
 	struct bench_options *o = &c->o;
-
-	if (check_rules(c, err) || load_dist(c, err))
-		return -1;
-
 	bool seed_given = options_given(c->given, "seed");
 	c->seed = o->seed;
 	/* A ledger kept by an earlier run fixes the seed: its content ids mean those bytes. */
@@ -336,6 +328,23 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	if (!seed_given)
 		c->seed &= (1ULL << 53) - 1; /* a JSON number (a double to most readers) holds it exactly */
 	o->seed = c->seed;
+	return 0;
+}
+
+int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
+{
+	err->resource = false;
+	memset(c, 0, sizeof *c);
+	c->o = cli->o;
+	memset(&cli->o, 0, sizeof cli->o);
+	memcpy(c->given, cli->given, sizeof c->given);
+	struct bench_options *o = &c->o;
+
+	if (check_rules(c, err) || load_dist(c, err))
+		return -1;
+
+	if (resolve_seed(c, err))
+		return -1;
 	o->peak = !c->nominal;
 
 	bool file_size_given = options_given(c->given, "file-size");

@@ -98,6 +98,26 @@ static void *alloc_aligned(size_t len)
 	return posix_memalign(&p, 4096, len) ? NULL : p;
 }
 
+/* --latency-log: the worker's own CSV in the held output directory, a fresh file (never a link
+ * or an old file written through). 0 or an errno. */
+static int open_latency_log(struct wctx *w)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/latency.%llu.csv", config_output_at(w->cfg, OUT_DIR),
+		 (unsigned long long)config_worker_number(w->cfg, w->index));
+	int fd = safefile_fresh(path);
+	w->latlog = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!w->latlog) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	setvbuf(w->latlog, NULL, _IOFBF, 1 << 20);
+	fputs("issue_us,dir,offset,latency_ns\n", w->latlog);
+	return 0;
+}
+
 static int setup(struct wctx *w)
 {
 	const struct bench_config *c = w->cfg;
@@ -163,21 +183,7 @@ static int setup(struct wctx *w)
 	/* the file checked and prepared, not one put in its place since */
 	if (w->io.fd >= 0 && target_check_opened(&c->target, w->index, w->io.fd))
 		return errno;
-	if (c->o.latency_log) {
-		snprintf(path, sizeof path, "%s/latency.%llu.csv", config_output_at(c, OUT_DIR),
-			 (unsigned long long)config_worker_number(c, w->index));
-		int fd = safefile_fresh(path); /* a fresh file: never a link or an old file written through */
-		w->latlog = fd < 0 ? NULL : fdopen(fd, "w");
-		if (!w->latlog) {
-			int e = errno;
-			if (fd >= 0)
-				close(fd);
-			return e;
-		}
-		setvbuf(w->latlog, NULL, _IOFBF, 1 << 20);
-		fputs("issue_us,dir,offset,latency_ns\n", w->latlog);
-	}
-	return 0;
+	return c->o.latency_log ? open_latency_log(w) : 0;
 }
 
 static void note_mismatch(struct wctx *w, const char *what, uint64_t offset, const struct verify_result *r)
