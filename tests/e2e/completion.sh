@@ -17,17 +17,6 @@ cd "$E2E_TMP" # file-name completion sees an empty directory
 . "$C/dedisengine"
 complete -p dedisbench dedisgen dedisengine >/dev/null || fail "a completion is not registered"
 
-# comp FUNC WORDS...: complete the last of WORDS; the candidates, space-separated, in $got.
-comp() {
-	local f=$1
-	shift
-	COMP_WORDS=("$@")
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
-	COMPREPLY=()
-	"$f" || fail "$f returned $? completing '$*'"
-	got=" ${COMPREPLY[*]} "
-}
 # expect WANT FUNC WORDS...: WANT (space-separated) must all be among the candidates.
 expect() {
 	local want=$1 w

@@ -113,3 +113,16 @@ expect_ok() {
 	run_bench "$@"
 	[ "$RC" -eq 0 ] || fail "dedisbench $* exited $RC: $(head -c 600 "$E2E_TMP/err")"
 }
+
+# comp FUNC WORDS...: complete the last of WORDS with the real bash completion function FUNC;
+# the candidates, space-separated and padded with a space each side, in $got.
+comp() {
+	local f=$1
+	shift
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	"$f" || fail "$f returned $? completing '$*'"
+	got=" ${COMPREPLY[*]} "
+}

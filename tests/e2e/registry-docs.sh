@@ -71,17 +71,6 @@ man_entry() {
 		{ prev = $0 }'
 }
 
-# comp FUNC WORDS...: complete the last of WORDS with the real completion; candidates in $got.
-comp() {
-	local f=$1
-	shift
-	COMP_WORDS=("$@")
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
-	COMPREPLY=()
-	"$f" || fail "$f returned $? completing '$*'"
-	got="${COMPREPLY[*]}"
-}
 
 # refused_choices TOOL OPT: the names the program lists when it refuses the value 'xx' for OPT
 # (nothing for an option without a fixed list). A second bad option stops any run; a value
