@@ -37,6 +37,8 @@ struct engine {
 	bool reuse_first;             /* the file system said ENOSPC: PBNs with room before new ones */
 	uint64_t reuse_pos;           /* where the search for those goes on */
 	bool read_only;               /* on read-only storage: nothing reaches a file (engine_open) */
+	bool unchecked_state;         /* the state was closed by a build before the cache checks */
+	char cache_note[128];         /* which cache failed its check at open (rebuilt), or "" */
 };
 
 #define ENGINE_REPAIR 1000 /* internal: a process died inside an operation; repair and retry */

@@ -250,6 +250,11 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 	return 0;
 }
 
+const char *engine_cache_note(const struct engine *e)
+{
+	return e->cache_note;
+}
+
 int engine_describe(const char *dir, struct engine_stats *g, char *err, size_t errlen)
 {
 	struct superblock sb;
@@ -382,20 +387,21 @@ static enum cache_state probe_caches(const char *dir, const struct superblock *s
 		if (meta_path(path, sizeof path, dir, cache_files[i]) || stat(path, &st))
 			return CACHES_LOST;
 	/* Only the state's head is needed: read, not mapped (an unmap costs a TLB flush). A state
-	 * file shorter than the state is lost, as map_caches would find it. */
+	 * file shorter than the state is lost, as map_caches would find it (one closed before the
+	 * checks existed lacks them: map_caches extends it). */
 	struct vol_state head;
 	const size_t head_len = offsetof(struct vol_state, world);
 	int fd = meta_path(path, sizeof path, dir, VOL_STATE) ? -1 : open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return CACHES_LOST;
-	bool whole = fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof head &&
+	bool whole = fstat(fd, &st) == 0 && (size_t)st.st_size >= offsetof(struct vol_state, checks) &&
 		     pread(fd, &head, head_len, 0) == (ssize_t)head_len;
 	close(fd);
 	if (!whole)
 		return CACHES_LOST;
 	const struct vol_state *s = &head;
 	meta_boot_id(boot, sizeof boot);
-	enum cache_state r = s->magic != VOL_STATE_MAGIC ? CACHES_LOST
+	enum cache_state r = s->magic != VOL_STATE_MAGIC && s->magic != VOL_STATE_MAGIC_UNCHECKED ? CACHES_LOST
 			     : s->clean			  ? CACHES_CLEAN
 			     : strncmp(s->boot_id, boot, sizeof s->boot_id) ? CACHES_LOST /* the machine went down with them */
 							  : CACHES_CRASHED;
@@ -410,7 +416,8 @@ static int map_caches(struct engine *e, bool create, bool init_locks)
 	e->refs_len = e->sb.data_blocks * e->sb.frags * 4;
 	/* Created as zeros (an empty map) with their room (meta_map): the open that created them used
 	 * to write them whole, rebuilding them, and so took their room. */
-	if (!(e->st = meta_map(dir, VOL_STATE, sizeof *e->st, create, NULL)) ||
+	/* The first opener extends a state from before the checks (init_locks: alone) */
+	if (!(e->st = meta_map(dir, VOL_STATE, sizeof *e->st, create || init_locks, NULL)) ||
 	    !(e->lbnmap = meta_map(dir, VOL_LBNMAP, e->lbnmap_len, create, NULL)) ||
 	    !(e->space.refs = meta_map(dir, VOL_REFS, e->refs_len, create, &e->space.refs_fd)))
 		return errno ? -errno : -EIO;
@@ -422,6 +429,10 @@ static int map_caches(struct engine *e, bool create, bool init_locks)
 		memset(e->st, 0, sizeof *e->st);
 		e->st->magic = VOL_STATE_MAGIC;
 	}
+	if (init_locks && e->st->magic == VOL_STATE_MAGIC_UNCHECKED) {
+		e->unchecked_state = true; /* closed by a build without the checks: trusted this once */
+		e->st->magic = VOL_STATE_MAGIC;
+	}
 	if (e->st->magic != VOL_STATE_MAGIC)
 		return -EINVAL;
 	e->space.blocks = e->sb.data_blocks;
@@ -431,10 +442,54 @@ static int map_caches(struct engine *e, bool create, bool init_locks)
 	return stripes_open(&e->stripes, dir, e->sb.index_stripes, init_locks);
 }
 
-/* The first opener alone: caches trusted, repaired or rebuilt; locks re-initialised. A cache that
- * turns out cut short or not this volume's (-EBADMSG: a file that lost its tail, a damaged header)
- * is not trusted: every cache is rebuilt from the durable map, as after a power loss (*cs says so
- * from then on). */
+/* The state's digest: all of it but its checks and its locks (re-initialised by every first
+ * opener, and changed by a lock and unlock). */
+static uint64_t state_digest(const struct vol_state *st)
+{
+	uint64_t h = meta_digest(VCK_STATE, st, offsetof(struct vol_state, world));
+	return meta_digest(h, &st->quiesce, offsetof(struct vol_state, checks) - offsetof(struct vol_state, quiesce));
+}
+
+static uint64_t index_digest(struct engine *e)
+{
+	return e->iops->digest ? e->iops->digest(e->ix) : 0;
+}
+
+/* The last closer, with everything else written: the checks the next opener alone compares. */
+static void caches_seal(struct engine *e)
+{
+	e->st->checks[VCK_REFS] = meta_digest(VCK_REFS, e->space.refs, e->refs_len);
+	e->st->checks[VCK_INDEX] = index_digest(e);
+	e->st->clean = 1;
+	e->st->checks[VCK_STATE] = state_digest(e->st);
+}
+
+/* The caches of a clean close, before they are trusted: each against the check the close sealed,
+ * the working map against the durable map's checkpoint. Once per open alone, never on the data
+ * path. -EBADMSG (e->cache_note naming the cache) when one differs. */
+static int caches_check(struct engine *e)
+{
+	const char *bad = state_digest(e->st) != e->st->checks[VCK_STATE]				? VOL_STATE
+			  : meta_digest(VCK_REFS, e->space.refs, e->refs_len) != e->st->checks[VCK_REFS] ? VOL_REFS
+			  : index_digest(e) != e->st->checks[VCK_INDEX]					? "index"
+													: NULL;
+	if (!bad) {
+		int rc = txn_check_working(e->dir, e->sb.logical_blocks, e->sb.version >= VOL_VERSION, e->lbnmap);
+		if (rc && rc != -EBADMSG)
+			return rc;
+		bad = rc ? VOL_LBNMAP : NULL;
+	}
+	if (!bad)
+		return 0;
+	snprintf(e->cache_note, sizeof e->cache_note, "the %s cache%s failed its check", bad,
+		 strcmp(bad, "index") ? "" : "'s files");
+	return -EBADMSG;
+}
+
+/* The first opener alone: caches trusted (once checked), repaired or rebuilt; locks
+ * re-initialised. A cache that fails its check or turns out cut short or not this volume's
+ * (-EBADMSG: a file that lost its tail, a damaged header) is not trusted: every cache is rebuilt
+ * from the durable map, as after a power loss (*cs says so from then on). */
 static int open_alone(struct engine *e, const struct index_params *ip, enum cache_state *cs)
 {
 	int rc = 0;
@@ -450,8 +505,17 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 		if (!rc) /* an index just created has nothing to recover (a recount of an empty mem table
 			  * read every page of it: 16 GiB at 1 TiB) */
 			rc = e->iops->open(ip, *cs == CACHES_CRASHED, &e->ix);
+		if (!rc && *cs == CACHES_CLEAN && !e->unchecked_state)
+			rc = caches_check(e);
+		if (rc == -EBADMSG && !e->cache_note[0])
+			snprintf(e->cache_note, sizeof e->cache_note, "a cache was cut short or is not this volume's");
 		if (rc != -EBADMSG || *cs == CACHES_LOST)
 			break;
+		if (e->read_only)
+			return -EROFS; /* a rebuild writes */
+		if (e->ix)
+			e->iops->close(e->ix);
+		e->ix = NULL;
 		stripes_close(&e->stripes);
 		unmap_all(e);
 		*cs = CACHES_LOST;
@@ -582,8 +646,9 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 			rc = -errno;
 	}
 	if (rc) {
-		char what[sizeof e->txn.why];
-		snprintf(what, sizeof what, "%s", rc == -EBADMSG && e->txn.why[0] ? e->txn.why : strerror(-rc));
+		char what[sizeof e->txn.why + 64];
+		snprintf(what, sizeof what, "%s%s", rc == -EBADMSG && e->txn.why[0] ? e->txn.why : strerror(-rc),
+			 rc == -EROFS && e->cache_note[0] ? ": its caches need a rebuild, which writes" : "");
 		destroy(e);
 		return fail(err, errlen, rc, "%s: cannot open the volume: %s", dir, what);
 	}
@@ -1002,7 +1067,7 @@ int engine_close(struct engine *e)
 		if (!rc && (msync(e->lbnmap, e->lbnmap_len, MS_SYNC) || msync(e->space.refs, e->refs_len, MS_SYNC)))
 			rc = -errno;
 		if (!rc) {
-			e->st->clean = 1;
+			caches_seal(e);
 			if (msync(e->st, sizeof *e->st, MS_SYNC))
 				rc = -errno;
 		}

@@ -94,6 +94,9 @@ int engine_describe(const char *dir, struct engine_stats *geometry, char *err, s
 /* Opens a formatted volume (recovering it if it was not closed cleanly). */
 int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen);
 
+/* "" or what the open found wrong with a cache (a failed check, a file cut short) and rebuilt from
+ * the durable files. */
+const char *engine_cache_note(const struct engine *e);
 uint32_t engine_block_size(const struct engine *e);
 uint64_t engine_logical_blocks(const struct engine *e);
 

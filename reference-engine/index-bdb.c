@@ -742,6 +742,13 @@ static void bdb_stats(struct index *ix, struct index_stats *s)
 	}
 }
 
+/* The shared counters page only: Berkeley DB's own files are its to check (fsck compares every
+ * entry with the bytes it names). */
+static uint64_t bdb_digest(struct index *ix)
+{
+	return meta_digest(BDB_COUNTERS_MAGIC, ix->c, sizeof *ix->c);
+}
+
 static void bdb_close(struct index *ix)
 {
 	release(ix->se);
@@ -760,6 +767,7 @@ const struct index_ops index_bdb_ops = {
 	.flush = bdb_flush,
 	.repair = bdb_repair,
 	.stats = bdb_stats,
+	.digest = bdb_digest,
 	.close = bdb_close,
 	.destroy = bdb_destroy,
 };

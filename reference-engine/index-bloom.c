@@ -257,6 +257,14 @@ static void bloom_stats(struct index *ix, struct index_stats *s)
 	s->bytes += ix->map_len;
 }
 
+static uint64_t bloom_digest(struct index *ix)
+{
+	meta_advise(ix->h, ix->map_len, 1);
+	uint64_t d = meta_digest(index_bdb_ops.digest(ix->bdb), ix->h, ix->map_len);
+	meta_advise(ix->h, ix->map_len, 0);
+	return d;
+}
+
 static void bloom_close(struct index *ix)
 {
 	index_bdb_ops.close(ix->bdb);
@@ -276,6 +284,7 @@ const struct index_ops index_bloom_ops = {
 	.flush = bloom_flush,
 	.repair = bloom_repair,
 	.stats = bloom_stats,
+	.digest = bloom_digest,
 	.close = bloom_close,
 	.destroy = bloom_destroy,
 };

@@ -288,6 +288,14 @@ static void mem_stats(struct index *ix, struct index_stats *s)
 	s->bytes = ix->map_len;
 }
 
+static uint64_t mem_digest(struct index *ix)
+{
+	meta_advise(ix->h, ix->map_len, 1);
+	uint64_t d = meta_digest(MEM_MAGIC, ix->h, ix->map_len);
+	meta_advise(ix->h, ix->map_len, 0);
+	return d;
+}
+
 static void mem_close(struct index *ix)
 {
 	munmap(ix->h, ix->map_len);
@@ -306,6 +314,7 @@ const struct index_ops index_mem_ops = {
 	.flush = mem_flush,
 	.repair = mem_repair,
 	.stats = mem_stats,
+	.digest = mem_digest,
 	.close = mem_close,
 	.destroy = mem_destroy,
 };

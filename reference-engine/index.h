@@ -84,6 +84,9 @@ struct index_ops {
 	 * summary vector). 0 or -errno. */
 	int (*repair)(struct index *ix);
 	void (*stats)(struct index *ix, struct index_stats *s);
+	/* A digest (meta_digest) of the shared files as they stand, with the volume quiesced: a clean
+	 * close seals it, the next open alone compares, and rebuilds the index when it differs. */
+	uint64_t (*digest)(struct index *ix);
 	void (*close)(struct index *ix);
 	/* Remove the backend's files from p->dir (the engine rebuilds the index after a power loss). */
 	int (*destroy)(const struct index_params *p);

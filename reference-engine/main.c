@@ -66,6 +66,9 @@ static int open_volume(const char *dir, const struct engine_cli *c, bool exclusi
 		 * exit 1 is fsck's "inconsistent", which a stat running alongside must not fake. */
 		return rc == -EROFS || rc == -EBUSY ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}
+	/* fsck says it in its report */
+	if (engine_cache_note(*e)[0] && !c->quiet && strcmp(c->command, "fsck"))
+		fprintf(stderr, "dedisengine: %s: %s; rebuilt from the durable files\n", dir, engine_cache_note(*e));
 	return 0;
 }
 
@@ -258,6 +261,10 @@ static int cmd_fsck(const struct engine_cli *c)
 	if (rc)
 		return rc;
 	json_t *list = c->json ? json_array() : NULL;
+	char rebuilt[160];
+	snprintf(rebuilt, sizeof rebuilt, "%s", engine_cache_note(e));
+	if (rebuilt[0] && !c->json && !c->quiet)
+		printf("%s: %s; rebuilt from the durable files\n", c->args[0], rebuilt);
 	long problems = engine_fsck(e, print_problem, list);
 	engine_close(e);
 	if (problems < 0) {
@@ -266,8 +273,8 @@ static int cmd_fsck(const struct engine_cli *c)
 		return EXIT_FAILED;
 	}
 	if (list) {
-		json_t *j = json_pack("{s:b, s:I, s:o}", "consistent", problems == 0, "problems", (json_int_t)problems,
-				      "details", list);
+		json_t *j = json_pack("{s:b, s:I, s:o, s:s?}", "consistent", problems == 0, "problems",
+				      (json_int_t)problems, "details", list, "rebuilt", rebuilt[0] ? rebuilt : NULL);
 		json_dumpf(j, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(j);

@@ -209,6 +209,39 @@ void meta_boot_id(char *out, size_t len)
 	out[strcspn(out, "\n")] = 0;
 }
 
+uint64_t meta_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+uint64_t meta_digest(uint64_t seed, const void *p, size_t len)
+{
+	enum { LANES = 4 };
+	const uint8_t *b = p;
+	uint64_t h[LANES], w[LANES];
+	for (unsigned k = 0; k < LANES; k++)
+		h[k] = meta_mix64(seed + k);
+	size_t i = 0;
+	for (; i + 8 * LANES <= len; i += 8 * LANES) {
+		memcpy(w, b + i, sizeof w);
+		for (unsigned k = 0; k < LANES; k++)
+			h[k] = meta_mix64(h[k] ^ w[k]);
+	}
+	for (unsigned k = 0; i < len; i += 8, k++) { /* the tail, zero-padded */
+		uint64_t t = 0;
+		memcpy(&t, b + i, len - i < 8 ? len - i : 8);
+		h[k] = meta_mix64(h[k] ^ t);
+	}
+	uint64_t r = meta_mix64(seed ^ len);
+	for (unsigned k = 0; k < LANES; k++)
+		r = meta_mix64(r ^ h[k]);
+	return r;
+}
+
 int meta_init_mutex(pthread_mutex_t *m)
 {
 	pthread_mutexattr_t a;

@@ -12,7 +12,8 @@
 #define VOL_VERSION 4
 #define VOL_VERSION_UNCHECKED_MAP 3 /* before the durable map's chunk checks: its map is read unchecked */
 #define VOL_VERSION_FIXED_STRIPES 2 /* before index_stripes: always INDEX_STRIPES, read as such */
-#define VOL_STATE_MAGIC 0x3345544154534944ULL /* "DISTATE3": with slots_used */
+#define VOL_STATE_MAGIC 0x3445544154534944ULL /* "DISTATE4": with the cache checks */
+#define VOL_STATE_MAGIC_UNCHECKED 0x3345544154534944ULL /* "DISTATE3": slots_used, no checks */
 
 #define VOL_COMPRESS_NONE 0
 #define VOL_COMPRESS_LZ4 1
@@ -70,6 +71,11 @@ struct vol_slot {
 	                          * state page from before it was kept): a reused pid is not its owner */
 } __attribute__((aligned(128)));
 
+/* What a clean close seals: the state itself (but its locks, re-initialised at open), the
+ * references, the index's shared files. The working map needs none: a clean close checkpoints it,
+ * so the durable map's chunk checks are its own. */
+enum vol_check { VCK_STATE, VCK_REFS, VCK_INDEX, VOL_CHECKS };
+
 /* The shared state page, mmap'd by every process with the volume open. Volatile: trusted only in
  * the boot that wrote it (or after a clean close); otherwise rebuilt from the durable files. */
 struct vol_state {
@@ -90,6 +96,11 @@ struct vol_state {
 	uint64_t journal_tail;  /* where the next journal record goes */
 	int64_t base[VC_COUNT];
 	struct vol_slot slots[VOL_SLOTS];
+	/* Sealed by the last closer with `clean` and checked by the next opener alone: a cache that
+	 * fails its check is rebuilt from the durable files (engine.c, caches_check). Last, so that a
+	 * state closed before the checks existed (VOL_STATE_MAGIC_UNCHECKED, shorter) keeps its layout:
+	 * trusted once, as it was, and extended. */
+	uint64_t checks[VOL_CHECKS];
 };
 
 /* File names inside a volume directory. Durable: the superblock, the map, the journal, the
@@ -136,6 +147,12 @@ void meta_make_resident(const char *dir, void *p, size_t len);
  * took 4 s. On (`walk` 1) while the whole mapping is read in order (recount, iterate, rebuild),
  * where reading ahead is what makes the walk cheap. A hint: the kernel may ignore it. */
 void meta_advise(void *p, size_t len, int walk);
+
+/* One step of a 64-bit bijective mixer (SplitMix64's finaliser). */
+uint64_t meta_mix64(uint64_t x);
+/* A 64-bit digest of len bytes from `seed`: changing any one 8-byte word always changes it, other
+ * damage goes unseen with odds of about 2^-64. Several lanes at once: a few GB/s. */
+uint64_t meta_digest(uint64_t seed, const void *p, size_t len);
 
 /* A process-shared robust mutex, initialised in place. */
 int meta_init_mutex(pthread_mutex_t *m);

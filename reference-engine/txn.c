@@ -73,23 +73,14 @@ static uint64_t map_words(uint64_t logical_blocks)
 	return (logical_blocks + TXN_CHUNK - 1) / TXN_CHUNK * TXN_CHUNK;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 /* A chunk's check: every step is a bijection of the running value, so changing any one word
  * always changes it, and any other damage goes unseen with odds of about 2^-64. Keyed by the chunk
  * number, so a chunk copied to another place does not match there. */
 static uint64_t chunk_check(uint64_t c, const uint64_t *w)
 {
-	uint64_t h = mix64(c ^ 0x6b6e756863706d61ULL);
+	uint64_t h = meta_mix64(c ^ 0x6b6e756863706d61ULL);
 	for (unsigned i = 0; i < TXN_CHUNK; i++)
-		h = mix64(h ^ w[i]);
+		h = meta_mix64(h ^ w[i]);
 	return h;
 }
 
@@ -478,6 +469,39 @@ static int verify_chunks(struct txn *t, const uint64_t *map, uint64_t seq, unsig
 	}
 	free(a);
 	return rc;
+}
+
+int txn_check_working(const char *dir, uint64_t logical_blocks, bool checked, const uint64_t *map)
+{
+	char path[4096];
+	struct txn t = {.map_fd = -1, .journal_fd = -1, .checked = checked, .logical_blocks = logical_blocks,
+			.chunks = map_words(logical_blocks) / TXN_CHUNK};
+	if (meta_path(path, sizeof path, dir, VOL_MAP))
+		return -ENAMETOOLONG;
+	if ((t.map_fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	uint64_t seq = 0;
+	unsigned area = 0;
+	uint8_t *a = NULL;
+	/* Damage to the durable map's own header or checks is no verdict on the cache: the open
+	 * trusts it, and fsck reports the durable map. */
+	int rc = current_header(&t, &seq, &area);
+	rc = rc == -EINVAL ? 1 : rc;
+	if (!rc && checked) {
+		rc = !(a = malloc(area_bytes(t.chunks))) ? -ENOMEM : read_checks_of(&t, area, seq, a);
+		rc = rc == -EBADMSG ? 1 : rc;
+		if (!rc)
+			rc = verify_chunks(&t, map, seq, area);
+	} else if (!rc) {
+		uint64_t *words = malloc(logical_blocks * 8);
+		rc = !words ? -ENOMEM : dio_read(t.map_fd, words, logical_blocks * 8, MAP_HEADER);
+		if (!rc && memcmp(words, map, logical_blocks * 8))
+			rc = -EBADMSG;
+		free(words);
+	}
+	free(a);
+	close(t.map_fd);
+	return rc > 0 ? 0 : rc;
 }
 
 int txn_durable_empty(struct txn *t)

@@ -60,6 +60,11 @@ int txn_commit(struct txn *t, bool checkpoint);
  * into `map` (logical_blocks words); *next_seq is the sequence number to continue with. A checked
  * map whose chunk differs from its checkpoint's check is -EBADMSG, t->why naming the chunk. */
 int txn_load(struct txn *t, uint64_t *map, uint64_t *next_seq);
+/* Whether `map`, the working map a clean close left, is the durable map's current checkpoint (a
+ * clean close checkpoints it): checked against its chunk checks, or (format version 3) its words.
+ * 0, -EBADMSG when it differs, or -errno. Opens the map file itself: for an open that has not
+ * called txn_open yet. */
+int txn_check_working(const char *dir, uint64_t logical_blocks, bool checked, const uint64_t *map);
 /* Whether the durable map is still format's: checkpoint 0 (every LBN unmapped) with no journal
  * record after it. 1, 0, or -errno. */
 int txn_durable_empty(struct txn *t);
