@@ -67,6 +67,32 @@ static bool dir_empty(const char *dir)
 	return empty;
 }
 
+/* A format killed before its superblock (written last) leaves only durable files: map, journal,
+ * data.N, superblock.tmp, all regular. Such a directory is format's own to clear. */
+bool engine_half_made(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	struct dirent *de;
+	bool ours = true;
+	unsigned files = 0;
+	while (ours && (de = readdir(d))) {
+		const char *n = de->d_name;
+		unsigned k;
+		char tail;
+		struct stat st;
+		if (!strcmp(n, ".") || !strcmp(n, ".."))
+			continue;
+		files++;
+		ours = (!strcmp(n, VOL_MAP) || !strcmp(n, VOL_JOURNAL) || !strcmp(n, VOL_SUPERBLOCK ".tmp") ||
+			(sscanf(n, VOL_DATA ".%u%c", &k, &tail) == 1 && k < 64)) &&
+		       !fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+	}
+	closedir(d);
+	return ours && files;
+}
+
 /* The durable files (map, journal, data files) and the superblock: what a format creates. */
 static void remove_durable(const char *dir, unsigned stripes)
 {
@@ -139,7 +165,14 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 		return fail(err, errlen, -EEXIST, "%s already holds a volume%s", dir,
 			    sb_read(dir, &sb, &why) == 0 ? "" : " (with a damaged superblock); refusing to format over it");
 	/* Everything in a volume directory is the volume's (whoever removes it removes it all), and
-	 * its files are created over nothing that is there: a new or empty directory only. */
+	 * its files are created over nothing that is there: a new or empty directory only, or one a
+	 * killed format left (its files, no superblock), cleared first. */
+	if (!made && engine_half_made(dir)) {
+		remove_durable(dir, 64);
+		char tmp[4096];
+		if (!meta_path(tmp, sizeof tmp, dir, VOL_SUPERBLOCK ".tmp"))
+			unlink(tmp);
+	}
 	if (!dir_empty(dir))
 		return fail(err, errlen, -EEXIST, "%s is not empty: a volume is formatted into a new or empty directory",
 			    dir);
@@ -266,13 +299,14 @@ int engine_describe(const char *dir, struct engine_stats *g, char *err, size_t e
 	int rc = sb_read(dir, &sb, &why);
 	if (rc)
 		return fail(err, errlen, rc, "%s: %s", dir, why ? why : strerror(-rc));
-	/* Every durable file there, none shorter than format made it (a journal may be cut short: its
-	 * replay ends there): otherwise the open failed with a bare "No such file or directory", and
-	 * fsck with "Input/output error", naming neither the file nor the volume's damage. */
+	/* Every durable file there, none shorter than format made it (the journal too: format
+	 * allocates it whole, and a power loss does not shorten a file): otherwise the open failed with
+	 * a bare "No such file or directory", and fsck with "Input/output error", naming neither the
+	 * file nor the volume's damage. */
 	for (unsigned f = 0; f < 2 + sb.stripes; f++) {
 		char name[64];
 		uint64_t want = f == 0 ? txn_map_bytes(sb.logical_blocks, sb.version >= VOL_VERSION)
-				: f == 1 ? 0
+				: f == 1 ? sb.journal_bytes
 					 : store_file_bytes(sb.block_size, sb.data_blocks, sb.stripes, sb.stripe_unit, f - 2);
 		if (engine_durable_name(f, name, sizeof name) || meta_path(path, sizeof path, dir, name))
 			return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", dir);
@@ -379,7 +413,7 @@ static int mark_unclean(struct engine *e)
 /* How an opener that has the volume alone finds its caches. */
 enum cache_state { CACHES_CLEAN, CACHES_CRASHED, CACHES_LOST };
 
-static enum cache_state probe_caches(const char *dir, const struct superblock *sb)
+static enum cache_state probe_caches(const char *dir, const struct superblock *sb, char *note, size_t notelen)
 {
 	char path[4096], boot[40];
 	struct stat st;
@@ -400,6 +434,8 @@ static enum cache_state probe_caches(const char *dir, const struct superblock *s
 	if (!whole)
 		return CACHES_LOST;
 	const struct vol_state *s = &head;
+	if (s->magic != VOL_STATE_MAGIC && s->magic != VOL_STATE_MAGIC_UNCHECKED)
+		snprintf(note, notelen, "the %s cache is not this volume's", VOL_STATE);
 	meta_boot_id(boot, sizeof boot);
 	enum cache_state r = s->magic != VOL_STATE_MAGIC && s->magic != VOL_STATE_MAGIC_UNCHECKED ? CACHES_LOST
 			     : s->clean			  ? CACHES_CLEAN
@@ -591,7 +627,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	}
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
 	ip.alone = alone;
-	enum cache_state cs = alone ? probe_caches(dir, &e->sb) : CACHES_CLEAN;
+	enum cache_state cs = alone ? probe_caches(dir, &e->sb, e->cache_note, sizeof e->cache_note) : CACHES_CLEAN;
 	if (e->read_only && (!alone || cs != CACHES_CLEAN)) {
 		destroy(e);
 		return fail(err, errlen, -EROFS, "%s is on read-only storage and %s", dir,

@@ -94,6 +94,8 @@ int engine_describe(const char *dir, struct engine_stats *geometry, char *err, s
 /* Opens a formatted volume (recovering it if it was not closed cleanly). */
 int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen);
 
+/* Whether dir holds only what a format killed before its superblock leaves (format clears it). */
+bool engine_half_made(const char *dir);
 /* "" or what the open found wrong with a cache (a failed check, a file cut short) and rebuilt from
  * the durable files. */
 const char *engine_cache_note(const struct engine *e);

@@ -43,7 +43,8 @@ static int open_volume(const char *dir, const struct engine_cli *c, bool exclusi
 	char err[512];
 	int rc = engine_describe(dir, &g, err, sizeof err);
 	if (rc == -ENOENT)
-		return bad("%s holds no volume (format it first)%s", dir, "");
+		return bad("%s holds no volume (%s)", dir, engine_half_made(dir) ? "a format of it did not finish, "
+						      "no superblock: format it again" : "format it first");
 	if (rc)
 		return bad("%s%s", err, " (refusing to open it)");
 	if (c->direct) {
@@ -66,8 +67,8 @@ static int open_volume(const char *dir, const struct engine_cli *c, bool exclusi
 		 * exit 1 is fsck's "inconsistent", which a stat running alongside must not fake. */
 		return rc == -EROFS || rc == -EBUSY ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}
-	/* fsck says it in its report */
-	if (engine_cache_note(*e)[0] && !c->quiet && strcmp(c->command, "fsck"))
+	/* Damage found, even with --quiet; fsck says it in its report. */
+	if (engine_cache_note(*e)[0] && strcmp(c->command, "fsck"))
 		fprintf(stderr, "dedisengine: %s: %s; rebuilt from the durable files\n", dir, engine_cache_note(*e));
 	return 0;
 }
@@ -263,7 +264,7 @@ static int cmd_fsck(const struct engine_cli *c)
 	json_t *list = c->json ? json_array() : NULL;
 	char rebuilt[160];
 	snprintf(rebuilt, sizeof rebuilt, "%s", engine_cache_note(e));
-	if (rebuilt[0] && !c->json && !c->quiet)
+	if (rebuilt[0] && !c->json)
 		printf("%s: %s; rebuilt from the durable files\n", c->args[0], rebuilt);
 	long problems = engine_fsck(e, print_problem, list);
 	engine_close(e);

@@ -203,8 +203,9 @@ for f in map journal data.0 data.7; do
 	expect2 "fsck without $f" "dv: the volume's $f is missing" "$DEDISENGINE" fsck "$T/dv"
 	[ "$(sums "$T/dv")" = "$before" ] || fail "a refused open of a volume without $f changed it"
 done
-for f in map data.0; do
-	rm -rf "$T/dv" && cp -a "$vol" "$T/dv" && truncate -s 8192 "$T/dv/$f"
+# the journal too, even emptied (it passed fsck, exit 0): format allocates it whole
+for f in map data.0 journal; do
+	rm -rf "$T/dv" && cp -a "$vol" "$T/dv" && truncate -s $([ $f = journal ] && echo 0 || echo 8192) "$T/dv/$f"
 	expect2 "fsck with $f cut short" "dv: the volume's $f is shorter than format made it" "$DEDISENGINE" fsck "$T/dv"
 	expect2 "export with $f cut short" "the volume's $f is shorter" "$DEDISENGINE" export "$T/dv" "$T/dv.out"
 done
@@ -230,6 +231,39 @@ for idx in bdb bloom; do
 	done
 done
 note "caches cut short (lbnmap refs index.mem state dirty locks, bdb counters, bloom): rebuilt, data intact"
+# A cache damaged in place (the volume closed cleanly) fails its check at the next open and is
+# rebuilt from the durable files, the command saying so: one zeroed page of lbnmap exported 512
+# blocks of zeros with exit 0, stat kept its counts, fsck said INCONSISTENT and repaired nothing.
+mapped=$("$DEDISENGINE" stat "$vol" --json | jq .mapped_blocks)
+for damage in lbnmap:0:zero lbnmap:0:random refs:0:random index.mem:mid:random state:0:random state:1:random; do
+	IFS=: read -r f page how <<<"$damage"
+	rm -rf "$T/dv" && cp -a "$vol" "$T/dv" && rm -f "$T/dv.out"
+	[ "$page" = mid ] && page=$(($(stat -c %s "$T/dv/$f") / 8192))
+	head -c 4096 "/dev/$([ "$how" = zero ] && echo zero || echo urandom)" |
+		dd of="$T/dv/$f" bs=4096 seek="$page" conv=notrunc status=none
+	"$DEDISENGINE" export "$T/dv" "$T/dv.out" -q 2>"$T/e" || fail "export with a $how page in $f: $(cat "$T/e")"
+	cmp -s "$T/want" "$T/dv.out" || fail "with a $how page $page in the cache $f the volume reads back other data"
+	grep -Eq "dv: (the (index|$f) cache.* failed its check|the $f cache is not this volume's); rebuilt from the durable files" "$T/e" ||
+		fail "export with a $how page $page in $f: no word of the rebuild: $(cat "$T/e")"
+	"$DEDISENGINE" fsck "$T/dv" >"$T/o" 2>&1 || fail "fsck after a $how page in $f was rebuilt: $(cat "$T/o")"
+	[ "$("$DEDISENGINE" stat "$T/dv" --json | jq .mapped_blocks)" = "$mapped" ] ||
+		fail "stat after a $how page in $f: mapped blocks wrong"
+done
+rm -rf "$T/dv" && cp -a "$vol" "$T/dv"
+head -c 4096 /dev/zero | dd of="$T/dv/lbnmap" bs=4096 seek=0 conv=notrunc status=none
+"$DEDISENGINE" fsck "$T/dv" >"$T/o" 2>&1 || fail "fsck of a damaged lbnmap: $(cat "$T/o")"
+grep -q "^.*dv: the lbnmap cache failed its check; rebuilt from the durable files$" "$T/o" ||
+	fail "fsck does not say the lbnmap cache was rebuilt: $(cat "$T/o")"
+note "caches damaged in place (lbnmap refs index.mem state): checked at open, rebuilt, said so, data intact"
+# A format killed before its superblock leaves only durable files (5 of 25 kill -9 tries left a
+# lone map): stat says so, and a format clears them and makes the volume (it said "not empty").
+rm -rf "$T/hm" && mkdir "$T/hm" && cp "$vol/map" "$T/hm/map"
+expect2 "stat of a half-made volume" "hm holds no volume \\(a format of it did not finish" "$DEDISENGINE" stat "$T/hm"
+"$DEDISENGINE" format "$T/hm" --size 8MiB -q 2>"$T/e" || fail "format over its own half-made volume: $(cat "$T/e")"
+"$DEDISENGINE" fsck "$T/hm" -q || fail "fsck of a volume formatted over a half-made one"
+rm -rf "$T/hm" && mkdir "$T/hm" && cp "$vol/map" "$T/hm/map" && echo keep >"$T/hm/notes"
+expect2 "format into a directory with a map and another file" "not empty" "$DEDISENGINE" format "$T/hm" --size 8MiB
+[ "$(cat "$T/hm/notes")" = keep ] && [ -f "$T/hm/map" ] || fail "a refused format removed files"
 # A link planted where a volume's file belongs is never followed: a durable file's is refused
 # (exit 2; a data file's link had the file it named overwritten by a dedisbench run), a cache's
 # replaced by a rebuilt cache; the linked file is untouched either way.
