@@ -10,12 +10,13 @@
 # which reads do not check (as in Dmdedup), exported wrong but reported by fsck (DATA-FSCK).
 #
 # Usage: bench/perf/engine-damage-sweep.sh [--cases N] [--seed S] [--kinds "mem lz4 bloom"]
-#            [--every-cache-page]
+#            [--every-cache-page | --every-page-of "FILES"]
 #   --cases N            random cases (1000)
 #   --seed S             repeats the same cases (1)
 #   --kinds LIST         volume kinds, taken in turn: mem, lz4 (mem index, --compress lz4), bloom
 #   --every-cache-page   first, every page of every cache file of each kind, overwritten with
 #                        random bytes, one case each
+#   --every-page-of FILES  the same for these files of the volume only (e.g. "lbnmap refs state")
 # DEDISENGINE=build/dedisengine by default. Prints one line per case that is not allowed, then the
 # counts by outcome and by file; exits 1 when any case is not allowed, else 0. A few cases a
 # second (each runs four commands on a 4 MiB volume): 1000 take a few minutes.
@@ -25,12 +26,14 @@ CASES=1000
 SEED=1
 KINDS="mem lz4 bloom"
 EVERY=0
+CACHES="state lbnmap refs dirty locks index.mem bloom bdb/counters"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) CASES=$2; shift 2 ;;
 	--seed) SEED=$2; shift 2 ;;
 	--kinds) KINDS=$2; shift 2 ;;
 	--every-cache-page) EVERY=1; shift ;;
+	--every-page-of) EVERY=1; CACHES=$2; shift 2 ;;
 	*) echo "engine-damage-sweep.sh: unknown argument '$1' (see the header)" >&2; exit 2 ;;
 	esac
 done
@@ -147,7 +150,6 @@ run_case() {
 make_content
 for k in $KINDS; do make_base "$k"; done
 BAD=0
-CACHES="state lbnmap refs dirty locks index.mem bloom bdb/counters"
 if [ $EVERY = 1 ]; then
 	for k in $KINDS; do
 		for f in $CACHES; do
@@ -167,7 +169,7 @@ for ((i = 0; i < CASES; i++)); do
 	run_case "$k" "$f" "${ops[RANDOM % 4]}" $(($(rand32) % pages))
 done
 
-echo "engine-damage-sweep: seed $SEED, $CASES random cases$([ $EVERY = 1 ] && echo ' + every cache page'), kinds $KINDS"
+echo "engine-damage-sweep: seed $SEED, $CASES random cases$([ $EVERY = 1 ] && echo " + every page of $CACHES"), kinds $KINDS"
 for o in INTACT REBUILT REFUSED DATA-FSCK SILENT WRONG-META STAT-WRONG CRASH; do
 	printf '  %-10s %d\n' "$o" "${COUNT[$o]:-0}"
 done
