@@ -544,7 +544,7 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 		if (!rc && *cs == CACHES_CLEAN && !e->unchecked_state)
 			rc = caches_check(e);
 		if (rc == -EBADMSG && !e->cache_note[0])
-			snprintf(e->cache_note, sizeof e->cache_note, "a cache was cut short or is not this volume's");
+			snprintf(e->cache_note, sizeof e->cache_note, "a cache was cut short, unreadable or not this volume's");
 		if (rc != -EBADMSG || *cs == CACHES_LOST)
 			break;
 		if (e->read_only)
@@ -628,6 +628,8 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
 	ip.alone = alone;
 	enum cache_state cs = alone ? probe_caches(dir, &e->sb, e->cache_note, sizeof e->cache_note) : CACHES_CLEAN;
+	if (alone && p->rebuild_caches)
+		cs = CACHES_LOST;
 	if (e->read_only && (!alone || cs != CACHES_CLEAN)) {
 		destroy(e);
 		return fail(err, errlen, -EROFS, "%s is on read-only storage and %s", dir,

@@ -46,6 +46,8 @@ struct engine_open_params {
 	bool verify_hits;         /* compare bytes on an index hit; count collisions */
 	unsigned commit_every;    /* commit the map (and bdb's log) every N writes (0: only on flush) */
 	bool exclusive;           /* refuse other openers (gc, fsck) */
+	bool rebuild_caches;      /* with exclusive: rebuild every cache from the durable files, as
+	                           * after a power loss (fsck, after the index's files failed a read) */
 	bool read_only;           /* the caller only reads (stat, export): a clean volume on read-only
 	                           * storage opens, its caches mapped private; without it such a
 	                           * volume is refused with -EROFS */
@@ -118,7 +120,8 @@ int engine_gc(struct engine *e, uint64_t *reclaimed);
 void engine_stats(struct engine *e, struct engine_stats *s);
 
 /* Check every invariant; each problem is reported through `report` (one line). Returns the number
- * of problems (0 = consistent) or -errno. */
+ * of problems (0 = consistent) or -errno: -EBADMSG when the index's own files cannot be read (a
+ * cache: reopen with rebuild_caches). */
 long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), void *arg);
 
 /* Flush and close; marks the volume clean. */

@@ -142,6 +142,8 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 				(unsigned long long)addr_pbn(a), addr_slot(a));
 	}
 	rc = w.io_error ? w.io_error : e->iops->iterate(e->ix, fsck_entry, &w);
+	if (rc == -EIO && !w.io_error)
+		rc = -EBADMSG; /* the index's own files, not the chunk store: a cache that cannot be read */
 	for (uint64_t i = 0; !rc && i < words; i++) {
 		uint32_t have = s->refs[i], want = w.expect[i];
 		if (REF_LBNS(have) != REF_LBNS(want) || (have & REF_INDEXED) != (want & REF_INDEXED))

@@ -246,7 +246,15 @@ static void errcall(const DB_ENV *env, const char *pfx, const char *msg)
 	for (size_t i = 0; i < sizeof echoes / sizeof echoes[0]; i++)
 		if (!strncmp(msg, echoes[i], strlen(echoes[i])))
 			return;
-	fprintf(stderr, "%s: %s\n", pfx ? pfx : "dedis index-bdb", msg);
+	/* nor one message again and again (a damaged meta page: one line per page read) */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char last[256];
+	pthread_mutex_lock(&lock);
+	bool again = !strncmp(last, msg, sizeof last - 1);
+	snprintf(last, sizeof last, "%s", msg);
+	pthread_mutex_unlock(&lock);
+	if (!again)
+		fprintf(stderr, "%s: %s\n", pfx ? pfx : "dedis index-bdb", msg);
 }
 
 /* The environment's sizes and behaviour (they apply when an opener creates its regions). */
@@ -511,6 +519,11 @@ static int bdb_open(const struct index_params *p, int recover, struct index **ou
 	}
 	if (!rc && recover) /* a writer may have died between a commit and the count */
 		rc = bdb_recount(ix);
+	/* Alone, a database or log that Berkeley DB cannot open (a page failing its checksum, a log
+	 * file damaged, the parameters record gone) is damage to a cache: the engine rebuilds the
+	 * index from the durable files. */
+	if (p->alone && (rc == -EIO || rc == -EINVAL || rc == -ENOENT))
+		rc = -EBADMSG;
 	if (rc) {
 		if (ix->se)
 			release(ix->se);

@@ -37,7 +37,10 @@ static int bad(const char *fmt, const char *a, const char *b)
 }
 
 /* Open for a command; a missing or damaged volume is bad input. */
-static int open_volume(const char *dir, const struct engine_cli *c, bool exclusive, struct engine **e)
+enum { OPEN_EXCLUSIVE = 1, OPEN_REBUILD = 2 };
+
+/* `how`: OPEN_EXCLUSIVE (refuse other openers), OPEN_REBUILD (with it: rebuild the caches) */
+static int open_volume(const char *dir, const struct engine_cli *c, unsigned how, struct engine **e)
 {
 	struct engine_stats g;
 	char err[512];
@@ -58,7 +61,8 @@ static int open_volume(const char *dir, const struct engine_cli *c, bool exclusi
 			return bad("--direct: the volume %s has %s", dir, why);
 	}
 	struct engine_open_params p = {.direct = c->direct, .verify_hits = c->verify_hits,
-				       .commit_every = (unsigned)c->commit_every, .exclusive = exclusive,
+				       .commit_every = (unsigned)c->commit_every, .exclusive = how & OPEN_EXCLUSIVE,
+				       .rebuild_caches = how & OPEN_REBUILD,
 				       .read_only = !strcmp(c->command, "stat") || !strcmp(c->command, "export")};
 	if ((rc = engine_open(dir, &p, e, err, sizeof err))) {
 		fprintf(stderr, "dedisengine: %s\n", err);
@@ -255,19 +259,43 @@ static void print_problem(void *arg, const char *line)
 		printf("%s\n", line);
 }
 
+/* fsck on a volume opened alone; a cache that failed its check at the open, or index files that
+ * fail a read during the check, rebuilt (said in the report, and in `rebuilt`) and checked again.
+ * 0 with *problems, or the open's exit status. */
+static int fsck_volume(const struct engine_cli *c, json_t *list, char *rebuilt, size_t len, long *problems)
+{
+	*problems = -EBADMSG;
+	rebuilt[0] = 0;
+	for (unsigned how = OPEN_EXCLUSIVE; *problems == -EBADMSG && how <= (OPEN_EXCLUSIVE | OPEN_REBUILD);
+	     how |= OPEN_REBUILD) {
+		struct engine *e;
+		int rc = open_volume(c->args[0], c, how, &e);
+		if (rc)
+			return rc;
+		const char *note = how & OPEN_REBUILD ? "the index's files could not be read" : engine_cache_note(e);
+		if (note[0]) {
+			snprintf(rebuilt, len, "%s", note);
+			if (!c->json)
+				printf("%s: %s; rebuilt from the durable files\n", c->args[0], note);
+		}
+		if (list)
+			json_array_clear(list);
+		*problems = engine_fsck(e, print_problem, list);
+		engine_close(e);
+	}
+	return 0;
+}
+
 static int cmd_fsck(const struct engine_cli *c)
 {
-	struct engine *e;
-	int rc = open_volume(c->args[0], c, true, &e);
-	if (rc)
-		return rc;
 	json_t *list = c->json ? json_array() : NULL;
 	char rebuilt[160];
-	snprintf(rebuilt, sizeof rebuilt, "%s", engine_cache_note(e));
-	if (rebuilt[0] && !c->json)
-		printf("%s: %s; rebuilt from the durable files\n", c->args[0], rebuilt);
-	long problems = engine_fsck(e, print_problem, list);
-	engine_close(e);
+	long problems;
+	int rc = fsck_volume(c, list, rebuilt, sizeof rebuilt, &problems);
+	if (rc) {
+		json_decref(list);
+		return rc;
+	}
 	if (problems < 0) {
 		fprintf(stderr, "dedisengine: fsck %s: %s\n", c->args[0], strerror((int)-problems));
 		json_decref(list);
