@@ -38,6 +38,8 @@ struct engine {
 	uint64_t reuse_pos;           /* where the search for those goes on */
 	bool read_only;               /* on read-only storage: nothing reaches a file (engine_open) */
 	bool unchecked_state;         /* the state was closed by a build before the cache checks */
+	bool checked_clean;           /* this open checked the caches of a clean close, and they held */
+	bool mutated;                 /* this handle wrote, discarded or collected (close reseals) */
 	char cache_note[128];         /* which cache failed its check at open (rebuilt), or "" */
 };
 

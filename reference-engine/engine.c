@@ -491,11 +491,15 @@ static uint64_t index_digest(struct engine *e)
 	return e->iops->digest ? e->iops->digest(e->ix) : 0;
 }
 
-/* The last closer, with everything else written: the checks the next opener alone compares. */
+/* The last closer, with everything else written: the checks the next opener alone compares. An
+ * opener that checked them and neither changed the volume nor shared it (a stat, an export) keeps
+ * those of the references and the index: a second pass over them would find what the first did. */
 static void caches_seal(struct engine *e)
 {
-	e->st->checks[VCK_REFS] = meta_digest(VCK_REFS, e->space.refs, e->refs_len);
-	e->st->checks[VCK_INDEX] = index_digest(e);
+	if (!e->checked_clean || e->mutated || e->st->slots_used > 1) {
+		e->st->checks[VCK_REFS] = meta_digest(VCK_REFS, e->space.refs, e->refs_len);
+		e->st->checks[VCK_INDEX] = index_digest(e);
+	}
 	e->st->clean = 1;
 	e->st->checks[VCK_STATE] = state_digest(e->st);
 }
@@ -542,7 +546,7 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 			  * read every page of it: 16 GiB at 1 TiB) */
 			rc = e->iops->open(ip, *cs == CACHES_CRASHED, &e->ix);
 		if (!rc && *cs == CACHES_CLEAN && !e->unchecked_state)
-			rc = caches_check(e);
+			e->checked_clean = !(rc = caches_check(e));
 		if (rc == -EBADMSG && !e->cache_note[0])
 			snprintf(e->cache_note, sizeof e->cache_note, "a cache was cut short, unreadable or not this volume's");
 		if (rc != -EBADMSG || *cs == CACHES_LOST)
@@ -923,6 +927,7 @@ int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned 
 {
 	if (e->read_only)
 		return -EROFS;
+	e->mutated = true;
 	if (lbn >= e->sb.logical_blocks)
 		return -EINVAL;
 	uint8_t fp[FP_MAX_LEN];
@@ -1006,6 +1011,7 @@ int engine_discard(struct engine *e, uint64_t lbn, uint64_t n)
 		return -EROFS;
 	if (lbn > e->sb.logical_blocks || n > e->sb.logical_blocks - lbn)
 		return -EINVAL;
+	e->mutated = true;
 	int rc = op_enter(e);
 	if (rc)
 		return rc;
@@ -1039,6 +1045,7 @@ int engine_gc(struct engine *e, uint64_t *reclaimed)
 	*reclaimed = 0;
 	if (e->read_only)
 		return -EROFS;
+	e->mutated = true;
 	uint64_t free_pbns;
 	return gc(e, reclaimed, &free_pbns);
 }

@@ -12,7 +12,8 @@
 # Usage: bench/perf/engine-damage-sweep.sh [--cases N] [--seed S] [--kinds "mem lz4 bloom"]
 #            [--every-cache-page | --every-page-of "FILES"]
 #   --cases N            random cases (1000)
-#   --seed S             repeats the same cases (1)
+#   --seed S             repeats the same cases (1): files, pages, operations and bytes; what a
+#                        case finds may still differ where a file differs (bdb's logs, timestamps)
 #   --kinds LIST         volume kinds, taken in turn: mem, lz4 (mem index, --compress lz4), bloom
 #   --every-cache-page   first, every page of every cache file of each kind, overwritten with
 #                        random bytes, one case each
@@ -50,12 +51,16 @@ BS=4096
 NBLK=1024
 declare -A COUNT BYFILE
 
+# stream KEY: endless pseudo-random bytes from KEY (the same every time).
+stream() {
+	openssl enc -aes-128-ctr -pass "pass:$1" -nosalt -pbkdf2 -in /dev/zero 2>/dev/null
+}
+
 # Content with duplicates and compressible blocks: A A B C T (256 + 256 + 256 + 128 + 128 blocks),
 # from the seed.
 make_content() {
 	local r="$WORK/rand"
-	openssl enc -aes-128-ctr -pass "pass:$SEED" -nosalt -pbkdf2 -in /dev/zero 2>/dev/null |
-		head -c $((640 * BS)) >"$r"
+	stream "$SEED" | head -c $((640 * BS)) >"$r"
 	{
 		head -c $((256 * BS)) "$r"
 		head -c $((256 * BS)) "$r"
@@ -91,7 +96,7 @@ damage() {
 	[ $((off + len)) -gt "$size" ] && len=$((size - off))
 	case $op in
 	zero) head -c "$len" /dev/zero | dd of="$f" bs=1 seek="$off" conv=notrunc status=none ;;
-	random) head -c "$len" /dev/urandom | dd of="$f" bs=1 seek="$off" conv=notrunc status=none ;;
+	random) stream "$SEED/$NCASE" | head -c "$len" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none ;;
 	truncate) truncate -s "$off" "$f" ;;
 	flip)
 		local at=$((off + $(rand32) % len)) byte
@@ -104,6 +109,7 @@ damage() {
 # run_case KIND FILE OP PAGE: damage a copy of the pristine volume, run the commands, classify.
 run_case() {
 	local kind=$1 file=$2 op=$3 page=$4 v="$WORK/v" o="$WORK/out"
+	NCASE=$((NCASE + 1))
 	rm -rf "$v"
 	cp -a "$WORK/base.$kind" "$v"
 	damage "$v/$file" "$op" "$page"
@@ -150,6 +156,7 @@ run_case() {
 make_content
 for k in $KINDS; do make_base "$k"; done
 BAD=0
+NCASE=0
 if [ $EVERY = 1 ]; then
 	for k in $KINDS; do
 		for f in $CACHES; do
