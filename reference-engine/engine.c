@@ -104,6 +104,20 @@ static void remove_durable(const char *dir, unsigned stripes)
 		unlink(path);
 }
 
+/* Empty, or holding only what a killed format left (engine_half_made), which is cleared. */
+static bool dir_empty_or_cleared(const char *dir)
+{
+	if (dir_empty(dir))
+		return true;
+	if (!engine_half_made(dir))
+		return false;
+	remove_durable(dir, 64);
+	char tmp[4096];
+	if (!meta_path(tmp, sizeof tmp, dir, VOL_SUPERBLOCK ".tmp"))
+		unlink(tmp);
+	return dir_empty(dir);
+}
+
 int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen)
 {
 	uint32_t bs = p->block_size ? p->block_size : 4096;
@@ -165,15 +179,8 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 		return fail(err, errlen, -EEXIST, "%s already holds a volume%s", dir,
 			    sb_read(dir, &sb, &why) == 0 ? "" : " (with a damaged superblock); refusing to format over it");
 	/* Everything in a volume directory is the volume's (whoever removes it removes it all), and
-	 * its files are created over nothing that is there: a new or empty directory only, or one a
-	 * killed format left (its files, no superblock), cleared first. */
-	if (!made && engine_half_made(dir)) {
-		remove_durable(dir, 64);
-		char tmp[4096];
-		if (!meta_path(tmp, sizeof tmp, dir, VOL_SUPERBLOCK ".tmp"))
-			unlink(tmp);
-	}
-	if (!dir_empty(dir))
+	 * its files are created over nothing that is there: a new or empty directory only. */
+	if (!dir_empty_or_cleared(dir))
 		return fail(err, errlen, -EEXIST, "%s is not empty: a volume is formatted into a new or empty directory",
 			    dir);
 	uint64_t free_bytes;
@@ -413,7 +420,7 @@ static int mark_unclean(struct engine *e)
 /* How an opener that has the volume alone finds its caches. */
 enum cache_state { CACHES_CLEAN, CACHES_CRASHED, CACHES_LOST };
 
-static enum cache_state probe_caches(const char *dir, const struct superblock *sb, char *note, size_t notelen)
+static enum cache_state probe_caches(const char *dir, struct engine *e)
 {
 	char path[4096], boot[40];
 	struct stat st;
@@ -435,13 +442,12 @@ static enum cache_state probe_caches(const char *dir, const struct superblock *s
 		return CACHES_LOST;
 	const struct vol_state *s = &head;
 	if (s->magic != VOL_STATE_MAGIC && s->magic != VOL_STATE_MAGIC_UNCHECKED)
-		snprintf(note, notelen, "the %s cache is not this volume's", VOL_STATE);
+		snprintf(e->cache_note, sizeof e->cache_note, "the %s cache is not this volume's", VOL_STATE);
 	meta_boot_id(boot, sizeof boot);
 	enum cache_state r = s->magic != VOL_STATE_MAGIC && s->magic != VOL_STATE_MAGIC_UNCHECKED ? CACHES_LOST
 			     : s->clean			  ? CACHES_CLEAN
 			     : strncmp(s->boot_id, boot, sizeof s->boot_id) ? CACHES_LOST /* the machine went down with them */
 							  : CACHES_CRASHED;
-	(void)sb;
 	return r;
 }
 
@@ -551,8 +557,11 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 			snprintf(e->cache_note, sizeof e->cache_note, "a cache was cut short, unreadable or not this volume's");
 		if (rc != -EBADMSG || *cs == CACHES_LOST)
 			break;
-		if (e->read_only)
-			return -EROFS; /* a rebuild writes */
+		if (e->read_only) { /* a rebuild writes */
+			snprintf(e->cache_note + strlen(e->cache_note), sizeof e->cache_note - strlen(e->cache_note),
+				 " and its rebuild would write");
+			return -EROFS;
+		}
 		if (e->ix)
 			e->iops->close(e->ix);
 		e->ix = NULL;
@@ -573,6 +582,15 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 	memset(e->st->slots, 0, sizeof e->st->slots);
 	e->st->slots_used = 0;
 	return 0;
+}
+
+/* What a failed open says: the damage the durable map's checks found, a cache read-only storage
+ * cannot rebuild, or the error. */
+static const char *open_failure(const struct engine *e, int rc)
+{
+	return rc == -EBADMSG && e->txn.why[0]	 ? e->txn.why
+	       : rc == -EROFS && e->cache_note[0] ? e->cache_note
+						  : strerror(-rc);
 }
 
 int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen)
@@ -631,9 +649,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	}
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
 	ip.alone = alone;
-	enum cache_state cs = alone ? probe_caches(dir, &e->sb, e->cache_note, sizeof e->cache_note) : CACHES_CLEAN;
-	if (alone && p->rebuild_caches)
-		cs = CACHES_LOST;
+	enum cache_state cs = !alone ? CACHES_CLEAN : p->rebuild_caches ? CACHES_LOST : probe_caches(dir, e);
 	if (e->read_only && (!alone || cs != CACHES_CLEAN)) {
 		destroy(e);
 		return fail(err, errlen, -EROFS, "%s is on read-only storage and %s", dir,
@@ -688,9 +704,8 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 			rc = -errno;
 	}
 	if (rc) {
-		char what[sizeof e->txn.why + 64];
-		snprintf(what, sizeof what, "%s%s", rc == -EBADMSG && e->txn.why[0] ? e->txn.why : strerror(-rc),
-			 rc == -EROFS && e->cache_note[0] ? ": its caches need a rebuild, which writes" : "");
+		char what[sizeof e->txn.why];
+		snprintf(what, sizeof what, "%s", open_failure(e, rc));
 		destroy(e);
 		return fail(err, errlen, rc, "%s: cannot open the volume: %s", dir, what);
 	}
