@@ -45,6 +45,12 @@ expect2 "dedisbench on a volume on read-only storage" "is on read-only storage: 
 	"$DEDISBENCH" --target "engine:$T/ro/v" --procs 1 --file-size 1MiB --quiet
 expect2 "format on read-only storage" "Read-only file system" "$DEDISENGINE" format "$T/ro/new" --size 8MiB
 [ "$(sums "$T/rw")" = "$good" ] || fail "a command on read-only storage changed the volume"
+# A cache damaged in place fails its check there too, and its rebuild would write: refused, named.
+cp "$T/rw/v/lbnmap" "$T/lbnmap.good"
+head -c 4096 /dev/zero | dd of="$T/rw/v/lbnmap" bs=4096 conv=notrunc status=none
+expect2 "export of a volume with a damaged cache on read-only storage" \
+	"the lbnmap cache failed its check and its rebuild would write" "$DEDISENGINE" export "$T/ro/v" "$T/out3"
+cp "$T/lbnmap.good" "$T/rw/v/lbnmap"
 # Not closed cleanly (the clean flag, after the state page's magic, cleared): its recovery writes.
 printf '\0\0\0\0' | dd of="$T/rw/v/state" bs=1 seek=8 conv=notrunc status=none
 expect2 "stat of an unclean volume on read-only storage" "not closed cleanly" "$DEDISENGINE" stat "$T/ro/v"
