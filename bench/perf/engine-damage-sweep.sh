@@ -101,7 +101,7 @@ damage() {
 	flip)
 		local at=$((off + $(rand32) % len)) byte
 		byte=$(od -An -tu1 -j "$at" -N1 "$f" | tr -d ' ')
-		printf "\\$(printf %o $((byte ^ (1 << (RANDOM % 8)))))" | dd of="$f" bs=1 seek="$at" conv=notrunc status=none
+		printf '%b' "\\0$(printf %o $((byte ^ (1 << (RANDOM % 8)))))" | dd of="$f" bs=1 seek="$at" conv=notrunc status=none
 		;;
 	esac
 }
