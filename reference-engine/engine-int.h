@@ -39,6 +39,7 @@ struct engine {
 	bool read_only;               /* on read-only storage: nothing reaches a file (engine_open) */
 	bool unchecked_state;         /* the state was closed by a build before the cache checks */
 	bool checked_clean;           /* this open checked the caches of a clean close, and they held */
+	bool fsck_caches_only;        /* the last engine_fsck's problems were all in the caches */
 	bool mutated;                 /* this handle wrote, discarded or collected (close reseals) */
 	char cache_note[128];         /* which cache failed its check at open (rebuilt), or "" */
 };

@@ -532,13 +532,23 @@ static int caches_check(struct engine *e)
 	return -EBADMSG;
 }
 
+/* Caches are removed for a rebuild only when the durable map loads: one damaged too, and the
+ * caches are all that is left of it (the open fails naming the damage). */
+static int durable_loads(struct engine *e)
+{
+	return txn_check_durable(e->dir, e->sb.logical_blocks, e->sb.journal_bytes, e->sb.version >= VOL_VERSION,
+				 e->txn.why, sizeof e->txn.why);
+}
+
 /* The first opener alone: caches trusted (once checked), repaired or rebuilt; locks
  * re-initialised. A cache that fails its check or turns out cut short or not this volume's
  * (-EBADMSG: a file that lost its tail, a damaged header) is not trusted: every cache is rebuilt
  * from the durable map, as after a power loss (*cs says so from then on). */
 static int open_alone(struct engine *e, const struct index_params *ip, enum cache_state *cs)
 {
-	int rc = 0;
+	int rc = e->p.rebuild_caches ? durable_loads(e) : 0;
+	if (rc)
+		return rc;
 	for (;;) {
 		if (*cs == CACHES_LOST) {
 			remove_caches(e->dir, &e->sb);
@@ -562,6 +572,8 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
 				 " and its rebuild would write");
 			return -EROFS;
 		}
+		if ((rc = durable_loads(e)))
+			return rc;
 		if (e->ix)
 			e->iops->close(e->ix);
 		e->ix = NULL;

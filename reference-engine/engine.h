@@ -123,6 +123,10 @@ void engine_stats(struct engine *e, struct engine_stats *s);
  * of problems (0 = consistent) or -errno: -EBADMSG when the index's own files cannot be read (a
  * cache: reopen with rebuild_caches). */
 long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), void *arg);
+/* Whether the last engine_fsck's problems were all in the caches (references, index, counters):
+ * none in the durable map, an LBN's address or the bytes of the data, which a rebuild of the
+ * caches from the durable files would hide. */
+bool engine_fsck_caches_only(const struct engine *e);
 
 /* Flush and close; marks the volume clean. */
 int engine_close(struct engine *e);

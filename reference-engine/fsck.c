@@ -12,11 +12,14 @@ struct fsck_walk {
 	struct engine *e;
 	uint32_t *expect;     /* recomputed reference words */
 	long problems;
+	long durable;         /* of them, damage the durable files or the data show (no cache rebuild hides it) */
 	void (*report)(void *, const char *);
 	void *arg;
 	uint64_t entries;
 	int io_error; /* the first read the device failed: the check itself failed */
 };
+
+#define durable_problem(w, ...) ((w)->durable++, problem(w, __VA_ARGS__))
 
 __attribute__((format(printf, 2, 3)))
 static void problem(struct fsck_walk *w, const char *fmt, ...)
@@ -65,12 +68,12 @@ static int fsck_entry(void *arg, const uint8_t *fp, uint64_t addr)
 	if (r < 0)
 		return r;
 	if (r) {
-		problem(w, "pbn %llu slot %u (indexed) cannot be read", (unsigned long long)addr_pbn(addr), addr_slot(addr));
+		durable_problem(w, "pbn %llu slot %u (indexed) cannot be read", (unsigned long long)addr_pbn(addr), addr_slot(addr));
 		return 0;
 	}
 	fp_hash(e->fp, e->scratch, e->sb.block_size, want);
 	if (memcmp(want, fp, e->sb.fp_len))
-		problem(w, "pbn %llu slot %u does not hold the data its index entry names", (unsigned long long)addr_pbn(addr),
+		durable_problem(w, "pbn %llu slot %u does not hold the data its index entry names", (unsigned long long)addr_pbn(addr),
 			addr_slot(addr));
 	return 0;
 }
@@ -91,26 +94,31 @@ static int check_durable(struct fsck_walk *w)
 	if (!rc && !map)
 		rc = -ENOMEM;
 	if (!rc && (rc = txn_load(&e->txn, map, &next)) == -EBADMSG) {
-		problem(w, "%s", e->txn.why); /* damage found, not a failure of the check */
+		durable_problem(w, "%s", e->txn.why); /* damage found, not a failure of the check */
 		free(map);
 		return 0;
 	}
 	uint64_t bad = 0;
 	for (uint64_t l = 0; !rc && l < e->sb.logical_blocks; l++)
 		if (map[l] != e->lbnmap[l] && bad++ < 5)
-			problem(w, "lbn %llu: the durable map says %#llx, the working map %#llx", (unsigned long long)l,
+			durable_problem(w, "lbn %llu: the durable map says %#llx, the working map %#llx", (unsigned long long)l,
 				(unsigned long long)map[l], (unsigned long long)e->lbnmap[l]);
 	if (bad > 5)
-		problem(w, "%llu more LBNs differ between the durable and the working map", (unsigned long long)(bad - 5));
+		durable_problem(w, "%llu more LBNs differ between the durable and the working map", (unsigned long long)(bad - 5));
 	free(map);
 	return rc;
+}
+
+bool engine_fsck_caches_only(const struct engine *e)
+{
+	return e->fsck_caches_only;
 }
 
 long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), void *arg)
 {
 	struct space *s = &e->space;
 	uint64_t words = s->blocks * s->frags;
-	struct fsck_walk w = {e, calloc(words, 4), 0, report, arg, 0, 0};
+	struct fsck_walk w = {e, calloc(words, 4), 0, 0, report, arg, 0, 0};
 	if (!w.expect)
 		return -ENOMEM;
 	int rc = world_enter(e);
@@ -125,7 +133,7 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 			continue;
 		mapped++;
 		if (!space_valid(s, a)) {
-			problem(&w, "lbn %llu maps to no valid address (%#llx)", (unsigned long long)l, (unsigned long long)a);
+			durable_problem(&w, "lbn %llu maps to no valid address (%#llx)", (unsigned long long)l, (unsigned long long)a);
 			continue;
 		}
 		uint64_t idx = space_index(s, a);
@@ -138,7 +146,7 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 		if (r < 0)
 			break;
 		if (r)
-			problem(&w, "lbn %llu: its content (pbn %llu slot %u) cannot be read", (unsigned long long)l,
+			durable_problem(&w, "lbn %llu: its content (pbn %llu slot %u) cannot be read", (unsigned long long)l,
 				(unsigned long long)addr_pbn(a), addr_slot(a));
 	}
 	rc = w.io_error ? w.io_error : e->iops->iterate(e->ix, fsck_entry, &w);
@@ -168,5 +176,6 @@ long engine_fsck(struct engine *e, void (*report)(void *arg, const char *line), 
 	}
 	world_leave(e);
 	free(w.expect);
+	e->fsck_caches_only = !rc && w.problems && !w.durable;
 	return rc ? rc : w.problems;
 }

@@ -264,15 +264,18 @@ static void print_problem(void *arg, const char *line)
  * 0 with *problems, or the open's exit status. */
 static int fsck_volume(const struct engine_cli *c, json_t *list, char *rebuilt, size_t len, long *problems)
 {
-	*problems = -EBADMSG;
+	bool again = true;
 	rebuilt[0] = 0;
-	for (unsigned how = OPEN_EXCLUSIVE; *problems == -EBADMSG && how <= (OPEN_EXCLUSIVE | OPEN_REBUILD);
-	     how |= OPEN_REBUILD) {
+	*problems = 0;
+	for (unsigned how = OPEN_EXCLUSIVE; again && how <= (OPEN_EXCLUSIVE | OPEN_REBUILD); how |= OPEN_REBUILD) {
 		struct engine *e;
 		int rc = open_volume(c->args[0], c, how, &e);
 		if (rc)
 			return rc;
-		const char *note = how & OPEN_REBUILD ? "the index's files could not be read" : engine_cache_note(e);
+		char found[64];
+		snprintf(found, sizeof found, *problems == -EBADMSG ? "the index's files could not be read"
+					      : "the caches had %ld problems", *problems);
+		const char *note = how & OPEN_REBUILD ? found : engine_cache_note(e);
 		if (note[0]) {
 			snprintf(rebuilt, len, "%s", note);
 			if (!c->json)
@@ -281,6 +284,8 @@ static int fsck_volume(const struct engine_cli *c, json_t *list, char *rebuilt, 
 		if (list)
 			json_array_clear(list);
 		*problems = engine_fsck(e, print_problem, list);
+		/* the index unreadable, or problems only a cache holds: rebuilt, then checked again */
+		again = *problems == -EBADMSG || (*problems > 0 && engine_fsck_caches_only(e));
 		engine_close(e);
 	}
 	return 0;

@@ -504,6 +504,29 @@ int txn_check_working(const char *dir, uint64_t logical_blocks, bool checked, co
 	return rc > 0 ? 0 : rc;
 }
 
+int txn_check_durable(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked, char *why,
+		      size_t whylen)
+{
+	struct txn t = {.map_fd = -1, .journal_fd = -1, .checked = checked, .logical_blocks = logical_blocks,
+			.chunks = map_words(logical_blocks) / TXN_CHUNK, .journal_bytes = journal_bytes};
+	char map_path[4096], journal_path[4096];
+	uint64_t next, *map = malloc(logical_blocks * 8);
+	int rc = !map ? -ENOMEM : meta_path(map_path, sizeof map_path, dir, VOL_MAP);
+	if (!rc)
+		rc = meta_path(journal_path, sizeof journal_path, dir, VOL_JOURNAL);
+	if (!rc && ((t.map_fd = open(map_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    (t.journal_fd = open(journal_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0))
+		rc = -errno;
+	if (!rc && (rc = txn_load(&t, map, &next)) == -EINVAL) {
+		snprintf(t.why, sizeof t.why, "the durable map has no valid checkpoint header");
+		rc = -EBADMSG;
+	}
+	snprintf(why, whylen, "%s", t.why);
+	txn_close(&t);
+	free(map);
+	return rc;
+}
+
 int txn_durable_empty(struct txn *t)
 {
 	uint64_t seq = 0;

@@ -18,6 +18,7 @@
 #   --every-cache-page   first, every page of every cache file of each kind, overwritten with
 #                        random bytes, one case each
 #   --every-page-of FILES  the same for these files of the volume only (e.g. "lbnmap refs state")
+#   --show LIST          also print the cases of these allowed outcomes (e.g. "REFUSED DATA-FSCK")
 # DEDISENGINE=build/dedisengine by default. Prints one line per case that is not allowed, then the
 # counts by outcome and by file; exits 1 when any case is not allowed, else 0. A few cases a
 # second (each runs four commands on a 4 MiB volume): 1000 take a few minutes.
@@ -27,6 +28,7 @@ CASES=1000
 SEED=1
 KINDS="mem lz4 bloom"
 EVERY=0
+SHOW=
 CACHES="state lbnmap refs dirty locks index.mem bloom bdb/counters"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--kinds) KINDS=$2; shift 2 ;;
 	--every-cache-page) EVERY=1; shift ;;
 	--every-page-of) EVERY=1; CACHES=$2; shift 2 ;;
+	--show) SHOW=$2; shift 2 ;;
 	*) echo "engine-damage-sweep.sh: unknown argument '$1' (see the header)" >&2; exit 2 ;;
 	esac
 done
@@ -46,6 +49,10 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/engine-damage.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export DEDIS_LOCK_DIR="$WORK/locks"
 mkdir "$WORK/locks"
+# Under ASan: libdb's own allocations, which it leaks once a damaged page has made it panic (its
+# close calls then refuse to run), are not reports on dedis; every other leak still is.
+echo "leak:libdb-5.3.so" >"$WORK/lsan.supp"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WORK/lsan.supp:print_suppressions=0"
 RANDOM=$SEED
 BS=4096
 NBLK=1024
@@ -144,13 +151,13 @@ run_case() {
 	COUNT[$outcome]=$((${COUNT[$outcome]:-0} + 1))
 	local fk=${file%%.[0-9]*}
 	BYFILE["$fk $outcome"]=$((${BYFILE["$fk $outcome"]:-0} + 1))
-	case $outcome in
-	CRASH | SILENT | WRONG-META | STAT-WRONG)
+	case " CRASH SILENT WRONG-META STAT-WRONG $SHOW " in
+	*" $outcome "*)
 		echo "$outcome: kind $kind, $file page $page $op (exits $r1 $r2 $r3 $r4, stat mapped $mapped):" \
 			"$(cat "$o".e* "$o.f" 2>/dev/null | head -c 300 | tr '\n' ' ')"
-		BAD=$((BAD + 1))
 		;;
 	esac
+	case $outcome in CRASH | SILENT | WRONG-META | STAT-WRONG) BAD=$((BAD + 1)) ;; esac
 }
 
 make_content

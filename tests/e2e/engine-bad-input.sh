@@ -265,6 +265,27 @@ rm -f "$T/dv.out"
 grep -q "rebuilt from the durable files" "$T/e" || fail "export with a bdb meta page damaged: no word of a rebuild: $(cat "$T/e")"
 cmp -s "$T/want" "$T/dv.out" || fail "after a rebuild of a damaged bdb database the volume reads back other data"
 note "a bdb database's meta page failing its checksum at the open: rebuilt, data intact"
+# A bdb database page zeroed loses entries without a checksum error: fsck lists what is wrong, and
+# as every problem is in the caches (references, index, counters), rebuilds them and checks again
+# (it said INCONSISTENT, exit 1, and repaired nothing).
+rm -rf "$T/dv" && "$DEDISENGINE" format "$T/dv" --size 8MiB --index bdb -q && "$DEDISENGINE" import "$T/dv" "$T/data" -q
+head -c 4096 /dev/zero | dd of="$T/dv/bdb/env.0/index.0.db" bs=4096 seek=1 conv=notrunc status=none
+"$DEDISENGINE" fsck "$T/dv" >"$T/o" 2>"$T/e" || fail "fsck of a bdb index page zeroed: $(cat "$T/o" "$T/e")"
+grep -Eq "dv: the caches had [1-9][0-9]* problems; rebuilt from the durable files" "$T/o" &&
+	grep -q "reference word .*/indexed, expected .*/unindexed" "$T/o" && tail -1 "$T/o" | grep -q "dv: consistent" ||
+	fail "fsck of a bdb index page zeroed: want its problems, the rebuild and a consistent volume: $(cat "$T/o")"
+# A cache damaged and the durable map too: nothing rebuilt from the damaged map, the caches (all
+# that is left of it) kept, the open fails naming the map's damage (it exported zeros, exit 0).
+rm -rf "$T/dv" && cp -a "$vol" "$T/dv"
+head -c 4096 /dev/zero | dd of="$T/dv/lbnmap" bs=4096 conv=notrunc status=none
+head -c 4096 /dev/zero | dd of="$T/dv/map" bs=4096 seek=1 conv=notrunc status=none
+cp "$T/dv/lbnmap" "$T/lbnmap.before"
+rc=0
+"$DEDISENGINE" export "$T/dv" "$T/dv.out" -q 2>"$T/e" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "the durable map's chunk 0 .* does not match" "$T/e" ||
+	fail "export with lbnmap and map damaged: exit $rc, want 1 naming the map's chunk: $(cat "$T/e")"
+cmp -s "$T/lbnmap.before" "$T/dv/lbnmap" || fail "the caches were rebuilt from a damaged durable map"
+note "fsck rebuilds caches whose only problems are theirs; never from a damaged durable map"
 # A format killed before its superblock leaves only durable files (5 of 25 kill -9 tries left a
 # lone map): stat says so, and a format clears them and makes the volume (it said "not empty").
 rm -rf "$T/hm" && mkdir "$T/hm" && cp "$vol/map" "$T/hm/map"
