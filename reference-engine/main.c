@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
@@ -593,6 +594,26 @@ static int cmd_discard(const struct engine_cli *c)
 	return 0;
 }
 
+/* A volume's run locks: by its path, and by its superblock's inode (as dedisbench locks an
+ * engine:DIR target), so a copy made of hard links (cp -al) of a volume in use is refused too.
+ * Returns as runlock_acquire; both released by the caller (a lock not taken is a no-op). */
+static int lock_volume(const char *dir, struct runlock *by_path, struct runlock *by_inode, char *err, size_t errlen)
+{
+	int rc = runlock_acquire(by_path, dir, RUNLOCK_VOLUME, err, errlen);
+	if (rc)
+		return rc;
+	char sb[PATH_MAX];
+	if (snprintf(sb, sizeof sb, "%s/superblock", dir) >= (int)sizeof sb)
+		return 0; /* the command itself names the over-long path */
+	int fd = open(sb, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* no volume yet (format), or one the command refuses with its own reason */
+	/* no flock on the superblock itself: the engine's openers share one there */
+	rc = runlock_acquire_fd(by_inode, fd, false, dir, err, errlen);
+	close(fd);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct engine_cli c;
@@ -625,14 +646,17 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		if (strcmp(cmds[i].name, c.command))
 			continue;
-		struct runlock lock = {0};
-		int rc = cmds[i].locks ? runlock_acquire(&lock, c.args[0], RUNLOCK_VOLUME, err, sizeof err) : 0;
+		struct runlock lock = {0}, inode_lock = {0};
+		int rc = cmds[i].locks ? lock_volume(c.args[0], &lock, &inode_lock, err, sizeof err) : 0;
 		if (rc) {
 			fprintf(stderr, rc == 1 ? "dedisengine: volume %s is %s\n" : "dedisengine: %s%s\n",
 				rc == 1 ? c.args[0] : "", err);
+			runlock_release(&inode_lock);
+			runlock_release(&lock);
 			return EXIT_BAD_INPUT;
 		}
 		rc = cmds[i].run(&c);
+		runlock_release(&inode_lock);
 		runlock_release(&lock);
 		/* stat --json > FILE on a full disk: the figures lost are a failure, not a success */
 		errno = 0;
