@@ -15,8 +15,9 @@
  * new" answer takes no lock of Berkeley DB's. remove cannot clear bits (other entries may share
  * them), so the filter only goes stale towards false positives: removals since the last rebuild
  * are counted, and the false-positive rate grows with them until the filter is rebuilt from bdb,
- * which happens when removals exceed 25 % of the live entries (removals run with the volume
- * quiesced), on open with `recover`, and on repair.
+ * which happens at the end of a GC pass whose removals left more than 25 % of the live entries'
+ * count stale (GC runs with the volume quiesced: one walk of the index a pass, at most), on open
+ * with `recover`, and on repair.
  *
  * A process killed between the bdb insert and setting the bits leaves an entry the filter denies
  * (a false negative: the engine would store that content again). The engine repairs the index
@@ -217,11 +218,16 @@ static int bloom_remove(struct index *ix, const uint8_t *fp)
 	if (rc)
 		return rc;
 	__atomic_fetch_add(&ix->h->removals, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* A GC pass removes many entries at once: rebuilding inside remove each time 25 % of the
+ * survivors had gone walked the whole index several times per pass, every writer waiting. */
+static int bloom_settle(struct index *ix)
+{
 	struct index_stats s;
 	index_bdb_ops.stats(ix->bdb, &s);
-	if (ix->h->removals * 100 > s.entries * BLOOM_REBUILD_PCT)
-		rc = rebuild(ix);
-	return rc;
+	return ix->h->removals * 100 > s.entries * BLOOM_REBUILD_PCT ? rebuild(ix) : 0;
 }
 
 static int bloom_iterate(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg)
@@ -280,6 +286,7 @@ const struct index_ops index_bloom_ops = {
 	.lookup = bloom_lookup,
 	.insert = bloom_insert,
 	.remove = bloom_remove,
+	.settle = bloom_settle,
 	.iterate = bloom_iterate,
 	.flush = bloom_flush,
 	.repair = bloom_repair,

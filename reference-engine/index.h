@@ -76,6 +76,10 @@ struct index_ops {
 	int (*insert)(struct index *ix, const uint8_t *fp, uint64_t addr);
 	/* 0 removed, -ENOENT absent, -errno. */
 	int (*remove)(struct index *ix, const uint8_t *fp);
+	/* After a batch of removals (a GC pass, the volume quiesced): tidy once what they left stale
+	 * (a summary vector rebuilt when too many of its bits are), not once per removal. NULL:
+	 * nothing to tidy. 0 or -errno. */
+	int (*settle)(struct index *ix);
 	/* Calls fn for every entry until it returns non-zero (which iterate returns). */
 	int (*iterate)(struct index *ix, int (*fn)(void *arg, const uint8_t *fp, uint64_t addr), void *arg);
 	/* Make every insert/remove so far durable. 0 or -errno. */

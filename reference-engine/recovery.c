@@ -159,6 +159,8 @@ int recovery_gc(struct engine *e, uint64_t *reclaimed, uint64_t *free_pbns)
 			space_clear(&e->space, space_index(&e->space, addr), REF_INDEXED);
 	}
 	free(g.fps);
+	if (!rc && g.n && e->iops->settle)
+		rc = e->iops->settle(e->ix);
 	struct space *s = &e->space;
 	/* What is reclaimed is physical blocks: a PBN this pass returns to the free pool. On a
 	 * compressed volume a collected fragment frees nothing while its block holds a live one
