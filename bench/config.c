@@ -9,13 +9,13 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "errmsg.h"
-#include "access.h"
-#include "config.h"
-#include "pathwithin.h"
-#include "space.h"
-#include "plot.h"
-#include "safefile.h"
+#include "lib/errmsg.h"
+#include "bench/workload/access.h"
+#include "bench/config.h"
+#include "lib/pathwithin.h"
+#include "bench/report/spacecheck.h"
+#include "lib/plot.h"
+#include "lib/safefile.h"
 
 #define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
 /* A failure of the machine, not of the input (memory ran out): exit 1, not 2. */

@@ -4,14 +4,14 @@
 #define DEDIS_BENCH_CONFIG_H
 
 #include <limits.h>
-#include "compmodel.h"
-#include "distfile.h"
-#include "dupgen.h"
-#include "ioengine/ioengine.h"
-#include "options.h"
-#include "safefile.h"
-#include "target.h"
-#include "verify.h"
+#include "lib/compmodel.h"
+#include "lib/distfile.h"
+#include "bench/content/dupgen.h"
+#include "bench/ioengine/ioengine.h"
+#include "bench/benchopts.h"
+#include "lib/safefile.h"
+#include "bench/target/target.h"
+#include "bench/content/verify.h"
 
 /* Where a run sits in a larger one: dedisbench-mpi runs one part per MPI rank, and the parts'
  * workers, blocks and size bound are numbered in the whole run. A stand-alone run is its own

@@ -13,12 +13,12 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "launcher.h"
-#include "stopsignals.h"
-#include "content.h"
-#include "engine.h"
-#include "tally.h"
-#include "worker.h"
+#include "bench/launcher.h"
+#include "lib/stopsignals.h"
+#include "lib/content.h"
+#include "reference-engine/engine.h"
+#include "bench/report/tally.h"
+#include "bench/worker.h"
 
 struct launch {
 	const struct bench_config *c;

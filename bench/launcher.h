@@ -4,9 +4,9 @@
 #define DEDIS_BENCH_LAUNCHER_H
 
 #include <signal.h>
-#include "config.h"
-#include "results.h"
-#include "tally.h"
+#include "bench/config.h"
+#include "bench/report/results.h"
+#include "bench/report/tally.h"
 
 /* Returns 0 when the run happened (r filled; r->failed / r->interrupted tell how it ended),
  * -1 when it could not start (err says why). The target must have been prepared. */

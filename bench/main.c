@@ -10,18 +10,18 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "backup.h"
-#include "config.h"
-#include "errmsg.h"
-#include "launcher.h"
-#include "report.h"
-#include "replay.h"
-#include "results.h"
-#include "safefile.h"
-#include "runcmp.h"
-#include "space.h"
-#include "stopsignals.h"
-#include "suite.h"
+#include "bench/workload/backup.h"
+#include "bench/config.h"
+#include "lib/errmsg.h"
+#include "bench/launcher.h"
+#include "lib/report.h"
+#include "bench/workload/replay.h"
+#include "bench/report/results.h"
+#include "lib/safefile.h"
+#include "bench/report/runcmp.h"
+#include "bench/report/spacecheck.h"
+#include "lib/stopsignals.h"
+#include "bench/workload/suite.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_RUN_FAILED 1

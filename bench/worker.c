@@ -11,14 +11,14 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include "access.h"
-#include "content.h"
-#include "dupgen.h"
-#include "rate.h"
-#include "safefile.h"
-#include "tally.h"
-#include "verify.h"
-#include "worker.h"
+#include "bench/workload/access.h"
+#include "lib/content.h"
+#include "bench/content/dupgen.h"
+#include "bench/workload/rate.h"
+#include "lib/safefile.h"
+#include "bench/report/tally.h"
+#include "bench/content/verify.h"
+#include "bench/worker.h"
 
 /* Per-worker stream numbers: each purpose has its own stream so changing one knob (say the
  * read share) does not reshuffle the offsets or the contents. */

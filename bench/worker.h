@@ -4,10 +4,10 @@
 #define DEDIS_BENCH_WORKER_H
 
 #include <stdint.h>
-#include "config.h"
+#include "bench/config.h"
 #include <time.h>
-#include "histogram.h"
-#include "rate.h"
+#include "lib/histogram.h"
+#include "bench/workload/rate.h"
 
 struct dir_stats {
 	uint64_t ops;

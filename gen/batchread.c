@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "batchread.h"
+#include "gen/batchread.h"
 
 /* Files in flight per thread. Each costs at most three submission entries at once (its chain),
  * so the ring's 256 never run short; on a tree in the page cache the gain is the system calls

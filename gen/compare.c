@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compare.h"
-#include "report.h"
+#include "gen/compare.h"
+#include "lib/report.h"
 
 static void copies_range(int k, char *buf, size_t len)
 {
@@ -307,7 +307,7 @@ void compare_dists(const struct dist *a, const struct dist *b, struct compare_re
 	uint64_t tbig = ta >= tb ? ta : tb, small = ta >= tb ? tb : ta;
 	if (!small || tbig == small)
 		return;
-	/* dedisbench's rule (bench/dupgen.c, scaled_build): dominant above n/64 copies, at least 2 */
+	/* dedisbench's rule (bench/content/dupgen.c, scaled_build): dominant above n/64 copies, at least 2 */
 	out->dominant_above = small / 64 > 2 ? small / 64 : 2;
 	uint64_t blocks = 0;
 	for (size_t i = 0; i < big->nrows; i++)

@@ -6,8 +6,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include "distcmp.h"
-#include "distfile.h"
+#include "lib/distcmp.h"
+#include "lib/distfile.h"
 
 void show_text(FILE *out, const char *name, const struct dist *d, uint64_t top);
 json_t *show_json(const char *name, const struct dist *d, uint64_t top);

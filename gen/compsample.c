@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <zstd.h>
-#include "bitfilter.h"
-#include "compsample.h"
+#include "lib/bitfilter.h"
+#include "gen/compsample.h"
 
 uint64_t comp_threshold(double p)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "distfile.h"
+#include "lib/distfile.h"
 
 /* What a measured content carries: its sizes compressed alone (capped at the block size), and
  * the smallest selection hash among its selected occurrences, so that a smaller rate can

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "counter.h"
-#include "counts.h"
-#include "fanout.h"
+#include "gen/counter.h"
+#include "gen/counts.h"
+#include "lib/fanout.h"
 
 /* Ranges of the first fingerprint byte: range r holds fingerprints whose first byte >> 4 is r,
  * so the ranges in order are fingerprint order (a sorted walk is one range after another), and

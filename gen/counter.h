@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "distfile.h"
-#include "index/index.h"
+#include "lib/distfile.h"
+#include "gen/index/gindex.h"
 
 struct counter;
 

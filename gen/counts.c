@@ -2,8 +2,8 @@
  * map: a dataset has few distinct copy counts (at most about sqrt(2T)), however large. */
 #include <stdlib.h>
 #include <string.h>
-#include "counts.h"
-#include "rng.h"
+#include "gen/counts.h"
+#include "lib/rng.h"
 
 static int grow(struct count_hist *h)
 {

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "distfile.h"
+#include "lib/distfile.h"
 
 struct count_hist {
 	uint64_t *keys;   /* copies (0 = empty slot) */

@@ -1,8 +1,8 @@
 /* inodeset.c - a set of (dev, ino) pairs: open addressing, linear probing, kept at most three
  * quarters full. */
 #include <stdlib.h>
-#include "inodeset.h"
-#include "rng.h"
+#include "gen/inodeset.h"
+#include "lib/rng.h"
 
 static size_t slot_of(const struct inode_set *s, uint64_t dev, uint64_t ino)
 {

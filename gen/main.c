@@ -10,16 +10,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "compare.h"
-#include "devnum.h"
-#include "fanout.h"
-#include "merge.h"
-#include "options.h"
-#include "pathwithin.h"
-#include "report.h"
-#include "run.h"
-#include "sidedata.h"
-#include "stopsignals.h"
+#include "gen/compare.h"
+#include "lib/devnum.h"
+#include "lib/fanout.h"
+#include "gen/merge.h"
+#include "gen/genopts.h"
+#include "lib/pathwithin.h"
+#include "lib/report.h"
+#include "gen/run.h"
+#include "gen/sidedata.h"
+#include "lib/stopsignals.h"
 
 static volatile sig_atomic_t stop_flag;
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-#include "mapread.h"
+#include "gen/mapread.h"
 
 /* The guarded mapping of this thread, if it is inside map_guarded: a fault there jumps back. */
 static _Thread_local sigjmp_buf *guard_jump;

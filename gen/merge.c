@@ -3,9 +3,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "locality.h"
-#include "merge.h"
-#include "sidedata.h"
+#include "gen/locstats.h"
+#include "gen/merge.h"
+#include "gen/sidedata.h"
 
 int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *why, size_t whylen)
 {

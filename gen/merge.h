@@ -6,9 +6,9 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "compsample.h"
-#include "counter.h"
-#include "index/index.h"
+#include "gen/compsample.h"
+#include "gen/counter.h"
+#include "gen/index/gindex.h"
 
 /* The block sizes analysed in every one of dirs (sorted). Returns how many, or -1 with why
  * filled: a dir without analyses, or whose sizes differ from the others'. */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fanout.h"
-#include "mpigen.h"
-#include "rankpath.h"
-#include "stopsignals.h"
+#include "lib/fanout.h"
+#include "gen/mpigen.h"
+#include "lib/rankpath.h"
+#include "lib/stopsignals.h"
 
 #define PROG MPIGEN_PROG
 

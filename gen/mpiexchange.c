@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compsample.h"
-#include "counts.h"
-#include "mpigen.h"
-#include "mpiroute.h"
+#include "gen/compsample.h"
+#include "gen/counts.h"
+#include "gen/mpigen.h"
+#include "gen/mpiroute.h"
 
 static int owner_of(const struct gen *g, const uint8_t *fp)
 {

@@ -7,8 +7,8 @@
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "run.h"
-#include "walk.h"
+#include "gen/run.h"
+#include "gen/walk.h"
 
 #define MPIGEN_PROG "dedisgen-mpi"
 /* A status for a phase that failed on another rank (that rank says why). */

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "devnum.h"
-#include "mpigen.h"
-#include "reserve.h"
-#include "inodeset.h"
-#include "strhash.h"
-#include "units.h"
+#include "lib/devnum.h"
+#include "gen/mpigen.h"
+#include "lib/reserve.h"
+#include "gen/inodeset.h"
+#include "lib/strhash.h"
+#include "lib/units.h"
 
 void voice_say(void *arg, const char *line)
 {

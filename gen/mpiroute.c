@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpiroute.h"
+#include "gen/mpiroute.h"
 
 int route_init(struct route *r, size_t rec_bytes, route_deliver_fn deliver, void *arg)
 {

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "distcmp.h"
-#include "output.h"
-#include "plot.h"
-#include "safefile.h"
+#include "lib/distcmp.h"
+#include "gen/output.h"
+#include "lib/plot.h"
+#include "lib/safefile.h"
 
 
 int pending_open(struct pending *p, const char *path)

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "distfile.h"
-#include "safefile.h"
+#include "lib/distfile.h"
+#include "lib/safefile.h"
 
 struct pending {
 	char *path;        /* as given (messages) */

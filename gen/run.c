@@ -10,14 +10,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "compare.h"
-#include "devnum.h"
-#include "report.h"
-#include "pathwithin.h"
-#include "run.h"
-#include "safefile.h"
-#include "sidedata.h"
-#include "units.h"
+#include "gen/compare.h"
+#include "lib/devnum.h"
+#include "lib/report.h"
+#include "lib/pathwithin.h"
+#include "gen/run.h"
+#include "lib/safefile.h"
+#include "gen/sidedata.h"
+#include "lib/units.h"
 
 void run_say(const struct run *r, const char *fmt, ...)
 {

@@ -8,12 +8,12 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "counter.h"
-#include "fingerprint.h"
-#include "locality.h"
-#include "options.h"
-#include "output.h"
-#include "scan.h"
+#include "gen/counter.h"
+#include "lib/fingerprint.h"
+#include "gen/locstats.h"
+#include "gen/genopts.h"
+#include "gen/output.h"
+#include "gen/scan.h"
 
 #define EXIT_FAILED 1
 #define EXIT_BAD_INPUT 2

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "errmsg.h"
-#include "batchread.h"
-#include "fingerprint.h"
-#include "mapread.h"
-#include "reserve.h"
-#include "scan.h"
+#include "lib/errmsg.h"
+#include "gen/batchread.h"
+#include "lib/fingerprint.h"
+#include "gen/mapread.h"
+#include "lib/reserve.h"
+#include "gen/scan.h"
 
 #define MIN_BUF (4u << 20)
 /* Regular files from this size on are not copied by the reader: it hands them out as 4 MiB

@@ -6,10 +6,10 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "compsample.h"
-#include "counter.h"
-#include "locality.h"
-#include "walk.h"
+#include "gen/compsample.h"
+#include "gen/counter.h"
+#include "gen/locstats.h"
+#include "gen/walk.h"
 
 #define SCAN_FIRST_ERRORS 5
 #define GEN_SCAN_MAX_SIZES 16

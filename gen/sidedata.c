@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sidedata.h"
+#include "gen/sidedata.h"
 
 #define SAMPLE_LEN 16
 

@@ -3,9 +3,9 @@
 #ifndef DEDIS_GEN_SIDEDATA_H
 #define DEDIS_GEN_SIDEDATA_H
 
-#include "compsample.h"
-#include "index/index.h"
-#include "locality.h"
+#include "gen/compsample.h"
+#include "gen/index/gindex.h"
+#include "gen/locstats.h"
 
 /* Each returns 0, or -1 with why filled (a DB error, a corrupt record, out of memory). */
 int side_load_samples(struct gindex *db, struct comp_sampler *s, uint64_t block_size, char *why, size_t whylen);

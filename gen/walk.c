@@ -10,8 +10,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "inodeset.h"
-#include "walk.h"
+#include "gen/inodeset.h"
+#include "gen/walk.h"
 
 struct walk {
 	FTS *fts;

@@ -1,7 +1,7 @@
 /* bitfilter.c - a membership bitmap's sizing and memory (see bitfilter.h; adding and testing a
  * key are inline there). */
 #include <stdlib.h>
-#include "bitfilter.h"
+#include "lib/bitfilter.h"
 
 int bitfilter_init(struct bitfilter *f, size_t keys, size_t bits_per_key, size_t max_bits)
 {

@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "blockdev.h"
+#include "lib/blockdev.h"
 
 bool blockdev_mounted(dev_t dev, char *where, size_t len)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
-#include "compmodel.h"
-#include "rng.h"
+#include "lib/compmodel.h"
+#include "lib/rng.h"
 
 struct compmodel_codecs {
 	ZSTD_CCtx *zstd;

@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "content.h"
-#include "distfile.h"
+#include "lib/content.h"
+#include "lib/distfile.h"
 
 /* What a recipe's blocks compress to, each alone, in bytes (measured while calibrating). */
 struct compmodel_sizes {

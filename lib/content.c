@@ -37,8 +37,8 @@
  * is within the same 10 %, at 4 KiB zstd stays within 10 % and gzip up to R = 4 only, and at
  * 512 B the header and frame alone exceed the budget beyond R = 2. */
 #include <string.h>
-#include "content.h"
-#include "rng.h"
+#include "lib/content.h"
+#include "lib/rng.h"
 
 typedef uint64_t lanes4 __attribute__((vector_size(32)));
 

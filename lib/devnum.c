@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "devnum.h"
+#include "lib/devnum.h"
 
 dev_t devnum_disk_of(dev_t part)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "dioalign.h"
+#include "lib/dioalign.h"
 
 /* queue/logical_block_size of the block device dev, or of the disk of which dev is a partition
  * (a partition's sysfs directory has no queue/ of its own). 0 when dev is no block device (tmpfs,

@@ -2,7 +2,7 @@
  * between two duplicate distributions (dedisgen show/compare; any tool checking a workload). */
 #include <math.h>
 #include <string.h>
-#include "distcmp.h"
+#include "lib/distcmp.h"
 
 static int log2_floor(uint64_t c)
 {

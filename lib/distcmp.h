@@ -5,7 +5,7 @@
 #define DEDIS_DISTCMP_H
 
 #include <stdint.h>
-#include "distfile.h"
+#include "lib/distfile.h"
 
 /* Bucket k holds the contents stored c times with 2^k <= c < 2^(k+1) (c = dups + 1). */
 #define DIST_POW2_BUCKETS 64

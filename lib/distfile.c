@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "distfile.h"
-#include "errmsg.h"
+#include "lib/distfile.h"
+#include "lib/errmsg.h"
 
 /* A record as read, with the line it came from (for duplicate-key messages). */
 struct prow {

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 int errmsg_set(char *buf, size_t len, int rc, const char *fmt, ...)
 {

@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "fanout.h"
+#include "lib/fanout.h"
 
 void fanout_run(size_t n, void *(*fn)(void *), void *arg)
 {

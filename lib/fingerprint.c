@@ -6,7 +6,7 @@
 
 #include <openssl/evp.h>
 
-#include "fingerprint.h"
+#include "lib/fingerprint.h"
 
 struct fp_ctx {
 	EVP_MD_CTX *ctx;

@@ -2,7 +2,7 @@
  * fullio.h). */
 #include <errno.h>
 #include <unistd.h>
-#include "fullio.h"
+#include "lib/fullio.h"
 
 int fullio_write(int fd, const void *p, size_t n)
 {

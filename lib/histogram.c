@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "histogram.h"
+#include "lib/histogram.h"
 
 #define SUB_COUNT (1u << HIST_SUB_BITS)
 #define LAST_BUCKET ((unsigned)HIST_BUCKETS - 1)

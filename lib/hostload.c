@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "hostload.h"
+#include "lib/hostload.h"
 
 static FILE *open_proc(const char *proc, const char *name)
 {

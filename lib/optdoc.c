@@ -1,6 +1,6 @@
 /* optdoc.c - the roff for one option of a man page's OPTIONS section, shared by the three tools'
  * option tables (each table generates its own page at build time). */
-#include "optdoc.h"
+#include "lib/optdoc.h"
 
 void optdoc_man_escape(FILE *f, const char *s)
 {

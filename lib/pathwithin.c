@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "pathwithin.h"
+#include "lib/pathwithin.h"
 
 void path_parent(const char *path, char *out, size_t len)
 {

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "plot.h"
+#include "lib/plot.h"
 
 extern char **environ;
 

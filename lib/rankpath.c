@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include "rankpath.h"
+#include "lib/rankpath.h"
 
 int rank_path_substitute(char **path, int rank, char *err, size_t errlen)
 {

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fullio.h"
-#include "report.h"
-#include "safefile.h"
+#include "lib/fullio.h"
+#include "lib/report.h"
+#include "lib/safefile.h"
 
 /* Sets key to a new value; on any failure drops the object and returns -1. */
 static int put(json_t *obj, const char *key, json_t *value)

@@ -4,8 +4,8 @@
 #define DEDIS_REPORT_H
 
 #include <jansson.h>
-#include "histogram.h"
-#include "distfile.h"
+#include "lib/histogram.h"
+#include "lib/distfile.h"
 
 /* {"mean","p50","p90","p99","p99_9","max"} in microseconds, as reals (all 0 when empty).
  * Returns a new reference, or NULL when out of memory. */

@@ -2,7 +2,7 @@
  * doubled from `first` (or from what it was) until it holds them. */
 #include <stdint.h>
 #include <stdlib.h>
-#include "reserve.h"
+#include "lib/reserve.h"
 
 int array_reserve(void **p, size_t *cap, size_t need, size_t each, size_t first)
 {

@@ -1,6 +1,6 @@
 /* rng.c - seeding and splitting for the suite's PRNG (xoshiro256** stepped inline in rng.h);
  * every stream is derived from (seed, stream number) through splitmix64, so runs reproduce. */
-#include "rng.h"
+#include "lib/rng.h"
 
 uint64_t rng_mix64(uint64_t x)
 {

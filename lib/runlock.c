@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "errmsg.h"
-#include "pathwithin.h"
-#include "runlock.h"
-#include "strhash.h"
+#include "lib/errmsg.h"
+#include "lib/pathwithin.h"
+#include "lib/runlock.h"
+#include "lib/strhash.h"
 
 #define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "pathwithin.h"
-#include "safefile.h"
+#include "lib/pathwithin.h"
+#include "lib/safefile.h"
 
 int safefile_named_fd(const char *path)
 {

@@ -1,7 +1,7 @@
 /* stopsignals.c - the stop signals (SIGINT, SIGTERM, SIGHUP unless ignored) as a set and as
  * handlers, and SIGPIPE caught (see stopsignals.h). */
 #include <stddef.h>
-#include "stopsignals.h"
+#include "lib/stopsignals.h"
 
 void stop_signals_set(sigset_t *set)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "units.h"
+#include "lib/units.h"
 
 #define FRAC_MAX_DIGITS 18
 

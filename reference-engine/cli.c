@@ -4,10 +4,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "errmsg.h"
-#include "cli.h"
-#include "optdoc.h"
-#include "units.h"
+#include "lib/errmsg.h"
+#include "reference-engine/cli.h"
+#include "lib/optdoc.h"
+#include "lib/units.h"
 
 const struct engine_opt engine_options[] = {
 	{"size", 's', "SIZE", "format", NULL, "logical size of the volume (required): a whole number of blocks, as dm and VDO want it (a size between blocks is refused, not rounded)"},

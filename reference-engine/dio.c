@@ -2,7 +2,7 @@
  * fdatasync on the durable files, each reported to the recorder when one is attached. */
 #include <errno.h>
 #include <unistd.h>
-#include "dio.h"
+#include "reference-engine/dio.h"
 
 static int transfer(int fd, void *buf, size_t len, uint64_t off, int writing)
 {

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "engine.h"
+#include "reference-engine/engine.h"
 
 /* Durable file numbers as the recorder names them. */
 #define DIO_MAP 0

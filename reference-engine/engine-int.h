@@ -4,15 +4,15 @@
 #define DEDIS_ENGINE_INT_H
 
 #include <stdbool.h>
-#include "engine.h"
-#include "fingerprint.h"
-#include "index.h"
-#include "meta.h"
-#include "packer.h"
-#include "space.h"
-#include "store.h"
-#include "stripe.h"
-#include "txn.h"
+#include "reference-engine/engine.h"
+#include "lib/fingerprint.h"
+#include "reference-engine/fpindex.h"
+#include "reference-engine/meta.h"
+#include "reference-engine/packer.h"
+#include "reference-engine/refalloc.h"
+#include "reference-engine/store.h"
+#include "reference-engine/stripe.h"
+#include "reference-engine/txn.h"
 
 struct engine {
 	char dir[4096];

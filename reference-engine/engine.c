@@ -15,9 +15,9 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
-#include "errmsg.h"
-#include "units.h"
-#include "engine-int.h"
+#include "lib/errmsg.h"
+#include "lib/units.h"
+#include "reference-engine/engine-int.h"
 
 const struct index_ops *index_find(const char *name)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine-int.h"
+#include "reference-engine/engine-int.h"
 
 struct fsck_walk {
 	struct engine *e;

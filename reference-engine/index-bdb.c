@@ -54,8 +54,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "index.h"
-#include "meta.h"
+#include "reference-engine/fpindex.h"
+#include "reference-engine/meta.h"
 
 #define BDB_SUBDIR "bdb"
 #define BDB_PARTS 16

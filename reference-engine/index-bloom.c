@@ -28,8 +28,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "index.h"
-#include "meta.h"
+#include "reference-engine/fpindex.h"
+#include "reference-engine/meta.h"
 
 #define BLOOM_MAGIC 0x4d4f4f4c42534944ULL /* "DISBLOOM" */
 #define BLOOM_FILE "bloom"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "index.h"
-#include "meta.h"
+#include "reference-engine/fpindex.h"
+#include "reference-engine/meta.h"
 
 #define MEM_MAGIC 0x32584544494d454dULL /* "MEMIDEX2" */
 #define MEM_FILE "index.mem"

@@ -13,18 +13,18 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "blockdev.h"
-#include "dioalign.h"
-#include "fullio.h"
-#include "pathwithin.h"
-#include "cli.h"
-#include "engine.h"
-#include "meta.h"
-#include "plot.h"
-#include "runlock.h"
-#include "safefile.h"
-#include "stopsignals.h"
-#include "units.h"
+#include "lib/blockdev.h"
+#include "lib/dioalign.h"
+#include "lib/fullio.h"
+#include "lib/pathwithin.h"
+#include "reference-engine/cli.h"
+#include "reference-engine/engine.h"
+#include "reference-engine/meta.h"
+#include "lib/plot.h"
+#include "lib/runlock.h"
+#include "lib/safefile.h"
+#include "lib/stopsignals.h"
+#include "lib/units.h"
 
 #define EXIT_FAILED 1
 #define EXIT_BAD_INPUT 2

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-#include "fingerprint.h"
-#include "index.h"
-#include "meta.h"
+#include "lib/fingerprint.h"
+#include "reference-engine/fpindex.h"
+#include "reference-engine/meta.h"
 
 int meta_path(char *buf, size_t len, const char *dir, const char *name)
 {

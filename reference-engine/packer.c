@@ -4,7 +4,7 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
-#include "packer.h"
+#include "reference-engine/packer.h"
 
 #define FRAG_MAGIC 0xdf
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine-int.h"
+#include "reference-engine/engine-int.h"
 
 struct addrs {
 	uint64_t *v;

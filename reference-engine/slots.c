@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine-int.h"
+#include "reference-engine/engine-int.h"
 
 #define A(x) __atomic_##x
 

@@ -9,10 +9,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "dio.h"
-#include "hostload.h"
-#include "meta.h"
-#include "store.h"
+#include "reference-engine/dio.h"
+#include "lib/hostload.h"
+#include "reference-engine/meta.h"
+#include "reference-engine/store.h"
 
 static int stripe_path(char *buf, size_t len, const char *dir, unsigned i)
 {

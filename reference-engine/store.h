@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "engine.h"
+#include "reference-engine/engine.h"
 
 #define STORE_MAX_STRIPES 64
 

@@ -2,8 +2,8 @@
  * whose owner died reports it once (made consistent here) so the engine can run its recovery. */
 #include <errno.h>
 #include <sys/mman.h>
-#include "meta.h"
-#include "stripe.h"
+#include "reference-engine/meta.h"
+#include "reference-engine/stripe.h"
 
 static size_t locks_len(const struct stripes *s)
 {

@@ -15,9 +15,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "dio.h"
-#include "fingerprint.h"
-#include "txn.h"
+#include "reference-engine/dio.h"
+#include "lib/fingerprint.h"
+#include "reference-engine/txn.h"
 
 #define MAP_MAGIC 0x3150414d53494445ULL  /* "EDISMAP1": no chunk checks (format version 3) */
 #define MAP_MAGIC_CHECKED 0x3250414d53494445ULL /* "EDISMAP2" */

@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "engine.h"
-#include "meta.h"
-#include "store.h"
+#include "reference-engine/engine.h"
+#include "reference-engine/meta.h"
+#include "reference-engine/store.h"
 
 #define TXN_CHUNK 64 /* LBNs per map chunk: 512 bytes, one sector */
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine.h"
+#include "reference-engine/engine.h"
 
 #define BS 4096
 #define LBNS 128

@@ -4,9 +4,9 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include "content.h"
-#include "engine.h"
-#include "ioengine.h"
+#include "lib/content.h"
+#include "reference-engine/engine.h"
+#include "bench/ioengine/ioengine.h"
 
 static int eng_open(struct io_ctx *c)
 {

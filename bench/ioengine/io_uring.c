@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "ioengine.h"
+#include "bench/ioengine/ioengine.h"
 
 /* Submission policy. The worker calls commit() after every request it prepares. Submitting there
  * (one io_uring_enter per request, as the libaio engine does with io_submit) keeps the device

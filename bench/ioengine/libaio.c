@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "ioengine.h"
+#include "bench/ioengine/ioengine.h"
 
 struct aio_state {
 	io_context_t ctx;

@@ -1,7 +1,7 @@
 /* null.c - the null engine: every operation succeeds at once without touching a device, so a
  * run measures the generator (offsets, content ids, block bytes) and the harness alone. */
 #include <stddef.h>
-#include "ioengine.h"
+#include "bench/ioengine/ioengine.h"
 
 static int null_open(struct io_ctx *c)
 {

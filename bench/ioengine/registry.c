@@ -2,7 +2,7 @@
  * file), and the no-op completion callbacks of engines that finish inside queue(). */
 #include <stddef.h>
 #include <string.h>
-#include "ioengine.h"
+#include "bench/ioengine/ioengine.h"
 
 static const struct ioengine_ops *const engines[] = {
 	&ioengine_sync,

@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <stddef.h>
-#include "ioengine.h"
+#include "bench/ioengine/ioengine.h"
 
 static int sync_open(struct io_ctx *c)
 {

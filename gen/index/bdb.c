@@ -13,7 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "index.h"
+#include "gen/index/gindex.h"
 
 /* The metadata lives under a key no fingerprint can have (fingerprints are 20 or 32 bytes).
  * Format 2 (dedis 0.2): count records are 16 bytes (count, first position), the metadata has
@@ -384,7 +384,7 @@ void index_bdb_discard(struct gindex *ix)
 	((struct bdb_index *)ix)->discard = true;
 }
 
-static const struct index_ops bdb_ops = {
+static const struct gindex_ops bdb_ops = {
 	.name = "bdb",
 	.add = bdb_add,
 	.add_batch = bdb_add_batch,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "index.h"
-#include "reserve.h"
+#include "gen/index/gindex.h"
+#include "lib/reserve.h"
 
 /* Sizing: a SHA-1 slot is 20 + 4 + 6 = 30 bytes; the load stays within [0.68, 0.85] once a shard
  * has grown a few times, so a large index costs 35-44 B per distinct fingerprint (about 39 on
@@ -442,7 +442,7 @@ static int mem_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 
 /* ---- several indexes walked as one: shard by shard, their entries gathered in one table ---- */
 
-static const struct index_ops mem_ops;
+static const struct gindex_ops mem_ops;
 
 /* A shard's occupied slots in ascending hash order: from the first slot that is empty or holds
  * an entry at or after its home, cyclically (the slots before it hold entries wrapped from the
@@ -711,7 +711,7 @@ static void mem_close(struct gindex *ix)
 	free(m);
 }
 
-static const struct index_ops mem_ops = {
+static const struct gindex_ops mem_ops = {
 	.name = "mem",
 	.add = mem_add,
 	.add_batch = mem_add_batch,

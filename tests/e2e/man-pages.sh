@@ -68,10 +68,10 @@ for tool in "${tools[@]}"; do
 	grep -q "^\.TH .*\"dedis $v\"" "$top_builddir/man/$tool.1" || fail "man/$tool.1 does not carry version $v"
 done
 
-# Every original DEDISbench key the INI reader translates (legacy_keys in bench/options.c) is
+# Every original DEDISbench key the INI reader translates (legacy_keys in bench/benchopts.c) is
 # named in dedisbench(1)'s CONFIGURATION FILE, with its section.
-keys=$(grep -oE '^\s*\{"(execution|results|structural)", "[a-z_]+"' "$top_srcdir/bench/options.c" | sed -E 's/.*\{"([a-z]+)", "([a-z_]+)"/\1:\2/')
-[ -n "$keys" ] || fail "no original DEDISbench keys found in bench/options.c (legacy_keys): update this test"
+keys=$(grep -oE '^\s*\{"(execution|results|structural)", "[a-z_]+"' "$top_srcdir/bench/benchopts.c" | sed -E 's/.*\{"([a-z]+)", "([a-z_]+)"/\1:\2/')
+[ -n "$keys" ] || fail "no original DEDISbench keys found in bench/benchopts.c (legacy_keys): update this test"
 page=$(sed -n '/^\.SH CONFIGURATION FILE/,/^\.SH /p' "$top_builddir/man/dedisbench.1" | sed 's/\\-/-/g; s/\\f[BIRP]//g')
 for k in $keys; do
 	grep -q "\\[${k%%:*}\\]" <<<"$page" || fail "dedisbench(1) CONFIGURATION FILE has no [${k%%:*}] section"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "distfile.h"
+#include "lib/distfile.h"
 #include "harness.h"
 
 int harness_setup(void)

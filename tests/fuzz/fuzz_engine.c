@@ -34,8 +34,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "content.h"
-#include "engine.h"
+#include "lib/content.h"
+#include "reference-engine/engine.h"
 #include "harness.h"
 
 #define BS 512

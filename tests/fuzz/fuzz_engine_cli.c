@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "argv_check.h"
-#include "cli.h"
+#include "reference-engine/cli.h"
 
 int harness_setup(void)
 {

@@ -1,4 +1,4 @@
-/* fuzz_gen_options.c - dedisgen's command line (gen/options.c): the input is NUL-separated
+/* fuzz_gen_options.c - dedisgen's command line (gen/genopts.c): the input is NUL-separated
  * arguments, parsed as dedisgen's (argv[1] may name scan, merge, show or compare) and as
  * dedisgen-mpi's. Nothing is scanned or opened: parse, check, free. Each parse ends in a one-line
  * error with a reason, or in values within the option table's ranges and the checks the parser
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "argv_check.h"
-#include "gen/options.h"
+#include "gen/genopts.h"
 
 int harness_setup(void)
 {

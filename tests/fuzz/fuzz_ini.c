@@ -1,4 +1,4 @@
-/* fuzz_ini.c - dedisbench's INI job file (bench/options.c: libinih, the option table, the
+/* fuzz_ini.c - dedisbench's INI job file (bench/benchopts.c: libinih, the option table, the
  * original DEDISbench keys) on any text: a one-line error, or options all within range. */
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "options_check.h"
-#include "units.h"
+#include "lib/units.h"
 
 #define MAX_ARGS 24
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "lib/units.h"
 #include "harness.h"
-#include "options.h"
+#include "bench/benchopts.h"
 
 static inline void options_check_error(const struct opt_error *err)
 {

@@ -1,7 +1,7 @@
 /* test_access.c - offset generators: sequential wrap-around, uniform spread, and NURand checked
  * against the TPC-C formula draw by draw with a fixed RNG, plus its hotspot skew. */
 #include <stdlib.h>
-#include "access.h"
+#include "bench/workload/access.h"
 #include "unit.h"
 
 static void sequential_wraps(void)

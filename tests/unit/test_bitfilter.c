@@ -1,8 +1,8 @@
 /* test_bitfilter.c - the membership bitmap: every added key is found, most others are turned away,
  * its size follows the keys, and past its cap there is none (every key may be present). */
 #include <stdint.h>
-#include "bitfilter.h"
-#include "rng.h"
+#include "lib/bitfilter.h"
+#include "lib/rng.h"
 #include "unit.h"
 
 static void test_members(void)

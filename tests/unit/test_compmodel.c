@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compmodel.h"
+#include "lib/compmodel.h"
 #include "unit.h"
 
 #define BS 4096

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "content.h"
+#include "lib/content.h"
 #include "unit.h"
 
 #define BS 4096

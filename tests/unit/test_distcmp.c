@@ -1,7 +1,7 @@
 /* test_distcmp.c - power-of-two histograms of copies, total-variation distance and row
  * differences, on small distributions worked out by hand. */
 #include <math.h>
-#include "distcmp.h"
+#include "lib/distcmp.h"
 #include "unit.h"
 
 #define NEAR(a, b) CU_ASSERT(fabs((a) - (b)) < 1e-9)

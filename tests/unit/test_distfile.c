@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "distfile.h"
-#include "distcmp.h"
+#include "lib/distfile.h"
+#include "lib/distcmp.h"
 #include "unit.h"
 
 #define DIST(name) DEDIS_SRCDIR "/distributions/" name

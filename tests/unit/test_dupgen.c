@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
-#include "compmodel.h"
-#include "content.h"
-#include "distfile.h"
-#include "dupgen.h"
+#include "lib/compmodel.h"
+#include "lib/content.h"
+#include "lib/distfile.h"
+#include "bench/content/dupgen.h"
 #include "unit.h"
-#include "verify.h"
+#include "bench/content/verify.h"
 
 static void build(struct dist *d, struct dupgen_table *t, const struct dist_row *rows, size_t n)
 {

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <linux/magic.h>
 #include <unistd.h>
-#include "fingerprint.h"
-#include "index.h"
+#include "lib/fingerprint.h"
+#include "reference-engine/fpindex.h"
 #include "unit.h"
 
 #define FL 20          /* sha1 */

@@ -14,14 +14,14 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "engine.h"
-#include "fingerprint.h"
-#include "index.h"
-#include "meta.h"
-#include "../../reference-engine/space.h" /* not bench/space.h, earlier on the path */
-#include "store.h"
-#include "dio.h"
-#include "engine-int.h" /* the journal's state (empty_commit_never_folds) */
+#include "reference-engine/engine.h"
+#include "lib/fingerprint.h"
+#include "reference-engine/fpindex.h"
+#include "reference-engine/meta.h"
+#include "reference-engine/refalloc.h" /* not bench/report/spacecheck.h, earlier on the path */
+#include "reference-engine/store.h"
+#include "reference-engine/dio.h"
+#include "reference-engine/engine-int.h" /* the journal's state (empty_commit_never_folds) */
 #include "unit.h"
 
 #define BS 4096

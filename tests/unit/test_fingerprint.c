@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fingerprint.h"
+#include "lib/fingerprint.h"
 #include "unit.h"
 
 static void hex(const uint8_t *b, size_t n, char *out)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fullio.h"
+#include "lib/fullio.h"
 #include "unit.h"
 
 #define BIG (1u << 20) /* 16 times the default pipe buffer: write(2) returns short on it */

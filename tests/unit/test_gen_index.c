@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "gen/counter.h"
-#include "gen/index/index.h"
-#include "rng.h"
+#include "gen/index/gindex.h"
+#include "lib/rng.h"
 #include "unit.h"
 
 #define FL 20

@@ -3,12 +3,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "distcmp.h"
+#include "lib/distcmp.h"
 #include "gen/compsample.h"
 #include "gen/counter.h"
-#include "gen/locality.h"
-#include "gen/options.h"
-#include "rng.h"
+#include "gen/locstats.h"
+#include "gen/genopts.h"
+#include "lib/rng.h"
 #include "unit.h"
 
 #define FL 20

@@ -1,7 +1,7 @@
 /* test_gen_options.c - dedisgen's option table: subcommands, the original DEDISgen flags,
  * block-size lists, and the refusals (bad sizes, missing arguments). */
 #include <string.h>
-#include "gen/options.h"
+#include "gen/genopts.h"
 #include "unit.h"
 
 static int parse(struct gen_options *o, struct gen_opt_error *e, int argc, char **argv)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "histogram.h"
+#include "lib/histogram.h"
 #include "unit.h"
 
 static void test_layout(void)

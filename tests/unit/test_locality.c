@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "content.h"
-#include "distfile.h"
-#include "dupgen.h"
+#include "lib/content.h"
+#include "lib/distfile.h"
+#include "bench/content/dupgen.h"
 #include "unit.h"
 
 /* 5000 unique contents, 1000 stored twice, 200 four times, 20 sixteen times, 300 zero blocks:

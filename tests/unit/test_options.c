@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "options.h"
+#include "bench/benchopts.h"
 #include "unit.h"
 
 /* A valid non-default value for a row, as text. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "pathwithin.h"
+#include "lib/pathwithin.h"
 #include "unit.h"
 
 static void test_within(void)

@@ -2,7 +2,7 @@
  * workers at the requested total rate, and no drift over long runs. */
 #include <stdlib.h>
 #include <time.h>
-#include "rate.h"
+#include "bench/workload/rate.h"
 #include "unit.h"
 
 static int cmp_u64(const void *a, const void *b)

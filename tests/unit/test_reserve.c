@@ -2,7 +2,7 @@
  * byte count overflows is refused with the array left as it was. */
 #include <stdint.h>
 #include <stdlib.h>
-#include "reserve.h"
+#include "lib/reserve.h"
 #include "unit.h"
 
 static void test_growth(void)

@@ -1,7 +1,7 @@
 /* test_rng.c - the PRNG: determinism per seed, independent split streams, unbiased bounded
  * draws (chi-square with a fixed seed), inclusive ranges. */
 #include <string.h>
-#include "rng.h"
+#include "lib/rng.h"
 #include "unit.h"
 
 static void same_seed_same_stream(void)

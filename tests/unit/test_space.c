@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "hostload.h"
-#include "space.h"
-#include "target.h"
+#include "lib/hostload.h"
+#include "bench/report/spacecheck.h"
+#include "bench/target/target.h"
 #include "unit.h"
 
 static void mm_stat_fields(void)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "units.h"
+#include "lib/units.h"
 
 static uint64_t size_ok(const char *s, uint64_t bare)
 {

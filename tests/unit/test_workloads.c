@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "backup.h"
-#include "rng.h"
-#include "trace.h"
+#include "bench/workload/backup.h"
+#include "lib/rng.h"
+#include "bench/workload/trace.h"
 #include "unit.h"
 
 static void rates_parse(void)

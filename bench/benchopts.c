@@ -1,0 +1,771 @@
+/* benchopts.c - the option table and everything derived from it: getopt_long arrays, the INI
+ * reader (new keys and the original DEDISbench keys), --help, the man page OPTIONS, JSON config. */
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "lib/errmsg.h"
+#include "lib/optdoc.h"
+#include "bench/benchopts.h"
+#include "lib/units.h"
+
+const char *const access_names[] = {"seq", "uniform", "nurand", NULL};
+const char *const mode_names[] = {"write", "read", "mixed", NULL};
+/* The first four keep the order of the original `sync = 0..3` codes. */
+const char *const sync_names[] = {"none", "direct", "fsync", "direct+fsync", "dsync", NULL};
+const char *const populate_names[] = {"default", "none", "content", "zero", NULL};
+const char *const ioengine_names[] = {"sync", "libaio", "io_uring", NULL};
+const char *const content_names[] = {"scaled", "sampled", NULL};
+/* The order of the original `integritycheck = 0..3` codes. */
+const char *const verify_names[] = {"none", "online", "final", "both", NULL};
+const char *const compress_names[] = {"dist", NULL};
+const char *const layout_names[] = {"runs", "scattered", NULL};
+const char *const rank_content_names[] = {"global", "replica", NULL};
+const char *const workload_names[] = {"dist", "backup", NULL};
+
+#define OFF(f) offsetof(struct bench_options, f)
+#define MIB (1024ULL * 1024ULL)
+
+/* The longest run: ten years (a deadline past the monotonic clock's range would wrap to "now"). */
+#define MAX_RUN_NS (3650ULL * 86400ULL * 1000000000ULL)
+/* The smallest non-zero rate, operations a second (one every 1000 s): below about 5e-11 a worker's due
+ * times overflowed 64-bit nanoseconds and the run went at peak rate, "requested 0.0 ops/s". */
+#define RATE_MIN 1e-3
+
+const struct opt_def bench_option_table[] = {
+	/* Target */
+	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
+	 "directory (one file per worker), existing file, block device, engine:DIR[,index=mem|bdb|bloom]"
+	 "[,compress=none|lz4] (the embedded reference engine's volume), or 'null' (no I/O)"},
+	{"procs", 'P', "N", OT_UINT, OFF(procs), "4", NULL, 0, 1, 1024, 0, "Target",
+	 "worker processes, each on its own file or disjoint region"},
+	{"file-size", 'F', "SIZE", OT_SIZE, OFF(file_size), "1GiB", NULL, MIB, 1, 0, 0, "Target",
+	 "size of each worker's file or region (bare number: MiB)"},
+	{"block-size", 'b', "SIZE", OT_SIZE, OFF(block_size), "4096", NULL, 1, 512, 1048576, 0, "Target",
+	 "I/O and dedup block size, a power of two from 512 B to 1 MiB"},
+	{"keep", 'k', NULL, OT_FLAG, OFF(keep), NULL, NULL, 0, 0, 0, 0, "Target",
+	 "keep the files created in a directory target, and the volume an engine: run formatted"},
+	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",
+	 "write to a block device even if it holds a filesystem or partition signature, or over an "
+	 "existing file holding data dedisbench did not write (never through a symbolic link in a "
+	 "directory target; a --target path that is a link is followed, as /dev/disk/by-id names are)"},
+	{"hints", 0, NULL, OT_FLAG, OFF(hints), NULL, NULL, 0, 0, 0, 0, "Target",
+	 "engine targets: pass a NODEDUP hint with every write of fresh unique content, which the engine "
+	 "stores without fingerprinting or indexing it"},
+	/* Workload */
+	{"mode", 0, "MODE", OT_ENUM, OFF(mode), "write", mode_names, 0, 0, 0, 0, "Workload",
+	 "write, read or mixed"},
+	{NULL, 'w', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_WRITE, "Workload", "same as --mode write"},
+	{NULL, 'r', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_READ, "Workload", "same as --mode read"},
+	{NULL, 'm', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_MIXED, "Workload", "same as --mode mixed"},
+	{"read-pct", 0, "P", OT_UINT, OFF(read_pct), "50", NULL, 0, 0, 100, 0, "Workload",
+	 "share of reads in a mixed run, percent"},
+	{"access", 'a', "KIND", OT_ENUM, OFF(access), "seq", access_names, 0, 0, 0, 0, "Workload",
+	 "seq (wraps around), uniform, or nurand (TPC-C hotspot)"},
+	{"nurand-a", 0, "A", OT_UINT, OFF(nurand_a), "0", NULL, 0, 0, 0, 0, "Workload",
+	 "NURand's A; 0 means N/10 of each worker's blocks, as DEDISbench"},
+	{"dist", 'd', "NAME|FILE", OT_STRING, OFF(dist), "personalfiles", NULL, 0, 0, 0, 0, "Workload",
+	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees, or a file"},
+	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
+	 "fill the target first: none, content, zero, or default (content for read/mixed, none for write) [default]"},
+	{"content", 'c', "MODEL", OT_ENUM, OFF(content), "scaled", content_names, 0, 0, 0, 0, "Workload",
+	 "scaled: the target holds the distribution scaled to its size; sampled: per-write draws (DEDISbench)"},
+	{"compress", 0, "dist|R", OT_UINT, OFF(compress), "dist", compress_names, 0, 1, 20, 0, "Workload",
+	 "dist: each content compresses (zstd -1, LZ4, block alone) as the distribution's copy class "
+	 "does, when it carries that, else not at all; R: every block compresses about R:1 "
+	 "(1 = incompressible)"},
+	{"layout", 0, "HOW", OT_ENUM, OFF(layout), "runs", layout_names, 0, 0, 0, 0, "Workload",
+	 "runs: duplicates come in copied runs as in the dataset's stream, when the distribution carries "
+	 "its locality; scattered: copies spread evenly over the run"},
+	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, (1ULL << 53) - 1, 0, "Workload",
+	 "seed for offsets and content, below 2^53 so JSON carries it exactly; the same seed repeats "
+	 "a run (default: random, reported)"},
+	{"workload", 0, "KIND", OT_ENUM, OFF(workload), "dist", workload_names, 0, 0, 0, 0, "Workload",
+	 "dist: the options above; backup: Data Domain's synthetic backups, each worker a stream writing "
+	 "--generations modified copies, one file or region each"},
+	{"generations", 0, "G", OT_UINT, OFF(generations), "10", NULL, 0, 1, 1000, 0, "Workload",
+	 "backup: generations per stream (--file-size each)"},
+	{"backup-rates", 0, "A:D:M", OT_STRING, OFF(backup_rates), "2:2:5", NULL, 0, 0, 0, 0, "Workload",
+	 "backup: percent of the previous generation's 8-block segments (32 KiB at 4 KiB) followed by new data (A), "
+	 "deleted (D), moved (M); 2:2:5 approaches 30:1 cumulative after about 80 generations"},
+	/* Load and end */
+	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
+	 "stress: closed loop, as fast as possible (the default)"},
+	{"rate", 'n', "RATE", OT_NOMINAL, OFF(rate), "0", NULL, 0, 0, 0, 0, "Load",
+	 "nominal: RATE ops/s in total (0.001 to 1e12), open loop; -nrR / -nwW set read / write rates"},
+	{"read-rate", 0, "RATE", OT_RATE, OFF(read_rate), "0", NULL, 0, 0, 0, 0, "Load",
+	 "nominal read ops/s of a mixed run"},
+	{"write-rate", 0, "RATE", OT_RATE, OFF(write_rate), "0", NULL, 0, 0, 0, 0, "Load",
+	 "nominal write ops/s of a mixed run"},
+	{"time", 't', "DUR", OT_DURATION, OFF(time_ns), "0", NULL, NS_PER_MIN, 0, MAX_RUN_NS, 0, "Load",
+	 "run for DUR (30s, 5m; bare number: minutes)"},
+	{"size", 's', "SIZE", OT_SIZE, OFF(size), "0", NULL, MIB, 0, 0, 0, "Load",
+	 "move SIZE bytes in total (bare number: MiB); default: one pass over the target"},
+	/* I/O path */
+	{"sync", 0, "MODE", OT_ENUM, OFF(sync), "none", sync_names, 0, 0, 0, 0, "I/O",
+	 "none, direct (O_DIRECT), fsync (after each write), dsync (O_DSYNC), direct+fsync"},
+	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), "sync", ioengine_names, 0, 0, 0, 0, "I/O",
+	 "sync (pread/pwrite), libaio or io_uring (both imply O_DIRECT)"},
+	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O",
+	 "operations in flight per worker (libaio, io_uring)"},
+	{"sqpoll", 0, NULL, OT_FLAG, OFF(sqpoll), NULL, NULL, 0, 0, 0, 0, "I/O",
+	 "io_uring: a kernel thread per worker polls for submissions (no system call to submit; "
+	 "costs a CPU)"},
+	{"hipri", 0, NULL, OT_FLAG, OFF(hipri), NULL, NULL, 0, 0, 0, 0, "I/O",
+	 "io_uring: poll for completions instead of waiting for interrupts (a device with poll "
+	 "queues, such as NVMe with nvme.poll_queues)"},
+	/* Verification */
+	{"verify", 'v', "MODE", OT_ENUM, OFF(verify), "none", verify_names, 0, 0, 0, 0, "Verification",
+	 "none, online (every read checked), final (re-read everything after the run), both; blocks no "
+	 "ledger describes are identified from their bytes (with --seed: against that seed's layout)"},
+	{"ledger", 0, "FILE", OT_STRING, OFF(ledger), NULL, NULL, 0, 0, 0, 0, "Verification",
+	 "keep the content ledger in FILE, so a later run (same FILE) can verify what this one wrote"},
+	/* Results */
+	{"json", 'j', "FILE", OT_STRING, OFF(json), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write the results as one JSON document"},
+	{"output-dir", 'o', "DIR", OT_STRING, OFF(output_dir), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write the 1 s time series (timeseries.csv), the latency percentiles, the distribution buckets, "
+	 "the accesses per block and the scaled target (scaled-target.dist) here"},
+	{"dist-report", 0, "FILE", OT_STRING, OFF(dist_report), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write the distribution the target holds after the run (dedis-dist format)"},
+	{"access-report", 0, "FILE", OT_STRING, OFF(access_report), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "write accesses per block (how many blocks got each count) and the hottest-10 % share"},
+	{"latency-log", 0, NULL, OT_FLAG, OFF(latency_log), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "with --output-dir, log every operation's latency (latency.<worker>.csv)"},
+	{"plot", 0, NULL, OT_FLAG, OFF(plot), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "with --output-dir, render PNG plots there (gnuplot): throughput and p99 over time, latency "
+	 "percentiles, distribution written vs target, accesses per block"},
+	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "print only errors (no summary, no progress line)"},
+	{"space-cmd", 0, "CMD", OT_STRING, OFF(space_cmd), NULL, NULL, 0, 0, 0, 0, "Results",
+	 "measure the target's used space with CMD, run by sh before and after the run: it prints the "
+	 "used bytes first on its first line (vdostats, zpool list -Hp, dmsetup status through awk); "
+	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:"},
+	/* dedisbench-mpi */
+	{"rank-content", 0, "HOW", OT_ENUM, OFF(rank_content), "global", rank_content_names, 0, 0, 0, 0, "MPI",
+	 "dedisbench-mpi: global: one content space over all ranks, the distribution scaled to the whole "
+	 "run (duplicates cross ranks, as they cross the clients of a shared store); replica: each rank "
+	 "holds the distribution scaled to its own blocks, with contents of its own (a dedup domain per "
+	 "client)"},
+	{"peer-timeout", 0, "DUR", OT_DURATION, OFF(peer_timeout_ns), "500ms", NULL, NS_PER_SEC, 0, 0, 0, "MPI",
+	 "dedisbench-mpi: a rank not heard from for DUR (at least 0.2 s; rank 0 included, by the others) is lost, and the run stops (bare number: seconds)"},
+	/* Replay (dedisbench replay TRACE is --trace TRACE) */
+	{"trace", 0, "FILE", OT_STRING, OFF(trace), NULL, NULL, 0, 0, 0, 0, "Replay",
+	 "replay an FIU IODedup block trace onto --target instead of generating a workload: each MD5 "
+	 "is written as the same bytes (dedisbench replay FILE)"},
+	{"speed", 0, "X", OT_RATE, OFF(speed), "0", NULL, 0, 0, 0, 0, "Replay",
+	 "replay at the trace's recorded timing sped up X times (1: as recorded); 0: as fast as possible"},
+	/* Program */
+	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
+	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},
+	{"help", 'h', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'h', "Program", "show this help"},
+	{"version", 'V', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'V', "Program", "show the version"},
+};
+const size_t bench_option_count = sizeof bench_option_table / sizeof bench_option_table[0];
+
+_Static_assert(sizeof bench_option_table / sizeof bench_option_table[0] <= 64, "grow bench_cli.given");
+
+/* The original DEDISbench INI keys, translated into the table's options. A non-NULL `codes`
+ * maps the original numeric codes to this option's names; `invert` flips a 0/1 flag. */
+struct legacy_key {
+	const char *section, *key, *option;
+	const char *const *codes;
+	bool invert;
+};
+static const char *const legacy_populate[] = {"none", "content", NULL};
+static const struct legacy_key legacy_keys[] = {
+	{"execution", "distfile", "dist", NULL, false},
+	{"execution", "access_type", "access", access_names, false},
+	{"execution", "nprocs", "procs", NULL, false},
+	{"execution", "filesize", "file-size", NULL, false},
+	{"execution", "blocksize", "block-size", NULL, false},
+	{"execution", "populate", "populate", legacy_populate, false},
+	{"execution", "sync", "sync", sync_names, false},
+	{"execution", "rawdevice", "target", NULL, false},
+	{"execution", "seed", "seed", NULL, false},
+	{"execution", "integritycheck", "verify", verify_names, false},
+	{"results", "tempfilespath", "target", NULL, false},
+	{"results", "logging", "latency-log", NULL, false},
+	{"results", "general_results", "output-dir", NULL, false},
+	{"structural", "cleantemp", "keep", NULL, true},
+};
+
+#define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
+
+static void *field(struct bench_options *o, const struct opt_def *d)
+{
+	return (char *)o + d->offset;
+}
+
+static const char *row_label(const struct opt_def *d, char *buf, size_t len)
+{
+	if (d->name)
+		snprintf(buf, len, "--%s", d->name);
+	else
+		snprintf(buf, len, "-%c", d->short_opt);
+	return buf;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false", "off"};
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(v, yes[i]))
+			return *out = true, 0;
+		if (!strcasecmp(v, no[i]))
+			return *out = false, 0;
+	}
+	return -1;
+}
+
+static int parse_enum(const char *const *choices, const char *v)
+{
+	for (int i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], v))
+			return i;
+	return -1;
+}
+
+static void list_choices(const char *const *choices, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int i = 0; choices[i] && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", choices[i]);
+}
+
+/* The one value parser: command line, INI and defaults all come through here. */
+/* A rate below RATE_MIN, refused (err set): true. */
+static bool rate_too_small(double r, const char *label, const char *sv, struct opt_error *err)
+{
+	if (r <= 0 || r >= RATE_MIN)
+		return false;
+	fail(err, "%s: %s is too small (at least %g; 0 for none)", label, sv, RATE_MIN);
+	return true;
+}
+
+static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct opt_error *err)
+{
+	const struct opt_def *d = &bench_option_table[row];
+	struct bench_options *o = &cli->o;
+	char label[64];
+	const char *why = NULL;
+	row_label(d, label, sizeof label);
+	/* a value is quoted shortened: a long one filled the message and cut off the reason */
+	char shown[72];
+	const char *sv = v ? errmsg_quote(v, shown, sizeof shown) : NULL;
+
+	switch (d->type) {
+	case OT_FLAG: {
+		bool b = true;
+		if (v && parse_bool(v, &b))
+			return fail(err, "%s: '%s' is not a boolean (use 1/0, yes/no, true/false)", label, sv);
+		*(bool *)field(o, d) = b;
+		break;
+	}
+	case OT_SET:
+		*(int *)field(o, d) = d->set_value;
+		break;
+	case OT_UINT: {
+		uint64_t n;
+		int word = d->choices ? parse_enum(d->choices, v) : -1;
+		if (word >= 0) {
+			*(uint64_t *)field(o, d) = (uint64_t)word;
+			break;
+		}
+		if (units_parse_count(v, &n, &why)) {
+			if (!d->choices)
+				return fail(err, "%s: '%s' is not a valid count: %s", label, sv, why);
+			char list[256];
+			list_choices(d->choices, list, sizeof list);
+			return fail(err, "%s: '%s' is neither %s nor a whole number", label, sv, list);
+		}
+		if (n < d->min || (d->max && n > d->max))
+			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu)", label, sv, (unsigned long long)d->min,
+					     (unsigned long long)d->max)
+				      : fail(err, "%s: %s is out of range (at least %llu)", label, sv,
+					     (unsigned long long)d->min);
+		*(uint64_t *)field(o, d) = n;
+		break;
+	}
+	case OT_SIZE: {
+		uint64_t n;
+		if (units_parse_size(v, d->unit, &n, &why))
+			return fail(err, "%s: '%s' is not a valid size: %s", label, sv, why);
+		if (n < d->min || (d->max && n > d->max))
+			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu bytes)", label, sv,
+					     (unsigned long long)d->min, (unsigned long long)d->max)
+				      : fail(err, "%s: %s is out of range (at least %llu byte%s)", label, sv,
+					     (unsigned long long)d->min, d->min == 1 ? "" : "s");
+		*(uint64_t *)field(o, d) = n;
+		break;
+	}
+	case OT_DURATION: {
+		uint64_t ns;
+		if (units_parse_duration(v, d->unit, &ns, &why))
+			return fail(err, "%s: '%s' is not a valid duration: %s", label, sv, why);
+		if (d->max && ns > d->max)
+			return fail(err, "%s: %s is longer than %llu days", label, sv,
+				    (unsigned long long)(d->max / (86400ULL * 1000000000ULL)));
+		*(uint64_t *)field(o, d) = ns;
+		break;
+	}
+	case OT_RATE: {
+		double r;
+		if (units_parse_rate(v, &r, &why))
+			return fail(err, "%s: '%s' is not a valid rate: %s", label, sv, why);
+		if (rate_too_small(r, label, sv, err))
+			return -1;
+		*(double *)field(o, d) = r;
+		break;
+	}
+	case OT_NOMINAL: {
+		double *dst = &o->rate;
+		const char *num = v;
+		if (v[0] == 'r' || v[0] == 'w') {
+			dst = v[0] == 'r' ? &o->read_rate : &o->write_rate;
+			num = v + 1;
+		}
+		if (units_parse_rate(num, dst, &why))
+			return fail(err, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, sv, why);
+		if (rate_too_small(*dst, label, sv, err))
+			return -1;
+		break;
+	}
+	case OT_ENUM: {
+		int i = parse_enum(d->choices, v);
+		if (i < 0) {
+			char list[256];
+			list_choices(d->choices, list, sizeof list);
+			return fail(err, "%s: unknown value '%s' (one of: %s)", label, sv, list);
+		}
+		*(int *)field(o, d) = i;
+		break;
+	}
+	case OT_STRING: {
+		char **s = field(o, d);
+		if (!v || !*v)
+			return fail(err, "%s: empty value", label);
+		free(*s);
+		*s = strdup(v);
+		break;
+	}
+	case OT_ACTION:
+		if (d->set_value == 'h')
+			cli->want_help = true;
+		else
+			cli->want_version = true;
+		break;
+	}
+	cli->given[row] = true;
+	return 0;
+}
+
+void options_defaults(struct bench_cli *cli)
+{
+	memset(cli, 0, sizeof *cli);
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (d->def && d->type != OT_SET && d->type != OT_ACTION) {
+			struct opt_error e;
+			if (apply_value(cli, i, d->def, &e))
+				abort(); /* a broken table default is a programming error, caught by the unit tests */
+		}
+	}
+	memset(cli->given, 0, sizeof cli->given);
+}
+
+void options_free(struct bench_options *o)
+{
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (d->type == OT_STRING) {
+			char **s = field(o, d);
+			free(*s);
+			*s = NULL;
+		}
+	}
+}
+
+static long find_long(const char *name)
+{
+	for (size_t i = 0; i < bench_option_count; i++)
+		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+bool options_given(const bool *given, const char *name)
+{
+	long row = find_long(name);
+	return row >= 0 && given[row];
+}
+
+/* The original DEDISbench key [section] key, or NULL. */
+static const struct legacy_key *find_legacy(const char *section, const char *key)
+{
+	for (size_t i = 0; i < sizeof legacy_keys / sizeof legacy_keys[0]; i++) {
+		const struct legacy_key *l = &legacy_keys[i];
+		if (section && !strcmp(section, l->section) && !strcmp(key, l->key))
+			return l;
+	}
+	return NULL;
+}
+
+/* The table row an INI key sets (an original key through its translation), or -1. */
+static long ini_key_row(const char *section, const char *key)
+{
+	const struct legacy_key *l = find_legacy(section, key);
+	long row = find_long(l ? l->option : key);
+	if (row < 0 || bench_option_table[row].type == OT_ACTION || !strcmp(bench_option_table[row].name, "config"))
+		return -1;
+	return row;
+}
+
+int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
+		      struct opt_error *err)
+{
+	const struct legacy_key *l = find_legacy(section, key);
+	char shown[72], kshown[72]; /* quoted shortened: the reason after them is kept */
+	const char *sv = errmsg_quote(value, shown, sizeof shown), *sk = errmsg_quote(key, kshown, sizeof kshown);
+	if (l) {
+		long row = find_long(l->option);
+		char translated[32];
+		const char *v = value;
+		if (l->codes) {
+			char *end;
+			unsigned long code = strtoul(value, &end, 10);
+			size_t n = 0;
+			while (l->codes[n])
+				n++;
+			if (end == value || *end || code >= n)
+				return fail(err, "[%s] %s: '%s' is not a valid code (0 to %zu)", section, key, sv, n - 1);
+			v = l->codes[code];
+		} else if (l->invert) {
+			bool b;
+			if (parse_bool(value, &b))
+				return fail(err, "[%s] %s: '%s' is not 0 or 1", section, key, sv);
+			snprintf(translated, sizeof translated, "%d", !b);
+			v = translated;
+		}
+		if (apply_value(cli, (size_t)row, v, err) == 0)
+			return 0;
+		char inner[sizeof err->msg];
+		snprintf(inner, sizeof inner, "%s", err->msg);
+		return fail(err, "[%s] %s, read as %s", section, key, inner);
+	}
+	long row = ini_key_row(section, key);
+	if (row < 0)
+		return fail(err, "unknown key '%s'%s%s%s", sk, section && *section ? " in [" : "",
+			    section && *section ? section : "", section && *section ? "]" : "");
+	return apply_value(cli, (size_t)row, value, err);
+}
+
+struct ini_ctx {
+	struct bench_cli *cli;
+	struct opt_error *err;
+	bool failed;
+	bool seen[64]; /* rows this file set: a second line for one is refused, not silently the last */
+};
+
+static int ini_on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *c = user;
+	if (c->failed)
+		return 0;
+	long row = ini_key_row(section, name);
+	/* rate = rRATE / wRATE sets the read / write rate: the same option as read-rate = RATE */
+	if (row >= 0 && bench_option_table[row].type == OT_NOMINAL && (value[0] == 'r' || value[0] == 'w'))
+		row = find_long(value[0] == 'r' ? "read-rate" : "write-rate");
+	if (row >= 0 && c->seen[row]) {
+		const char *opt = bench_option_table[row].name;
+		fail(c->err, "'%s': --%s is set a second time (an earlier line of this file set it; one line per option)",
+		     name, opt);
+		c->failed = true;
+		return 0;
+	}
+	if (row >= 0)
+		c->seen[row] = true;
+	if (options_apply_ini(c->cli, section, name, value, c->err)) {
+		c->failed = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* The longest line libinih reads whole (its INI_MAX_LINE, 200 bytes with the newline and NUL): a
+ * longer one was cut, its rest read as the next line ("line 3: not an INI line" of a 2-line
+ * file). */
+#define INI_LINE_MAX 198
+
+/* text without the spaces and tabs that start its lines, into out (as long as text): libinih
+ * takes an indented line after a key for the continuation of its value, so "[d]\n  procs = 2\n
+ * block-size = 4096" read as procs set twice. No option takes a value of several lines. Returns
+ * the first line longer than INI_LINE_MAX, else 0. */
+static int ini_unindent(const char *text, char *out)
+{
+	int line = 1, too_long = 0;
+	size_t len = 0;
+	bool start = true;
+	for (const char *p = text; *p; p++) {
+		if (start && (*p == ' ' || *p == '\t'))
+			continue;
+		start = *p == '\n';
+		if (start) {
+			line++;
+			len = 0;
+		} else if (++len > INI_LINE_MAX && !too_long) {
+			too_long = line;
+		}
+		*out++ = *p;
+	}
+	*out = 0;
+	return too_long;
+}
+
+/* Does line `line` (from 1) of text start a section header ('[', column 1 once unindented)? */
+static bool ini_line_opens_section(const char *text, int line)
+{
+	for (int n = 1; n < line && text; n++)
+		if ((text = strchr(text, '\n')))
+			text++;
+	return text && *text == '[';
+}
+
+int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err)
+{
+	struct opt_error inner = {.resource = false};
+	struct ini_ctx c = {.cli = cli, .err = &inner};
+	char *flat = malloc(strlen(text) + 1);
+	if (!flat)
+		return fail(err, "config file %s: out of memory", name);
+	int line = ini_unindent(text, flat);
+	if (line) {
+		free(flat);
+		return fail(err, "config file %s:%d: the line is longer than %d characters (give a value that long on the "
+				 "command line)", name, line, INI_LINE_MAX);
+	}
+	line = ini_parse_string(flat, ini_on_key, &c);
+	bool open_section = line > 0 && ini_line_opens_section(flat, line);
+	free(flat);
+	if (line == 0)
+		return 0;
+	/* libinih reports the first bad line, and reads on: "[execution" without its ']' is line 1,
+	 * whatever a key under it got wrong later */
+	if (open_section)
+		return fail(err, "config file %s:%d: a section header without its ']' (expected [section])", name, line);
+	if (c.failed)
+		return fail(err, "config file %s:%d: %s", name, line, inner.msg);
+	return fail(err, "config file %s:%d: not an INI line (expected [section] or key = value)", name, line);
+}
+
+/* A job file is small; reading a bounded amount keeps -f /dev/zero (or a stuck pipe's
+ * endless output) from running forever. */
+#define CONFIG_MAX (1u << 20)
+
+int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		err->resource = errmsg_resource(errno); /* not the file's fault */
+		return fail(err, "config file %s: %s", path, strerror(errno));
+	}
+	char *text = malloc(CONFIG_MAX + 1);
+	if (!text) {
+		fclose(f);
+		err->resource = true;
+		return fail(err, "config file %s: out of memory", path);
+	}
+	size_t n = fread(text, 1, CONFIG_MAX + 1, f);
+	int e = ferror(f) ? errno : 0;
+	fclose(f);
+	int rc;
+	const char *nul = memchr(text, 0, n);
+	if (e)
+		rc = fail(err, "config file %s: %s", path, strerror(e));
+	else if (n > CONFIG_MAX)
+		rc = fail(err, "config file %s is larger than %u KiB: not a job file", path, CONFIG_MAX >> 10);
+	else if (nul)
+		rc = fail(err, "config file %s: a NUL byte at offset %zu: not a text file", path, (size_t)(nul - text));
+	else {
+		text[n] = 0;
+		rc = options_parse_ini_text(cli, text, path, err);
+	}
+	free(text);
+	return rc;
+}
+
+/* getopt_long arrays from the table: long options return 256 + row. */
+void options_build_getopt(struct option *longs, char *shorts)
+{
+	size_t nl = 0, ns = 0;
+	shorts[ns++] = ':';
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (d->name)
+			longs[nl++] = (struct option){d->name, d->arg ? required_argument : no_argument, NULL, 256 + (int)i};
+		if (d->short_opt) {
+			shorts[ns++] = (char)d->short_opt;
+			if (d->arg)
+				shorts[ns++] = ':';
+		}
+	}
+	longs[nl] = (struct option){NULL, 0, NULL, 0};
+	shorts[ns] = 0;
+}
+
+static long row_of_short(int c)
+{
+	for (size_t i = 0; i < bench_option_count; i++)
+		if (bench_option_table[i].short_opt == c)
+			return (long)i;
+	return -1;
+}
+
+static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct opt_error *err)
+{
+	struct option longs[64 + 1];
+	char shorts[3 * 64 + 2];
+	options_build_getopt(longs, shorts);
+	optind = 0; /* glibc: full re-initialisation, so the two passes each see all of argv */
+	opterr = 0;
+	int c;
+	char shown[72]; /* an argument quoted shortened in an error */
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (c == '?') {
+			if (optopt)
+				return fail(err, "unknown option '-%c' (see --help)", optopt);
+			return fail(err, "unknown option '%s' (see --help)", errmsg_quote(argv[optind - 1], shown, sizeof shown));
+		}
+		if (c == ':') {
+			if (optopt && optopt < 256)
+				return fail(err, "option '-%c' needs a value", optopt);
+			return fail(err, "option '%s' needs a value", errmsg_quote(argv[optind - 1], shown, sizeof shown));
+		}
+		long row = c >= 256 ? c - 256 : row_of_short(c);
+		if (row < 0)
+			return fail(err, "unknown option (see --help)");
+		if (apply_value(cli, (size_t)row, optarg, err))
+			return -1;
+	}
+	if (optind < argc)
+		return fail(err, "unexpected argument '%s' (options only; the target is --target PATH)",
+			    errmsg_quote(argv[optind], shown, sizeof shown));
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error *err)
+{
+	/* Pass 1 validates the command line and finds --config; pass 2 lets it override the file. */
+	struct bench_cli first;
+	options_defaults(&first);
+	int rc = parse_argv(argc, argv, &first, err);
+	char *config = first.o.config ? strdup(first.o.config) : NULL;
+	bool actions = first.want_help || first.want_version;
+	options_free(&first.o);
+	options_defaults(cli);
+	if (rc)
+		goto out;
+	if (actions) {
+		rc = parse_argv(argc, argv, cli, err);
+		goto out;
+	}
+	if (config && (rc = options_load_ini(cli, config, err)))
+		goto out;
+	/* The load is one choice made by two kinds of option: peak on the command line replaces the
+	 * file's rates, and a rate there the file's peak (they were refused as excluding each other,
+	 * although the command line wins over the file). */
+	bool cli_peak = options_given(first.given, "peak"),
+	     cli_rate = options_given(first.given, "rate") || options_given(first.given, "read-rate") ||
+			options_given(first.given, "write-rate");
+	if (cli_peak && !cli_rate)
+		cli->o.rate = cli->o.read_rate = cli->o.write_rate = 0;
+	if (cli_rate && !cli_peak)
+		cli->o.peak = false;
+	rc = parse_argv(argc, argv, cli, err);
+out:
+	free(config);
+	return rc;
+}
+
+void options_print_help(FILE *f, const char *prog)
+{
+	fprintf(f, "Usage: %s [OPTION]...\n"
+		   "Benchmark block storage with I/O whose content follows a real duplicate distribution.\n",
+		prog);
+	const char *group = NULL;
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (!group || strcmp(group, d->group)) {
+			group = d->group;
+			fprintf(f, "\n%s:\n", group);
+		}
+		char left[64];
+		int n = 0;
+		if (d->short_opt && d->name)
+			n = snprintf(left, sizeof left, "  -%c, --%s", d->short_opt, d->name);
+		else if (d->name)
+			n = snprintf(left, sizeof left, "      --%s", d->name);
+		else
+			n = snprintf(left, sizeof left, "  -%c", d->short_opt);
+		if (d->arg && n < (int)sizeof left)
+			snprintf(left + n, sizeof left - n, " %s", d->arg);
+		fprintf(f, "%-28s %s", left, d->help);
+		if (d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default"))
+			fprintf(f, " [%s]", d->def);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nSizes take B, KiB, MiB, GiB, TiB; durations s, m, h. Exit status: 0 success,\n"
+		   "1 a failure during the run (I/O error, worker lost), 2 bad input (nothing written).\n");
+}
+
+void options_print_man(FILE *f)
+{
+	const char *group = NULL;
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		if (!group || strcmp(group, d->group)) {
+			group = d->group;
+			fprintf(f, ".SS %s\n", group);
+		}
+		bool shows_default = d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default");
+		char tail[96] = "";
+		if (d->name && d->type != OT_ACTION && strcmp(d->name, "config"))
+			snprintf(tail, sizeof tail, ". Config key: \\fB%s\\fR", d->name);
+		optdoc_man_item(f, d->short_opt, d->name, d->arg, d->help, shows_default ? d->def : NULL, tail);
+	}
+}
+
+json_t *options_to_json(const struct bench_options *o)
+{
+	json_t *j = json_object();
+	for (size_t i = 0; i < bench_option_count; i++) {
+		const struct opt_def *d = &bench_option_table[i];
+		const void *p = (const char *)o + d->offset;
+		json_t *v = NULL;
+		if (!d->name)
+			continue;
+		switch (d->type) {
+		case OT_FLAG: v = json_boolean(*(const bool *)p); break;
+		case OT_UINT:
+			if (d->choices && *(const uint64_t *)p < d->min) {
+				v = json_string(d->choices[*(const uint64_t *)p]);
+				break;
+			}
+			/* fall through */
+		case OT_SIZE: v = json_integer((json_int_t) * (const uint64_t *)p); break;
+		case OT_DURATION: v = json_real((double)*(const uint64_t *)p / 1e9); break;
+		case OT_RATE:
+		case OT_NOMINAL: v = json_real(*(const double *)p); break;
+		case OT_ENUM: v = json_string(d->choices[*(const int *)p]); break;
+		case OT_STRING: v = *(char *const *)p ? json_string(*(char *const *)p) : json_null(); break;
+		case OT_SET:
+		case OT_ACTION: continue;
+		}
+		json_object_set_new(j, d->name, v);
+	}
+	return j;
+}

@@ -1,0 +1,157 @@
+/* benchopts.h - dedisbench's single option table: every option is one row, and getopt_long, the
+ * INI config file, --help, the man page's OPTIONS section and the JSON `config` derive from it. */
+#ifndef DEDIS_BENCH_OPTIONS_H
+#define DEDIS_BENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+enum bench_mode { MODE_WRITE, MODE_READ, MODE_MIXED };
+enum access_kind { ACCESS_SEQ, ACCESS_UNIFORM, ACCESS_NURAND };
+enum sync_mode { SYNC_NONE, SYNC_DIRECT, SYNC_FSYNC, SYNC_DIRECT_FSYNC, SYNC_DSYNC };
+enum populate_mode { POPULATE_DEFAULT, POPULATE_NONE, POPULATE_CONTENT, POPULATE_ZERO };
+enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO, IOENGINE_IO_URING };
+enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
+enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
+enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
+enum rank_content { RANK_CONTENT_GLOBAL, RANK_CONTENT_REPLICA };
+enum workload_kind { WORKLOAD_DIST, WORKLOAD_BACKUP };
+#define COMPRESS_DIST 0 /* --compress dist: each content's compressibility from the distribution */
+
+/* The raw values of every option, as the table fills them. */
+struct bench_options {
+	char *target;
+	uint64_t procs;
+	uint64_t file_size;   /* bytes */
+	uint64_t block_size;  /* bytes */
+	int access;           /* enum access_kind */
+	uint64_t nurand_a;    /* 0: N/10 */
+	int mode;             /* enum bench_mode */
+	uint64_t read_pct;
+	bool peak;            /* -p: closed loop (the default when no rate is given) */
+	double rate;          /* ops/s, 0 = peak */
+	double read_rate;
+	double write_rate;
+	uint64_t time_ns;     /* 0 = no time bound */
+	uint64_t size;        /* bytes, 0 = no size bound */
+	int sync;             /* enum sync_mode */
+	int ioengine;         /* enum ioengine_kind */
+	uint64_t iodepth;
+	bool sqpoll;          /* io_uring: a kernel thread polls the submission queue */
+	bool hipri;           /* io_uring: polled completions */
+	char *dist;
+	int populate;         /* enum populate_mode */
+	int content;          /* enum content_model */
+	uint64_t compress;    /* COMPRESS_DIST, or R: blocks compress about R:1 */
+	int layout;           /* enum layout_kind */
+	int verify;           /* enum verify_mode */
+	char *ledger;         /* file keeping the content ledger across runs */
+	uint64_t seed;
+	char *config;
+	bool keep;
+	bool force;
+	bool hints;           /* engine targets: NODEDUP on fresh unique content */
+	char *json;
+	char *output_dir;
+	char *dist_report;
+	char *access_report;
+	bool latency_log;
+	bool plot;
+	bool quiet;
+	int rank_content;     /* enum rank_content (dedisbench-mpi) */
+	uint64_t peer_timeout_ns; /* dedisbench-mpi: a rank silent this long is lost */
+	char *space_cmd;      /* issue 14: the target's used bytes from a command (space.h) */
+	char *trace;          /* issue 14: replay this block trace (dedisbench replay TRACE) */
+	double speed;         /* replay: recorded gaps / speed; 0 = as fast as possible */
+	int workload;         /* issue 14: enum workload_kind */
+	uint64_t generations; /* backup: generations per stream */
+	char *backup_rates;   /* backup: "ADD:DEL:MOVE" percent of segments per generation */
+};
+
+enum opt_type {
+	OT_FLAG,     /* no argument; sets a bool */
+	OT_SET,      /* no argument; stores `set_value` into an enum field (-w, -r, -m, -p) */
+	OT_UINT,     /* integer, decimal with optional k/M/G; `choices` may name values 0, 1, ... */
+	OT_SIZE,     /* bytes; bare number times `unit` */
+	OT_DURATION, /* ns; bare number times `unit` */
+	OT_RATE,     /* ops/s (double) */
+	OT_ENUM,     /* one of `choices` (stored as its index) */
+	OT_STRING,
+	OT_NOMINAL,  /* -n: RATE, or the original rR / wW forms (read / write rate) */
+	OT_ACTION,   /* --help, --version: handled by main */
+};
+
+struct opt_def {
+	const char *name;   /* long option; also the INI key; NULL for short-only aliases */
+	int short_opt;      /* 0 for none */
+	const char *arg;    /* metavariable in --help, NULL without argument */
+	enum opt_type type;
+	size_t offset;      /* into struct bench_options */
+	const char *def;    /* default, as text fed through the same parser; NULL = zero */
+	const char *const *choices; /* OT_ENUM, NULL-terminated; OT_UINT: words for 0, 1, ... */
+	uint64_t unit;      /* OT_SIZE / OT_DURATION: bare-number multiplier */
+	uint64_t min, max;  /* OT_UINT / OT_SIZE range (max 0 = none) */
+	int set_value;      /* OT_SET */
+	const char *group;  /* --help section */
+	const char *help;
+};
+
+extern const struct opt_def bench_option_table[];
+extern const size_t bench_option_count;
+struct option;
+/* getopt_long's arrays built from the table (long options return 256 + row): longs holds at
+ * least 64 + 1 entries, shorts 3 * 64 + 2 characters. */
+void options_build_getopt(struct option *longs, char *shorts);
+
+/* Parse state: the options and which rows were given explicitly (by INI or command line). */
+struct bench_cli {
+	struct bench_options o;
+	bool given[64];
+	bool want_help, want_version;
+};
+
+/* Error text: "what: why" (the caller prefixes the program name). */
+struct opt_error {
+	char msg[512];
+	/* set when memory or descriptors ran out (ENOMEM, EMFILE, ENFILE): the machine failed, not
+	 * the input, and the exit status is a run's failure (1), not bad input's (2) */
+	bool resource;
+};
+
+/* Fill defaults, then the config file (-f/--config, if any), then the command line (which
+ * wins). Returns 0, or -1 with err set. Allocates strings: options_free(). */
+int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error *err);
+/* Apply one "key = value" from an INI file (section may be NULL); the same path the config
+ * reader uses. Exposed so tests can prove CLI == INI. */
+int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
+		      struct opt_error *err);
+int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err);
+/* The same on a file's text (NUL-terminated); `name` stands for the file in messages. */
+int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err);
+/* Was the option with this long name given (command line or INI)? */
+bool options_given(const bool *given, const char *name);
+void options_defaults(struct bench_cli *cli);
+void options_free(struct bench_options *o);
+
+void options_print_help(FILE *f, const char *prog);
+/* The OPTIONS section of the man page (roff), generated from the table. */
+void options_print_man(FILE *f);
+/* Every option's effective value, keyed by long name. */
+json_t *options_to_json(const struct bench_options *o);
+
+extern const char *const access_names[];
+extern const char *const mode_names[];
+extern const char *const sync_names[];
+extern const char *const populate_names[];
+extern const char *const ioengine_names[];
+extern const char *const content_names[];
+extern const char *const verify_names[];
+extern const char *const compress_names[];
+extern const char *const layout_names[];
+extern const char *const rank_content_names[];
+extern const char *const workload_names[];
+
+#endif

@@ -1,0 +1,198 @@
+/* replay.c - replay a block trace onto a target through an I/O engine (sync, or the embedded
+ * engine): one request at a time, in trace order, content by MD5, paced by the timestamps. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "lib/content.h"
+#include "lib/errmsg.h"
+#include "bench/workload/rate.h"
+#include "bench/workload/replay.h"
+#include "lib/report.h"
+#include "bench/report/results.h"
+#include "bench/worker.h"
+
+bool replay_option_applies(const char *name)
+{
+	static const char *const ok[] = {"target", "block-size", "seed", "trace", "speed", "sync", "keep", "force",
+					 "json", "quiet", "config", NULL};
+	for (int i = 0; ok[i]; i++)
+		if (!strcmp(ok[i], name))
+			return true;
+	return false;
+}
+
+/* When a request recorded `since` ns after the first is due at `speed`: t0 plus the scaled span,
+ * saturated (a span of 2^64 - 1 ns at --speed 1 is due in 584 years: a cast out of range wrapped
+ * it to now, and the trace finished at once). */
+static uint64_t due_at(uint64_t t0, uint64_t since, double speed)
+{
+	double d = (double)since / speed;
+	if (!(d < 0x1p64))
+		return UINT64_MAX;
+	uint64_t span = (uint64_t)d;
+	return span > UINT64_MAX - t0 ? UINT64_MAX : t0 + span;
+}
+
+int replay_run(const struct replay_job *j, struct replay_result *r, char *err, size_t errlen)
+{
+	const struct trace *t = j->trace;
+	memset(r, 0, sizeof *r);
+	for (int d = 0; d < 2; d++)
+		hist_init(&r->lat[d]);
+	hist_init(&r->all);
+	if (trace_live(t, &r->live_blocks, &r->live_distinct))
+		return errmsg_set(err, errlen, -1, "out of memory counting the trace's live blocks");
+	r->trace_seconds = (double)(t->req[t->n - 1].ts_ns - t->req[0].ts_ns) / 1e9;
+	struct content_gen gen;
+	if (content_init(&gen, j->seed, TRACE_BLOCK, 1))
+		return errmsg_set(err, errlen, -1, "cannot set up the content generator");
+	size_t buflen = (size_t)t->max_blocks * TRACE_BLOCK;
+	void *buf = aligned_alloc(4096, buflen);
+	if (!buf)
+		return errmsg_set(err, errlen, -1, "out of memory for a %zu-byte request", buflen);
+	char path[PATH_MAX];
+	uint64_t base;
+	target_worker_path(j->target, 0, path, sizeof path, &base);
+	struct io_ctx io = {.path = path, .open_flags = j->open_flags | target_open_flags(j->target),
+			    .fsync_each = j->fsync_each, .depth = 1, .fd = -1};
+	int orc = j->engine->open(&io);
+	if (orc) {
+		free(buf);
+		return errmsg_set(err, errlen, -1, "cannot open %s: %s", path, strerror(-orc));
+	}
+	if (io.fd >= 0 && target_check_opened(j->target, 0, io.fd)) {
+		j->engine->close(&io);
+		free(buf);
+		return errmsg_set(err, errlen, -1, "target %s changed after it was checked; refusing to write it", path);
+	}
+	/* Paced, latency counts from each request's due time: the timer's lateness in waking must not
+	 * count too (the default 50 us slack and a plain sleep added 75 us to every request). */
+	struct pacer pacer;
+	pacer_init(&pacer);
+	int slack = j->speed > 0 ? prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL) : -1;
+	if (slack > 0)
+		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	uint64_t t0 = now_ns(), last = t0, ts0 = t->req[0].ts_ns;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_req *q = &t->req[i];
+		uint64_t due = t0;
+		if (j->speed > 0) {
+			due = due_at(t0, q->ts_ns - ts0, j->speed);
+			while (!*j->stop && !pacer_sleep_until(&pacer, due))
+				; /* a signal: stop if it asked to, else sleep on */
+		}
+		if (*j->stop) {
+			r->interrupted = true;
+			break;
+		}
+		uint64_t start = now_ns();
+		if (j->speed <= 0)
+			due = start; /* as fast as possible: latency from the issue */
+		if (q->write)
+			for (uint32_t k = 0; k < q->nblocks; k++) {
+				uint64_t id = t->ids[q->first_id + k];
+				char *p = (char *)buf + (size_t)k * TRACE_BLOCK;
+				if (id == TRACE_ZERO_ID)
+					memset(p, 0, TRACE_BLOCK);
+				else
+					content_fill(&gen, id, p);
+			}
+		struct io_unit u = {.dir = q->write ? IO_WRITE : IO_READ, .offset = base + q->block * TRACE_BLOCK,
+				    .len = q->nblocks * TRACE_BLOCK, .buf = buf, .block = q->block,
+				    .content_id = q->write ? t->ids[q->first_id] : 0, .due_ns = due};
+		int qrc = j->engine->queue(&io, &u);
+		if (qrc < 0 || u.error) {
+			r->failed = true;
+			snprintf(r->failure, sizeof r->failure, "%s of %u bytes at offset %llu of %.300s (trace request %zu): %s",
+				 q->write ? "write" : "read", u.len, (unsigned long long)u.offset, path, i + 1,
+				 strerror(qrc < 0 ? -qrc : u.error));
+			break;
+		}
+		last = now_ns();
+		int d = u.dir;
+		hist_record(&r->lat[d], last - due);
+		hist_record(&r->all, last - due);
+		r->ops[d]++;
+		r->bytes[d] += u.len;
+		r->done++;
+	}
+	if (!r->failed && io.fd >= 0 && fsync(io.fd) && errno != EINVAL) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "fsync of %.300s: %s", path, strerror(errno));
+	}
+	int crc = j->engine->close(&io); /* the engine's volume is flushed here */
+	if (crc && !r->failed) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "closing %.300s: %s", path, strerror(-crc));
+	}
+	r->seconds = (double)(last - t0) / 1e9;
+	if (slack > 0)
+		(void)prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
+	free(buf);
+	return 0;
+}
+
+static double per_s(uint64_t n, double s) { return s > 0 ? (double)n / s : 0; }
+
+static void print_dir(FILE *f, const char *label, uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
+{
+	fprintf(f, "  %-8s %12llu ops %10.1f IOPS %9.2f MiB/s  lat us: mean %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
+		label, (unsigned long long)ops, per_s(ops, s), per_s(bytes, s) / 1048576.0, hist_mean(h) / 1e3,
+		(double)hist_percentile(h, 50) / 1e3, (double)hist_percentile(h, 90) / 1e3,
+		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3, (double)h->max / 1e3);
+}
+
+void replay_print(FILE *f, const struct replay_job *j, const struct bench_options *o, const struct replay_result *r)
+{
+	const struct trace *t = j->trace;
+	char speed[64];
+	if (j->speed > 0)
+		snprintf(speed, sizeof speed, "recorded timing x%g", j->speed);
+	else
+		snprintf(speed, sizeof speed, "as fast as possible");
+	fprintf(f, "dedisbench replay: %s, %zu requests (%llu reads, %llu writes), %llu distinct MD5s, %.3f s recorded; "
+		   "onto %s, %s, seed %llu\n",
+		j->trace_path, t->n, (unsigned long long)t->reads, (unsigned long long)t->writes,
+		(unsigned long long)t->distinct, r->trace_seconds, o->target, speed, (unsigned long long)j->seed);
+	if (r->interrupted)
+		fprintf(f, "interrupted: results cover the %llu requests that ran\n", (unsigned long long)r->done);
+	if (r->failed)
+		fprintf(f, "FAILED: %s\n", r->failure);
+	fprintf(f, "elapsed %.3f s\n", r->seconds);
+	if (r->ops[IO_READ])
+		print_dir(f, "reads", r->ops[IO_READ], r->bytes[IO_READ], &r->lat[IO_READ], r->seconds);
+	if (r->ops[IO_WRITE])
+		print_dir(f, "writes", r->ops[IO_WRITE], r->bytes[IO_WRITE], &r->lat[IO_WRITE], r->seconds);
+	print_dir(f, "total", r->done, r->bytes[0] + r->bytes[1], &r->all, r->seconds);
+	fprintf(f, "live: %llu blocks written, %llu distinct contents (dedup ratio %.3f), as the trace leaves them\n",
+		(unsigned long long)r->live_blocks, (unsigned long long)r->live_distinct,
+		r->live_distinct ? (double)r->live_blocks / (double)r->live_distinct : 0);
+}
+
+static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
+{
+	return json_pack("{s:I, s:I, s:f, s:f, s:f, s:o}", "ops", (json_int_t)ops, "bytes", (json_int_t)bytes, "seconds", s,
+			 "iops", per_s(ops, s), "mib_per_s", per_s(bytes, s) / 1048576.0, "latency_us", report_latency(h));
+}
+
+json_t *replay_json(const struct replay_job *j, const struct bench_options *o, const struct replay_result *r)
+{
+	const struct trace *t = j->trace;
+	json_t *doc = results_json_header(o, "replay", j->engine->name, r->failed, r->interrupted, r->failure);
+	json_object_set_new(doc, "trace",
+			    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I}", "path", j->trace_path, "requests",
+				      (json_int_t)t->n, "reads", (json_int_t)t->reads, "writes", (json_int_t)t->writes,
+				      "read_blocks", (json_int_t)t->read_blocks, "write_blocks", (json_int_t)t->write_blocks,
+				      "distinct_md5", (json_int_t)t->distinct, "seconds", r->trace_seconds, "live_blocks",
+				      (json_int_t)r->live_blocks, "live_distinct", (json_int_t)r->live_distinct));
+	json_object_set_new(doc, "replay",
+			    json_pack("{s:f, s:I, s:b}", "speed", j->speed, "requests_done", (json_int_t)r->done,
+				      "as_fast_as_possible", j->speed <= 0));
+	json_object_set_new(doc, "totals", dir_json(r->done, r->bytes[0] + r->bytes[1], &r->all, r->seconds));
+	json_object_set_new(doc, "reads", dir_json(r->ops[IO_READ], r->bytes[IO_READ], &r->lat[IO_READ], r->seconds));
+	json_object_set_new(doc, "writes", dir_json(r->ops[IO_WRITE], r->bytes[IO_WRITE], &r->lat[IO_WRITE], r->seconds));
+	return doc;
+}
