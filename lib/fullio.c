@@ -1,4 +1,4 @@
-/* fullio.c - whole-buffer read(2) and write(2), retried past short transfers and EINTR (see
+/* fullio.c - whole-buffer read(2), write(2), pread(2) and pwrite(2), retried past short transfers and EINTR (see
  * fullio.h). */
 #include <errno.h>
 #include <unistd.h>
@@ -38,4 +38,32 @@ int fullio_read(int fd, void *p, size_t n)
 		n -= (size_t)r;
 	}
 	return 0;
+}
+
+static int positional(int fd, char *p, size_t n, uint64_t off, int eof_errno, int writing)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = writing ? pwrite(fd, p + done, n - done, (off_t)(off + done))
+				    : pread(fd, p + done, n - done, (off_t)(off + done));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -eof_errno;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+int fullio_pwrite(int fd, const void *p, size_t n, uint64_t off, int eof_errno)
+{
+	return positional(fd, (char *)p, n, off, eof_errno, 1);
+}
+
+int fullio_pread(int fd, void *p, size_t n, uint64_t off, int eof_errno)
+{
+	return positional(fd, p, n, off, eof_errno, 0);
 }
