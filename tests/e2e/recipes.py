@@ -2,7 +2,7 @@
 # recipes.py - runs the documentation's recipes: every shell block of README.md, of the man pages'
 # EXAMPLES and every file of examples/, scaled down to temporary paths, small sizes and short times.
 #
-# The convention (documented in doc/design.md, "Runnable documentation"):
+# The convention (documented in doc/notes/testing.md, "Runnable documentation"):
 #  - a recipe is a ```sh or ```bash block of a Markdown file, or a .nf/.fi block of a man page's
 #    EXAMPLES section whose first word is a tool or mpirun (not a file listing);
 #  - markers, on the lines right above the block (Markdown: <!-- KEY: VALUE -->, roff: .\" KEY: VALUE):
