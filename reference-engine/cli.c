@@ -6,6 +6,7 @@
 #include <string.h>
 #include "lib/errmsg.h"
 #include "reference-engine/cli.h"
+#include "reference-engine/fpindex.h"
 #include "lib/optdoc.h"
 #include "lib/units.h"
 
@@ -66,8 +67,9 @@ static int set_value(struct engine_cli *c, const struct engine_opt *o, const cha
 		if (c->commit_every > UINT32_MAX) /* the engine counts to it in 32 bits */
 			return fail(err, errlen, "--%s: '%s' is too large (at most %u)", n, sv, UINT32_MAX);
 	} else if (!strcmp(n, "index")) {
-		if (strcmp(v, "mem") && strcmp(v, "bdb") && strcmp(v, "bloom"))
-			return fail(err, errlen, "--index: unknown value '%s' (mem, bdb, bloom)", sv);
+		char names[128];
+		if (!index_find(v))
+			return fail(err, errlen, "--index: unknown value '%s' (%s)", sv, fpindex_names(names, sizeof names, ", ", 0));
 		c->index = v;
 	} else if (!strcmp(n, "compress")) {
 		if (strcmp(v, "none") && strcmp(v, "lz4"))

@@ -19,15 +19,6 @@
 #include "lib/units.h"
 #include "reference-engine/engine-int.h"
 
-const struct index_ops *index_find(const char *name)
-{
-	static const struct index_ops *const all[] = {&index_mem_ops, &index_bdb_ops, &index_bloom_ops};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (name && !strcmp(all[i]->name, name))
-			return all[i];
-	return NULL;
-}
-
 #define fail(err, len, rc, ...) errmsg_set(err, len, rc, __VA_ARGS__)
 /* Collections one write may run before it says ENOSPC although each left room: other writers
  * took that room first every time (a store that churns this fast is full in practice). */
@@ -122,13 +113,15 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 {
 	uint32_t bs = p->block_size ? p->block_size : 4096;
 	const char *hash = p->hash ? p->hash : "sha1";
-	const char *iname = p->index ? p->index : "mem";
+	const char *iname = p->index ? p->index : fpindex_registry[0]->name;
 	const char *comp = p->compress ? p->compress : "none";
 	const struct index_ops *iops = index_find(iname);
 	if (bs < ENGINE_MIN_BLOCK || bs > ENGINE_MAX_BLOCK || (bs & (bs - 1)))
 		return fail(err, errlen, -EINVAL, "block size %u is not a power of two from 512 B to 64 KiB", bs);
-	if (!iops)
-		return fail(err, errlen, -EINVAL, "unknown index '%s' (mem, bdb, bloom)", iname);
+	if (!iops) {
+		char names[128];
+		return fail(err, errlen, -EINVAL, "unknown index '%s' (%s)", iname, fpindex_names(names, sizeof names, ", ", 0));
+	}
 	if (strcmp(comp, "none") && strcmp(comp, "lz4"))
 		return fail(err, errlen, -EINVAL, "unknown compression '%s' (none, lz4)", comp);
 	struct fp_ctx *fp = fp_new(hash);
@@ -605,6 +598,19 @@ static const char *open_failure(const struct engine *e, int rc)
 						  : strerror(-rc);
 }
 
+/* Why a volume on read-only storage cannot be opened as asked, or NULL when it can. */
+static const char *read_only_refusal(const struct engine *e, const struct engine_open_params *p, char *buf, size_t len)
+{
+	if (!p->read_only)
+		return "this command writes to the volume (stat and export read a clean one there)";
+	if (e->iops->flags & FPINDEX_OPENS_READ_ONLY)
+		return NULL;
+	char names[64];
+	snprintf(buf, len, "only a volume with the %s index opens there without writing",
+		 fpindex_names(names, sizeof names, " or ", FPINDEX_OPENS_READ_ONLY));
+	return buf;
+}
+
 int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen)
 {
 	struct engine *e = calloc(1, sizeof *e);
@@ -639,10 +645,8 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	 * anything that writes cannot run there. */
 	struct statvfs vfs;
 	e->read_only = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
-	const char *ro_why = !e->read_only ? NULL
-			     : !p->read_only ? "this command writes to the volume (stat and export read a clean one there)"
-			     : strcmp(e->sb.index, "mem") ? "only a volume with the mem index opens there without writing"
-							  : NULL;
+	char ro_buf[160];
+	const char *ro_why = e->read_only ? read_only_refusal(e, p, ro_buf, sizeof ro_buf) : NULL;
 	if (ro_why) {
 		destroy(e);
 		return fail(err, errlen, -EROFS, "%s is on read-only storage: %s", dir, ro_why);

@@ -59,8 +59,14 @@ struct index; /* the backend's own state */
  * by the engine. iterate, flush and repair run with the volume quiesced (no other call in
  * flight); stats may run any time and need only be approximately current. An "address" is the
  * engine's opaque 64-bit word for a stored content (never 0 or all ones). */
+/* What the engine may count on an index to do (index_ops.flags); it reads these, never a name. */
+#define FPINDEX_OPENS_READ_ONLY 1u /* opens on read-only storage without writing (its files mapped
+                                     * private): a clean volume with it can be stat'ed and exported there */
+
 struct index_ops {
-	const char *name;
+	const char *name;   /* as --index and the superblock spell it */
+	const char *about;  /* what --help says after the name ("Berkeley DB"), or NULL */
+	unsigned flags;     /* FPINDEX_* */
 	/* Create the backend's files in p->dir (format time). 0 or -errno. */
 	int (*create)(const struct index_params *p);
 	/* The room those files take when created (their whole room: they are mapped shared), so
@@ -96,11 +102,17 @@ struct index_ops {
 	int (*destroy)(const struct index_params *p);
 };
 
+/* The bundled backends (the unit tests drive them directly; everyone else goes by the registry). */
 extern const struct index_ops index_mem_ops;
 extern const struct index_ops index_bdb_ops;
 extern const struct index_ops index_bloom_ops;
 
-/* By name: "mem", "bdb", "bloom"; NULL if unknown. */
+/* index-registry.c: every index, NULL-terminated, the default (mem) first. */
+extern const struct index_ops *const fpindex_registry[];
+/* By name; NULL if unknown (or name is NULL). */
 const struct index_ops *index_find(const char *name);
+/* The names of the indexes with all of flags (0: every one) joined by sep ("mem, bdb, bloom"
+ * with ", "), cut to fit len; returns buf. */
+const char *fpindex_names(char *buf, size_t len, const char *sep, unsigned flags);
 
 #endif

@@ -771,6 +771,7 @@ static void bdb_close(struct index *ix)
 
 const struct index_ops index_bdb_ops = {
 	.name = "bdb",
+	.about = "Berkeley DB",
 	.create = bdb_create,
 	.open = bdb_open,
 	.lookup = bdb_lookup,

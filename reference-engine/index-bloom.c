@@ -280,6 +280,7 @@ static void bloom_close(struct index *ix)
 
 const struct index_ops index_bloom_ops = {
 	.name = "bloom",
+	.about = "Bloom filter + bdb",
 	.create = bloom_create,
 	.created_bytes = bloom_created_bytes,
 	.open = bloom_open,

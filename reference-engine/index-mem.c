@@ -304,6 +304,7 @@ static void mem_close(struct index *ix)
 
 const struct index_ops index_mem_ops = {
 	.name = "mem",
+	.flags = FPINDEX_OPENS_READ_ONLY,
 	.create = mem_create,
 	.created_bytes = mem_created_bytes,
 	.open = mem_open,
