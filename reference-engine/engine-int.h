@@ -49,19 +49,30 @@ struct engine {
 
 static inline void count(struct engine *e, enum vol_counter c, int64_t d) { e->me->c[c] += d; }
 
-/* slots.c: process slots, the world lock and quiescing. */
+/* The engine's modules call downwards only: engine.c and fsck.c -> quiesce.c -> recovery.c ->
+ * slots.c, fetch.c (and the storage modules below them). */
+
+/* fetch.c: a stored content by its address (whole or packed) into buf. 0 or -errno. */
+int engine_read_addr(struct engine *e, uint64_t addr, void *buf);
+
+/* slots.c: process slots. */
 int slot_claim(struct engine *e);             /* with the world lock */
 void slot_release(struct engine *e);          /* with the world lock */
+bool slot_is_bin(const struct engine *e, uint64_t pbn);
+int64_t vol_counter(const struct engine *e, enum vol_counter c);
+/* How many slots from 0 a walk of them must visit (slots_used, bounded by VOL_SLOTS). */
+unsigned slots_in_use(const struct vol_state *st);
+bool slot_pid_alive(int32_t pid);
+/* The slot's owner still runs (its pid alive and, where recorded, started when the owner was). */
+bool slot_owner_alive(const struct vol_slot *s);
+
+/* quiesce.c: the world lock and quiescing. */
 int op_enter(struct engine *e);
 void op_exit(struct engine *e);
 /* The world lock, with every operation of every process drained; a dead holder's or a dead
  * operation's leftovers are repaired first. */
 int world_enter(struct engine *e);
 void world_leave(struct engine *e);
-bool slot_is_bin(const struct engine *e, uint64_t pbn);
-int64_t vol_counter(const struct engine *e, enum vol_counter c);
-/* How many slots from 0 a walk of them must visit (slots_used, bounded by VOL_SLOTS). */
-unsigned slots_in_use(const struct vol_state *st);
 
 /* recovery.c */
 /* Reference words, gauges and the index's shared state from the working map and the index (a
@@ -72,8 +83,5 @@ int recovery_from_durable(struct engine *e);
 /* GC with the world entered: adds what it reclaimed to *reclaimed and says how many PBNs are
  * free once it is done (with the world entered, nobody can take them meanwhile). */
 int recovery_gc(struct engine *e, uint64_t *reclaimed, uint64_t *free_pbns);
-
-/* engine.c helpers used by the other modules */
-int engine_read_addr(struct engine *e, uint64_t addr, void *buf);
 
 #endif

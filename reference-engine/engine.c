@@ -836,16 +836,6 @@ static void publish(struct engine *e, uint64_t addr, uint32_t bits)
 		space_clear(&e->space, idx, REF_RESERVED);
 }
 
-int engine_read_addr(struct engine *e, uint64_t addr, void *buf)
-{
-	if (!space_valid(&e->space, addr))
-		return -EIO;
-	if (!addr_packed(addr))
-		return store_read(&e->store, addr_pbn(addr), buf);
-	int rc = store_read(&e->store, addr_pbn(addr), e->scratch2);
-	return rc ? rc : packer_extract(e->sb.block_size, e->scratch2, addr_slot(addr), addr_len(addr), buf);
-}
-
 /* The write path with the fingerprint's stripe held from the lookup to the insert, so one
  * content is stored once however many writers race on it. */
 static int write_dedup(struct engine *e, uint64_t lbn, const void *buf, const uint8_t *fp)
