@@ -337,12 +337,12 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 {
 	struct engine_open_params op = {0};
 	struct engine *e;
-	char err[512];
+	struct dd_err err;
 	r->have_engine = true;
 	r->expected_mapped = mapped;
 	r->expected_distinct = distinct;
-	if (engine_open(target_engine_dir(&c->target), &op, &e, err, sizeof err)) {
-		snprintf(r->mismatch[0], sizeof r->mismatch[0], "cannot open the volume to validate it: %.250s", err);
+	if (engine_open(target_engine_dir(&c->target), &op, &e, &err)) {
+		snprintf(r->mismatch[0], sizeof r->mismatch[0], "cannot open the volume to validate it: %.250s", err.msg);
 		r->nmismatch = 1;
 		r->engine_match = false;
 		return;

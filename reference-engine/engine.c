@@ -19,7 +19,6 @@
 #include "lib/units.h"
 #include "reference-engine/engine-int.h"
 
-#define fail(err, len, rc, ...) errmsg_set(err, len, rc, __VA_ARGS__)
 /* Collections one write may run before it says ENOSPC although each left room: other writers
  * took that room first every time (a store that churns this fast is full in practice). */
 #define MAX_COLLECTIONS 64
@@ -109,26 +108,47 @@ static bool dir_empty_or_cleared(const char *dir)
 	return dir_empty(dir);
 }
 
-int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen)
+/* What a format makes, settled from its parameters before anything is touched. */
+struct format_plan {
+	uint32_t bs;
+	const char *hash, *iname, *comp;
+	const struct index_ops *iops;
+	unsigned digest_len;
+	uint64_t logical, data;  /* blocks */
+	uint64_t maps;           /* bytes of the working map and the references an open holds */
+	enum store_room room;
+	bool made;               /* format created the directory (and removes it when it fails) */
+};
+
+/* The block size, index, compression and hash by name. */
+static int format_names(const struct engine_format_params *p, struct format_plan *pl, struct dd_err *err)
 {
-	uint32_t bs = p->block_size ? p->block_size : 4096;
-	const char *hash = p->hash ? p->hash : "sha1";
-	const char *iname = p->index ? p->index : fpindex_registry[0]->name;
-	const char *comp = p->compress ? p->compress : "none";
-	const struct index_ops *iops = index_find(iname);
+	pl->bs = p->block_size ? p->block_size : 4096;
+	pl->hash = p->hash ? p->hash : "sha1";
+	pl->iname = p->index ? p->index : fpindex_registry[0]->name;
+	pl->comp = p->compress ? p->compress : "none";
+	pl->iops = index_find(pl->iname);
+	uint32_t bs = pl->bs;
 	if (bs < ENGINE_MIN_BLOCK || bs > ENGINE_MAX_BLOCK || (bs & (bs - 1)))
-		return fail(err, errlen, -EINVAL, "block size %u is not a power of two from 512 B to 64 KiB", bs);
-	if (!iops) {
+		return err_fail(err, -EINVAL, "block size %u is not a power of two from 512 B to 64 KiB", bs);
+	if (!pl->iops) {
 		char names[128];
-		return fail(err, errlen, -EINVAL, "unknown index '%s' (%s)", iname, fpindex_names(names, sizeof names, ", ", 0));
+		return err_fail(err, -EINVAL, "unknown index '%s' (%s)", pl->iname, fpindex_names(names, sizeof names, ", ", 0));
 	}
-	if (strcmp(comp, "none") && strcmp(comp, "lz4"))
-		return fail(err, errlen, -EINVAL, "unknown compression '%s' (none, lz4)", comp);
-	struct fp_ctx *fp = fp_new(hash);
+	if (strcmp(pl->comp, "none") && strcmp(pl->comp, "lz4"))
+		return err_fail(err, -EINVAL, "unknown compression '%s' (none, lz4)", pl->comp);
+	struct fp_ctx *fp = fp_new(pl->hash);
 	if (!fp)
-		return fail(err, errlen, -EINVAL, "unknown hash '%s' (sha1, sha256)", hash);
-	unsigned digest_len = (unsigned)fp_len(fp);
+		return err_fail(err, -EINVAL, "unknown hash '%s' (sha1, sha256)", pl->hash);
+	pl->digest_len = (unsigned)fp_len(fp);
 	fp_free(fp);
+	return 0;
+}
+
+/* The sizes in blocks, the journal and the preallocation. */
+static int format_sizes(const struct engine_format_params *p, struct format_plan *pl, struct dd_err *err)
+{
+	uint32_t bs = pl->bs;
 	/* A size between blocks is refused, as dm and VDO refuse one that is not a whole number of
 	 * sectors or blocks: rounded down, a 6000-byte volume held one 4 KiB block and refused a
 	 * 6000-byte file. */
@@ -138,147 +158,186 @@ int engine_format(const char *dir, const struct engine_format_params *p, char *e
 		if (k == 1 && !bytes[k])
 			continue; /* the default: the logical blocks plus headroom */
 		if (bytes[k] < bs)
-			return fail(err, errlen, -EINVAL, "the %s size, %llu bytes, is less than one %u-byte block", what[k],
-				    (unsigned long long)bytes[k], bs);
+			return err_fail(err, -EINVAL, "the %s size, %llu bytes, is less than one %u-byte block", what[k],
+					(unsigned long long)bytes[k], bs);
 		if (bytes[k] % bs)
-			return fail(err, errlen, -EINVAL,
-				    "the %s size, %llu bytes, is not a whole number of %u-byte blocks (%llu or %llu would be)",
-				    what[k], (unsigned long long)bytes[k], bs, (unsigned long long)(bytes[k] / bs * bs),
-				    (unsigned long long)(bytes[k] / bs * bs + bs));
+			return err_fail(err, -EINVAL,
+					"the %s size, %llu bytes, is not a whole number of %u-byte blocks (%llu or %llu would be)",
+					what[k], (unsigned long long)bytes[k], bs, (unsigned long long)(bytes[k] / bs * bs),
+					(unsigned long long)(bytes[k] / bs * bs + bs));
 	}
-	uint64_t logical = p->logical_bytes / bs;
-	uint64_t data = p->data_bytes ? p->data_bytes / bs : logical + (logical + 15) / 16;
-	if (data >= (1ULL << 40) || logical >= (1ULL << 40))
-		return fail(err, errlen, -EINVAL, "volume too large (at most 2^40 blocks)");
+	pl->logical = p->logical_bytes / bs;
+	pl->data = p->data_bytes ? p->data_bytes / bs : pl->logical + (pl->logical + 15) / 16;
+	if (pl->data >= (1ULL << 40) || pl->logical >= (1ULL << 40))
+		return err_fail(err, -EINVAL, "volume too large (at most 2^40 blocks)");
 	if (p->journal_bytes && p->journal_bytes < 4096)
-		return fail(err, errlen, -EINVAL, "journal of %llu bytes is too small (at least 4 KiB)",
-			    (unsigned long long)p->journal_bytes);
-	enum store_room room;
-	if (store_room_parse(p->preallocate, &room))
-		return fail(err, errlen, -EINVAL, "unknown preallocation '%s' (auto, full, sparse)", p->preallocate);
-	bool made = mkdir(dir, 0755) == 0;
-	if (!made && errno != EEXIST)
-		return fail(err, errlen, -errno, "cannot create %s: %s", dir, strerror(errno));
+		return err_fail(err, -EINVAL, "journal of %llu bytes is too small (at least 4 KiB)",
+				(unsigned long long)p->journal_bytes);
+	if (store_room_parse(p->preallocate, &pl->room))
+		return err_fail(err, -EINVAL, "unknown preallocation '%s' (auto, full, sparse)", p->preallocate);
+	return 0;
+}
+
+/* The directory: made when missing, else a directory holding nothing (or a killed format's files). */
+static int format_claim_dir(const char *dir, struct format_plan *pl, struct dd_err *err)
+{
+	pl->made = mkdir(dir, 0755) == 0;
+	if (!pl->made && errno != EEXIST)
+		return err_fail_errno(err, -errno, errno, "cannot create %s", dir);
 	struct stat dst;
-	if (!made && (stat(dir, &dst) || !S_ISDIR(dst.st_mode)))
-		return fail(err, errlen, -EINVAL, "%s is not a directory: a volume is formatted into a new or empty directory",
-			    dir);
+	if (!pl->made && (stat(dir, &dst) || !S_ISDIR(dst.st_mode)))
+		return err_fail(err, -EINVAL, "%s is not a directory: a volume is formatted into a new or empty directory",
+				dir);
 	struct superblock sb;
-	const char *why;
 	char sbpath[4096];
 	struct stat sbst;
 	/* Any superblock, valid or damaged, means a volume lives here: never format over one. */
 	if (meta_path(sbpath, sizeof sbpath, dir, VOL_SUPERBLOCK) || stat(sbpath, &sbst) == 0)
-		return fail(err, errlen, -EEXIST, "%s already holds a volume%s", dir,
-			    sb_read(dir, &sb, &why) == 0 ? "" : " (with a damaged superblock); refusing to format over it");
+		return err_fail(err, -EEXIST, "%s already holds a volume%s", dir,
+				sb_read(dir, &sb, NULL) == 0 ? "" : " (with a damaged superblock); refusing to format over it");
 	/* Everything in a volume directory is the volume's (whoever removes it removes it all), and
 	 * its files are created over nothing that is there: a new or empty directory only. */
 	if (!dir_empty_or_cleared(dir))
-		return fail(err, errlen, -EEXIST, "%s is not empty: a volume is formatted into a new or empty directory",
-			    dir);
-	uint64_t free_bytes;
-	int rc = store_room_for(dir, data * bs, &room, &free_bytes);
-	if (rc) { /* refused before anything is written: the directory is left as it was */
-		if (made)
-			rmdir(dir);
-		if (rc != -ENOSPC)
-			return fail(err, errlen, rc, "%s: %s", dir, strerror(-rc));
-		char need[32], have[32];
-		units_format_size(data * bs, need, sizeof need);
-		units_format_size(free_bytes, have, sizeof have);
-		return fail(err, errlen, -EINVAL, "%s: a fully preallocated chunk store needs %s, its file system has %s free",
-			    dir, need, have);
-	}
+		return err_fail(err, -EEXIST, "%s is not empty: a volume is formatted into a new or empty directory", dir);
+	return 0;
+}
 
+/* Room for the chunk store, and memory for what an open holds. */
+static int format_check_room(const char *dir, struct format_plan *pl, struct dd_err *err)
+{
+	uint64_t free_bytes, bs = pl->bs, logical = pl->logical;
+	int rc = store_room_for(dir, pl->data * bs, &pl->room, &free_bytes);
+	if (rc) { /* refused before anything is written: the directory is left as it was */
+		if (rc != -ENOSPC)
+			return err_fail(err, rc, "%s: %s", dir, strerror(-rc));
+		char need[32], have[32];
+		units_format_size(pl->data * bs, need, sizeof need);
+		units_format_size(free_bytes, have, sizeof have);
+		return err_fail(err, -EINVAL, "%s: a fully preallocated chunk store needs %s, its file system has %s free",
+				dir, need, have);
+	}
 	/* An open may hold the working map and the references at once (a recovery touches all of
 	 * them), with a checkpoint of the whole map and its two check areas: refused here, rather than
 	 * by the allocation that fails ("Cannot allocate memory", after the files were made). */
-	uint64_t frags = strcmp(comp, "lz4") ? 1 : PACK_MAX_FRAGS;
-	uint64_t maps = logical * 8 + data * frags * 4; /* the working map and the references */
-	uint64_t mem_need = maps + txn_record_bytes(logical) + 2 * (logical / 8 + 512);
+	uint64_t frags = strcmp(pl->comp, "lz4") ? 1 : PACK_MAX_FRAGS;
+	pl->maps = logical * 8 + pl->data * frags * 4; /* the working map and the references */
+	uint64_t mem_need = pl->maps + txn_record_bytes(logical) + 2 * (logical / 8 + 512);
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
 	uint64_t ram = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 	if (ram && mem_need > ram) {
 		char vol[32], mem[32], have[32];
-		if (made)
-			rmdir(dir);
 		units_format_size(logical * bs, vol, sizeof vol);
 		units_format_size(mem_need, mem, sizeof mem);
 		units_format_size(ram, have, sizeof have);
-		return fail(err, errlen, -EINVAL,
-			    "a %s volume needs about %s of memory for its map, references and a whole-map checkpoint; "
-			    "this machine has %s", vol, mem, have);
+		return err_fail(err, -EINVAL,
+				"a %s volume needs about %s of memory for its map, references and a whole-map checkpoint; "
+				"this machine has %s", vol, mem, have);
 	}
+	return 0;
+}
 
-	memset(&sb, 0, sizeof sb);
-	memcpy(sb.magic, VOL_MAGIC, 8);
-	sb.version = VOL_VERSION;
-	sb.block_size = bs;
-	sb.logical_blocks = logical;
-	sb.data_blocks = data;
-	snprintf(sb.hash, sizeof sb.hash, "%s", hash);
-	snprintf(sb.index, sizeof sb.index, "%s", iname);
-	sb.fp_len = digest_len;
-	sb.stripes = VOL_STRIPES;
-	sb.stripe_unit = SPACE_EXTENT; /* a process's allocation extent: one data file */
-	sb.created = (uint64_t)time(NULL);
-	sb.compress = strcmp(comp, "lz4") ? VOL_COMPRESS_NONE : VOL_COMPRESS_LZ4;
-	sb.frags = sb.compress ? PACK_MAX_FRAGS : 1;
-	sb.journal_bytes = p->journal_bytes ? p->journal_bytes : default_journal(logical);
-	sb.index_stripes = index_stripes_for(index_params(dir, &sb, 0).capacity);
-	sb_seal(&sb);
+static void format_superblock(const char *dir, const struct format_plan *pl, const struct engine_format_params *p,
+			      struct superblock *sb)
+{
+	memset(sb, 0, sizeof *sb);
+	memcpy(sb->magic, VOL_MAGIC, 8);
+	sb->version = VOL_VERSION;
+	sb->block_size = pl->bs;
+	sb->logical_blocks = pl->logical;
+	sb->data_blocks = pl->data;
+	snprintf(sb->hash, sizeof sb->hash, "%s", pl->hash);
+	snprintf(sb->index, sizeof sb->index, "%s", pl->iname);
+	sb->fp_len = pl->digest_len;
+	sb->stripes = VOL_STRIPES;
+	sb->stripe_unit = SPACE_EXTENT; /* a process's allocation extent: one data file */
+	sb->created = (uint64_t)time(NULL);
+	sb->compress = strcmp(pl->comp, "lz4") ? VOL_COMPRESS_NONE : VOL_COMPRESS_LZ4;
+	sb->frags = sb->compress ? PACK_MAX_FRAGS : 1;
+	sb->journal_bytes = p->journal_bytes ? p->journal_bytes : default_journal(pl->logical);
+	sb->index_stripes = index_stripes_for(index_params(dir, sb, 0).capacity);
+	sb_seal(sb);
+}
 
-	/* Room for the map and journal (allocated now) and for the caches the first open makes with
-	 * all their room (the working map, the references, the mem or Bloom table): a volume whose
-	 * first open could only fail "No space left on device" is refused here, nothing created. The
-	 * chunk store's own room was settled above. */
-	struct index_params ip = index_params(dir, &sb, 0);
-	uint64_t caches = maps + sizeof(struct vol_state) + (iops->created_bytes ? iops->created_bytes(&ip) : 0);
-	uint64_t meta = txn_map_bytes(logical, true) + sb.journal_bytes;
+/* Room for the map and journal (allocated now) and for the caches the first open makes with all
+ * their room (the working map, the references, the mem or Bloom table): a volume whose first open
+ * could only fail "No space left on device" is refused here, nothing created. The chunk store's
+ * own room was settled before. */
+static int format_check_meta_room(const char *dir, const struct format_plan *pl, const struct superblock *sb,
+				  struct dd_err *err)
+{
+	struct index_params ip = index_params(dir, sb, 0);
+	uint64_t caches = pl->maps + sizeof(struct vol_state) + (pl->iops->created_bytes ? pl->iops->created_bytes(&ip) : 0);
+	uint64_t meta = txn_map_bytes(pl->logical, true) + sb->journal_bytes;
 	struct statvfs fsv;
 	if (statvfs(dir, &fsv) == 0 && (uint64_t)fsv.f_bavail * fsv.f_frsize < meta + caches) {
 		char need[32], cneed[32], have[32];
-		if (made)
-			rmdir(dir);
 		units_format_size(meta + caches, need, sizeof need);
 		units_format_size(caches, cneed, sizeof cneed);
 		units_format_size((uint64_t)fsv.f_bavail * fsv.f_frsize, have, sizeof have);
-		return fail(err, errlen, -EINVAL,
-			    "%s: the volume needs %s beside its chunk store (the map and journal, and %s of caches "
-			    "its first open makes), its file system has %s free", dir, need, cneed, have);
+		return err_fail(err, -EINVAL,
+				"%s: the volume needs %s beside its chunk store (the map and journal, and %s of caches "
+				"its first open makes), its file system has %s free", dir, need, cneed, have);
 	}
+	return 0;
+}
 
-	/* Only the durable files: the first open builds the caches (state, working map, references,
-	 * index) from them, as it would after a power loss. */
-	rc = txn_create(dir, logical, sb.journal_bytes);
+/* Only the durable files: the first open builds the caches (state, working map, references,
+ * index) from them, as it would after a power loss. A failure removes what it made. */
+static int format_write(const char *dir, const struct format_plan *pl, const struct superblock *sb, struct dd_err *err)
+{
+	int rc = txn_create(dir, pl->logical, sb->journal_bytes);
 	bool meta_full = rc == -ENOSPC || rc == -EDQUOT || rc == -EFBIG;
 	if (!rc)
-		rc = store_create(dir, bs, data, sb.stripes, sb.stripe_unit, room);
+		rc = store_create(dir, pl->bs, pl->data, sb->stripes, sb->stripe_unit, pl->room);
 	/* The superblock goes last: a volume without one is not a volume, so a failed format
 	 * leaves nothing that looks usable. */
 	if (!rc)
-		rc = sb_write(dir, &sb);
-	if (rc) {
-		remove_durable(dir, sb.stripes); /* the directory held nothing before */
-		if (made)
-			rmdir(dir);
-		if (meta_full) {
-			char need_meta[32];
-			units_format_size(txn_map_bytes(logical, true) + sb.journal_bytes, need_meta, sizeof need_meta);
-			return fail(err, errlen, -EINVAL, "cannot format %s: no room for the map and journal (%s, allocated at "
-				    "format: %s); nothing was created", dir, need_meta, strerror(-rc));
-		}
-		if (room == STORE_ALLOCATE && (rc == -ENOSPC || rc == -EDQUOT || rc == -EOPNOTSUPP))
-			return fail(err, errlen, -EINVAL, "%s: cannot preallocate the chunk store (%s); nothing was created",
-				    dir, strerror(-rc));
-		return fail(err, errlen, rc, "cannot format %s: %s", dir, strerror(-rc));
+		rc = sb_write(dir, sb);
+	if (!rc)
+		return 0;
+	remove_durable(dir, sb->stripes); /* the directory held nothing before */
+	if (pl->made)
+		rmdir(dir);
+	if (meta_full) {
+		char need_meta[32];
+		units_format_size(txn_map_bytes(pl->logical, true) + sb->journal_bytes, need_meta, sizeof need_meta);
+		return err_fail(err, -EINVAL, "cannot format %s: no room for the map and journal (%s, allocated at "
+				"format: %s); nothing was created", dir, need_meta, strerror(-rc));
 	}
-	if (made) { /* the new directory's own name */
+	if (pl->room == STORE_ALLOCATE && (rc == -ENOSPC || rc == -EDQUOT || rc == -EOPNOTSUPP))
+		return err_fail(err, -EINVAL, "%s: cannot preallocate the chunk store (%s); nothing was created", dir,
+				strerror(-rc));
+	return err_fail(err, rc, "cannot format %s: %s", dir, strerror(-rc));
+}
+
+int engine_format(const char *dir, const struct engine_format_params *p, struct dd_err *err)
+{
+	struct format_plan pl = {0};
+	struct superblock sb;
+	int rc = format_names(p, &pl, err);
+	if (!rc)
+		rc = format_sizes(p, &pl, err);
+	if (!rc)
+		rc = format_claim_dir(dir, &pl, err);
+	if (rc)
+		return rc;
+	if (!(rc = format_check_room(dir, &pl, err))) {
+		format_superblock(dir, &pl, p, &sb);
+		rc = format_check_meta_room(dir, &pl, &sb, err);
+	}
+	if (rc) { /* refused before anything is written: the directory is left as it was */
+		if (pl.made)
+			rmdir(dir);
+		return rc;
+	}
+	if ((rc = format_write(dir, &pl, &sb, err)))
+		return rc;
+	if (pl.made) { /* the new directory's own name */
 		char parent[4096];
 		snprintf(parent, sizeof parent, "%s/..", dir);
 		if ((rc = meta_sync_dir(parent)))
-			return fail(err, errlen, rc, "%s: formatted, but its directory could not be synced: %s", dir,
-				    strerror(-rc));
+			return err_fail(err, rc, "%s: formatted, but its directory could not be synced: %s", dir,
+					strerror(-rc));
 	}
 	return 0;
 }
@@ -288,17 +347,16 @@ const char *engine_cache_note(const struct engine *e)
 	return e->cache_note;
 }
 
-int engine_describe(const char *dir, struct engine_stats *g, char *err, size_t errlen)
+int engine_describe(const char *dir, struct engine_stats *g, struct dd_err *err)
 {
 	struct superblock sb;
-	const char *why;
 	char path[4096];
 	struct stat st;
 	if (meta_path(path, sizeof path, dir, VOL_SUPERBLOCK) == 0 && stat(path, &st) && errno == ENOENT)
 		return -ENOENT;
-	int rc = sb_read(dir, &sb, &why);
+	int rc = sb_read(dir, &sb, err);
 	if (rc)
-		return fail(err, errlen, rc, "%s: %s", dir, why ? why : strerror(-rc));
+		return err_forward(err, rc, "%s", dir);
 	/* Every durable file there, none shorter than format made it (the journal too: format
 	 * allocates it whole, and a power loss does not shorten a file): otherwise the open failed with
 	 * a bare "No such file or directory", and fsck with "Input/output error", naming neither the
@@ -309,17 +367,17 @@ int engine_describe(const char *dir, struct engine_stats *g, char *err, size_t e
 				: f == 1 ? sb.journal_bytes
 					 : store_file_bytes(sb.block_size, sb.data_blocks, sb.stripes, sb.stripe_unit, f - 2);
 		if (engine_durable_name(f, name, sizeof name) || meta_path(path, sizeof path, dir, name))
-			return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", dir);
+			return err_fail(err, -ENAMETOOLONG, "%s: name too long", dir);
 		if (lstat(path, &st))
-			return fail(err, errlen, errno == ENOENT ? -EINVAL : -errno, "%s: the volume's %s %s (%s)", dir, name,
-				    errno == ENOENT ? "is missing" : "cannot be read", strerror(errno));
+			return err_fail(err, errno == ENOENT ? -EINVAL : -errno, "%s: the volume's %s %s (%s)", dir, name,
+					errno == ENOENT ? "is missing" : "cannot be read", strerror(errno));
 		/* a link is never followed (it was: a data file replaced by a link to another file had
 		 * that file overwritten) */
 		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < want)
-			return fail(err, errlen, -EINVAL, "%s: the volume's %s is %s (damaged)", dir, name,
-				    S_ISLNK(st.st_mode)	   ? "a symbolic link; a volume's files are never followed"
-				    : !S_ISREG(st.st_mode) ? "not a regular file"
-							   : "shorter than format made it");
+			return err_fail(err, -EINVAL, "%s: the volume's %s is %s (damaged)", dir, name,
+					S_ISLNK(st.st_mode)    ? "a symbolic link; a volume's files are never followed"
+					: !S_ISREG(st.st_mode) ? "not a regular file"
+							       : "shorter than format made it");
 	}
 	memset(g, 0, sizeof *g);
 	g->block_size = sb.block_size;
@@ -356,9 +414,8 @@ static void remove_caches(const char *dir, const struct superblock *sb)
 int engine_remove(const char *dir)
 {
 	struct superblock sb;
-	const char *why;
 	char path[4096];
-	if (sb_read(dir, &sb, &why) == 0) {
+	if (sb_read(dir, &sb, NULL) == 0) {
 		remove_caches(dir, &sb);
 		remove_durable(dir, sb.stripes);
 	} else if (!meta_path(path, sizeof path, dir, VOL_SUPERBLOCK)) {
@@ -529,8 +586,11 @@ static int caches_check(struct engine *e)
  * caches are all that is left of it (the open fails naming the damage). */
 static int durable_loads(struct engine *e)
 {
-	return txn_check_durable(e->dir, e->sb.logical_blocks, e->sb.journal_bytes, e->sb.version >= VOL_VERSION,
-				 e->txn.why, sizeof e->txn.why);
+	struct dd_err damage;
+	int rc = txn_check_durable(e->dir, e->sb.logical_blocks, e->sb.journal_bytes, e->sb.version >= VOL_VERSION,
+				   &damage);
+	snprintf(e->txn.why, sizeof e->txn.why, "%.*s", (int)sizeof e->txn.why - 1, damage.msg); /* open_failure says it */
+	return rc;
 }
 
 /* The first opener alone: caches trusted (once checked), repaired or rebuilt; locks
@@ -611,35 +671,22 @@ static const char *read_only_refusal(const struct engine *e, const struct engine
 	return buf;
 }
 
-int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen)
+/* The superblock read, its index and hash found, and the superblock held open for its lock; a
+ * volume on read-only storage refused unless this open only reads one that can open there. */
+static int open_superblock(struct engine *e, const char *dir, const struct engine_open_params *p, struct dd_err *err)
 {
-	struct engine *e = calloc(1, sizeof *e);
-	if (!e)
-		return fail(err, errlen, -ENOMEM, "out of memory");
-	e->lock_fd = -1;
-	e->txn.map_fd = e->txn.journal_fd = -1; /* destroy() before txn_open must not close fd 0 */
-	e->p = *p;
-	snprintf(e->dir, sizeof e->dir, "%s", dir);
-	const char *why;
-	int rc = sb_read(dir, &e->sb, &why);
-	if (rc) {
-		destroy(e);
-		return fail(err, errlen, rc, "%s: %s", dir, why ? why : strerror(-rc));
-	}
+	int rc = sb_read(dir, &e->sb, err);
+	if (rc)
+		return err_forward(err, rc, "%s", dir);
 	e->iops = index_find(e->sb.index);
 	e->fp = fp_new(e->sb.hash);
-	if (!e->iops || !e->fp) {
-		destroy(e);
-		return fail(err, errlen, -EINVAL, "%s: unknown index or hash in the superblock", dir);
-	}
+	if (!e->iops || !e->fp)
+		return err_fail(err, -EINVAL, "%s: unknown index or hash in the superblock", dir);
 	char path[4096];
 	meta_path(path, sizeof path, dir, VOL_SUPERBLOCK);
 	e->lock_fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (e->lock_fd < 0) {
-		rc = -errno;
-		destroy(e);
-		return fail(err, errlen, rc, "%s: cannot open the superblock: %s", dir, strerror(-rc));
-	}
+	if (e->lock_fd < 0)
+		return err_fail_errno(err, -errno, errno, "%s: cannot open the superblock", dir);
 	/* Read-only storage: a caller that only reads gets a clean volume's durable state and caches
 	 * mapped private (counters and slots change in memory only); recovery, a bdb environment or
 	 * anything that writes cannot run there. */
@@ -647,34 +694,76 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 	e->read_only = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
 	char ro_buf[160];
 	const char *ro_why = e->read_only ? read_only_refusal(e, p, ro_buf, sizeof ro_buf) : NULL;
-	if (ro_why) {
-		destroy(e);
-		return fail(err, errlen, -EROFS, "%s is on read-only storage: %s", dir, ro_why);
-	}
+	if (ro_why)
+		return err_fail(err, -EROFS, "%s is on read-only storage: %s", dir, ro_why);
+	return 0;
+}
+
+/* The volume's lock: exclusive when nobody else has it open (*alone), else shared. */
+static int open_lock(struct engine *e, const char *dir, const struct engine_open_params *p, bool *alone,
+		     struct dd_err *err)
+{
 	/* Whoever gets the volume alone first (LOCK_EX) repairs or rebuilds its caches. */
-	bool alone = flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0;
-	if (!alone && p->exclusive) {
-		destroy(e);
-		return fail(err, errlen, -EBUSY, "%s is in use by another process that has it open (a stat or an export)",
-			    dir);
+	*alone = flock(e->lock_fd, LOCK_EX | LOCK_NB) == 0;
+	if (!*alone && p->exclusive)
+		return err_fail(err, -EBUSY, "%s is in use by another process that has it open (a stat or an export)", dir);
+	if (!*alone && flock(e->lock_fd, LOCK_SH))
+		return err_fail_errno(err, -errno, errno, "%s: cannot lock", dir);
+	return 0;
+}
+
+/* The first opener, its slot claimed: caches brought up to date with the durable files (nothing
+ * to do on the first open after format), the volume marked in use, the lock shared from now on. */
+static int open_claim_alone(struct engine *e, const struct engine_open_params *p, enum cache_state cs)
+{
+	int rc = slot_claim(e);
+	int fresh = !rc && cs == CACHES_LOST ? txn_durable_empty(&e->txn) : 0;
+	if (fresh < 0) {
+		rc = fresh;
+	} else if (fresh) {
+		/* Never written (the first open after format): the new caches - sparse files, all
+		 * zeros - already say what the durable map says. Loading and checkpointing the
+		 * whole map, as a recovery does, wrote and held GBs for a large empty volume. */
+		e->st->next_seq = 1;
+		e->st->journal_tail = 0;
+	} else if (!rc && cs == CACHES_LOST)
+		rc = recovery_from_durable(e);
+	else if (!rc && cs == CACHES_CRASHED && !(rc = recovery_rebuild(e))) {
+		/* A committer may have died holding dirty bits it never made durable. */
+		txn_mark_all(&e->txn);
+		rc = txn_commit(&e->txn, true);
 	}
-	if (!alone && flock(e->lock_fd, LOCK_SH)) {
+	if (!rc && !e->read_only)
+		rc = mark_unclean(e);
+	if (!rc && !p->exclusive && flock(e->lock_fd, LOCK_SH))
 		rc = -errno;
-		destroy(e);
-		return fail(err, errlen, rc, "%s: cannot lock: %s", dir, strerror(-rc));
-	}
+	return rc;
+}
+
+/* Another opener has the volume: its slot claimed under the world lock. */
+static int open_claim_shared(struct engine *e)
+{
+	int rc = world_enter(e);
+	if (rc)
+		return rc;
+	rc = slot_claim(e);
+	/* The last one out may have marked the volume clean while this opener waited for the
+	 * shared lock behind its checkpoint: its caches are sound to join, but a crash from here
+	 * on must not find "clean". */
+	if (!rc && e->st->clean)
+		rc = mark_unclean(e);
+	world_leave(e);
+	return rc;
+}
+
+/* Caches, index, chunk store, map and journal, packer and buffers, and this handle's slot. */
+static int open_volume_files(struct engine *e, const char *dir, const struct engine_open_params *p, bool alone,
+			     enum cache_state cs)
+{
 	struct index_params ip = index_params(dir, &e->sb, p->commit_every);
 	ip.alone = alone;
-	enum cache_state cs = !alone ? CACHES_CLEAN : p->rebuild_caches ? CACHES_LOST : probe_caches(dir, e);
-	if (e->read_only && (!alone || cs != CACHES_CLEAN)) {
-		destroy(e);
-		return fail(err, errlen, -EROFS, "%s is on read-only storage and %s", dir,
-			    !alone ? "in use by another process (its state here would be stale)"
-				   : "was not closed cleanly: its recovery writes to the volume");
-	}
-	if (alone)
-		rc = open_alone(e, &ip, &cs);
-	else if (!(rc = map_caches(e, false, false)))
+	int rc = alone ? open_alone(e, &ip, &cs) : map_caches(e, false, false);
+	if (!rc && !alone)
 		rc = e->iops->open(&ip, 0, &e->ix);
 	if (!rc)
 		rc = store_open(&e->store, dir, e->sb.block_size, e->sb.data_blocks, e->sb.stripes, e->sb.stripe_unit,
@@ -687,43 +776,40 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 		rc = packer_init(&e->pack, e->sb.block_size);
 	if (!rc && (posix_memalign(&e->scratch, 4096, e->sb.block_size) || posix_memalign(&e->scratch2, 4096, e->sb.block_size)))
 		rc = -ENOMEM;
-	if (!rc && !alone && !(rc = world_enter(e))) {
-		rc = slot_claim(e);
-		/* The last one out may have marked the volume clean while this opener waited for the
-		 * shared lock behind its checkpoint: its caches are sound to join, but a crash from here
-		 * on must not find "clean". */
-		if (!rc && e->st->clean)
-			rc = mark_unclean(e);
-		world_leave(e);
-	}
-	if (!rc && alone) {
-		rc = slot_claim(e);
-		int fresh = !rc && cs == CACHES_LOST ? txn_durable_empty(&e->txn) : 0;
-		if (fresh < 0) {
-			rc = fresh;
-		} else if (fresh) {
-			/* Never written (the first open after format): the new caches - sparse files, all
-			 * zeros - already say what the durable map says. Loading and checkpointing the
-			 * whole map, as a recovery does, wrote and held GBs for a large empty volume. */
-			e->st->next_seq = 1;
-			e->st->journal_tail = 0;
-		} else if (!rc && cs == CACHES_LOST)
-			rc = recovery_from_durable(e);
-		else if (!rc && cs == CACHES_CRASHED && !(rc = recovery_rebuild(e))) {
-			/* A committer may have died holding dirty bits it never made durable. */
-			txn_mark_all(&e->txn);
-			rc = txn_commit(&e->txn, true);
-		}
-		if (!rc && !e->read_only)
-			rc = mark_unclean(e);
-		if (!rc && !p->exclusive && flock(e->lock_fd, LOCK_SH))
-			rc = -errno;
-	}
+	if (!rc)
+		rc = alone ? open_claim_alone(e, p, cs) : open_claim_shared(e);
+	return rc;
+}
+
+int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, struct dd_err *err)
+{
+	struct engine *e = calloc(1, sizeof *e);
+	if (!e)
+		return err_fail(err, -ENOMEM, "out of memory");
+	e->lock_fd = -1;
+	e->txn.map_fd = e->txn.journal_fd = -1; /* destroy() before txn_open must not close fd 0 */
+	e->p = *p;
+	snprintf(e->dir, sizeof e->dir, "%s", dir);
+	bool alone = false;
+	int rc = open_superblock(e, dir, p, err);
+	if (!rc)
+		rc = open_lock(e, dir, p, &alone, err);
 	if (rc) {
+		destroy(e);
+		return rc;
+	}
+	enum cache_state cs = !alone ? CACHES_CLEAN : p->rebuild_caches ? CACHES_LOST : probe_caches(dir, e);
+	if (e->read_only && (!alone || cs != CACHES_CLEAN)) {
+		destroy(e);
+		return err_fail(err, -EROFS, "%s is on read-only storage and %s", dir,
+				!alone ? "in use by another process (its state here would be stale)"
+				       : "was not closed cleanly: its recovery writes to the volume");
+	}
+	if ((rc = open_volume_files(e, dir, p, alone, cs))) {
 		char what[sizeof e->txn.why];
 		snprintf(what, sizeof what, "%s", open_failure(e, rc));
 		destroy(e);
-		return fail(err, errlen, rc, "%s: cannot open the volume: %s", dir, what);
+		return err_fail(err, rc, "%s: cannot open the volume: %s", dir, what);
 	}
 	*out = e;
 	return 0;

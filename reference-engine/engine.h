@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/errmsg.h"
 
 /* The block sizes a volume takes: a power of two in this range. */
 #define ENGINE_MIN_BLOCK 512u
@@ -89,12 +90,12 @@ struct engine_stats {
 struct engine;
 
 /* Returns 0 or -errno; err gets a one-line reason. */
-int engine_format(const char *dir, const struct engine_format_params *p, char *err, size_t errlen);
+int engine_format(const char *dir, const struct engine_format_params *p, struct dd_err *err);
 /* Reads a volume's geometry from its superblock without opening it: 0, -ENOENT when DIR holds no
  * volume, or -errno with err saying what is wrong (a damaged superblock is not "no volume"). */
-int engine_describe(const char *dir, struct engine_stats *geometry, char *err, size_t errlen);
+int engine_describe(const char *dir, struct engine_stats *geometry, struct dd_err *err);
 /* Opens a formatted volume (recovering it if it was not closed cleanly). */
-int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, char *err, size_t errlen);
+int engine_open(const char *dir, const struct engine_open_params *p, struct engine **out, struct dd_err *err);
 
 /* Whether dir holds only what a format killed before its superblock leaves (format clears it). */
 bool engine_half_made(const char *dir);

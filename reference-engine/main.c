@@ -44,13 +44,13 @@ enum { OPEN_EXCLUSIVE = 1, OPEN_REBUILD = 2 };
 static int open_volume(const char *dir, const struct engine_cli *c, unsigned how, struct engine **e)
 {
 	struct engine_stats g;
-	char err[512];
-	int rc = engine_describe(dir, &g, err, sizeof err);
+	struct dd_err err;
+	int rc = engine_describe(dir, &g, &err);
 	if (rc == -ENOENT)
 		return bad("%s holds no volume (%s)", dir, engine_half_made(dir) ? "a format of it did not finish, "
 						      "no superblock: format it again" : "format it first");
 	if (rc)
-		return bad("%s%s", err, " (refusing to open it)");
+		return bad("%s%s", err.msg, " (refusing to open it)");
 	if (c->direct) {
 		/* below the chunk store's O_DIRECT alignment every transfer fails (EINVAL) */
 		char data[PATH_MAX + 16], why[128];
@@ -65,8 +65,8 @@ static int open_volume(const char *dir, const struct engine_cli *c, unsigned how
 				       .commit_every = (unsigned)c->commit_every, .exclusive = how & OPEN_EXCLUSIVE,
 				       .rebuild_caches = how & OPEN_REBUILD,
 				       .read_only = !strcmp(c->command, "stat") || !strcmp(c->command, "export")};
-	if ((rc = engine_open(dir, &p, e, err, sizeof err))) {
-		fprintf(stderr, "dedisengine: %s\n", err);
+	if ((rc = engine_open(dir, &p, e, &err))) {
+		fprintf(stderr, "dedisengine: %s\n", err.msg);
 		/* Refused before anything was written. A volume another process has open (stat and
 		 * export take no run lock) is "in use by another command", exit 2 as the man page says:
 		 * exit 1 is fsck's "inconsistent", which a stat running alongside must not fake. */
@@ -128,7 +128,7 @@ static int cmd_format(const struct engine_cli *c)
 {
 	struct engine_format_params p = {c->size, c->data_size, (uint32_t)c->block_size, c->index, c->hash, c->compress, 0,
 					 c->preallocate};
-	char err[512];
+	struct dd_err err;
 	if (c->block_size > UINT32_MAX)
 		return bad("--block-size %s is too large%s", "", "");
 	/* A stop signal waits for the format's end (a failed one has removed what it made): killed
@@ -138,10 +138,10 @@ static int cmd_format(const struct engine_cli *c)
 	sigemptyset(&stop);
 	stop_signals_set(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &old);
-	int rc = engine_format(c->args[0], &p, err, sizeof err);
+	int rc = engine_format(c->args[0], &p, &err);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
-		fprintf(stderr, "dedisengine: %s\n", err);
+		fprintf(stderr, "dedisengine: %s\n", err.msg);
 		/* read-only storage is where the volume was asked for, as a full one is */
 		return rc == -EINVAL || rc == -EEXIST || rc == -EROFS ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}
@@ -394,13 +394,13 @@ static int cmd_import(const struct engine_cli *c)
 	}
 	/* Everything that can be refused is checked before the volume is opened (opening writes). */
 	struct engine_stats g;
-	char err[512];
+	struct dd_err err;
 	uint64_t size = 0;
-	int rc = engine_describe(c->args[0], &g, err, sizeof err);
+	int rc = engine_describe(c->args[0], &g, &err);
 	if (rc == -ENOENT)
 		rc = bad("%s holds no volume (format it first)%s", c->args[0], "");
 	else if (rc)
-		rc = bad("%s%s", err, " (refusing to open it)");
+		rc = bad("%s%s", err.msg, " (refusing to open it)");
 	else if (file_size(fd, &size))
 		rc = bad("import: cannot size %s%s", c->args[1], "");
 	else if ((size + g.block_size - 1) / g.block_size > g.logical_blocks) {
@@ -572,8 +572,8 @@ static int cmd_discard(const struct engine_cli *c)
 	if (units_parse_count(c->args[1], &start, &why) || units_parse_count(c->args[2], &len, &why))
 		return bad("discard: START and LEN are block counts (%s %s)", c->args[1], c->args[2]);
 	struct engine_stats g;
-	char err[512];
-	int rc = engine_describe(c->args[0], &g, err, sizeof err);
+	struct dd_err err;
+	int rc = engine_describe(c->args[0], &g, &err);
 	if (!rc && (start > g.logical_blocks || len > g.logical_blocks - start))
 		return bad("discard: blocks %s+%s are outside the volume", c->args[1], c->args[2]);
 	struct engine *e;

@@ -99,33 +99,29 @@ int meta_sync_dir(const char *dir)
 	return rc;
 }
 
-int sb_read(const char *dir, struct superblock *sb, const char **why)
+int sb_read(const char *dir, struct superblock *sb, struct dd_err *err)
 {
 	char path[4096];
-	*why = NULL;
 	if (meta_path(path, sizeof path, dir, VOL_SUPERBLOCK))
-		return -ENAMETOOLONG;
+		return err_fail(err, -ENAMETOOLONG, "%s", strerror(ENAMETOOLONG));
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		*why = errno == ENOENT	? "no superblock (not a formatted volume)"
-		       : errno == ELOOP ? "the superblock is a symbolic link (a volume's files are never followed)"
-					: "cannot read the superblock";
-		return -errno;
+		int e = errno;
+		return err_fail(err, -e, "%s",
+				e == ENOENT   ? "no superblock (not a formatted volume)"
+				: e == ELOOP ? "the superblock is a symbolic link (a volume's files are never followed)"
+					     : "cannot read the superblock");
 	}
 	ssize_t n = read(fd, sb, sizeof *sb);
 	int e = errno;
 	close(fd);
-	if (n < 0) { /* an I/O error is not damage */
-		*why = "cannot read the superblock";
-		return -e;
-	}
-	if (n != (ssize_t)sizeof *sb) {
-		*why = "superblock is truncated";
-		return -EINVAL;
-	}
-	*why = sb_check(sb);
-	if (*why)
-		return -EINVAL;
+	if (n < 0) /* an I/O error is not damage */
+		return err_fail(err, -e, "cannot read the superblock");
+	if (n != (ssize_t)sizeof *sb)
+		return err_fail(err, -EINVAL, "superblock is truncated");
+	const char *why = sb_check(sb);
+	if (why)
+		return err_fail(err, -EINVAL, "%s", why);
 	if (sb->version == VOL_VERSION_FIXED_STRIPES) { /* as in memory: the v3 fields, v2's fixed stripes */
 		memmove(sb->checksum, &sb->index_stripes, sizeof sb->checksum);
 		sb->index_stripes = INDEX_STRIPES;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/errmsg.h"
 #include <sys/types.h>
 
 #define VOL_MAGIC "DEDISVOL"
@@ -122,8 +123,8 @@ const char *sb_check(const struct superblock *sb);
 /* fsync of a directory: the names in it made durable. 0 or -errno. */
 int meta_sync_dir(const char *dir);
 int sb_write(const char *dir, const struct superblock *sb);
-/* Reads and checks; on failure *why says what is wrong. */
-int sb_read(const char *dir, struct superblock *sb, const char **why);
+/* Reads and checks; on failure err says what is wrong (err may be NULL). */
+int sb_read(const char *dir, struct superblock *sb, struct dd_err *err);
 
 /* Map a file of `len` bytes (created / extended to len, its room allocated, when `create`; an
  * existing file shorter than len without `create` is EBADMSG: a cache cut short). On read-only storage

@@ -504,8 +504,8 @@ int txn_check_working(const char *dir, uint64_t logical_blocks, bool checked, co
 	return rc > 0 ? 0 : rc;
 }
 
-int txn_check_durable(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked, char *why,
-		      size_t whylen)
+int txn_check_durable(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked,
+		      struct dd_err *err)
 {
 	struct txn t = {.map_fd = -1, .journal_fd = -1, .checked = checked, .logical_blocks = logical_blocks,
 			.chunks = map_words(logical_blocks) / TXN_CHUNK, .journal_bytes = journal_bytes};
@@ -521,7 +521,7 @@ int txn_check_durable(const char *dir, uint64_t logical_blocks, uint64_t journal
 		snprintf(t.why, sizeof t.why, "the durable map has no valid checkpoint header");
 		rc = -EBADMSG;
 	}
-	snprintf(why, whylen, "%s", t.why);
+	err_fail(err, rc, "%s", t.why);
 	txn_close(&t);
 	free(map);
 	return rc;

@@ -66,9 +66,10 @@ int txn_load(struct txn *t, uint64_t *map, uint64_t *next_seq);
  * called txn_open yet. */
 int txn_check_working(const char *dir, uint64_t logical_blocks, bool checked, const uint64_t *map);
 /* Whether the durable map loads (txn_load's checks) before the caches are rebuilt from it: 0,
- * -EBADMSG with `why` naming the damage, or -errno. */
-int txn_check_durable(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked, char *why,
-		      size_t whylen);
+ * -EBADMSG with err naming the damage, or -errno (err's message is t->why's either way: "" when
+ * nothing was found damaged). */
+int txn_check_durable(const char *dir, uint64_t logical_blocks, uint64_t journal_bytes, bool checked,
+		      struct dd_err *err);
 /* Whether the durable map is still format's: checkpoint 0 (every LBN unmapped) with no journal
  * record after it. 1, 0, or -errno. */
 int txn_durable_empty(struct txn *t);

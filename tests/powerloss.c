@@ -139,9 +139,9 @@ static int workload(struct harness *h, const char *vol)
 	struct engine_recorder rec = {.write = rec_write, .sync = rec_sync, .arg = h};
 	struct engine_open_params op = {.recorder = &rec, .commit_every = 0};
 	struct engine *e;
-	char err[512];
-	if (engine_open(vol, &op, &e, err, sizeof err)) {
-		fprintf(stderr, "powerloss: %s\n", err);
+	struct dd_err err;
+	if (engine_open(vol, &op, &e, &err)) {
+		fprintf(stderr, "powerloss: %s\n", err.msg);
 		return -1;
 	}
 	static uint8_t buf[BS] __attribute__((aligned(4096)));
@@ -254,9 +254,9 @@ static int check_cut(struct harness *h, size_t cut, const char *dir, const char 
 	}
 	struct engine_open_params op = {0};
 	struct engine *e;
-	char err[512];
-	if (engine_open(dir, &op, &e, err, sizeof err)) {
-		fprintf(stderr, "cut %zu: reopen failed: %s\n", cut, err);
+	struct dd_err err;
+	if (engine_open(dir, &op, &e, &err)) {
+		fprintf(stderr, "cut %zu: reopen failed: %s\n", cut, err.msg);
 		return 1;
 	}
 	static uint8_t got[BS] __attribute__((aligned(4096))), want[BS];
@@ -317,18 +317,19 @@ int main(int argc, char **argv)
 	long cuts = atol(argv[2]);
 	struct harness h = {0};
 	h.rng = strtoull(argv[3], NULL, 10);
-	char vol[4096], img[4096], err[512];
+	char vol[4096], img[4096];
+	struct dd_err err;
 	snprintf(vol, sizeof vol, "%s/vol", dir);
 	snprintf(img, sizeof img, "%s/cut", dir);
 	struct engine_format_params fp = {LBNS * BS, DATA_BLOCKS * BS, BS, "mem", "sha1", argv[4], JOURNAL, NULL};
-	if (engine_format(vol, &fp, err, sizeof err)) {
-		fprintf(stderr, "powerloss: %s\n", err);
+	if (engine_format(vol, &fp, &err)) {
+		fprintf(stderr, "powerloss: %s\n", err.msg);
 		return 2;
 	}
 	/* The base image: the formatted durable files (the first open builds the caches only). */
 	struct engine *e;
 	struct engine_open_params op = {0};
-	if (engine_open(vol, &op, &e, err, sizeof err) || engine_close(e))
+	if (engine_open(vol, &op, &e, &err) || engine_close(e))
 		return 1;
 	for (unsigned f = 0; f < FILES; f++)
 		if (read_file(vol, f, &h.base[f], &h.base_len[f]))

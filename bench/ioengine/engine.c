@@ -12,8 +12,8 @@ static int eng_open(struct io_ctx *c)
 {
 	struct engine_open_params p = {.direct = (c->open_flags & O_DIRECT) != 0};
 	struct engine *e;
-	char err[256];
-	int rc = engine_open(c->path, &p, &e, err, sizeof err);
+	struct dd_err err;
+	int rc = engine_open(c->path, &p, &e, &err);
 	c->priv = rc ? NULL : e;
 	c->fd = -1;
 	return rc;

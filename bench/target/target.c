@@ -118,8 +118,8 @@ static int take_lock_around(struct target *t, const char *path, bool dir, bool f
 	/* A file of an engine volume (its chunk store holds dedisbench's blocks as written, so they
 	 * would pass for ours): the volume's own lock, and --force to write it at all. */
 	struct engine_stats g;
-	char why[256];
-	if (engine_describe(real, &g, why, sizeof why) == 0) {
+	struct dd_err why;
+	if (engine_describe(real, &g, &why) == 0) {
 		if (!force)
 			return fail(err, errlen, "target %s is a file of the engine volume %s (give engine:%s); refusing "
 						 "to write it without --force", what, real, real);
@@ -553,13 +553,13 @@ static int probe_engine(const struct target_request *req, struct target *t, char
 	t->sector_size = dio_align(t->engine_fd >= 0 ? t->engine_at : up);
 	t->region_size = req->file_size;
 	struct engine_stats g;
-	char why[512];
-	int rc = t->engine_fd < 0 ? -ENOENT : engine_describe(t->engine_at, &g, why, sizeof why);
+	struct dd_err why;
+	int rc = t->engine_fd < 0 ? -ENOENT : engine_describe(t->engine_at, &g, &why);
 	if (rc == -ENOENT)
 		return probe_new_volume(req, t, err, errlen);
 	if (rc) {
-		said_of_path(t, why, sizeof why);
-		return fail(err, errlen, "target %s: %s", req->path, why);
+		said_of_path(t, why.msg, sizeof why.msg);
+		return fail(err, errlen, "target %s: %s", req->path, why.msg);
 	}
 	if (lock_volume_inode(t, req->path, err, errlen)) /* an existing volume: by its inode too */
 		return -1;
@@ -689,12 +689,19 @@ static int prepare_engine(struct target *t, uint32_t block_size, char *err, size
 			.preallocate = t->sparse ? "sparse" : NULL,
 		};
 		t->engine_formatted = t->engine_marked = true; /* whatever is in the directory is this run's */
-		return engine_format(t->engine_at, &fp, err, errlen) ? said_of_path(t, err, errlen) : 0;
+		struct dd_err de;
+		if (!engine_format(t->engine_at, &fp, &de))
+			return 0;
+		snprintf(err, errlen, "%s", de.msg);
+		return said_of_path(t, err, errlen);
 	}
 	struct engine_open_params op = {0};
 	struct engine *e;
-	if (engine_open(t->engine_at, &op, &e, err, errlen))
+	struct dd_err de;
+	if (engine_open(t->engine_at, &op, &e, &de)) {
+		snprintf(err, errlen, "%s", de.msg);
 		return said_of_path(t, err, errlen);
+	}
 	int rc = engine_discard(e, 0, engine_logical_blocks(e));
 	int rc2 = engine_close(e);
 	if (rc || rc2)

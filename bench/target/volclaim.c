@@ -68,8 +68,8 @@ enum claim_verdict volclaim_inspect(const char *dir, int dir_fd, const char **ho
 	mark[m > 0 ? m : 0] = 0;
 	struct engine_open_params op = {.read_only = true};
 	struct engine *e;
-	char why[256];
-	int rc = engine_open(dir, &op, &e, why, sizeof why);
+	struct dd_err why;
+	int rc = engine_open(dir, &op, &e, &why);
 	if (rc) {
 		*err = -rc;
 		*how = "it cannot be opened";
@@ -92,8 +92,9 @@ void volclaim_mark(const char *dir, int dir_fd)
 {
 	struct engine_open_params op = {.read_only = true};
 	struct engine *e;
-	char why[256], text[160];
-	if (engine_open(dir, &op, &e, why, sizeof why))
+	struct dd_err why;
+	char text[160];
+	if (engine_open(dir, &op, &e, &why))
 		return;
 	struct engine_stats s;
 	engine_stats(e, &s);

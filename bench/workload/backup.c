@@ -153,9 +153,9 @@ static void observe_engine(const struct backup_job *j, struct backup_gen *bg)
 {
 	struct engine_open_params op = {0};
 	struct engine *e;
-	char err[256];
+	struct dd_err err;
 	struct engine_stats st;
-	if (engine_open(target_engine_dir(j->target), &op, &e, err, sizeof err))
+	if (engine_open(target_engine_dir(j->target), &op, &e, &err))
 		return;
 	engine_stats(e, &st);
 	engine_close(e);

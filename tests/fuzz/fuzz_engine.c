@@ -129,10 +129,10 @@ static int fill(const char *dir)
 {
 	struct engine_open_params op = {0};
 	struct engine *e;
-	char err[512];
+	struct dd_err err;
 	struct content_gen g;
-	if (content_init(&g, 42, BS, 1) || engine_open(dir, &op, &e, err, sizeof err)) {
-		fprintf(stderr, "fuzz_engine: %s\n", err);
+	if (content_init(&g, 42, BS, 1) || engine_open(dir, &op, &e, &err)) {
+		fprintf(stderr, "fuzz_engine: %s\n", err.msg);
 		return -1;
 	}
 	int rc = 0;
@@ -173,9 +173,9 @@ int harness_setup(void)
 	snprintf(v->dir, sizeof v->dir, "%s/%s", base, index_name);
 	struct engine_format_params fp = {.logical_bytes = LBNS * BS, .block_size = BS, .index = index_name,
 					  .hash = "sha1"};
-	char err[512];
-	if (engine_format(v->dir, &fp, err, sizeof err)) {
-		fprintf(stderr, "fuzz_engine: format: %s\n", err);
+	struct dd_err err;
+	if (engine_format(v->dir, &fp, &err)) {
+		fprintf(stderr, "fuzz_engine: format: %s\n", err.msg);
 		return -1;
 	}
 	if (fill(v->dir))
@@ -464,17 +464,17 @@ void harness_one(const uint8_t *data, size_t len)
 	unsigned places = damage(v, data, len, &one_word);
 
 	struct engine_stats g;
-	char err[512];
-	err[0] = 0;
-	if (engine_describe(v->dir, &g, err, sizeof err)) {
-		if (!err[0] && places)
+	struct dd_err err;
+	err.msg[0] = 0;
+	if (engine_describe(v->dir, &g, &err)) {
+		if (!err.msg[0] && places)
 			harness_fail("describe failed without a reason");
 		return; /* a clean refusal */
 	}
 	struct engine_open_params op = {0};
 	struct engine *e;
-	if (engine_open(v->dir, &op, &e, err, sizeof err)) {
-		if (!err[0])
+	if (engine_open(v->dir, &op, &e, &err)) {
+		if (!err.msg[0])
 			harness_fail("open failed without a reason");
 		return;
 	}

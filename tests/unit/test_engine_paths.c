@@ -36,11 +36,11 @@ static struct engine *fresh_compressed(uint64_t logical_blocks, uint64_t data_bl
 	snprintf(dir, sizeof dir, "/tmp/dedis-unit-eng-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	struct engine_format_params fp = {logical_blocks * BS, data_blocks * BS, BS, index, "sha1", compress, 0, NULL};
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_format(dir, &fp, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(engine_format(dir, &fp, &err), 0);
 	struct engine_open_params op = {0};
 	struct engine *e = NULL;
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	if (!blk)
 		CU_ASSERT_FATAL(posix_memalign((void **)&blk, 4096, BS) == 0);
 	return e;
@@ -236,15 +236,15 @@ static void superblock_checksum(void)
 	b ^= 0x40; /* flip a bit of the geometry */
 	CU_ASSERT_EQUAL(pwrite(fd, &b, 1, 20), 1);
 	close(fd);
-	char err[256] = "";
+	struct dd_err err = {0};
 	struct engine_open_params op = {0};
-	CU_ASSERT_NOT_EQUAL(engine_open(dir, &op, &e, err, sizeof err), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "checksum"));
+	CU_ASSERT_NOT_EQUAL(engine_open(dir, &op, &e, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "checksum"));
 	struct engine_stats g;
-	CU_ASSERT_EQUAL(engine_describe(dir, &g, err, sizeof err), -EINVAL);
+	CU_ASSERT_EQUAL(engine_describe(dir, &g, &err), -EINVAL);
 	/* formatting over it is refused too: a damaged volume is not an empty directory */
 	struct engine_format_params fp = {8 * BS, 8 * BS, BS, "mem", "sha1", NULL, 0, NULL};
-	CU_ASSERT_NOT_EQUAL(engine_format(dir, &fp, err, sizeof err), 0);
+	CU_ASSERT_NOT_EQUAL(engine_format(dir, &fp, &err), 0);
 	cleanup();
 }
 
@@ -300,8 +300,8 @@ static void file_system_full_collects_once(void)
 	unsigned collections = 0;
 	struct engine_recorder rec = {.arg = &collections, .collect = count_collections, .fail = data_file_system_full};
 	struct engine_open_params op = {.recorder = &rec};
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	CU_ASSERT_EQUAL(engine_write(e, 1, fill(3)), -ENOSPC);
 	CU_ASSERT_EQUAL(collections, 1);
 	CU_ASSERT_EQUAL(st(e).mapped_blocks, 0);
@@ -321,12 +321,13 @@ static int journal_file_system_full(void *arg, unsigned file, uint64_t offset)
  * files count) opens with `mapped` blocks mapped, LBN lbn reading back fill(v), and fsck clean. */
 static void after_power_loss(uint64_t mapped, uint64_t lbn, int v)
 {
-	char err[256], path[128];
+	struct dd_err err;
+	char path[128];
 	struct engine *e;
 	struct engine_open_params plain = {0};
 	snprintf(path, sizeof path, "%s/state", dir);
 	CU_ASSERT_EQUAL(unlink(path), 0);
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &plain, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &plain, &e, &err), 0);
 	CU_ASSERT_EQUAL(st(e).mapped_blocks, mapped);
 	CU_ASSERT(reads_back(e, lbn, v));
 	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
@@ -346,8 +347,8 @@ static void journal_full_commits_by_checkpoint(void)
 	unsigned refused = 0;
 	struct engine_recorder rec = {.arg = &refused, .fail = journal_file_system_full};
 	struct engine_open_params op = {.recorder = &rec};
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	CU_ASSERT_EQUAL(engine_discard(e, 0, 100), 0);
 	CU_ASSERT_EQUAL(engine_flush(e), 0);
 	CU_ASSERT(refused > 0); /* the journal was tried, and refused */
@@ -378,8 +379,8 @@ static void first_open_of_an_empty_volume_writes_no_cache(void)
 	}
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	struct engine_open_params op = {0};
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	CU_ASSERT_EQUAL(engine_write(e, 5, fill(4)), 0);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	after_power_loss(1, 5, 4); /* the map is not empty any more */
@@ -472,9 +473,9 @@ static void version2_volume_opens(void)
 	CU_ASSERT_EQUAL(pwrite(fd, &zero, 4, 32), 4);
 	close(fd);
 	legacy_map_headers();
-	char err[256] = "";
+	struct dd_err err = {0};
 	struct engine_open_params op = {0};
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	CU_ASSERT(reads_back(e, 5, 9));
 	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(engine_close(e), 0);
@@ -485,8 +486,8 @@ static void version2_volume_opens(void)
 	page[20] ^= 0x40;
 	CU_ASSERT_EQUAL(pwrite(fd, page, sizeof page, 0), (ssize_t)sizeof page);
 	close(fd);
-	CU_ASSERT_NOT_EQUAL(engine_open(dir, &op, &e, err, sizeof err), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "checksum"));
+	CU_ASSERT_NOT_EQUAL(engine_open(dir, &op, &e, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "checksum"));
 	cleanup();
 }
 
@@ -500,8 +501,8 @@ static void failed_open_closes_nothing(void)
 	close(null);
 	struct engine_open_params op = {0};
 	struct engine *e = NULL;
-	char err[256] = "";
-	CU_ASSERT_NOT_EQUAL(engine_open("/tmp/dedis-unit-no-such-volume", &op, &e, err, sizeof err), 0);
+	struct dd_err err = {0};
+	CU_ASSERT_NOT_EQUAL(engine_open("/tmp/dedis-unit-no-such-volume", &op, &e, &err), 0);
 	CU_ASSERT_NOT_EQUAL(fcntl(0, F_GETFD), -1);
 }
 
@@ -515,9 +516,9 @@ static void crash_recovery(void)
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0) {
 		struct engine_open_params op = {0};
-		char err[256];
+		struct dd_err err;
 		struct engine *c;
-		if (engine_open(dir, &op, &c, err, sizeof err))
+		if (engine_open(dir, &op, &c, &err))
 			_exit(3);
 		for (int i = 0; i < 32; i++)
 			engine_write(c, (uint64_t)i, fill(i % 8 + 1));
@@ -528,8 +529,8 @@ static void crash_recovery(void)
 	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	struct engine_open_params op = {0};
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	CU_ASSERT_EQUAL(engine_fsck(e, NULL, NULL), 0);
 	struct engine_stats s = st(e);
 	CU_ASSERT_EQUAL(s.mapped_blocks, 32);
@@ -787,10 +788,11 @@ static void chunk_store_preallocation(void)
 			fprintf(stderr, "  (/dev/shm is not a tmpfs: auto checked as sparse only) ");
 		static const char *const modes[] = {NULL, "auto", "full", "sparse"};
 		for (size_t m = 0; m < 4; m++) {
-			char vol[96], err[256];
+			char vol[96];
+			struct dd_err err;
 			snprintf(vol, sizeof vol, "%s/v%zu", d, m);
 			struct engine_format_params p = {.logical_bytes = 64 * 4096, .preallocate = modes[m]};
-			CU_ASSERT_EQUAL_FATAL(engine_format(vol, &p, err, sizeof err), 0);
+			CU_ASSERT_EQUAL_FATAL(engine_format(vol, &p, &err), 0);
 			bool full = m == 2 || (m < 2 && tmpfs);
 			if (full) {
 				CU_ASSERT(store_allocated(vol) >= store);
@@ -800,7 +802,7 @@ static void chunk_store_preallocation(void)
 			/* and a preallocated volume works as any: a block written reads back */
 			struct engine_open_params op = {0};
 			struct engine *e = NULL;
-			CU_ASSERT_EQUAL_FATAL(engine_open(vol, &op, &e, err, sizeof err), 0);
+			CU_ASSERT_EQUAL_FATAL(engine_open(vol, &op, &e, &err), 0);
 			static uint8_t block[4096];
 			memset(block, 0x5c, sizeof block);
 			CU_ASSERT_EQUAL(engine_write(e, 7, block), 0);
@@ -810,18 +812,19 @@ static void chunk_store_preallocation(void)
 			CU_ASSERT_EQUAL(engine_close(e), 0);
 		}
 		/* full where it cannot fit: refused, the directory not even created */
-		char vol[96], err[256];
+		char vol[96];
+		struct dd_err err;
 		snprintf(vol, sizeof vol, "%s/too-big", d);
 		uint64_t room = (uint64_t)fs.f_bavail * fs.f_bsize;
 		CU_ASSERT_FATAL(room < (1ULL << 50)); /* a request past the room stays under 2^40 blocks */
 		struct engine_format_params big = {.logical_bytes = room + (1ULL << 30), .preallocate = "full"};
-		CU_ASSERT_EQUAL(engine_format(vol, &big, err, sizeof err), -EINVAL);
-		CU_ASSERT_PTR_NOT_NULL(strstr(err, "preallocated"));
+		CU_ASSERT_EQUAL(engine_format(vol, &big, &err), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "preallocated"));
 		struct stat st;
 		CU_ASSERT_EQUAL(stat(vol, &st), -1);
 		/* an unknown mode: refused before anything is created */
 		struct engine_format_params odd = {.logical_bytes = 64 * 4096, .preallocate = "thick"};
-		CU_ASSERT_EQUAL(engine_format(vol, &odd, err, sizeof err), -EINVAL);
+		CU_ASSERT_EQUAL(engine_format(vol, &odd, &err), -EINVAL);
 		CU_ASSERT_EQUAL(stat(vol, &st), -1);
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
@@ -901,8 +904,8 @@ static void collection_by_another_writer_leaves_room(void)
 	struct engine_recorder rec = {.arg = &o, .collect = other_collects_first};
 	struct engine_open_params op = {.recorder = &rec};
 	struct engine *e = NULL;
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	CU_ASSERT_EQUAL(engine_write(e, 5, fill(9)), 0);
 	CU_ASSERT_EQUAL(o.collections, 2);
 	CU_ASSERT_EQUAL(o.rc, 0);
@@ -950,8 +953,8 @@ static void *late_open(void *arg)
 {
 	struct late_opener *l = arg;
 	struct engine_open_params op = {0};
-	char err[256];
-	l->rc = engine_open(dir, &op, &l->e, err, sizeof err);
+	struct dd_err err;
+	l->rc = engine_open(dir, &op, &l->e, &err);
 	return NULL;
 }
 
@@ -984,8 +987,8 @@ static void joiner_of_a_closing_volume_unmarks_clean(void)
 	struct late_opener l = {.lock_ino = sbst.st_ino, .rc = -1};
 	struct engine_recorder rec = {.write = start_late_opener, .arg = &l};
 	struct engine_open_params op = {.recorder = &rec};
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(engine_open(dir, &op, &e, &err), 0);
 	CU_ASSERT_EQUAL(engine_write(e, 3, fill(7)), 0); /* so the close has a map to checkpoint */
 	CU_ASSERT_EQUAL(engine_close(e), 0);
 	CU_ASSERT_FATAL(l.started);
@@ -1004,15 +1007,15 @@ static void joiner_of_a_closing_volume_unmarks_clean(void)
 
 static void bad_geometry_refused(void)
 {
-	char err[256];
+	struct dd_err err;
 	struct engine_format_params fp = {1 << 20, 0, 3000, "mem", "sha1", NULL, 0, NULL};
-	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, err, sizeof err), 0);
+	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, &err), 0);
 	fp.block_size = 4096;
 	fp.index = "btree";
-	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, err, sizeof err), 0);
+	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, &err), 0);
 	fp.index = "mem";
 	fp.hash = "md5";
-	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, err, sizeof err), 0);
+	CU_ASSERT_NOT_EQUAL(engine_format("/tmp/dedis-unit-never", &fp, &err), 0);
 	CU_ASSERT_NOT_EQUAL(access("/tmp/dedis-unit-never", F_OK), 0); /* nothing created */
 	free(blk);
 	blk = NULL;
