@@ -379,6 +379,77 @@ static int file_size(int fd, uint64_t *size)
 	return 0;
 }
 
+/* Everything import can refuse, checked before the volume is opened (opening writes): 0 or the
+ * exit status. */
+static int import_refusal(const struct engine_cli *c, int fd)
+{
+	struct stat src;
+	if (fstat(fd, &src) == 0 && S_ISDIR(src.st_mode))
+		return bad("import: %s is a directory (import reads a file or a device image)%s", c->args[1], "");
+	struct engine_stats g;
+	struct dd_err err;
+	uint64_t size = 0;
+	int rc = engine_describe(c->args[0], &g, &err);
+	if (rc == -ENOENT)
+		return bad("%s holds no volume (format it first)%s", c->args[0], "");
+	if (rc)
+		return bad("%s%s", err.msg, " (refusing to open it)");
+	if (file_size(fd, &size))
+		return bad("import: cannot size %s%s", c->args[1], "");
+	if ((size + g.block_size - 1) / g.block_size > g.logical_blocks) {
+		char need[32];
+		snprintf(need, sizeof need, "%llu", (unsigned long long)size);
+		return bad("import: %s (%s bytes) does not fit in the volume", c->args[1], need);
+	}
+	return 0;
+}
+
+/* Fills buf with up to len bytes, stopping early only at the end of the input (*eof): a pipe's
+ * reads end anywhere, and a short one taken as the tail, padded with zeros, shifted everything
+ * after it. 0 or -errno. */
+static int fill_chunk(int fd, char *buf, size_t len, size_t *got, bool *eof)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = read(fd, buf + *got, len - *got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*eof = true;
+			return n < 0 ? -errno : 0;
+		}
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
+/* The input written block by block from LBN 0; *lbn ends as the blocks written (the one that
+ * failed, on failure). -EFBIG with *too_long when the input goes on past the volume. */
+static int import_blocks(struct engine *e, int fd, char *buf, size_t chunk, uint64_t *lbn, bool *too_long)
+{
+	uint32_t bs = engine_block_size(e);
+	bool eof = false;
+	int rc = 0;
+	while (!eof && !rc) {
+		size_t len;
+		if ((rc = fill_chunk(fd, buf, chunk, &len, &eof)) || !len)
+			break;
+		if (len % bs) { /* the file's tail: zero-padded to a block, as a filesystem stores it */
+			memset(buf + len, 0, bs - len % bs);
+			len += bs - len % bs;
+		}
+		for (size_t off = 0; off < len && !rc; off += bs) {
+			if (*lbn >= engine_logical_blocks(e)) { /* a pipe, which could not be sized before */
+				*too_long = true;
+				rc = -EFBIG;
+			} else if (!(rc = engine_write(e, *lbn, buf + off))) {
+				(*lbn)++; /* on failure lbn stays the block that failed */
+			}
+		}
+	}
+	return rc;
+}
+
 static int cmd_import(const struct engine_cli *c)
 {
 	if (in_volume(c->args[0], c->args[1]) == 1)
@@ -387,28 +458,8 @@ static int cmd_import(const struct engine_cli *c)
 	int fd = open(c->args[1], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bad("import: %s: %s", c->args[1], strerror(errno));
-	struct stat src;
-	if (fstat(fd, &src) == 0 && S_ISDIR(src.st_mode)) {
-		close(fd);
-		return bad("import: %s is a directory (import reads a file or a device image)%s", c->args[1], "");
-	}
-	/* Everything that can be refused is checked before the volume is opened (opening writes). */
-	struct engine_stats g;
-	struct dd_err err;
-	uint64_t size = 0;
-	int rc = engine_describe(c->args[0], &g, &err);
-	if (rc == -ENOENT)
-		rc = bad("%s holds no volume (format it first)%s", c->args[0], "");
-	else if (rc)
-		rc = bad("%s%s", err.msg, " (refusing to open it)");
-	else if (file_size(fd, &size))
-		rc = bad("import: cannot size %s%s", c->args[1], "");
-	else if ((size + g.block_size - 1) / g.block_size > g.logical_blocks) {
-		char need[32];
-		snprintf(need, sizeof need, "%llu", (unsigned long long)size);
-		rc = bad("import: %s (%s bytes) does not fit in the volume", c->args[1], need);
-	}
 	struct engine *e = NULL;
+	int rc = import_refusal(c, fd);
 	if (!rc)
 		rc = open_volume(c->args[0], c, false, &e);
 	if (rc) {
@@ -425,38 +476,8 @@ static int cmd_import(const struct engine_cli *c)
 		return EXIT_FAILED;
 	}
 	uint64_t lbn = 0;
-	bool eof = false, too_long = false;
-	while (!eof && !rc) {
-		/* The chunk filled whole before it is written: a pipe's reads end anywhere, and a short
-		 * one taken as the tail, padded with zeros, shifted everything after it. */
-		size_t len = 0;
-		while (len < chunk) {
-			ssize_t n = read(fd, buf + len, chunk - len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				rc = -errno;
-			if (n <= 0) {
-				eof = true;
-				break;
-			}
-			len += (size_t)n;
-		}
-		if (rc || !len)
-			break;
-		if (len % bs) { /* the file's tail: zero-padded to a block, as a filesystem stores it */
-			memset(buf + len, 0, bs - len % bs);
-			len += bs - len % bs;
-		}
-		for (size_t off = 0; off < len && !rc; off += bs) {
-			if (lbn >= engine_logical_blocks(e)) { /* a pipe, which could not be sized before */
-				too_long = true;
-				rc = -EFBIG;
-			} else if (!(rc = engine_write(e, lbn, buf + off))) {
-				lbn++; /* on failure lbn stays the block that failed */
-			}
-		}
-	}
+	bool too_long = false;
+	rc = import_blocks(e, fd, buf, chunk, &lbn, &too_long);
 	free(buf);
 	close(fd);
 	int rc2 = engine_close(e); /* flushes: what was imported before a failure is kept */
