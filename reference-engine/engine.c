@@ -586,11 +586,8 @@ static int caches_check(struct engine *e)
  * caches are all that is left of it (the open fails naming the damage). */
 static int durable_loads(struct engine *e)
 {
-	struct dd_err damage;
-	int rc = txn_check_durable(e->dir, e->sb.logical_blocks, e->sb.journal_bytes, e->sb.version >= VOL_VERSION,
-				   &damage);
-	snprintf(e->txn.why, sizeof e->txn.why, "%.*s", (int)sizeof e->txn.why - 1, damage.msg); /* open_failure says it */
-	return rc;
+	return txn_check_durable(e->dir, e->sb.logical_blocks, e->sb.journal_bytes, e->sb.version >= VOL_VERSION,
+				 &e->txn.why); /* what open_failure says */
 }
 
 /* The first opener alone: caches trusted (once checked), repaired or rebuilt; locks
@@ -653,7 +650,7 @@ static int open_alone(struct engine *e, const struct index_params *ip, enum cach
  * cannot rebuild, or the error. */
 static const char *open_failure(const struct engine *e, int rc)
 {
-	return rc == -EBADMSG && e->txn.why[0]	 ? e->txn.why
+	return rc == -EBADMSG && e->txn.why.msg[0] ? e->txn.why.msg
 	       : rc == -EROFS && e->cache_note[0] ? e->cache_note
 						  : strerror(-rc);
 }
@@ -806,7 +803,7 @@ int engine_open(const char *dir, const struct engine_open_params *p, struct engi
 				       : "was not closed cleanly: its recovery writes to the volume");
 	}
 	if ((rc = open_volume_files(e, dir, p, alone, cs))) {
-		char what[sizeof e->txn.why];
+		char what[sizeof e->txn.why.msg];
 		snprintf(what, sizeof what, "%s", open_failure(e, rc));
 		destroy(e);
 		return err_fail(err, rc, "%s: cannot open the volume: %s", dir, what);

@@ -51,6 +51,10 @@ static inline unsigned index_stripes_for(uint64_t capacity)
 	return n;
 }
 
+/* What the engine may count on an index to do (index_ops.flags); it reads these, never a name. */
+#define FPINDEX_OPENS_READ_ONLY 1u /* opens on read-only storage without writing (its files mapped
+                                     * private): a clean volume with it can be stat'ed and exported there */
+
 struct index; /* the backend's own state */
 
 /* Concurrency: lookup, insert and remove on fingerprints of different stripes (index_stripe) run
@@ -59,12 +63,8 @@ struct index; /* the backend's own state */
  * by the engine. iterate, flush and repair run with the volume quiesced (no other call in
  * flight); stats may run any time and need only be approximately current. An "address" is the
  * engine's opaque 64-bit word for a stored content (never 0 or all ones). */
-/* What the engine may count on an index to do (index_ops.flags); it reads these, never a name. */
-#define FPINDEX_OPENS_READ_ONLY 1u /* opens on read-only storage without writing (its files mapped
-                                     * private): a clean volume with it can be stat'ed and exported there */
-
 struct index_ops {
-	const char *name;   /* as --index and the superblock spell it */
+	const char *name;   /* as --index and the superblock spell it: at most 7 characters */
 	const char *about;  /* what --help says after the name ("Berkeley DB"), or NULL */
 	unsigned flags;     /* FPINDEX_* */
 	/* Create the backend's files in p->dir (format time). 0 or -errno. */

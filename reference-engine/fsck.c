@@ -94,7 +94,7 @@ static int check_durable(struct fsck_walk *w)
 	if (!rc && !map)
 		rc = -ENOMEM;
 	if (!rc && (rc = txn_load(&e->txn, map, &next)) == -EBADMSG) {
-		durable_problem(w, "%s", e->txn.why); /* damage found, not a failure of the check */
+		durable_problem(w, "%s", e->txn.why.msg); /* damage found, not a failure of the check */
 		free(map);
 		return 0;
 	}

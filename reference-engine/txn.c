@@ -315,9 +315,8 @@ static int read_checks_of(struct txn *t, unsigned area, uint64_t seq, uint8_t *a
 	if (rc < 0)
 		return rc;
 	if (rc == 0 || have_seq != seq) {
-		snprintf(t->why, sizeof t->why, "the durable map's chunk checks of checkpoint %llu are damaged",
-			 (unsigned long long)seq);
-		return -EBADMSG;
+		return err_fail(&t->why, -EBADMSG, "the durable map's chunk checks of checkpoint %llu are damaged",
+				(unsigned long long)seq);
 	}
 	return 0;
 }
@@ -460,11 +459,10 @@ static int verify_chunks(struct txn *t, const uint64_t *map, uint64_t seq, unsig
 		memcpy(&want, a + AREA_HDR + c * 8, 8);
 		memcpy(&other, next + AREA_HDR + c * 8, 8);
 		if (h != want && !(have_next && h == other)) {
-			snprintf(t->why, sizeof t->why,
-				 "the durable map's chunk %llu (LBNs %llu-%llu) does not match checkpoint %llu's check",
-				 (unsigned long long)c, (unsigned long long)(c * TXN_CHUNK),
-				 (unsigned long long)(c * TXN_CHUNK + TXN_CHUNK - 1), (unsigned long long)seq);
-			rc = -EBADMSG;
+			rc = err_fail(&t->why, -EBADMSG,
+				      "the durable map's chunk %llu (LBNs %llu-%llu) does not match checkpoint %llu's check",
+				      (unsigned long long)c, (unsigned long long)(c * TXN_CHUNK),
+				      (unsigned long long)(c * TXN_CHUNK + TXN_CHUNK - 1), (unsigned long long)seq);
 		}
 	}
 	free(a);
@@ -517,11 +515,10 @@ int txn_check_durable(const char *dir, uint64_t logical_blocks, uint64_t journal
 	if (!rc && ((t.map_fd = open(map_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 		    (t.journal_fd = open(journal_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0))
 		rc = -errno;
-	if (!rc && (rc = txn_load(&t, map, &next)) == -EINVAL) {
-		snprintf(t.why, sizeof t.why, "the durable map has no valid checkpoint header");
-		rc = -EBADMSG;
-	}
-	err_fail(err, rc, "%s", t.why);
+	if (!rc && (rc = txn_load(&t, map, &next)) == -EINVAL)
+		rc = err_fail(&t.why, -EBADMSG, "the durable map has no valid checkpoint header");
+	if (err)
+		*err = t.why;
 	txn_close(&t);
 	free(map);
 	return rc;

@@ -24,7 +24,7 @@ struct txn {
 	uint8_t *buf;             /* a commit's record */
 	size_t buf_cap;
 	bool checked;             /* the map file keeps a check per chunk (format version 4) */
-	char why[160];            /* what -EBADMSG from txn_load or a checkpoint found damaged */
+	struct dd_err why;        /* what -EBADMSG from txn_load or a checkpoint found damaged */
 };
 
 /* Format: the map file (empty, checkpoint 0, with its chunk checks: version 4) and a zeroed

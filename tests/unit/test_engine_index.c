@@ -296,6 +296,17 @@ static void test_find(void)
 	CU_ASSERT_PTR_EQUAL(index_find("bdb"), &index_bdb_ops);
 	CU_ASSERT_PTR_EQUAL(index_find("bloom"), &index_bloom_ops);
 	CU_ASSERT_PTR_NULL(index_find("btree"));
+	CU_ASSERT_PTR_NULL(index_find(NULL));
+	/* the registry's order is the lists' (--help, format's refusal) and its first the default */
+	char names[64];
+	CU_ASSERT_STRING_EQUAL(fpindex_names(names, sizeof names, ", ", 0), "mem, bdb, bloom");
+	CU_ASSERT_STRING_EQUAL(fpindex_names(names, sizeof names, " or ", FPINDEX_OPENS_READ_ONLY), "mem");
+	CU_ASSERT_STRING_EQUAL(fpindex_names(names, 8, ", ", 0), "mem, bd"); /* cut to fit */
+	CU_ASSERT_PTR_EQUAL(fpindex_registry[0], &index_mem_ops);
+	size_t n = 0;
+	for (; fpindex_registry[n]; n++) /* every one reachable by its own name */
+		CU_ASSERT_PTR_EQUAL(index_find(fpindex_registry[n]->name), fpindex_registry[n]);
+	CU_ASSERT_EQUAL(n, 3);
 }
 
 /* At capacity: >= 95 % of misses filtered, false positives (misses bdb had to answer) <= 3 %. */
