@@ -114,5 +114,8 @@ const struct index_ops *index_find(const char *name);
 /* The names of the indexes with all of flags (0: every one) joined by sep ("mem, bdb, bloom"
  * with ", "), cut to fit len; returns buf. */
 const char *fpindex_names(char *buf, size_t len, const char *sep, unsigned flags);
+/* The list --help gives: "mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)" (each name with
+ * its about), cut to fit len; returns buf. */
+const char *fpindex_help(char *buf, size_t len);
 
 #endif

@@ -36,3 +36,19 @@ const char *fpindex_names(char *buf, size_t len, const char *sep, unsigned flags
 	}
 	return buf;
 }
+
+const char *fpindex_help(char *buf, size_t len)
+{
+	size_t used = 0, n = 0;
+	while (fpindex_registry[n])
+		n++;
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < n && used < len; i++) {
+		const struct index_ops *ix = fpindex_registry[i];
+		int k = snprintf(buf + used, len - used, "%s%s%s%s%s", !i ? "" : i + 1 < n ? ", " : " or ", ix->name,
+				 ix->about ? " (" : "", ix->about ? ix->about : "", ix->about ? ")" : "");
+		used += k > 0 ? (size_t)k : 0;
+	}
+	return buf;
+}

@@ -302,6 +302,8 @@ static void test_find(void)
 	CU_ASSERT_STRING_EQUAL(fpindex_names(names, sizeof names, ", ", 0), "mem, bdb, bloom");
 	CU_ASSERT_STRING_EQUAL(fpindex_names(names, sizeof names, " or ", FPINDEX_OPENS_READ_ONLY), "mem");
 	CU_ASSERT_STRING_EQUAL(fpindex_names(names, 8, ", ", 0), "mem, bd"); /* cut to fit */
+	char help[128];
+	CU_ASSERT_STRING_EQUAL(fpindex_help(help, sizeof help), "mem, bdb (Berkeley DB) or bloom (Bloom filter + bdb)");
 	CU_ASSERT_PTR_EQUAL(fpindex_registry[0], &index_mem_ops);
 	size_t n = 0;
 	for (; fpindex_registry[n]; n++) /* every one reachable by its own name */
