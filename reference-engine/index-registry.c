@@ -5,10 +5,11 @@
 #include "reference-engine/fpindex.h"
 
 /* In the order --help and error messages list them; the first is the default. */
-#define FPINDEXES(X)                                                                                \
-	X(index_mem_ops)                                                                            \
-	X(index_bdb_ops)                                                                            \
-	X(index_bloom_ops)
+#define FPINDEXES(X) \
+	X(index_mem_ops) \
+	X(index_bdb_ops) \
+	X(index_bloom_ops) \
+	/* a new index: X(its ops) above this line */
 
 #define DECLARE(ops) extern const struct index_ops ops;
 #define ENTRY(ops) &ops,
