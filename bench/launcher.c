@@ -309,7 +309,7 @@ static int collect_live(const struct bench_config *c, struct id_counts *live, ui
 			return -1;
 		*zero += v - 1 == CONTENT_ZERO;
 	}
-	*distinct = live->used + live->unique;
+	*distinct = live->map.used + live->unique;
 	return 0;
 }
 
@@ -446,7 +446,7 @@ static void collect(struct launch *l, struct run_result *r)
 	if (ok && !l->peers && c->target.kind == TARGET_ENGINE && !l->overran)
 		validate_engine(c, r, &live, live_blocks, live_distinct);
 	idc_free(&live);
-	if (ok && (ids.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
+	if (ok && (ids.map.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
 		dist_compute_rows(&r->written, &r->written_rows);
 		r->have_written = true;
 	}

@@ -619,7 +619,7 @@ int worker_main(const struct worker_args *a)
 	if (w.latlog && fclose(w.latlog))
 		record_failure_said(&w, errno, "cannot write its latency log %s/latency.%llu.csv", w.cfg->o.output_dir,
 				    (unsigned long long)config_worker_number(w.cfg, w.index));
-	if (w.ids.keys && w.access_counts && ship_tallies(&w, a->tally_fd) && !w.ws->error)
+	if (w.ids.map.keys && w.access_counts && ship_tallies(&w, a->tally_fd) && !w.ws->error)
 		record_failure(&w, EIO, "tally", UINT64_MAX);
 	if (w.eng) {
 		int crc = w.eng->close(&w.io);

@@ -269,8 +269,10 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 		rc = -1;
 	}
 	for (int k = 0; k < n; k++) {
-		for (size_t i = 0; !rc && i < args[k].h.cap; i++)
-			if (args[k].h.keys[i] && count_hist_add(h, args[k].h.keys[i], args[k].h.vals[i])) {
+		size_t slot = 0;
+		uint64_t copies, contents;
+		while (!rc && u64map_next(&args[k].h.map, &slot, &copies, &contents))
+			if (count_hist_add(h, copies, contents)) {
 				snprintf(why, whylen, "out of memory building the histogram");
 				rc = -1;
 			}
@@ -320,7 +322,7 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 		}
 	}
 	if (count_hist_to_dist(h, out, &e)) {
-		snprintf(why, whylen, "%s", h->n ? e.msg : "no data: nothing to analyse");
+		snprintf(why, whylen, "%s", h->map.used ? e.msg : "no data: nothing to analyse");
 		goto out;
 	}
 	if (!c->back) { /* the distinct contents the walk found: what the bound and the cost go by */

@@ -6,11 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/distfile.h"
+#include "lib/u64map.h"
 
+/* copies -> distinct contents with that many copies. Zeroed: empty. */
 struct count_hist {
-	uint64_t *keys;   /* copies (0 = empty slot) */
-	uint64_t *vals;   /* distinct contents with that many copies */
-	size_t cap, n;
+	struct u64map map;
 };
 
 /* contents += nfps for `copies` (>= 1). Returns 0 or -1 (out of memory, overflow, copies 0). */

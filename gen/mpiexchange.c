@@ -298,7 +298,7 @@ static int gather_rows(struct gen *g, struct size_out *s, struct owned *w)
 				status = EXIT_FAILED;
 		if (status) {
 			run_say(&g->r, "out of memory adding the ranks' counts");
-		} else if (!h.n) {
+		} else if (!h.map.used) {
 			run_say(&g->r, "no data: nothing to analyse");
 			status = EXIT_BAD_INPUT;
 		} else if (count_hist_to_dist(&h, &s->dist, &e)) {

@@ -86,7 +86,7 @@ int physical_estimate(const struct bench_config *c, const uint64_t *words, uint6
 	uint64_t id, count, zero = 0;
 	while (idc_next(dups, &slot, &id, &count))
 		zero += id == CONTENT_ZERO;
-	out->distinct = dups->used - zero + dups->unique;
+	out->distinct = dups->map.used - zero + dups->unique;
 	if (!out->distinct)
 		return 0;
 	struct sample s = {.out = out, .codecs = compmodel_codecs_new()};
@@ -130,7 +130,7 @@ int physical_engine_bytes(const struct bench_config *c, const uint64_t *words, u
 			  const struct id_counts *dups, bool lz4, uint64_t *bytes)
 {
 	if (!lz4) {
-		*bytes = (dups->used + dups->unique) * c->o.block_size;
+		*bytes = (dups->map.used + dups->unique) * c->o.block_size;
 		return 0;
 	}
 	struct engine_sum e = {.cap = LZ4_compressBound((int)c->o.block_size)};

@@ -6,76 +6,27 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/fullio.h"
-#include "lib/rng.h"
+#include "lib/u64map.h"
 #include "bench/report/tally.h"
-
-#define EMPTY UINT64_MAX
 
 int idc_init(struct id_counts *m, size_t cap_hint)
 {
-	size_t cap = 1024;
-	while (cap < cap_hint * 2)
-		cap <<= 1;
-	m->keys = malloc(cap * sizeof *m->keys);
-	m->vals = calloc(cap, sizeof *m->vals);
-	if (!m->keys || !m->vals) {
-		free(m->keys);
-		free(m->vals);
-		return -1;
-	}
-	memset(m->keys, 0xff, cap * sizeof *m->keys);
-	m->cap = cap;
-	m->used = 0;
 	m->unique = 0;
-	static uint64_t tables;
-	m->salt = rng_mix64(++tables ^ (uint64_t)(uintptr_t)m->keys);
-	return 0;
+	return u64map_init(&m->map, cap_hint);
 }
 
 void idc_free(struct id_counts *m)
 {
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof *m);
-}
-
-static size_t slot_of(const struct id_counts *m, uint64_t id)
-{
-	size_t i = rng_mix64(id ^ m->salt) & (m->cap - 1);
-	while (m->keys[i] != EMPTY && m->keys[i] != id)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static int grow(struct id_counts *m)
-{
-	struct id_counts bigger;
-	if (idc_init(&bigger, m->cap))
-		return -1;
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->keys[i] == EMPTY)
-			continue;
-		size_t j = slot_of(&bigger, m->keys[i]);
-		bigger.keys[j] = m->keys[i];
-		bigger.vals[j] = m->vals[i];
-	}
-	bigger.used = m->used;
-	bigger.unique = m->unique;
-	idc_free(m);
-	*m = bigger;
-	return 0;
+	u64map_free(&m->map);
+	m->unique = 0;
 }
 
 int idc_add(struct id_counts *m, uint64_t id, uint64_t n)
 {
-	if ((m->used + 1) * 4 > m->cap * 3 && grow(m))
+	uint64_t *count = u64map_at(&m->map, id);
+	if (!count)
 		return -1;
-	size_t i = slot_of(m, id);
-	if (m->keys[i] == EMPTY) {
-		m->keys[i] = id;
-		m->used++;
-	}
-	m->vals[i] += n;
+	*count += n;
 	return 0;
 }
 
@@ -87,28 +38,21 @@ static int cmp_row(const void *a, const void *b)
 
 bool idc_next(const struct id_counts *m, size_t *slot, uint64_t *id, uint64_t *count)
 {
-	for (; *slot < m->cap; ++*slot) {
-		if (m->keys[*slot] == EMPTY)
-			continue;
-		*id = m->keys[*slot];
-		*count = m->vals[(*slot)++];
-		return true;
-	}
-	return false;
+	return u64map_next(&m->map, slot, id, count);
 }
 
 int idc_to_dist(const struct id_counts *m, struct dist *out)
 {
 	/* Collect (dups, 1) per id, sort, and fold equal dups into one row. */
-	size_t n = m->used + 1, k = 0;
+	size_t n = m->map.used + 1, k = 0, slot = 0;
+	uint64_t id, count;
 	struct dist_row *rows = malloc(n * sizeof *rows);
 	if (!rows)
 		return -1;
 	if (m->unique)
 		rows[k++] = (struct dist_row){0, m->unique};
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->keys[i] != EMPTY)
-			rows[k++] = (struct dist_row){m->vals[i] - 1, 1};
+	while (u64map_next(&m->map, &slot, &id, &count))
+		rows[k++] = (struct dist_row){count - 1, 1};
 	qsort(rows, k, sizeof *rows, cmp_row);
 	size_t w = 0;
 	for (size_t i = 0; i < k; i++) {
@@ -234,16 +178,13 @@ void afreq_free(struct access_freq *f)
 
 int tally_write(int fd, const struct id_counts *ids, const struct access_freq *af)
 {
-	uint64_t head[4] = {TALLY_MAGIC, ids->unique, ids->used, af->n};
+	uint64_t head[4] = {TALLY_MAGIC, ids->unique, ids->map.used, af->n};
 	if (fullio_write(fd, head, sizeof head))
 		return -1;
 	uint64_t buf[512];
-	size_t k = 0;
-	for (size_t i = 0; i < ids->cap; i++) {
-		if (ids->keys[i] == EMPTY)
-			continue;
-		buf[k++] = ids->keys[i];
-		buf[k++] = ids->vals[i];
+	size_t k = 0, slot = 0;
+	while (u64map_next(&ids->map, &slot, &buf[k], &buf[k + 1])) {
+		k += 2;
 		if (k == 512) {
 			if (fullio_write(fd, buf, sizeof buf))
 				return -1;
@@ -267,8 +208,8 @@ int tally_read_merge(int fd, struct id_counts *ids, struct access_freq *af)
 		return -1;
 	ids->unique += head[1];
 	/* Grow once up front rather than repeatedly while merging. */
-	while ((ids->used + head[2]) * 4 > ids->cap * 3)
-		if (grow(ids))
+	while ((ids->map.used + head[2]) * 4 > ids->map.cap * 3)
+		if (u64map_grow(&ids->map))
 			return -1;
 	uint64_t buf[512];
 	for (uint64_t left = head[2]; left;) {

@@ -7,16 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/distfile.h"
+#include "lib/u64map.h"
 
 /* Open-addressing map content id -> times written (ids < 2^63; unique ids are only counted). */
 struct id_counts {
-	uint64_t *keys;
-	uint64_t *vals;
-	size_t cap;   /* power of two */
-	size_t used;
-	uint64_t unique; /* writes of fresh unique ids: each is its own content, written once */
-	uint64_t salt;   /* per-table hash salt: merging one table into another in slot order must
-	                  * not replay its probe sequence (that clusters quadratically) */
+	struct u64map map; /* id -> times written */
+	uint64_t unique;   /* writes of fresh unique ids: each is its own content, written once */
 };
 
 int idc_init(struct id_counts *m, size_t cap_hint);

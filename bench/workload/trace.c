@@ -7,6 +7,7 @@
 #include "lib/errmsg.h"
 #include "lib/reserve.h"
 #include "lib/rng.h"
+#include "lib/u64map.h"
 #include "bench/workload/trace.h"
 
 /* md5 of 4096 zero bytes */
@@ -229,40 +230,33 @@ void trace_free(struct trace *t)
 
 int trace_live(const struct trace *t, uint64_t *blocks, uint64_t *distinct)
 {
-	/* block -> id of its last write (open addressing), then the distinct ids among them */
-	size_t n = 1024;
-	while (n < t->write_blocks * 2)
-		n *= 2;
-	uint64_t *key = malloc(n * sizeof *key), *val = malloc(n * sizeof *val);
+	/* block -> id of its last write, then the distinct ids among them */
+	struct u64map last = {0};
 	uint8_t *seen = calloc(t->distinct + 2, 1);
 	int rc = -1;
-	if (!key || !val || !seen)
+	if (!seen || u64map_init(&last, t->write_blocks))
 		goto out;
-	memset(key, 0xff, n * sizeof *key); /* UINT64_MAX: empty (no block number reaches it) */
 	*blocks = *distinct = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trace_req *r = &t->req[i];
 		for (uint32_t k = 0; r->write && k < r->nblocks; k++) {
-			uint64_t b = r->block + k;
-			size_t s = rng_mix64(b) & (n - 1);
-			while (key[s] != UINT64_MAX && key[s] != b)
-				s = (s + 1) & (n - 1);
-			if (key[s] == UINT64_MAX) {
-				key[s] = b;
-				(*blocks)++;
-			}
-			val[s] = t->ids[r->first_id + k];
+			uint64_t *id = u64map_at(&last, r->block + k);
+			if (!id)
+				goto out;
+			*id = t->ids[r->first_id + k];
 		}
 	}
-	for (size_t s = 0; s < n; s++)
-		if (key[s] != UINT64_MAX && !seen[val[s]]) {
-			seen[val[s]] = 1;
+	*blocks = last.used;
+	size_t slot = 0;
+	uint64_t block, id;
+	while (u64map_next(&last, &slot, &block, &id))
+		if (!seen[id]) {
+			seen[id] = 1;
 			(*distinct)++;
 		}
 	rc = 0;
 out:
-	free(key);
-	free(val);
+	u64map_free(&last);
 	free(seen);
 	return rc;
 }
