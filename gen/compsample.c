@@ -1,11 +1,9 @@
 /* compsample.c - compressibility sampling: per-thread sets of measured contents (zstd -1 and LZ4,
  * each block alone), merged per block size and joined with the final counts into weighted cells. */
-#include <lz4.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <zstd.h>
 #include "lib/bitfilter.h"
 #include "gen/compsample.h"
 
@@ -275,35 +273,6 @@ void comp_sampler_free(struct comp_sampler *s)
 
 /* ---- a hashing thread's side ---- */
 
-struct comp_codec {
-	ZSTD_CCtx *zctx;
-	uint8_t *out;
-	size_t cap;
-};
-
-struct comp_codec *comp_codec_new(uint64_t max_block)
-{
-	struct comp_codec *c = calloc(1, sizeof *c);
-	if (!c)
-		return NULL;
-	size_t zb = ZSTD_compressBound(max_block), lb = (size_t)LZ4_compressBound((int)max_block);
-	c->cap = zb > lb ? zb : lb;
-	if (!(c->zctx = ZSTD_createCCtx()) || !(c->out = malloc(c->cap))) {
-		comp_codec_free(c);
-		return NULL;
-	}
-	return c;
-}
-
-void comp_codec_free(struct comp_codec *c)
-{
-	if (!c)
-		return;
-	ZSTD_freeCCtx(c->zctx);
-	free(c->out);
-	free(c);
-}
-
 int comp_local_init(struct comp_local *l, struct comp_sampler *s)
 {
 	memset(l, 0, sizeof *l);
@@ -320,7 +289,7 @@ int comp_local_init(struct comp_local *l, struct comp_sampler *s)
 	return 0;
 }
 
-int comp_local_measure(struct comp_local *l, struct comp_codec *c, const uint8_t *fp, const uint8_t *block,
+int comp_local_measure(struct comp_local *l, struct compmodel_codecs *c, const uint8_t *fp, const uint8_t *block,
 		       uint64_t h, char *why, size_t whylen)
 {
 	struct comp_sample v = {.hmin = h};
@@ -332,19 +301,14 @@ int comp_local_measure(struct comp_local *l, struct comp_codec *c, const uint8_t
 	}
 	if (!memcmp(fp, l->zero_fp, l->fp_len))
 		return 0; /* the zero block is its own header line, never a cell */
-	size_t bs = l->block_size;
-	size_t z = ZSTD_compressCCtx(c->zctx, c->out, c->cap, block, bs, 1);
-	if (ZSTD_isError(z)) {
-		snprintf(why, whylen, "zstd: %s", ZSTD_getErrorName(z));
+	struct compmodel_sizes sizes;
+	struct dd_err e;
+	if (compmodel_measure(c, block, l->block_size, &sizes, &e)) {
+		snprintf(why, whylen, "%s", e.msg);
 		return -1;
 	}
-	int lz = LZ4_compress_default((const char *)block, (char *)c->out, (int)bs, (int)c->cap);
-	if (lz <= 0) {
-		snprintf(why, whylen, "LZ4 could not compress a block of %zu bytes", bs);
-		return -1;
-	}
-	v.zstd = (uint32_t)(z < bs ? z : bs);
-	v.lz4 = (uint32_t)((size_t)lz < bs ? (size_t)lz : bs);
+	v.zstd = (uint32_t)sizes.zstd;
+	v.lz4 = (uint32_t)sizes.lz4;
 	if (comp_set_put(l->set, fp, &v)) {
 		snprintf(why, whylen, "out of memory for the compressibility samples");
 		return -1;

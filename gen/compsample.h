@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "lib/compmodel.h"
 #include "lib/distfile.h"
 
 /* What a measured content carries: its sizes compressed alone (capped at the block size), and
@@ -60,11 +61,8 @@ int comp_sampler_load(struct comp_sampler *s, const uint8_t *fp, const struct co
 int comp_sampler_each(const struct comp_sampler *s, comp_visit_fn fn, void *arg);
 void comp_sampler_free(struct comp_sampler *s);
 
-/* A hashing thread's side of one sampler: its own set (no lock per block) and the codec state it
- * shares with the thread's other sizes. */
-struct comp_codec;
-struct comp_codec *comp_codec_new(uint64_t max_block);
-void comp_codec_free(struct comp_codec *c);
+/* A hashing thread's side of one sampler: its own set (no lock per block), measured with the
+ * codec state (lib/compmodel.h) it shares with the thread's other sizes. */
 
 struct comp_local {
 	struct comp_sampler *s;
@@ -83,7 +81,7 @@ static inline bool comp_local_selected(const struct comp_local *l, const uint8_t
 	*h = comp_select_hash(fp, pos);
 	return *h <= l->threshold;
 }
-int comp_local_measure(struct comp_local *l, struct comp_codec *c, const uint8_t *fp, const uint8_t *block,
+int comp_local_measure(struct comp_local *l, struct compmodel_codecs *c, const uint8_t *fp, const uint8_t *block,
 		       uint64_t h, char *why, size_t whylen);
 /* Hands the thread's set to the sampler (under its lock, once per thread) and releases it. */
 int comp_local_flush(struct comp_local *l);

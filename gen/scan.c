@@ -156,7 +156,7 @@ static bool pipe_failed(struct pipe *p)
  * compressibility samples and locality records (handed over once, when it ends). */
 struct hstate {
 	struct fp_ctx *fc;
-	struct comp_codec *codec;
+	struct compmodel_codecs *codec;
 	struct comp_local comp[GEN_SCAN_MAX_SIZES]; /* .set NULL: off */
 	struct loc_local *loc[GEN_SCAN_MAX_SIZES];  /* NULL: off */
 	struct batch_reader *br;                    /* NULL: batches read with system calls */
@@ -571,7 +571,7 @@ static bool hstate_init(const struct scan_config *cfg, struct hstate *hs, uint64
 	hs->br = batch_reader_new(); /* NULL: no io_uring here, system calls then */
 	for (int i = 0; i < cfg->nsizes; i++) {
 		if (cfg->sizes[i].comp) {
-			if (!hs->codec && !(hs->codec = comp_codec_new(maxbs)))
+			if (!hs->codec && !(hs->codec = compmodel_codecs_new(maxbs)))
 				return false;
 			if (comp_local_init(&hs->comp[i], cfg->sizes[i].comp))
 				return false;
@@ -735,7 +735,7 @@ out:
 	for (int i = 0; i < cfg->nsizes; i++)
 		free(fps[i]);
 	free(chunk);
-	comp_codec_free(hs.codec);
+	compmodel_codecs_free(hs.codec);
 	fp_free(hs.fc);
 	batch_reader_free(hs.br);
 	free(hs.items);

@@ -1,5 +1,6 @@
 /* compmodel.c - calibrate content recipes on zstd -1 and LZ4 (a grid of literal counts and
  * alphabets, measured once per run, then inverted per cell) and pick each content's recipe. */
+#include <errno.h>
 #include <lz4.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <zstd.h>
 #include "lib/compmodel.h"
+#include "lib/errmsg.h"
 #include "lib/rng.h"
 
 struct compmodel_codecs {
@@ -16,11 +18,27 @@ struct compmodel_codecs {
 	size_t cap;
 };
 
-struct compmodel_codecs *compmodel_codecs_new(void)
+static int reserve_output(struct compmodel_codecs *c, size_t len)
+{
+	size_t need = ZSTD_compressBound(len);
+	size_t lz4_need = (size_t)LZ4_compressBound((int)len);
+	if (lz4_need > need)
+		need = lz4_need;
+	if (need > c->cap) {
+		void *p = realloc(c->out, need);
+		if (!p)
+			return -1;
+		c->out = p;
+		c->cap = need;
+	}
+	return 0;
+}
+
+struct compmodel_codecs *compmodel_codecs_new(size_t max_block)
 {
 	struct compmodel_codecs *c = calloc(1, sizeof *c);
-	if (c && !(c->zstd = ZSTD_createCCtx())) {
-		free(c);
+	if (c && (!(c->zstd = ZSTD_createCCtx()) || reserve_output(c, max_block))) {
+		compmodel_codecs_free(c);
 		c = NULL;
 	}
 	return c;
@@ -35,25 +53,17 @@ void compmodel_codecs_free(struct compmodel_codecs *c)
 	free(c);
 }
 
-int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out)
+int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out,
+		      struct dd_err *err)
 {
-	size_t need = ZSTD_compressBound(len);
-	size_t lz4_need = (size_t)LZ4_compressBound((int)len);
-	if (lz4_need > need)
-		need = lz4_need;
-	if (need > c->cap) {
-		void *p = realloc(c->out, need);
-		if (!p)
-			return -1;
-		c->out = p;
-		c->cap = need;
-	}
+	if (reserve_output(c, len))
+		return err_fail_errno(err, -1, ENOMEM, "a buffer for compressed blocks of %zu bytes", len);
 	size_t z = ZSTD_compressCCtx(c->zstd, c->out, c->cap, block, len, 1);
 	if (ZSTD_isError(z))
-		return -1;
+		return err_fail(err, -1, "zstd: %s", ZSTD_getErrorName(z));
 	int l = LZ4_compress_default(block, c->out, (int)len, (int)c->cap);
 	if (l <= 0)
-		return -1;
+		return err_fail(err, -1, "LZ4 could not compress a block of %zu bytes", len);
 	out->zstd = (double)(z < len ? z : len);
 	out->lz4 = (double)((size_t)l < len ? (size_t)l : len);
 	return 0;
@@ -90,7 +100,7 @@ static int measure_recipe(struct calibrator *c, content_recipe r, struct compmod
 	for (uint64_t i = 0; i < SAMPLES; i++) {
 		struct compmodel_sizes s;
 		content_fill_recipe(&c->gen, (1ULL << 62) + i * 0x9e3779b97f4a7c15ULL % (1ULL << 40), r, c->block);
-		if (compmodel_measure(c->codecs, c->block, c->size, &s))
+		if (compmodel_measure(c->codecs, c->block, c->size, &s, NULL))
 			return -1;
 		sum.zstd += s.zstd;
 		sum.lz4 += s.lz4;
@@ -269,7 +279,7 @@ int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32
 	c->scale = (double)block_size / c->size;
 	c->sector = c->size < CONTENT_SECTOR ? c->size : CONTENT_SECTOR;
 	if (content_init(&c->gen, 0x63616c6962ULL /* "calib" */, c->size, 1) ||
-	    !(c->codecs = compmodel_codecs_new()) || !(c->block = aligned_alloc(64, c->size)))
+	    !(c->codecs = compmodel_codecs_new(c->size)) || !(c->block = aligned_alloc(64, c->size)))
 		goto oom;
 	if (calibrate_grid(c)) {
 		fail(err, errlen, "calibrating content recipes: a compressor failed");

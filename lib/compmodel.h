@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "lib/content.h"
 #include "lib/distfile.h"
+#include "lib/errmsg.h"
 
 /* What a recipe's blocks compress to, each alone, in bytes (measured while calibrating). */
 struct compmodel_sizes {
@@ -44,11 +45,15 @@ static inline unsigned compmodel_class(uint64_t copies)
 	return copies > 1 ? 63u - (unsigned)__builtin_clzll(copies) : 0u;
 }
 
-/* Sizes of one block compressed alone (capped at its length), as dedisgen measures them. */
+/* Sizes of one block compressed alone by zstd -1 and LZ4 (capped at its length): the one
+ * measurement dedisgen's sampling, dedisbench's physical estimate and the calibration share. */
 struct compmodel_codecs;
-struct compmodel_codecs *compmodel_codecs_new(void);
+/* Codec state with room for blocks of up to max_block bytes (a larger block grows it; 0: grown on
+ * first use). NULL out of memory. */
+struct compmodel_codecs *compmodel_codecs_new(size_t max_block);
 void compmodel_codecs_free(struct compmodel_codecs *c);
-/* 0, or -1 when a compressor fails. */
-int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out);
+/* 0, or -1 with err set (a compressor failing, out of memory). */
+int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out,
+		      struct dd_err *err);
 
 #endif

@@ -70,7 +70,7 @@ static int sample_visit(struct walk *w, uint64_t id)
 {
 	struct sample *s = w->arg;
 	struct compmodel_sizes z;
-	if (compmodel_measure(s->codecs, w->buf, w->gen.block_size, &z))
+	if (compmodel_measure(s->codecs, w->buf, w->gen.block_size, &z, NULL))
 		return -1;
 	s->out->sampled++;
 	s->out->zstd_bytes += z.zstd;
@@ -89,7 +89,7 @@ int physical_estimate(const struct bench_config *c, const uint64_t *words, uint6
 	out->distinct = dups->map.used - zero + dups->unique;
 	if (!out->distinct)
 		return 0;
-	struct sample s = {.out = out, .codecs = compmodel_codecs_new()};
+	struct sample s = {.out = out, .codecs = compmodel_codecs_new(0)};
 	s.threshold = out->distinct <= PHYSICAL_SAMPLE
 			      ? UINT64_MAX
 			      : (uint64_t)((double)PHYSICAL_SAMPLE / (double)out->distinct * 18446744073709551615.0);

@@ -46,7 +46,7 @@ static void recipes_reach_targets(void)
 	CU_ASSERT_EQUAL(compmodel_ncells(m), comp.ncells);
 	struct content_gen g;
 	CU_ASSERT_FATAL(content_init(&g, 4242, BS, 1) == 0);
-	struct compmodel_codecs *codecs = compmodel_codecs_new();
+	struct compmodel_codecs *codecs = compmodel_codecs_new(0);
 	uint8_t *buf = aligned_alloc(64, BS);
 	CU_ASSERT_FATAL(codecs && buf);
 	for (size_t i = 0; i < comp.ncells; i++) {
@@ -58,7 +58,7 @@ static void recipes_reach_targets(void)
 		for (int k = 0; k < n; k++) {
 			struct compmodel_sizes s;
 			content_fill_recipe(&g, 1000 + 77 * k, r, buf);
-			CU_ASSERT_FATAL(compmodel_measure(codecs, buf, BS, &s) == 0);
+			CU_ASSERT_FATAL(compmodel_measure(codecs, buf, BS, &s, NULL) == 0);
 			sum.zstd += s.zstd / n;
 			sum.lz4 += s.lz4 / n;
 		}

@@ -470,7 +470,7 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 	uint8_t zero_fp[FL], fp[FL], block[BS];
 	fp_of(0, zero_fp);
 	struct comp_sampler *s = comp_sampler_new(FL, BS, p, zero_fp);
-	struct comp_codec *codec = comp_codec_new(BS);
+	struct compmodel_codecs *codec = compmodel_codecs_new(BS);
 	struct comp_local t[2];
 	struct counter *c = counter_new(FL, 0, NULL);
 	CU_ASSERT_EQUAL(comp_local_init(&t[0], s), 0);
@@ -514,7 +514,7 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 		dist_free(&d);
 	}
 	counter_free(c);
-	comp_codec_free(codec);
+	compmodel_codecs_free(codec);
 	comp_sampler_free(s);
 }
 
