@@ -228,29 +228,6 @@ static int put_window(uint64_t number, const uint64_t *firsts, void *arg)
 	return 0;
 }
 
-void *mpigen_gather(const struct gen *g, const void *mine, int n, MPI_Datatype type, size_t size, int *total)
-{
-	int *counts = NULL, *displs = NULL, sum = 0;
-	char *all = NULL;
-	if (g->rank == 0 && (!(counts = calloc((size_t)g->size, sizeof *counts)) ||
-			     !(displs = calloc((size_t)g->size, sizeof *displs))))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int k = 0; g->rank == 0 && k < g->size; k++) {
-		displs[k] = sum;
-		if (sum > INT32_MAX - counts[k])
-			MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-		sum += counts[k];
-	}
-	if (g->rank == 0 && !(all = malloc((size_t)sum * size + 8)))
-		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	MPI_Gatherv(mine, n, type, all, counts, displs, type, 0, MPI_COMM_WORLD);
-	free(counts);
-	free(displs);
-	*total = sum;
-	return all;
-}
-
 /* Rank 0: the locality of the whole stream from every rank's resolved windows (a window cut by a
  * rank boundary is put together again): runs go on across ranks, as in one scan. At most about
  * LOC_BUDGET positions are kept (8 B each), whatever the number of ranks. 0 or an exit status. */

@@ -1,5 +1,5 @@
-/* mpiplace.c - dedisgen-mpi's ranks agreeing: the verdict that ends a phase, where each rank's part
- * sits (a stripe of one file or device, or PATHs of its own) and what rank 0 reports of them. */
+/* mpiplace.c - dedisgen-mpi's ranks agreeing where each rank's part sits (a stripe of one file or
+ * device, or PATHs of its own) and what rank 0 reports of them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -15,44 +15,6 @@
 #include "gen/inodeset.h"
 #include "lib/strhash.h"
 #include "lib/units.h"
-
-void voice_say(void *arg, const char *line)
-{
-	struct voice *v = arg;
-	if (v->keep && strncmp(line, "warning", 7)) {
-		if (!v->first[0])
-			snprintf(v->first, sizeof v->first, "%s", line);
-		return;
-	}
-	if (v->rank)
-		fprintf(stderr, MPIGEN_PROG ": rank %d: %s\n", v->rank, line);
-	else
-		fprintf(stderr, MPIGEN_PROG ": %s\n", line);
-}
-
-/* The end of a phase on every rank: rank 0 says the failure of the lowest rank that had one
- * (status not 0; FAILED_ELSEWHERE: it failed because another did); every rank returns the
- * highest status (2 bad input over 1 failure). */
-int verdict(struct voice *v, int status)
-{
-	int own = status == FAILED_ELSEWHERE ? 0 : status;
-	int mine = own ? v->rank : INT32_MAX, lowest, worst;
-	MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	MPI_Allreduce(&own, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (lowest != INT32_MAX) {
-		char msg[sizeof v->first];
-		snprintf(msg, sizeof msg, "%s", v->first[0] ? v->first : "failed");
-		MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, lowest, MPI_COMM_WORLD);
-		if (v->rank == 0) {
-			if (lowest)
-				fprintf(stderr, MPIGEN_PROG ": rank %d: %s\n", lowest, msg);
-			else
-				fprintf(stderr, MPIGEN_PROG ": %s\n", msg);
-		}
-	}
-	v->first[0] = 0;
-	return worst;
-}
 
 static uint64_t blocks_of(uint64_t bytes, uint64_t bs, bool skip_tails)
 {
