@@ -321,6 +321,35 @@ static void reduce_sums(struct gen *g, const comp_sum *mine, comp_sum *sums)
 	free(all);
 }
 
+/* The three rounds: counts to their owners, samples too, first positions back to every rank's
+ * locality records. 0 or the status every rank agreed on. */
+static int route_to_owners(struct xchg *x)
+{
+	struct gen *g = x->g;
+	struct size_out *s = x->s;
+	size_t fl = g->r.fl;
+	int status;
+	if ((status = phase(x, fl + 16, deliver_count, walk_local)))
+		return verdict(&g->v, status);
+	x->w->received = x->delivered;
+	/* this part's counts are with their owners now */
+	counter_free(s->counter);
+	s->counter = NULL;
+	if (s->comp) {
+		if (!(x->w->comp = comp_sampler_new(fl, s->block_size, comp_sampler_rate(s->comp), s->zero_fp))) {
+			run_say(&g->r, "out of memory");
+			status = EXIT_FAILED;
+		}
+		if ((status = verdict(&g->v, status)))
+			return status;
+		if ((status = phase(x, fl + 16, deliver_sample, walk_samples)))
+			return verdict(&g->v, status);
+	}
+	if ((status = phase(x, 16, s->loc ? deliver_first : NULL, walk_owned)))
+		return verdict(&g->v, status);
+	return 0;
+}
+
 /* One block size, after every rank's scan: counts to their owners, samples too, first positions
  * back to every rank's locality records, then the reduction at rank 0. 0 or an exit status that
  * every rank returns (the failure said). */
@@ -330,26 +359,9 @@ static int exchange_size(struct gen *g, int i, uint64_t *starts)
 	struct size_out *s = x.s;
 	struct owned *w = x.w;
 	size_t fl = g->r.fl;
-	int status = 0;
-
-	if ((status = phase(&x, fl + 16, deliver_count, walk_local)))
-		return verdict(&g->v, status);
-	w->received = x.delivered;
-	/* this part's counts are with their owners now */
-	counter_free(s->counter);
-	s->counter = NULL;
-	if (s->comp) {
-		if (!(w->comp = comp_sampler_new(fl, s->block_size, comp_sampler_rate(s->comp), s->zero_fp))) {
-			run_say(&g->r, "out of memory");
-			status = EXIT_FAILED;
-		}
-		if ((status = verdict(&g->v, status)))
-			return status;
-		if ((status = phase(&x, fl + 16, deliver_sample, walk_samples)))
-			return verdict(&g->v, status);
-	}
-	if ((status = phase(&x, 16, s->loc ? deliver_first : NULL, walk_owned)))
-		return verdict(&g->v, status);
+	int status = route_to_owners(&x);
+	if (status)
+		return status;
 
 	/* the zero block's count and first position: its owner's */
 	uint64_t zero[2] = {w->zero_blocks, 0}, zero_sum[2];

@@ -108,6 +108,72 @@ static int skip_earlier_ranks_links(struct gen *g, const struct linked *l, struc
 	return 0;
 }
 
+/* The same one file or device everywhere, of `size` bytes: this rank's stripe of it. */
+static int place_stripe(struct gen *g, struct walk *w, uint64_t size)
+{
+	struct gen_options *o = g->o;
+	struct place *pl = &g->pl;
+	/* Stripes of whole blocks of the largest size: every size's blocks stay whole. */
+	uint64_t unit = o->sizes[o->nsizes - 1], units = (size + unit - 1) / unit;
+	uint64_t u0 = units * (uint64_t)g->rank / (uint64_t)g->size;
+	uint64_t u1 = units * (uint64_t)(g->rank + 1) / (uint64_t)g->size;
+	pl->start = u0 * unit;
+	uint64_t end = u1 * unit < size ? u1 * unit : size;
+	pl->len = end > pl->start ? end - pl->start : 0;
+	pl->empty = pl->len == 0;
+	pl->total = size;
+	pl->complete = true;
+	for (int i = 0; i < o->nsizes; i++)
+		pl->first_pos[i] = pl->start / o->sizes[i];
+	if (!pl->empty && walk_set_range(w, pl->start, pl->len)) {
+		run_say(&g->r, "internal error: a stripe of %s", o->paths[0]);
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+/* This rank's own PATHs: its first positions follow the blocks of the ranks before it. */
+static int place_own(struct gen *g, struct walk *w)
+{
+	struct gen_options *o = g->o;
+	struct place *pl = &g->pl;
+	uint64_t mine_blocks[GEN_MAX_SIZES] = {0}, before[GEN_MAX_SIZES] = {0};
+	char why[1024];
+	/* The blocks of each rank's entries, known before reading them (a file that changes size
+	 * meanwhile leaves a gap or an overlap in the positions). */
+	struct walk *count = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why);
+	struct walk_entry e;
+	struct linked links = {0};
+	int got = 0;
+	while (count && (got = walk_next(count, &e)) == 1)
+		if (e.kind != WALK_ERROR) {
+			entry_blocks(o, e.size, mine_blocks);
+			if (e.ino && linked_add(&links, e.dev, e.ino, e.size))
+				got = -1;
+		}
+	bool known;
+	pl->total = walk_known_total(w, &known);
+	walk_close(count);
+	if (!count || got < 0) {
+		free(links.v);
+		run_say(&g->r, "walking the paths failed: %s", count ? strerror(errno ? errno : ENOMEM) : why);
+		return EXIT_FAILED;
+	}
+	int rc = skip_earlier_ranks_links(g, &links, w, mine_blocks);
+	free(links.v);
+	if (rc)
+		return rc;
+	int complete = known, all_complete;
+	MPI_Exscan(mine_blocks, before, o->nsizes, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(&complete, &all_complete, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	uint64_t total = pl->total;
+	MPI_Allreduce(&total, &pl->total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	pl->complete = all_complete;
+	for (int i = 0; i < o->nsizes; i++)
+		pl->first_pos[i] = g->rank ? before[i] : 0; /* MPI_Exscan leaves rank 0's undefined */
+	return 0;
+}
+
 /* Places this rank's part; 0 or an exit status (said). */
 int mpigen_place(struct gen *g, struct walk **w)
 {
@@ -155,59 +221,78 @@ int mpigen_place(struct gen *g, struct walk **w)
 		run_say(&g->r, "%s", why);
 		return EXIT_BAD_INPUT;
 	}
-	uint64_t mine_blocks[GEN_MAX_SIZES] = {0}, before[GEN_MAX_SIZES] = {0};
-	if (pl->stripe) {
-		/* Stripes of whole blocks of the largest size: every size's blocks stay whole. */
-		uint64_t unit = o->sizes[o->nsizes - 1], units = (mine.size + unit - 1) / unit;
-		uint64_t u0 = units * (uint64_t)g->rank / (uint64_t)g->size;
-		uint64_t u1 = units * (uint64_t)(g->rank + 1) / (uint64_t)g->size;
-		pl->start = u0 * unit;
-		uint64_t end = u1 * unit < mine.size ? u1 * unit : mine.size;
-		pl->len = end > pl->start ? end - pl->start : 0;
-		pl->empty = pl->len == 0;
-		pl->total = mine.size;
-		pl->complete = true;
-		for (int i = 0; i < o->nsizes; i++)
-			pl->first_pos[i] = pl->start / o->sizes[i];
-		if (!pl->empty && walk_set_range(*w, pl->start, pl->len)) {
-			run_say(&g->r, "internal error: a stripe of %s", o->paths[0]);
-			return EXIT_FAILED;
+	return pl->stripe ? place_stripe(g, *w, mine.size) : place_own(g, *w);
+}
+
+/* What a rank's PATH is, gathered from every rank: a device by its number (ino ~0, and its disk's
+ * number if a partition), else (dev, ino) and whether a directory; on which host. */
+struct path_key {
+	uint64_t dev, ino, host, dir, disk;
+};
+
+/* Every rank's keys as gathered: rank k's counts[k] bytes at byte displs[k] of all. */
+struct rank_keys {
+	struct path_key *all;
+	int *counts, *displs;
+};
+
+static const struct path_key *rank_key(const struct rank_keys *rk, int k, int j)
+{
+	return &rk->all[rk->displs[k] / (int)sizeof(struct path_key) + j];
+}
+
+/* One PATH (or device) read by two ranks, or a disk and its partition: 0 or EXIT_BAD_INPUT (said). */
+static int check_same_paths(struct gen *g, const struct path_key *mine, const struct rank_keys *rk)
+{
+	for (int i = 0; i < g->o->npaths; i++) {
+		for (int k = 0; k < g->size; k++) {
+			int n = k == g->rank ? 0 : rk->counts[k] / (int)sizeof *mine;
+			for (int j = 0; j < n; j++) {
+				const struct path_key *x = rank_key(rk, k, j);
+				if (x->dev == mine[i].dev && x->ino == mine[i].ino && x->host == mine[i].host) {
+					run_say(&g->r, "%s: rank %d reads it too: give each rank its own PATHs (%%r: the rank) "
+						"or every rank the same one file or device (read in stripes)", g->o->paths[i], k);
+					return EXIT_BAD_INPUT;
+				}
+				if (mine[i].ino == ~0ULL && x->ino == ~0ULL && x->host == mine[i].host &&
+				    ((mine[i].disk && mine[i].disk == x->dev) || (x->disk && x->disk == mine[i].dev))) {
+					run_say(&g->r, "%s: rank %d reads %s: its blocks would be counted twice", g->o->paths[i], k,
+						mine[i].disk ? "the disk it is a partition of" : "a partition of it");
+					return EXIT_BAD_INPUT;
+				}
+			}
 		}
-		return 0;
 	}
-	/* Parts of their own: the blocks of each rank's entries, known before reading them (a file
-	 * that changes size meanwhile leaves a gap or an overlap in the positions), the ranks before
-	 * this one first. */
-	struct walk *count = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why);
-	struct walk_entry e;
-	struct linked links = {0};
-	int got = 0;
-	while (count && (got = walk_next(count, &e)) == 1)
-		if (e.kind != WALK_ERROR) {
-			entry_blocks(o, e.size, mine_blocks);
-			if (e.ino && linked_add(&links, e.dev, e.ino, e.size))
-				got = -1;
+	return 0;
+}
+
+/* Nor may a PATH lie inside a directory another rank walks (its files would be read by both):
+ * dedisgen's test of one PATH inside another, by inode up this PATH's real path. */
+static int check_inside_dirs(struct gen *g, const struct path_key *mine, const struct rank_keys *rk)
+{
+	for (int i = 0; i < g->o->npaths; i++) {
+		char real[PATH_MAX];
+		if (!realpath(g->o->paths[i], real))
+			continue;
+		for (char *slash; (slash = strrchr(real, '/')) && strcmp(real, "/");) {
+			slash[slash == real] = 0; /* "/a" goes up to "/" */
+			struct stat st;
+			if (stat(real, &st))
+				continue;
+			for (int k = 0; k < g->size; k++) {
+				int n = k == g->rank ? 0 : rk->counts[k] / (int)sizeof *mine;
+				for (int j = 0; j < n; j++) {
+					const struct path_key *x = rank_key(rk, k, j);
+					if (x->dir && x->dev == (uint64_t)st.st_dev && x->ino == (uint64_t)st.st_ino &&
+					    x->host == mine[i].host) {
+						run_say(&g->r, "%s is inside %s, a directory rank %d reads: its files would be "
+							"counted twice", g->o->paths[i], real, k);
+						return EXIT_BAD_INPUT;
+					}
+				}
+			}
 		}
-	bool known;
-	pl->total = walk_known_total(*w, &known);
-	walk_close(count);
-	if (!count || got < 0) {
-		free(links.v);
-		run_say(&g->r, "walking the paths failed: %s", count ? strerror(errno ? errno : ENOMEM) : why);
-		return EXIT_FAILED;
 	}
-	int rc = skip_earlier_ranks_links(g, &links, *w, mine_blocks);
-	free(links.v);
-	if (rc)
-		return rc;
-	int complete = known, all_complete;
-	MPI_Exscan(mine_blocks, before, o->nsizes, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-	MPI_Allreduce(&complete, &all_complete, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	uint64_t total = pl->total;
-	MPI_Allreduce(&total, &pl->total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-	pl->complete = all_complete;
-	for (int i = 0; i < o->nsizes; i++)
-		pl->first_pos[i] = g->rank ? before[i] : 0; /* MPI_Exscan leaves rank 0's undefined */
 	return 0;
 }
 
@@ -215,16 +300,14 @@ int mpigen_place(struct gen *g, struct walk **w)
 int mpigen_check_disjoint(struct gen *g)
 {
 	struct gen_options *o = g->o;
-	struct key {
-		uint64_t dev, ino, host, dir, disk; /* a device: its number, ino ~0, and its disk's if a partition */
-	};
 	char host[64] = "";
 	gethostname(host, sizeof host - 1);
-	int n = o->npaths, *counts = calloc((size_t)g->size, sizeof *counts), *displs = calloc((size_t)g->size, sizeof *displs);
-	struct key *mine = calloc((size_t)n, sizeof *mine);
-	if (!counts || !displs || !mine) {
-		free(counts);
-		free(displs);
+	int n = o->npaths;
+	struct rank_keys rk = {NULL, calloc((size_t)g->size, sizeof *rk.counts), calloc((size_t)g->size, sizeof *rk.displs)};
+	struct path_key *mine = calloc((size_t)n, sizeof *mine);
+	if (!rk.counts || !rk.displs || !mine) {
+		free(rk.counts);
+		free(rk.displs);
 		free(mine);
 		run_say(&g->r, "out of memory");
 		return EXIT_FAILED;
@@ -235,72 +318,27 @@ int mpigen_check_disjoint(struct gen *g)
 			continue;
 		/* a device by its number: two nodes of one device (mknod, a chroot's /dev) are one */
 		if (S_ISBLK(st.st_mode))
-			mine[i] = (struct key){(uint64_t)st.st_rdev, ~0ULL, str_hash64(host), 0, (uint64_t)devnum_disk_of(st.st_rdev)};
+			mine[i] = (struct path_key){(uint64_t)st.st_rdev, ~0ULL, str_hash64(host), 0,
+						    (uint64_t)devnum_disk_of(st.st_rdev)};
 		else
-			mine[i] = (struct key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, str_hash64(host), S_ISDIR(st.st_mode), 0};
+			mine[i] = (struct path_key){(uint64_t)st.st_dev, (uint64_t)st.st_ino, str_hash64(host),
+						    S_ISDIR(st.st_mode), 0};
 	}
 	int bytes = n * (int)sizeof *mine, total = 0;
-	MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	MPI_Allgather(&bytes, 1, MPI_INT, rk.counts, 1, MPI_INT, MPI_COMM_WORLD);
 	for (int k = 0; k < g->size; k++) {
-		displs[k] = total;
-		total += counts[k];
+		rk.displs[k] = total;
+		total += rk.counts[k];
 	}
-	struct key *all = malloc((size_t)total + 1);
-	int status = 0;
-	if (all)
-		MPI_Allgatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
-	else
+	if (!(rk.all = malloc((size_t)total + 1)))
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
-	for (int i = 0; i < n && !status; i++) {
-		for (int k = 0; k < g->size && !status; k++) {
-			if (k == g->rank)
-				continue;
-			for (int j = 0; j < counts[k] / (int)sizeof *mine; j++) {
-				const struct key *x = &all[displs[k] / (int)sizeof *mine + j];
-				if (x->dev == mine[i].dev && x->ino == mine[i].ino && x->host == mine[i].host) {
-					run_say(&g->r, "%s: rank %d reads it too: give each rank its own PATHs (%%r: the rank) "
-						"or every rank the same one file or device (read in stripes)", o->paths[i], k);
-					status = EXIT_BAD_INPUT;
-					break;
-				}
-				if (mine[i].ino == ~0ULL && x->ino == ~0ULL && x->host == mine[i].host &&
-				    ((mine[i].disk && mine[i].disk == x->dev) || (x->disk && x->disk == mine[i].dev))) {
-					run_say(&g->r, "%s: rank %d reads %s: its blocks would be counted twice", o->paths[i], k,
-						mine[i].disk ? "the disk it is a partition of" : "a partition of it");
-					status = EXIT_BAD_INPUT;
-					break;
-				}
-			}
-		}
-	}
-	/* Nor may a PATH lie inside a directory another rank walks (its files would be read by both):
-	 * dedisgen's test of one PATH inside another, by inode up this PATH's real path. */
-	for (int i = 0; i < n && !status; i++) {
-		char real[PATH_MAX];
-		if (!realpath(o->paths[i], real))
-			continue;
-		for (char *slash; !status && (slash = strrchr(real, '/')) && strcmp(real, "/");) {
-			slash[slash == real] = 0; /* "/a" goes up to "/" */
-			struct stat st;
-			if (stat(real, &st))
-				continue;
-			for (int k = 0; k < g->size && !status; k++) {
-				for (int j = 0; k != g->rank && j < counts[k] / (int)sizeof *mine; j++) {
-					const struct key *x = &all[displs[k] / (int)sizeof *mine + j];
-					if (x->dir && x->dev == (uint64_t)st.st_dev && x->ino == (uint64_t)st.st_ino &&
-					    x->host == mine[i].host) {
-						run_say(&g->r, "%s is inside %s, a directory rank %d reads: its files would be "
-							"counted twice", o->paths[i], real, k);
-						status = EXIT_BAD_INPUT;
-						break;
-					}
-				}
-			}
-		}
-	}
-	free(all);
-	free(counts);
-	free(displs);
+	MPI_Allgatherv(mine, bytes, MPI_BYTE, rk.all, rk.counts, rk.displs, MPI_BYTE, MPI_COMM_WORLD);
+	int status = check_same_paths(g, mine, &rk);
+	if (!status)
+		status = check_inside_dirs(g, mine, &rk);
+	free(rk.all);
+	free(rk.counts);
+	free(rk.displs);
 	free(mine);
 	return status;
 }

@@ -613,6 +613,38 @@ static int section_numbers(struct parser *ps, size_t line, const char *kw, const
 	return 0;
 }
 
+/* A `cell` line: its numbers checked against the previous cell's, kept in this version's unit. */
+static int comp_cell_line(struct parser *ps, struct dist_comp *c, const char **f, const size_t *fl, size_t nf,
+			  size_t line)
+{
+	const int cv = ps->sect_version[SECT_COMP];
+	static const char *const names[] = {"CLASS", "ZB", "LB", "CONTENTS", "ZMEAN", "LMEAN", NULL};
+	const uint64_t unit = cv == 1 ? V1_UNIT : DIST_COMP_UNIT;
+	const uint64_t max[] = {DIST_CLASSES - 1, DIST_COMP_BUCKETS - 1, DIST_COMP_BUCKETS - 1, 0, unit, unit};
+	uint64_t v[6];
+	char why[384];
+	if (section_numbers(ps, line, "cell", f, fl, nf, names, max, v))
+		return -1;
+	if (c->ncells == ps->ccap) {
+		size_t cap = ps->ccap ? 2 * ps->ccap : 64;
+		struct dist_comp_cell *nc = cap > SIZE_MAX / sizeof *nc ? NULL : realloc(c->cells, cap * sizeof *nc);
+		if (!nc)
+			return out_of_memory(ps, line);
+		c->cells = nc;
+		ps->ccap = cap;
+	}
+	c->cells[c->ncells++] = (struct dist_comp_cell){(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], v[3],
+							 (uint32_t)v[4], (uint32_t)v[5]};
+	struct dist_comp_cell *x = &c->cells[c->ncells - 1];
+	if (cell_check(x, c->ncells > 1 ? x - 1 : NULL, (uint32_t)unit, why, sizeof why))
+		return parse_fail(ps, line, "[compressibility %d] %s", cv, why);
+	if (cv == 1) { /* to this version's unit; a mean of 0 stood for under 1/2048 of the block */
+		x->zstd_mean = x->zstd_mean ? x->zstd_mean * (DIST_COMP_UNIT / V1_UNIT) : DIST_COMP_UNIT / V1_UNIT / 4;
+		x->lz4_mean = x->lz4_mean ? x->lz4_mean * (DIST_COMP_UNIT / V1_UNIT) : DIST_COMP_UNIT / V1_UNIT / 4;
+	}
+	return 0;
+}
+
 static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, const size_t *fl, size_t nf, size_t line)
 {
 	static const char *const kws[] = {"codecs", "sample", "measured", "cell"};
@@ -665,31 +697,8 @@ static int comp_line(struct parser *ps, struct dist_comp *c, const char **f, con
 					  "line %zu)", cv, v[0], ps->measured_line[v[0]]);
 		c->class_measured[v[0]] = v[1];
 		ps->measured_line[v[0]] = line;
-	} else {
-		static const char *const names[] = {"CLASS", "ZB", "LB", "CONTENTS", "ZMEAN", "LMEAN", NULL};
-		const uint64_t unit = cv == 1 ? V1_UNIT : DIST_COMP_UNIT;
-		const uint64_t max[] = {DIST_CLASSES - 1, DIST_COMP_BUCKETS - 1, DIST_COMP_BUCKETS - 1, 0, unit, unit};
-		uint64_t v[6];
-		char why[384];
-		if (section_numbers(ps, line, "cell", f, fl, nf, names, max, v))
-			return -1;
-		if (c->ncells == ps->ccap) {
-			size_t cap = ps->ccap ? 2 * ps->ccap : 64;
-			struct dist_comp_cell *nc = cap > SIZE_MAX / sizeof *nc ? NULL : realloc(c->cells, cap * sizeof *nc);
-			if (!nc)
-				return out_of_memory(ps, line);
-			c->cells = nc;
-			ps->ccap = cap;
-		}
-		c->cells[c->ncells++] = (struct dist_comp_cell){(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], v[3],
-								 (uint32_t)v[4], (uint32_t)v[5]};
-		struct dist_comp_cell *x = &c->cells[c->ncells - 1];
-		if (cell_check(x, c->ncells > 1 ? x - 1 : NULL, (uint32_t)unit, why, sizeof why))
-			return parse_fail(ps, line, "[compressibility %d] %s", cv, why);
-		if (cv == 1) { /* to this version's unit; a mean of 0 stood for under 1/2048 of the block */
-			x->zstd_mean = x->zstd_mean ? x->zstd_mean * (DIST_COMP_UNIT / V1_UNIT) : DIST_COMP_UNIT / V1_UNIT / 4;
-			x->lz4_mean = x->lz4_mean ? x->lz4_mean * (DIST_COMP_UNIT / V1_UNIT) : DIST_COMP_UNIT / V1_UNIT / 4;
-		}
+	} else if (comp_cell_line(ps, c, f, fl, nf, line)) {
+		return -1;
 	}
 	if (kw < 2) {
 		ps->kw_line[kw] = line;
