@@ -54,6 +54,47 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* -k continues the stream a DB holds: a source it analysed already (by name, as a device under
+ * another name or a disk and its partition, or one inside the other) would count twice. 0 or
+ * EXIT_BAD_INPUT (said). */
+static int keep_refuses_source(const char *db, const char *had, const char *now)
+{
+	if (!strcmp(had, now)) {
+		say("--db %s already holds an analysis of %s: -k would count its blocks twice", db, now);
+		return EXIT_BAD_INPUT;
+	}
+	/* a device under another name or node, or a disk and a partition of it */
+	struct stat sh, sn;
+	enum devnum_overlap ov = DEVNUM_APART;
+	if (!stat(had, &sh) && !stat(now, &sn) && S_ISBLK(sh.st_mode) && S_ISBLK(sn.st_mode))
+		ov = devnum_overlap(sh.st_rdev, sn.st_rdev);
+	if (ov != DEVNUM_APART) {
+		say("--db %s already holds an analysis of the device %s, %s %s: -k would count its "
+		    "blocks twice", db, had, ov == DEVNUM_SAME ? "which is" :
+		    ov == DEVNUM_B_HOLDS_A ? "the disk of" : "a partition of", now);
+		return EXIT_BAD_INPUT;
+	}
+	/* One scan refuses a PATH inside a directory PATH (its files would count twice); -k, the
+	 * same stream continued, must too, either way round. */
+	bool inside = path_within(now, had) == 1, holds = path_within(had, now) == 1;
+	if (inside || holds) {
+		say("--db %s already holds an analysis of %s, %s %s: -k would count its blocks "
+		    "twice", db, had, inside ? "which holds" : "which is inside", now);
+		return EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+static int keep_refuses(const struct run *r)
+{
+	for (int i = 0; i < r->n && r->o->keep; i++)
+		for (size_t k = 0; k < r->s[i].meta.nsources; k++)
+			for (int j = 0; j < r->nsources; j++)
+				if (keep_refuses_source(r->o->db, r->s[i].meta.sources[k], r->sources[j]))
+					return EXIT_BAD_INPUT;
+	return 0;
+}
+
 static int cmd_scan(const struct gen_options *o)
 {
 	struct run r = {.o = o, .prog = "dedisgen", .hash = gen_hash_names[o->hash]};
@@ -77,40 +118,8 @@ static int cmd_scan(const struct gen_options *o)
 	}
 	if ((rc = run_prepare(&r, o->sizes, o->nsizes)))
 		goto out;
-	for (int i = 0; i < r.n && o->keep; i++) {
-		for (size_t k = 0; k < r.s[i].meta.nsources; k++) {
-			for (int j = 0; j < r.nsources; j++) {
-				const char *had = r.s[i].meta.sources[k], *now = r.sources[j];
-				if (!strcmp(had, now)) {
-					say("--db %s already holds an analysis of %s: -k would count its blocks twice", o->db,
-					    now);
-					rc = EXIT_BAD_INPUT;
-					goto out;
-				}
-				/* a device under another name or node, or a disk and a partition of it */
-				struct stat sh, sn;
-				enum devnum_overlap ov = DEVNUM_APART;
-				if (!stat(had, &sh) && !stat(now, &sn) && S_ISBLK(sh.st_mode) && S_ISBLK(sn.st_mode))
-					ov = devnum_overlap(sh.st_rdev, sn.st_rdev);
-				if (ov != DEVNUM_APART) {
-					say("--db %s already holds an analysis of the device %s, %s %s: -k would count its "
-					    "blocks twice", o->db, had, ov == DEVNUM_SAME ? "which is" :
-					    ov == DEVNUM_B_HOLDS_A ? "the disk of" : "a partition of", now);
-					rc = EXIT_BAD_INPUT;
-					goto out;
-				}
-				/* One scan refuses a PATH inside a directory PATH (its files would count
-				 * twice); -k, the same stream continued, must too, either way round. */
-				bool inside = path_within(now, had) == 1, holds = path_within(had, now) == 1;
-				if (inside || holds) {
-					say("--db %s already holds an analysis of %s, %s %s: -k would count its blocks "
-					    "twice", o->db, had, inside ? "which holds" : "which is inside", now);
-					rc = EXIT_BAD_INPUT;
-					goto out;
-				}
-			}
-		}
-	}
+	if ((rc = keep_refuses(&r)))
+		goto out;
 
 	if (!(w = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why))) {
 		say("%s", why);
@@ -189,6 +198,44 @@ static void merge_sections(const struct gen_options *o, struct size_out *s, cons
 	s->stream_end = offset + sum->stream_blocks;
 }
 
+/* No input twice, nor the output DB among them: counts would be added twice. 0 or -1 (said). */
+static int merge_inputs_apart(const struct gen_options *o)
+{
+	for (int i = 0; i < o->npaths; i++) {
+		if (o->db && same_dir(o->db, o->paths[i])) {
+			say("merge: --db %s is also an input", o->db);
+			return -1;
+		}
+		for (int j = 0; j < i; j++) {
+			if (same_dir(o->paths[j], o->paths[i])) {
+				say("merge: %s is given twice (as %s): its counts would be added twice", o->paths[i],
+				    o->paths[j]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The hash is the inputs' (checked to agree by merge_into); found from the first. NULL (said). */
+static const char *merge_hash(const struct gen_options *o, uint64_t block_size)
+{
+	char why[1024] = "";
+	struct index_meta m0 = {0};
+	struct gindex *probe = index_bdb_open(o->paths[0], block_size, "sha1", false, false, 1 << 20, &m0, why, sizeof why);
+	if (!probe && strstr(why, "incompatible"))
+		probe = index_bdb_open(o->paths[0], block_size, "sha256", false, false, 1 << 20, &m0, why, sizeof why);
+	if (!probe) {
+		say("merge: %s", why);
+		return NULL;
+	}
+	probe->ops->close(probe);
+	static char hash[16];
+	snprintf(hash, sizeof hash, "%s", m0.hash);
+	index_meta_free(&m0);
+	return hash;
+}
+
 static int cmd_merge(const struct gen_options *o)
 {
 	struct run r = {.o = o, .prog = "dedisgen"};
@@ -201,33 +248,8 @@ static int cmd_merge(const struct gen_options *o)
 		say("merge: %s", why);
 		return EXIT_BAD_INPUT;
 	}
-	for (int i = 0; i < o->npaths; i++) {
-		if (o->db && same_dir(o->db, o->paths[i])) {
-			say("merge: --db %s is also an input", o->db);
-			return EXIT_BAD_INPUT;
-		}
-		for (int j = 0; j < i; j++) {
-			if (same_dir(o->paths[j], o->paths[i])) {
-				say("merge: %s is given twice (as %s): its counts would be added twice", o->paths[i],
-				    o->paths[j]);
-				return EXIT_BAD_INPUT;
-			}
-		}
-	}
-	/* The hash is the inputs' (checked to agree by merge_into); find it from the first. */
-	struct index_meta m0 = {0};
-	struct gindex *probe = index_bdb_open(o->paths[0], sizes[0], "sha1", false, false, 1 << 20, &m0, why, sizeof why);
-	if (!probe && strstr(why, "incompatible"))
-		probe = index_bdb_open(o->paths[0], sizes[0], "sha256", false, false, 1 << 20, &m0, why, sizeof why);
-	if (!probe) {
-		say("merge: %s", why);
+	if (merge_inputs_apart(o) || !(r.hash = merge_hash(o, sizes[0])))
 		return EXIT_BAD_INPUT;
-	}
-	probe->ops->close(probe);
-	static char hash[16];
-	snprintf(hash, sizeof hash, "%s", m0.hash);
-	index_meta_free(&m0);
-	r.hash = hash;
 	/* a stop signal lets the scan or merge remove what it created (temp files, a spill
 	 * directory, a new DB) and exit 1; killed, it left them. Before run_prepare creates them. */
 	stop_signals_catch(on_signal);

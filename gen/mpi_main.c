@@ -35,6 +35,55 @@ static int default_threads(void)
 	return t > 0 ? t : 1;
 }
 
+/* Only rank 0 writes, but into what another rank of its host may read: each such rank checks
+ * rank 0's outputs against its own PATHs, as dedisgen does against all of them (another host's
+ * same path may be that host's own disk: not compared, as in mpigen_check_disjoint). Then the
+ * others forget the outputs: they create none. Collective: the status every rank agreed on. */
+static int check_rank0_outputs(struct gen *g)
+{
+	struct gen_options *o = g->o;
+	int status = 0;
+	char host[64] = "", host0[64];
+	gethostname(host, sizeof host - 1);
+	memcpy(host0, host, sizeof host0);
+	MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (g->rank && !strcmp(host, host0))
+		status = run_check_outputs(&g->r, o->sizes, o->nsizes);
+	if ((status = verdict(&g->v, status)))
+		return status;
+	if (g->rank) {
+		free(o->output);
+		free(o->json);
+		free(o->plot);
+		o->output = o->json = o->plot = NULL;
+	}
+	return 0;
+}
+
+/* This rank's run: its sources, outputs (rank 0's), owned counters, measuring. 0 or a status. */
+static int prepare_rank(struct gen *g, int threads)
+{
+	struct gen_options *o = g->o;
+	struct run *r = &g->r;
+	int status = 0;
+	for (int i = 0; i < o->npaths && !status; i++)
+		if (run_add_source(r, o->paths[i])) {
+			run_say(r, "out of memory");
+			status = EXIT_FAILED;
+		}
+	if (!status)
+		status = run_prepare(r, o->sizes, o->nsizes);
+	if (!status)
+		status = mpigen_prepare_owned(g);
+	if (!status && run_setup_measuring(r, g->pl.total, g->pl.complete, threads)) {
+		run_say(r, "out of memory");
+		status = EXIT_FAILED;
+	}
+	for (int i = 0; i < r->n && !status; i++)
+		r->s[i].first_pos = g->pl.first_pos[i];
+	return status;
+}
+
 static int run_rank(struct gen *g)
 {
 	struct gen_options *o = g->o;
@@ -59,41 +108,10 @@ static int run_rank(struct gen *g)
 		status = mpigen_check_disjoint(g);
 	if ((status = verdict(&g->v, status)))
 		goto out;
-	/* Only rank 0 writes, but into what another rank of its host may read: each such rank checks
-	 * rank 0's outputs against its own PATHs, as dedisgen does against all of them (another
-	 * host's same path may be that host's own disk: not compared, as in mpigen_check_disjoint). */
-	char host[64] = "", host0[64];
-	gethostname(host, sizeof host - 1);
-	memcpy(host0, host, sizeof host0);
-	MPI_Bcast(host0, (int)sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
-	if (g->rank && !strcmp(host, host0))
-		status = run_check_outputs(r, o->sizes, o->nsizes);
-	if ((status = verdict(&g->v, status)))
+	if ((status = check_rank0_outputs(g)))
 		goto out;
-	/* The others create no outputs. */
-	if (g->rank) {
-		free(o->output);
-		free(o->json);
-		free(o->plot);
-		o->output = o->json = o->plot = NULL;
-	}
-	for (int i = 0; i < o->npaths && !status; i++)
-		if (run_add_source(r, o->paths[i])) {
-			run_say(r, "out of memory");
-			status = EXIT_FAILED;
-		}
-	if (!status)
-		status = run_prepare(r, o->sizes, o->nsizes);
-	if (!status)
-		status = mpigen_prepare_owned(g);
 	int threads = o->threads ? (int)o->threads : default_threads();
-	if (!status && run_setup_measuring(r, g->pl.total, g->pl.complete, threads)) {
-		run_say(r, "out of memory");
-		status = EXIT_FAILED;
-	}
-	for (int i = 0; i < r->n && !status; i++)
-		r->s[i].first_pos = g->pl.first_pos[i];
-	if ((status = verdict(&g->v, status)))
+	if ((status = verdict(&g->v, prepare_rank(g, threads))))
 		goto out;
 
 	double t0 = MPI_Wtime();

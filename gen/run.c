@@ -259,110 +259,105 @@ int run_check_outputs(const struct run *r, const uint64_t *sizes, int n)
 	return 0;
 }
 
-/* Everything that can be refused is checked here, before reading a byte. */
-int run_prepare(struct run *r, const uint64_t *sizes, int n)
+/* The run's own refusals, before any block size's: gnuplot, the outputs, --json, --db, the spill
+ * directory (made here). 0 or an exit status (said). */
+static int prepare_run(struct run *r, const uint64_t *sizes, int n)
 {
 	const struct gen_options *o = r->o;
-	char why[1024];
-	struct fp_ctx *fc = fp_new(r->hash);
-	if (!fc) {
-		run_say(r, "OpenSSL does not provide %s", r->hash);
-		return EXIT_BAD_INPUT;
-	}
-	size_t fl = fp_len(fc);
-	r->fl = fl;
 	if (!(r->s = calloc((size_t)n, sizeof *r->s))) {
-		fp_free(fc);
 		run_say(r, "out of memory");
 		return EXIT_FAILED;
 	}
 	r->n = n;
 	if (o->plot && !plot_available()) {
-		fp_free(fc);
 		run_say(r, "--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
 		return EXIT_BAD_INPUT;
 	}
 	int refused = run_check_outputs(r, sizes, n);
-	if (refused) {
-		fp_free(fc);
+	if (refused)
 		return refused;
-	}
 	if (o->json && pending_open(&r->json, o->json)) {
-		fp_free(fc);
 		run_say(r, "--json %s: %s", o->json, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	if (o->db && db_dir_is_input(r, "--db", o->db)) {
-		fp_free(fc);
+	if (o->db && db_dir_is_input(r, "--db", o->db))
 		return EXIT_BAD_INPUT;
-	}
 	if (o->mem_limit && !o->db) {
 		const char *tmp = getenv("TMPDIR");
-		if (db_dir_is_input(r, "--mem-limit's spill directory (TMPDIR)", tmp && *tmp ? tmp : "/var/tmp")) {
-			fp_free(fc);
+		if (db_dir_is_input(r, "--mem-limit's spill directory (TMPDIR)", tmp && *tmp ? tmp : "/var/tmp"))
 			return EXIT_BAD_INPUT;
-		}
 		if (run_make_spill_dir(r->spill_dir, "dedisgen-spill")) {
 			run_say(r, "--mem-limit: cannot create a spill directory %s: %s", r->spill_dir, strerror(errno));
 			r->spill_dir[0] = 0;
-			fp_free(fc);
 			return EXIT_BAD_INPUT;
 		}
 	}
-	for (int i = 0; i < n; i++) {
-		struct size_out *s = &r->s[i];
-		s->block_size = sizes[i];
-		uint8_t *zero = calloc(1, sizes[i]);
-		if (!zero || fp_hash(fc, zero, sizes[i], s->zero_fp)) {
-			free(zero);
-			fp_free(fc);
-			run_say(r, "cannot hash the zero block");
-			return EXIT_FAILED;
-		}
+	return 0;
+}
+
+/* One block size's outputs (pending), DB and counter. 0 or an exit status (said). */
+static int prepare_size(struct run *r, struct size_out *s, uint64_t size, struct fp_ctx *fc)
+{
+	const struct gen_options *o = r->o;
+	char why[1024];
+	s->block_size = size;
+	uint8_t *zero = calloc(1, size);
+	if (!zero || fp_hash(fc, zero, size, s->zero_fp)) {
 		free(zero);
-		if (o->output) {
-			char *p = sized_name(o->output, sizes[i], n > 1);
-			int bad = !p || pending_open(&s->out, p);
-			if (bad)
-				run_say(r, "-o %s: %s", p ? p : o->output, strerror(errno));
-			free(p);
-			if (bad) {
-				fp_free(fc);
-				return EXIT_BAD_INPUT;
-			}
+		run_say(r, "cannot hash the zero block");
+		return EXIT_FAILED;
+	}
+	free(zero);
+	if (o->output) {
+		char *p = sized_name(o->output, size, r->n > 1);
+		int bad = !p || pending_open(&s->out, p);
+		if (bad)
+			run_say(r, "-o %s: %s", p ? p : o->output, strerror(errno));
+		free(p);
+		if (bad)
+			return EXIT_BAD_INPUT;
+	}
+	if (o->plot) {
+		s->plot = sized_name(o->plot, size, r->n > 1);
+		if (s->plot && plot_target_refused(s->plot, why, sizeof why)) {
+			run_say(r, "%s", why);
+			return EXIT_BAD_INPUT;
 		}
-		if (o->plot) {
-			s->plot = sized_name(o->plot, sizes[i], n > 1);
-			if (s->plot && plot_target_refused(s->plot, why, sizeof why)) {
-				run_say(r, "%s", why);
-				fp_free(fc);
-				return EXIT_BAD_INPUT;
-			}
-			/* its temp file made, and its directory held, now: rendered into at the end */
-			if (!s->plot || pending_open(&s->plot_out, s->plot)) {
-				run_say(r, "--plot %s: %s", s->plot ? s->plot : o->plot, strerror(errno));
-				fp_free(fc);
-				return EXIT_BAD_INPUT;
-			}
-		}
-		const char *dbdir = o->db ? o->db : r->spill_dir[0] ? r->spill_dir : NULL;
-		if (dbdir) {
-			s->db = index_bdb_open(dbdir, sizes[i], r->hash, true, o->db && o->keep, o->db_cache, &s->meta, why,
-					       sizeof why);
-			if (!s->db) {
-				fp_free(fc);
-				run_say(r, "%s", why);
-				return EXIT_BAD_INPUT;
-			}
-		}
-		if (!(s->counter = counter_new(fl, o->mem_limit, s->db))) {
-			fp_free(fc);
-			run_say(r, "out of memory");
-			return EXIT_FAILED;
+		/* its temp file made, and its directory held, now: rendered into at the end */
+		if (!s->plot || pending_open(&s->plot_out, s->plot)) {
+			run_say(r, "--plot %s: %s", s->plot ? s->plot : o->plot, strerror(errno));
+			return EXIT_BAD_INPUT;
 		}
 	}
-	fp_free(fc);
+	const char *dbdir = o->db ? o->db : r->spill_dir[0] ? r->spill_dir : NULL;
+	if (dbdir) {
+		s->db = index_bdb_open(dbdir, size, r->hash, true, o->db && o->keep, o->db_cache, &s->meta, why, sizeof why);
+		if (!s->db) {
+			run_say(r, "%s", why);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (!(s->counter = counter_new(r->fl, o->mem_limit, s->db))) {
+		run_say(r, "out of memory");
+		return EXIT_FAILED;
+	}
 	return 0;
+}
+
+/* Everything that can be refused is checked here, before reading a byte. */
+int run_prepare(struct run *r, const uint64_t *sizes, int n)
+{
+	struct fp_ctx *fc = fp_new(r->hash);
+	if (!fc) {
+		run_say(r, "OpenSSL does not provide %s", r->hash);
+		return EXIT_BAD_INPUT;
+	}
+	r->fl = fp_len(fc);
+	int rc = prepare_run(r, sizes, n);
+	for (int i = 0; i < n && !rc; i++)
+		rc = prepare_size(r, &r->s[i], sizes[i], fc);
+	fp_free(fc);
+	return rc;
 }
 
 void run_progress_line(const struct scan_progress *p, void *arg)
@@ -503,82 +498,98 @@ int run_build(struct run *r)
 	return 0;
 }
 
-int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uint64_t errors)
+/* What run_write reports this run read. */
+struct run_totals {
+	double seconds;
+	uint64_t bytes, files, errors;
+};
+
+/* The summary's lines for one block size: what this run read in its time; with -k the analysis
+ * also holds the DB's earlier bytes. */
+static void summary_size(FILE *summary, const struct size_out *s, const struct dist_rows *rows, uint64_t bytes,
+			 double seconds)
+{
+	char sz[32], all[32], read[80] = "";
+	units_format_size(bytes, sz, sizeof sz);
+	units_format_size(s->meta.bytes, all, sizeof all);
+	if (s->meta.bytes != bytes)
+		snprintf(read, sizeof read, " read (%s in the analysis)", all);
+	fprintf(summary,
+		"block size %" PRIu64 ": %" PRIu64 " blocks, %" PRIu64 " distinct, %" PRIu64
+		" zero; U0 %.3f %%, U1 %.3f %%, D %.3f %%, dedup ratio %.4f; %s%s in %.2f s "
+		"(%.1f MiB/s), index %.1f B/distinct%s\n",
+		s->block_size, rows->total_blocks, rows->distinct, s->zero_blocks, 100 * rows->u0,
+		100 * rows->u1, 100 * rows->d, rows->ratio, sz, read, seconds,
+		seconds > 0 ? (double)bytes / seconds / 1048576 : 0.0, s->index_bytes_per_distinct,
+		s->spills ? " (spilled to Berkeley DB)" : "");
+	sections_text(summary, &s->dist, "  ");
+}
+
+/* One block size's results: the analysis saved in the DB, the distribution written, its JSON
+ * object added to results, its summary lines. 0 or an exit status (said). */
+static int write_size(struct run *r, struct size_out *s, const struct run_totals *t, json_t *results, FILE *summary)
 {
 	const struct gen_options *o = r->o;
 	char why[1024];
-	json_t *doc = json_object(), *results = json_array(), *srcs = json_array();
 	int rc = 0;
 	bool dist_to_stdout = !o->output && r->n == 1;
-	FILE *summary = dist_to_stdout ? stderr : stdout;
-
-	for (int i = 0; i < r->n && !rc; i++) {
-		struct size_out *s = &r->s[i];
-		/* With -k, the DB's earlier sources and bytes are part of this distribution. */
-		s->meta.bytes += bytes;
-		s->meta.files += files;
-		s->meta.errors += errors;
-		for (int k = 0; k < r->nsources; k++)
-			index_meta_add_source(&s->meta, r->sources[k]);
-		s->meta.complete = true;
-		/* The analysis is saved first: an output that fails after it (a full disk, a reader of
-		 * standard output gone) no longer costs the DB the scan filled, which a merge can turn
-		 * into the distribution again. */
-		if (o->db && s->db && save_measured(s, why, sizeof why)) {
-			run_say(r, "--db %s: %s", o->db, why);
-			rc = EXIT_FAILED;
-			break;
-		}
-		if (o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
-			run_say(r, "--db %s: %s", o->db, s->db->err);
-			rc = EXIT_FAILED;
-			break;
-		}
-		struct dist_header h;
-		dist_header_build(&h, PACKAGE_VERSION, s->meta.nsources ? s->meta.sources : r->sources,
-				  s->meta.nsources ? (int)s->meta.nsources : r->nsources, s->block_size, r->hash,
-				  s->meta.bytes, s->zero_blocks);
-		if (s->out.f) {
-			if (dist_write(s->out.f, &s->dist, h.ptrs, h.n)) {
-				run_say(r, "writing %s: %s", s->out.path, strerror(errno));
-				rc = EXIT_FAILED;
-			}
-		} else if (dist_to_stdout && dist_write(stdout, &s->dist, h.ptrs, h.n)) {
-			run_say(r, "writing the distribution: %s", strerror(errno));
-			rc = EXIT_FAILED;
-		}
-		struct dist_rows rows;
-		dist_compute_rows(&s->dist, &rows);
-		json_t *j = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:I,s:f,s:I,s:I,s:f,s:I,s:o}", "block_size",
-				      (json_int_t)s->block_size, "blocks", (json_int_t)rows.total_blocks, "distinct",
-				      (json_int_t)rows.distinct, "zero_blocks", (json_int_t)s->zero_blocks, "U0", rows.u0,
-				      "U1", rows.u1, "D", rows.d, "ratio", rows.ratio, "bytes", (json_int_t)s->meta.bytes,
-				      "seconds", seconds, "files", (json_int_t)s->meta.files, "errors",
-				      (json_int_t)s->meta.errors, "index_bytes_per_distinct",
-				      s->index_bytes_per_distinct, "spills",
-				      (json_int_t)s->spills, "histogram", pow2_json(&s->dist));
-		json_object_set_new(j, "compressibility", comp_json(&s->dist.comp));
-		json_object_set_new(j, "locality", loc_json(&s->dist.locality));
-		json_array_append_new(results, j);
-		json_object_set_new(j, "bytes_read", json_integer((json_int_t)bytes));
-		if (!o->quiet) {
-			/* what this run read in its time; with -k the analysis also holds the DB's earlier bytes */
-			char sz[32], all[32], read[80] = "";
-			units_format_size(bytes, sz, sizeof sz);
-			units_format_size(s->meta.bytes, all, sizeof all);
-			if (s->meta.bytes != bytes)
-				snprintf(read, sizeof read, " read (%s in the analysis)", all);
-			fprintf(summary,
-				"block size %" PRIu64 ": %" PRIu64 " blocks, %" PRIu64 " distinct, %" PRIu64
-				" zero; U0 %.3f %%, U1 %.3f %%, D %.3f %%, dedup ratio %.4f; %s%s in %.2f s "
-				"(%.1f MiB/s), index %.1f B/distinct%s\n",
-				s->block_size, rows.total_blocks, rows.distinct, s->zero_blocks, 100 * rows.u0,
-				100 * rows.u1, 100 * rows.d, rows.ratio, sz, read, seconds,
-				seconds > 0 ? (double)bytes / seconds / 1048576 : 0.0, s->index_bytes_per_distinct,
-				s->spills ? " (spilled to Berkeley DB)" : "");
-			sections_text(summary, &s->dist, "  ");
-		}
+	uint64_t bytes = t->bytes;
+	double seconds = t->seconds;
+	/* With -k, the DB's earlier sources and bytes are part of this distribution. */
+	s->meta.bytes += bytes;
+	s->meta.files += t->files;
+	s->meta.errors += t->errors;
+	for (int k = 0; k < r->nsources; k++)
+		index_meta_add_source(&s->meta, r->sources[k]);
+	s->meta.complete = true;
+	/* The analysis is saved first: an output that fails after it (a full disk, a reader of
+	 * standard output gone) no longer costs the DB the scan filled, which a merge can turn
+	 * into the distribution again. */
+	if (o->db && s->db && save_measured(s, why, sizeof why)) {
+		run_say(r, "--db %s: %s", o->db, why);
+		return EXIT_FAILED;
 	}
+	if (o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
+		run_say(r, "--db %s: %s", o->db, s->db->err);
+		return EXIT_FAILED;
+	}
+	struct dist_header h;
+	dist_header_build(&h, PACKAGE_VERSION, s->meta.nsources ? s->meta.sources : r->sources,
+			  s->meta.nsources ? (int)s->meta.nsources : r->nsources, s->block_size, r->hash,
+			  s->meta.bytes, s->zero_blocks);
+	if (s->out.f) {
+		if (dist_write(s->out.f, &s->dist, h.ptrs, h.n)) {
+			run_say(r, "writing %s: %s", s->out.path, strerror(errno));
+			rc = EXIT_FAILED;
+		}
+	} else if (dist_to_stdout && dist_write(stdout, &s->dist, h.ptrs, h.n)) {
+		run_say(r, "writing the distribution: %s", strerror(errno));
+		rc = EXIT_FAILED;
+	}
+	struct dist_rows rows;
+	dist_compute_rows(&s->dist, &rows);
+	json_t *j = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:I,s:f,s:I,s:I,s:f,s:I,s:o}", "block_size",
+			      (json_int_t)s->block_size, "blocks", (json_int_t)rows.total_blocks, "distinct",
+			      (json_int_t)rows.distinct, "zero_blocks", (json_int_t)s->zero_blocks, "U0", rows.u0,
+			      "U1", rows.u1, "D", rows.d, "ratio", rows.ratio, "bytes", (json_int_t)s->meta.bytes,
+			      "seconds", seconds, "files", (json_int_t)s->meta.files, "errors",
+			      (json_int_t)s->meta.errors, "index_bytes_per_distinct",
+			      s->index_bytes_per_distinct, "spills",
+			      (json_int_t)s->spills, "histogram", pow2_json(&s->dist));
+	json_object_set_new(j, "compressibility", comp_json(&s->dist.comp));
+	json_object_set_new(j, "locality", loc_json(&s->dist.locality));
+	json_array_append_new(results, j);
+	json_object_set_new(j, "bytes_read", json_integer((json_int_t)bytes));
+	if (!o->quiet)
+		summary_size(summary, s, &rows, bytes, seconds);
+	return rc;
+}
+
+/* The JSON document around the results: tool, version, command, sources, hash, reads, MPI. */
+static json_t *run_doc(struct run *r, json_t *results)
+{
+	const struct gen_options *o = r->o;
+	json_t *doc = json_object(), *srcs = json_array();
 	for (int k = 0; k < r->nsources; k++)
 		json_array_append_new(srcs, json_string(r->sources[k]));
 	json_object_set_new(doc, "tool", json_string(r->prog));
@@ -597,6 +608,16 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 		json_object_set_new(doc, "mpi", r->json_mpi);
 		r->json_mpi = NULL;
 	}
+	return doc;
+}
+
+/* The plots rendered, then every output written and synced before any is renamed into place.
+ * 0 or an exit status (said). */
+static int publish_outputs(struct run *r, json_t *doc)
+{
+	const struct gen_options *o = r->o;
+	char why[1024];
+	int rc = 0;
 	for (int i = 0; i < r->n && !rc; i++) {
 		struct size_out *s = &r->s[i];
 		if (s->plot) {
@@ -638,6 +659,20 @@ int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uin
 		run_say(r, "--json %s: %s", o->json, strerror(errno));
 		rc = EXIT_FAILED;
 	}
+	return rc;
+}
+
+int run_write(struct run *r, double seconds, uint64_t bytes, uint64_t files, uint64_t errors)
+{
+	const struct run_totals t = {seconds, bytes, files, errors};
+	json_t *results = json_array();
+	int rc = 0;
+	FILE *summary = !r->o->output && r->n == 1 ? stderr : stdout; /* the distribution on stdout */
+	for (int i = 0; i < r->n && !rc; i++)
+		rc = write_size(r, &r->s[i], &t, results, summary);
+	json_t *doc = run_doc(r, results);
+	if (!rc)
+		rc = publish_outputs(r, doc);
 	json_decref(doc);
 	return rc;
 }
