@@ -934,52 +934,13 @@ static void keep_place(struct reader *r, const struct walk_entry *e)
 	}
 }
 
-/* Reads one file or device (or the part of it the entry names) to its end into the buffers.
- * Returns 0, 1 when it could not be read (recorded as an error), -1 when the pipe failed or the
- * scan was interrupted. */
-static int read_entry(struct reader *r, const struct walk_entry *e)
+/* Reads fd from offset `at` (where it stands) to `end` or its end into the packed buffers. 0, 1
+ * when a read failed (recorded as an error), -1 when the pipe failed or the scan was interrupted. */
+static int stream_entry(struct reader *r, int fd, const char *path, uint64_t at, uint64_t end)
 {
 	struct pipe *p = r->p;
-	const char *path = e->path;
-	uint64_t end = e->len ? e->start + e->len : UINT64_MAX;
-	if (e->kind == WALK_FILE && !e->start && !e->len && e->size && e->size < RANGE_MIN)
-		return batch_file(r, e);
-	/* the batch in the making goes first: an item's blocks are consecutive in the stream */
-	if (r->cur && r->cur->batch) {
-		submit(p, r->cur);
-		r->cur = NULL;
-	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOCTTY);
-	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership */
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		record_error(r->st, path, "cannot open", errno);
-		keep_place(r, e);
-		return 1;
-	}
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	int rc = 0;
-	off_t start = (off_t)e->start;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= RANGE_MIN) {
-		uint64_t to = (uint64_t)st.st_size < end ? (uint64_t)st.st_size : end;
-		/* the packed buffer goes first: an item's blocks are consecutive in the stream */
-		if (r->cur && r->cur->used) {
-			submit(p, r->cur);
-			r->cur = NULL;
-		}
-		if ((rc = post_ranges(r, fd, path, e->start, to, &start)) != 0 || (uint64_t)start >= end) {
-			close(fd);
-			return rc;
-		}
-	}
-	if (start && lseek(fd, start, SEEK_SET) != start) {
-		record_error(r->st, path, "cannot seek", errno);
-		close(fd);
-		return 1;
-	}
 	bool eof = false;
-	uint64_t at = (uint64_t)start; /* the file offset */
+	int rc = 0;
 	size_t most = SIZE_MAX;        /* sysctl files refuse a large read with ENOMEM: then a page */
 	while (!eof && at < end) {
 		if (!r->cur && !(r->cur = get_free(r))) {
@@ -1040,6 +1001,54 @@ static int read_entry(struct reader *r, const struct walk_entry *e)
 			break;
 		}
 	}
+	return rc;
+}
+
+/* Reads one file or device (or the part of it the entry names) to its end into the buffers.
+ * Returns 0, 1 when it could not be read (recorded as an error), -1 when the pipe failed or the
+ * scan was interrupted. */
+static int read_entry(struct reader *r, const struct walk_entry *e)
+{
+	struct pipe *p = r->p;
+	const char *path = e->path;
+	uint64_t end = e->len ? e->start + e->len : UINT64_MAX;
+	if (e->kind == WALK_FILE && !e->start && !e->len && e->size && e->size < RANGE_MIN)
+		return batch_file(r, e);
+	/* the batch in the making goes first: an item's blocks are consecutive in the stream */
+	if (r->cur && r->cur->batch) {
+		submit(p, r->cur);
+		r->cur = NULL;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOCTTY);
+	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		record_error(r->st, path, "cannot open", errno);
+		keep_place(r, e);
+		return 1;
+	}
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	int rc = 0;
+	off_t start = (off_t)e->start;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= RANGE_MIN) {
+		uint64_t to = (uint64_t)st.st_size < end ? (uint64_t)st.st_size : end;
+		/* the packed buffer goes first: an item's blocks are consecutive in the stream */
+		if (r->cur && r->cur->used) {
+			submit(p, r->cur);
+			r->cur = NULL;
+		}
+		if ((rc = post_ranges(r, fd, path, e->start, to, &start)) != 0 || (uint64_t)start >= end) {
+			close(fd);
+			return rc;
+		}
+	}
+	if (start && lseek(fd, start, SEEK_SET) != start) {
+		record_error(r->st, path, "cannot seek", errno);
+		close(fd);
+		return 1;
+	}
+	rc = stream_entry(r, fd, path, (uint64_t)start, end);
 	close(fd);
 	return rc;
 }
@@ -1121,6 +1130,93 @@ static int take_entry(struct reader *r, const struct walk_entry *e)
 	return got < 0 ? -1 : 0;
 }
 
+/* The pipe's sizes (its buffers hold 4 of the largest blocks), its lock and conditions;
+ * reader_wait's deadlines are now_s()'s (monotonic). */
+static void pipe_init(struct pipe *p, int nbufs)
+{
+	for (int i = 0; i < p->cfg->nsizes; i++)
+		if (p->cfg->sizes[i].block_size > p->maxbs)
+			p->maxbs = p->cfg->sizes[i].block_size;
+	p->cap = 4 * p->maxbs > MIN_BUF ? 4 * p->maxbs : MIN_BUF;
+	p->chunk = p->maxbs > CHUNK ? p->maxbs : CHUNK;
+	p->ahead = (uint64_t)nbufs * p->cap; /* as far as the walking thread used to post ranges ahead */
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_t monotonic;
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv_full, NULL);
+	pthread_cond_init(&p->cv_free, &monotonic);
+	pthread_cond_init(&p->cv_ended, &monotonic);
+	pthread_condattr_destroy(&monotonic);
+}
+
+static void pipe_free(struct pipe *p, struct buf **all, int nbufs)
+{
+	for (int i = 0; i < nbufs; i++) {
+		if (all[i]) {
+			if (all[i]->file)
+				file_unref(p, all[i]->file);
+			free(all[i]->data);
+			free(all[i]->segs);
+			free(all[i]->files);
+			free(all[i]->names);
+			free(all[i]);
+		}
+	}
+	free(p->blocks);
+	pthread_cond_destroy(&p->cv_full);
+	pthread_cond_destroy(&p->cv_free);
+	pthread_cond_destroy(&p->cv_ended);
+	pthread_mutex_destroy(&p->lock);
+}
+
+/* The reading thread's part: every entry of the walk into the buffers, the last one handed over,
+ * until the end, a failure (the pipe's) or a stop. */
+static void walk_entries(struct reader *r)
+{
+	const struct scan_config *cfg = r->cfg;
+	struct pipe *p = r->p;
+	struct walk_entry e;
+	int w = 0;
+	while (!pipe_failed(p) && (w = walk_next(cfg->walk, &e)) == 1) {
+		if (stopped(r))
+			break;
+		if (take_entry(r, &e))
+			break;
+		if (cfg->strict && r->st->errors) {
+			pipe_fail(p, "%s (--strict)", r->st->first_errors[0] ? r->st->first_errors[0] : "unreadable entry");
+			break;
+		}
+	}
+	if (!pipe_failed(p) && !stopped(r) && w < 0)
+		pipe_fail(p, "walking the paths failed: %s", strerror(errno ? errno : ENOMEM));
+	if (r->cur && (r->cur->used || r->cur->nfiles) && !pipe_failed(p) && !stopped(r)) {
+		submit(p, r->cur);
+		r->cur = NULL;
+	}
+}
+
+/* The hashers' share of the figures, once they are joined: their unreadable entries (the first
+ * kept), what was posted but not read, how the reads went. */
+static void pipe_stats(struct pipe *p, struct scan_stats *st)
+{
+	for (size_t i = 0; i < p->nbad; i++) {
+		st->errors++;
+		if (st->nfirst < SCAN_FIRST_ERRORS)
+			st->first_errors[st->nfirst++] = p->bad[i];
+		else
+			free(p->bad[i]);
+	}
+	free(p->bad);
+	st->files -= p->unread_files;
+	st->bytes -= p->unread_bytes;
+	st->batches_uring = p->batches_uring;
+	st->batches_sync = p->batches_sync;
+	st->small_file_fallbacks = p->small_file_fallbacks;
+	st->ranges_mapped = p->ranges_mapped;
+	st->ranges_read = p->ranges_read;
+}
+
 int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 {
 	struct pipe p = {.cfg = cfg};
@@ -1145,20 +1241,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 	r.total = walk_known_total(cfg->walk, &complete);
 	if (!complete)
 		r.total = 0;
-	for (int i = 0; i < cfg->nsizes; i++)
-		if (cfg->sizes[i].block_size > p.maxbs)
-			p.maxbs = cfg->sizes[i].block_size;
-	p.cap = 4 * p.maxbs > MIN_BUF ? 4 * p.maxbs : MIN_BUF;
-	p.chunk = p.maxbs > CHUNK ? p.maxbs : CHUNK;
-	p.ahead = (uint64_t)nbufs * p.cap; /* as far as the walking thread used to post ranges ahead */
-	pthread_mutex_init(&p.lock, NULL);
-	pthread_condattr_t monotonic; /* reader_wait's deadlines are now_s()'s */
-	pthread_condattr_init(&monotonic);
-	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
-	pthread_cond_init(&p.cv_full, NULL);
-	pthread_cond_init(&p.cv_free, &monotonic);
-	pthread_cond_init(&p.cv_ended, &monotonic);
-	pthread_condattr_destroy(&monotonic);
+	pipe_init(&p, nbufs);
 	if (!(p.blocks = calloc((size_t)cfg->nsizes, sizeof *p.blocks)) || setup(&p, cfg, nbufs, all)) {
 		snprintf(st->failure, sizeof st->failure, "out of memory for the read buffers");
 		rc = -1;
@@ -1179,24 +1262,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		}
 	}
 
-	struct walk_entry e;
-	int w = 0;
-	while (!pipe_failed(&p) && (w = walk_next(cfg->walk, &e)) == 1) {
-		if (stopped(&r))
-			break;
-		if (take_entry(&r, &e))
-			break;
-		if (cfg->strict && st->errors) {
-			pipe_fail(&p, "%s (--strict)", st->first_errors[0] ? st->first_errors[0] : "unreadable entry");
-			break;
-		}
-	}
-	if (!pipe_failed(&p) && !stopped(&r) && w < 0)
-		pipe_fail(&p, "walking the paths failed: %s", strerror(errno ? errno : ENOMEM));
-	if (r.cur && (r.cur->used || r.cur->nfiles) && !pipe_failed(&p) && !stopped(&r)) {
-		submit(&p, r.cur);
-		r.cur = NULL;
-	}
+	walk_entries(&r);
 	pthread_mutex_lock(&p.lock);
 	p.done = true;
 	pthread_cond_broadcast(&p.cv_full);
@@ -1213,21 +1279,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 		snprintf(st->failure, sizeof st->failure, "%s", p.failure);
 		rc = -1;
 	}
-	for (size_t i = 0; i < p.nbad; i++) {
-		st->errors++;
-		if (st->nfirst < SCAN_FIRST_ERRORS)
-			st->first_errors[st->nfirst++] = p.bad[i];
-		else
-			free(p.bad[i]);
-	}
-	free(p.bad);
-	st->files -= p.unread_files;
-	st->bytes -= p.unread_bytes;
-	st->batches_uring = p.batches_uring;
-	st->batches_sync = p.batches_sync;
-	st->small_file_fallbacks = p.small_file_fallbacks;
-	st->ranges_mapped = p.ranges_mapped;
-	st->ranges_read = p.ranges_read;
+	pipe_stats(&p, st);
 	if (p.nbad && cfg->strict && !rc) {
 		snprintf(st->failure, sizeof st->failure, "%s (--strict)", st->first_errors[0]);
 		rc = -1;
@@ -1242,22 +1294,7 @@ int scan_run(const struct scan_config *cfg, struct scan_stats *st)
 	}
 out:
 	st->seconds = now_s() - r.t0;
-	for (int i = 0; i < nbufs; i++) {
-		if (all[i]) {
-			if (all[i]->file)
-				file_unref(&p, all[i]->file);
-			free(all[i]->data);
-			free(all[i]->segs);
-			free(all[i]->files);
-			free(all[i]->names);
-			free(all[i]);
-		}
-	}
-	free(p.blocks);
-	pthread_cond_destroy(&p.cv_full);
-	pthread_cond_destroy(&p.cv_free);
-	pthread_cond_destroy(&p.cv_ended);
-	pthread_mutex_destroy(&p.lock);
+	pipe_free(&p, all, nbufs);
 	return rc;
 }
 
