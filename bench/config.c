@@ -297,9 +297,9 @@ static int load_dist(struct bench_config *c, struct opt_error *err)
 	else if (config_find_dist(d, c->dist_path, sizeof c->dist_path))
 		return fail(err, "--dist %s: no such file, and not a bundled distribution "
 				 "(archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees)", d);
-	struct dist_error de;
+	struct dd_err de;
 	if (dist_load(c->dist_path, &c->dist, &de)) {
-		err->resource = de.sys_errno != 0;
+		err->resource = de.resource;
 		return fail(err, "--dist: %s", de.msg);
 	}
 	if (dupgen_build(&c->dup, &c->dist))

@@ -294,7 +294,7 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 {
 	struct walk_arg w = {.also = walkers->visit, .also_arg = walkers->args ? walkers->args[0] : NULL};
 	struct count_hist *h = &w.h;
-	struct dist_error e;
+	struct dd_err e;
 	uint64_t zc = 0, zf = UINT64_MAX;
 	int rc = -1;
 

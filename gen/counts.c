@@ -13,7 +13,7 @@ int count_hist_add(struct count_hist *h, uint64_t copies, uint64_t nfps)
 	return 0;
 }
 
-int count_hist_to_dist(const struct count_hist *h, struct dist *out, struct dist_error *err)
+int count_hist_to_dist(const struct count_hist *h, struct dist *out, struct dd_err *err)
 {
 	struct dist_row *rows = malloc((h->map.used ? h->map.used : 1) * sizeof *rows);
 	size_t n = 0, slot = 0;

@@ -16,7 +16,7 @@ struct count_hist {
 /* contents += nfps for `copies` (>= 1). Returns 0 or -1 (out of memory, overflow, copies 0). */
 int count_hist_add(struct count_hist *h, uint64_t copies, uint64_t nfps);
 /* Rows sorted by dups; an empty histogram is an error (dist_from_rows: "no rows"). */
-int count_hist_to_dist(const struct count_hist *h, struct dist *out, struct dist_error *err);
+int count_hist_to_dist(const struct count_hist *h, struct dist *out, struct dd_err *err);
 void count_hist_free(struct count_hist *h);
 
 #endif

@@ -341,10 +341,10 @@ static bool plot_refused(const struct gen_options *o, int ninputs)
 /* 0, or the exit status: bad input, or a failure when memory or descriptors ran out. */
 static int load(const char *path, struct dist *d, bool quiet)
 {
-	struct dist_error e;
+	struct dd_err e;
 	if (dist_load(path, d, &e)) {
 		say("%s", e.msg);
-		return e.sys_errno ? EXIT_FAILED : EXIT_BAD_INPUT;
+		return e.resource ? EXIT_FAILED : EXIT_BAD_INPUT;
 	}
 	if (d->merged_rows && !quiet)
 		say("warning: %s repeats %zu records (original DEDISbench format); they were added together", path,

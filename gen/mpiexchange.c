@@ -269,7 +269,7 @@ static int gather_rows(struct gen *g, struct size_out *s, struct owned *w)
 	uint64_t *all = mpigen_gather(g, mine, n, MPI_UINT64_T, sizeof *all, &total);
 	if (g->rank == 0) {
 		struct count_hist h = {0};
-		struct dist_error e;
+		struct dd_err e;
 		for (int i = 0; i < total && !status; i += 2)
 			if (count_hist_add(&h, all[i] + 1, all[i + 1]))
 				status = EXIT_FAILED;
@@ -396,7 +396,7 @@ static int exchange_size(struct gen *g, int i, uint64_t *starts)
 	MPI_Reduce(&spills, &spills_all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	status = gather_rows(g, s, w);
 	if (g->rank == 0 && !status) {
-		struct dist_error e;
+		struct dd_err e;
 		s->dist.block_size = s->block_size;
 		snprintf(s->dist.hash, sizeof s->dist.hash, "%s", g->r.hash);
 		s->zero_blocks = s->dist.zero_blocks = zero_sum[0];

@@ -398,7 +398,7 @@ static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *a
 static int measured_sections(struct run *r, struct size_out *s, char *why, size_t whylen)
 {
 	uint64_t zero_first = UINT64_MAX;
-	struct dist_error e;
+	struct dd_err e;
 	if (s->prior && s->db && r->o->cmd == CMD_SCAN) {
 		if (s->comp && side_load_samples(s->db, s->comp, s->block_size, why, whylen))
 			return -1;

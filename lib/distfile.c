@@ -21,7 +21,7 @@ struct prow {
 
 struct parser {
 	const char *name;
-	struct dist_error *err;
+	struct dd_err *err;
 	struct prow *rows;
 	size_t n, cap;
 	uint64_t total;    /* running T */
@@ -39,10 +39,10 @@ struct parser {
 	size_t zero_line;          /* line of the "# zero-blocks:" header; 0: none */
 };
 
-static void set_err(struct dist_error *err, const char *name, size_t line, const char *fmt, ...)
+static void set_err(struct dd_err *err, const char *name, size_t line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static void set_err(struct dist_error *err, const char *name, size_t line, const char *fmt, ...)
+static void set_err(struct dd_err *err, const char *name, size_t line, const char *fmt, ...)
 {
 	char reason[384];
 	va_list ap;
@@ -166,12 +166,12 @@ static int parse_fail(struct parser *ps, size_t line, const char *fmt, ...)
 	return -1;
 }
 
-/* Memory ran out: the machine failed, not the file (err->sys_errno tells the caller). */
+/* Memory ran out: the machine failed, not the file (err->resource tells the caller). */
 static int out_of_memory(struct parser *ps, size_t line)
 {
 	set_err(ps->err, ps->name, line, "out of memory");
 	if (ps->err)
-		ps->err->sys_errno = ENOMEM;
+		ps->err->resource = true;
 	return -1;
 }
 
@@ -487,11 +487,10 @@ static const char *loc_check(const struct dist_locality *l, char *why, size_t le
 	return NULL;
 }
 
-int dist_sections_check(const struct dist *d, struct dist_error *err)
+int dist_sections_check(const struct dist *d, struct dd_err *err)
 {
 	char why[384];
-	if (err)
-		err->msg[0] = '\0';
+	err_clear(err);
 	if (d->comp.present && comp_check(&d->comp, why, sizeof why)) {
 		set_err(err, "[compressibility 2]", 0, "%s", why);
 		return -1;
@@ -941,7 +940,7 @@ static const char *next_line(const char *text, size_t len, size_t *pos, size_t *
 	return s;
 }
 
-int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dist_error *err)
+int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dd_err *err)
 {
 	struct parser ps = {.name = name ? name : "<distribution>", .err = err};
 	struct dist d;
@@ -950,10 +949,7 @@ int dist_parse(const char *text, size_t len, const char *name, struct dist *out,
 
 	memset(&d, 0, sizeof d);
 	memset(out, 0, sizeof *out);
-	if (err) {
-		err->msg[0] = '\0';
-		err->sys_errno = 0;
-	}
+	err_clear(err);
 	if (!text && len) {
 		set_err(err, ps.name, 0, "no text");
 		goto done;
@@ -1026,7 +1022,7 @@ static const char *file_kind(mode_t m)
 
 /* A file over DIST_FILE_MAX: what its first DIST_FILE_MAX bytes show it is, when a character
  * says (a NUL byte: a disk image, a sparse file), else its size. */
-static void too_large(const char *text, size_t len, const char *path, struct dist_error *err)
+static void too_large(const char *text, size_t len, const char *path, struct dd_err *err)
 {
 	struct parser ps = {.name = path, .err = err, .legacy = 1};
 	size_t pos = 0, line = 0;
@@ -1041,7 +1037,7 @@ static void too_large(const char *text, size_t len, const char *path, struct dis
 }
 
 /* path's bytes, up to DIST_FILE_MAX + 1 (one more says it is over), into *buf (malloc'd). */
-static int read_bounded(int fd, const char *path, char **buf, size_t *len, struct dist_error *err)
+static int read_bounded(int fd, const char *path, char **buf, size_t *len, struct dd_err *err)
 {
 	size_t cap = 0;
 	*buf = NULL;
@@ -1055,7 +1051,7 @@ static int read_bounded(int fd, const char *path, char **buf, size_t *len, struc
 			char *nb = realloc(*buf, ncap);
 			if (!nb) {
 				set_err(err, path, 0, "out of memory");
-				err->sys_errno = ENOMEM;
+				err->resource = true;
 				return -1;
 			}
 			*buf = nb;
@@ -1066,7 +1062,7 @@ static int read_bounded(int fd, const char *path, char **buf, size_t *len, struc
 			continue;
 		if (got < 0) {
 			set_err(err, path, 0, "cannot read: %s", strerror(errno));
-			err->sys_errno = errno == ENOMEM ? ENOMEM : 0;
+			err->resource = errno == ENOMEM;
 			return -1;
 		}
 		if (got == 0)
@@ -1075,13 +1071,12 @@ static int read_bounded(int fd, const char *path, char **buf, size_t *len, struc
 	}
 }
 
-int dist_load(const char *path, struct dist *out, struct dist_error *err)
+int dist_load(const char *path, struct dist *out, struct dd_err *err)
 {
-	struct dist_error spare;
+	struct dd_err spare;
 	err = err ? err : &spare;
 	memset(out, 0, sizeof *out);
-	err->msg[0] = '\0';
-	err->sys_errno = 0;
+	err_clear(err);
 	/* Not blocked by a FIFO without a writer: it is refused below, as any file not regular is
 	 * (a device's endless bytes, a FIFO's wait). */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -1089,7 +1084,7 @@ int dist_load(const char *path, struct dist *out, struct dist_error *err)
 	if (fd < 0 || fstat(fd, &st)) {
 		int e = errno;
 		set_err(err, path, 0, "cannot open: %s", strerror(e));
-		err->sys_errno = errmsg_resource(e) ? e : 0;
+		err->resource = errmsg_resource(e);
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -1113,14 +1108,13 @@ int dist_load(const char *path, struct dist *out, struct dist_error *err)
 	return rc;
 }
 
-int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, struct dist_error *err)
+int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, struct dd_err *err)
 {
 	struct parser ps = {.name = "rows", .err = err};
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	if (err)
-		err->msg[0] = '\0';
+	err_clear(err);
 	for (size_t i = 0; i < n; i++)
 		if (add_row(&ps, rows[i].dups, rows[i].blocks, i + 1) != 0)
 			goto done;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "lib/errmsg.h"
 
 /* `blocks` distinct contents, each stored `dups + 1` times. */
 struct dist_row {
@@ -97,13 +98,8 @@ struct dist_rows {
 	double u0, u1, d, ratio;  /* unique/T, first_copies/T, redundant/T, T/distinct */
 };
 
-/* Error detail for a failed load: "FILE:LINE: reason" fits in msg. */
-struct dist_error {
-	char msg[512];
-	/* ENOMEM, EMFILE or ENFILE when the machine, not the file, failed (memory or descriptors
-	 * ran out: a run's failure, not bad input); else 0 */
-	int sys_errno;
-};
+/* A failed load's struct dd_err (lib/errmsg.h): "FILE:LINE: reason" in msg; resource when the
+ * machine, not the file, failed (memory or descriptors ran out: a run's failure, not bad input). */
 
 /* The largest distribution file read: the biggest real ones are a few KiB (one line per copy
  * count); a larger file is refused (a disk image, /dev/zero's like), never read whole. */
@@ -127,13 +123,13 @@ struct dist_error {
  * a repeated or misplaced section, a record after a section, an unknown or repeated keyword, a
  * missing or extra field and any value or sum that dedis-dist(5) rules out are errors.
  * On success returns 0 and *out owns its rows and cells (dist_free). On failure *out is zeroed. */
-int dist_load(const char *path, struct dist *out, struct dist_error *err);
+int dist_load(const char *path, struct dist *out, struct dd_err *err);
 /* Same, from a memory buffer; `name` is used in error messages. */
-int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dist_error *err);
+int dist_parse(const char *text, size_t len, const char *name, struct dist *out, struct dd_err *err);
 
 /* Build from rows in any order; merges nothing: duplicate dups, blocks = 0 and overflow are
  * errors (err->msg "rows:INDEX: reason", INDEX 1-based). */
-int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, struct dist_error *err);
+int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, struct dd_err *err);
 
 /* Write: the given header lines (each written as "# <line>"; the caller passes e.g.
  * "block-size: 4096" — the struct's header fields are not written on their own), then
@@ -146,7 +142,7 @@ int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, s
  * Σ measured = MEASURED, every class with cells measured and vice versa, a class's contents >=
  * its measured (= with sample 1), and the locality sums of dedis-dist(5). Returns 0, or -1 with
  * err->msg "[SECTION 1]: reason" (err may be NULL). */
-int dist_sections_check(const struct dist *d, struct dist_error *err);
+int dist_sections_check(const struct dist *d, struct dd_err *err);
 
 void dist_compute_rows(const struct dist *d, struct dist_rows *r);
 void dist_free(struct dist *d);

@@ -268,7 +268,7 @@ int scaled_to_dist(const struct scaled_layout *l, struct dist *out)
 		else
 			rows[m++] = rows[i];
 	}
-	struct dist_error err;
+	struct dd_err err;
 	int rc = dist_from_rows(rows, m, out, &err);
 	free(rows);
 	if (rc)

@@ -57,7 +57,7 @@ static void check_round_trip(const struct dist *d)
 		harness_fail("dist_write failed on a valid distribution");
 	fclose(f);
 	struct dist back;
-	struct dist_error err;
+	struct dd_err err;
 	if (dist_parse(text, len, "round-trip", &back, &err))
 		harness_fail("what dist_write wrote does not parse: %s", err.msg);
 	if (back.nrows != d->nrows || memcmp(back.rows, d->rows, d->nrows * sizeof *d->rows) ||
@@ -70,7 +70,7 @@ static void check_round_trip(const struct dist *d)
 void harness_one(const uint8_t *data, size_t len)
 {
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	memset(&err, 0x5a, sizeof err); /* the parser must write a terminated message */
 	if (dist_parse((const char *)data, len, "fuzz", &d, &err)) {
 		size_t n = strnlen(err.msg, sizeof err.msg);

@@ -8,7 +8,7 @@
 
 static void mk(struct dist *d, const struct dist_row *rows, size_t n)
 {
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_EQUAL_FATAL(dist_from_rows(rows, n, d, &e), 0);
 }
 

@@ -37,7 +37,7 @@ static void test_bundled(void)
 	for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
 		char path[1024];
 		struct dist d;
-		struct dist_error err;
+		struct dd_err err;
 		struct dist_rows r;
 
 		snprintf(path, sizeof path, DIST("%s"), published[i].file);
@@ -76,7 +76,7 @@ static void test_bundled(void)
 static void test_kernels_merged(void)
 {
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	CU_ASSERT_EQUAL_FATAL(dist_load(UNIT_DATADIR "/legacy-kernels.dist", &d, &err), 0);
 	CU_ASSERT_EQUAL(d.nrows, 100);
 	CU_ASSERT_EQUAL(d.merged_rows, 100);
@@ -103,7 +103,7 @@ static void test_legacy_vs_dedis_repeats(void)
 	static const char legacy[] = "1 5\n0 3\n1 2\n";
 	static const char dedis[] = "# dedisgen 0.1.0\n1 5\n0 3\n1 2\n";
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 
 	CU_ASSERT_EQUAL_FATAL(dist_parse(legacy, strlen(legacy), "legacy", &d, &err), 0);
 	CU_ASSERT_EQUAL(d.nrows, 2);
@@ -157,7 +157,7 @@ static void test_bad_files(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char path[1024], where[256];
 		struct dist d;
-		struct dist_error err;
+		struct dd_err err;
 
 		snprintf(path, sizeof path, DATA("%s"), bad[i].file);
 		snprintf(where, sizeof where, "%s:%d: ", bad[i].file, bad[i].line);
@@ -177,7 +177,7 @@ static void test_bad_files(void)
 static void test_missing_file(void)
 {
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	CU_ASSERT_EQUAL(dist_load(DATA("no-such-file.dist"), &d, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-file.dist"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot open"));
@@ -188,7 +188,7 @@ static void test_missing_file(void)
 static void test_comments_and_order(void)
 {
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	int rc = dist_load(DATA("good-commented.dist"), &d, &err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL(d.nrows, 4);
@@ -244,7 +244,7 @@ static void test_round_trip(void)
 		"dedisgen 0.1.0", "source: /srv/data", "block-size: 4096", "hash: sha1", "zero-blocks: 6",
 	};
 	struct dist a, b;
-	struct dist_error err;
+	struct dd_err err;
 	char *text = NULL;
 	size_t len = 0;
 
@@ -291,7 +291,7 @@ static void test_round_trip(void)
 static void test_from_rows_errors(void)
 {
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	static const struct dist_row dup[] = {{1, 2}, {0, 5}, {1, 3}};
 	static const struct dist_row zero[] = {{1, 2}, {4, 0}};
 	static const struct dist_row over[] = {{0, UINT64_MAX}, {1, 1}};
@@ -361,7 +361,7 @@ static char *write_to_string(const struct dist *d, const char *const *header, si
 static void test_sections_good(void)
 {
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	CU_ASSERT_EQUAL_FATAL(dist_load(DATA("good-sections.dist"), &d, &err), 0);
 	CU_ASSERT_EQUAL(d.nrows, 4);
 	CU_ASSERT_EQUAL(d.zero_blocks, 8);
@@ -406,7 +406,7 @@ static void test_sections_round_trip(void)
 	size_t len;
 	char *orig = slurp(DATA("good-sections-v2.dist"), &len);
 	struct dist a, b;
-	struct dist_error err;
+	struct dd_err err;
 	int rc;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(orig);
 	CU_ASSERT_EQUAL_FATAL(dist_parse(orig, len, "orig", &a, &err), 0);
@@ -495,7 +495,7 @@ static void test_sections_legacy(void)
 	static const char no_hash[] = "1 5\n0 3\n1 2\n[locality 1]\nanalysed 12 0\nduplicates 2 1\nnew 3 1 10\n"
 				      "dup 1 1 2\ncopy 1 1 2\n";
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	CU_ASSERT_EQUAL(dist_parse(no_hash, strlen(no_hash), "nohash", &d, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nohash:3: duplicates value 1 repeated (first on line 1)"));
 	CU_ASSERT_EQUAL(dist_parse(no_hash + 4, strlen(no_hash) - 4, "ok", &d, &err), 0);
@@ -510,7 +510,7 @@ static void test_sections_legacy(void)
 static void test_sections_newer_unknown(void)
 {
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	CU_ASSERT_EQUAL(dist_load(DATA("bad-section-newer.dist"), &d, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad-section-newer.dist:4: section 'locality' version 2 is newer than "
 					       "this dedis reads (1); use a newer dedis"));
@@ -670,7 +670,7 @@ static void test_sections_edits(void)
 		memcpy(text + pre, section_edits[i].repl, rl);
 		memcpy(text + pre + rl, at + fl, len - pre - fl + 1);
 		struct dist d;
-		struct dist_error err;
+		struct dd_err err;
 		memset(&err, 0, sizeof err);
 		int rc = dist_parse(text, len - fl + rl, "edit.dist", &d, &err), ok;
 		if (!section_edits[i].reason) {
@@ -701,7 +701,7 @@ static void test_sections_tiny_means(void)
 	static const char v2[] = "0 200\n[compressibility 2]\ncodecs zstd-1 lz4\nsample 1 200\nmeasured 0 200\n"
 				 "cell 0 0 0 200 432 4352\n";
 	struct dist d;
-	struct dist_error err;
+	struct dd_err err;
 	struct dist_comp_figures f;
 	CU_ASSERT_EQUAL_FATAL(dist_parse(v1, sizeof v1 - 1, "v1", &d, &err), 0);
 	CU_ASSERT_EQUAL(d.comp.cells[0].zstd_mean, DIST_COMP_UNIT / 4096);

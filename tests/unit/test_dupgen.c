@@ -15,7 +15,7 @@
 
 static void build(struct dist *d, struct dupgen_table *t, const struct dist_row *rows, size_t n)
 {
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(rows, n, d, &e) == 0);
 	CU_ASSERT_FATAL(dupgen_build(t, d) == 0);
 }
@@ -92,7 +92,7 @@ static void unique_ids_are_fresh_per_worker(void)
 static void bundled_distribution_unique_share(void)
 {
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	struct dupgen_table t;
 	CU_ASSERT_FATAL(dist_load(DEDIS_SRCDIR "/distributions/kernels.dist", &d, &e) == 0);
 	CU_ASSERT_FATAL(dupgen_build(&t, &d) == 0);
@@ -136,7 +136,7 @@ static void scaler_totals_exact(void)
 		char path[512];
 		snprintf(path, sizeof path, DEDIS_SRCDIR "/distributions/%s.dist", names[k]);
 		struct dist d;
-		struct dist_error e;
+		struct dd_err e;
 		CU_ASSERT_FATAL(dist_load(path, &d, &e) == 0);
 		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 			struct scaled_layout l;
@@ -159,7 +159,7 @@ static void scaler_shares_at_size(void)
 		char path[512];
 		snprintf(path, sizeof path, DEDIS_SRCDIR "/distributions/%s.dist", names[k]);
 		struct dist d;
-		struct dist_error e;
+		struct dd_err e;
 		CU_ASSERT_FATAL(dist_load(path, &d, &e) == 0);
 		struct dist_rows want;
 		dist_compute_rows(&d, &want);
@@ -191,7 +191,7 @@ static void heavy_tail_inclusion_probability(void)
 	 * nor inflated - and present exactly with its 400 copies. */
 	const struct dist_row rows[] = {{0, 99600}, {399, 1}};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(rows, 2, &d, &e) == 0);
 	int present = 0;
 	const int seeds = 4000;
@@ -215,7 +215,7 @@ static void permutation_is_a_bijection(void)
 {
 	const struct dist_row rows[] = {{0, 50}, {2, 10}};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(rows, 2, &d, &e) == 0);
 	static const uint64_t sizes[] = {1, 2, 3, 1000, 4097, 65536};
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -245,7 +245,7 @@ static void copies_spread_and_zero_blocks(void)
 	 * the zero block keeps its share (500 copies, id 0); no content's copies sit back to back. */
 	const struct dist_row rows[] = {{0, 1000}, {99, 10}, {499, 1}};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(rows, 3, &d, &e) == 0);
 	struct scaled_layout l;
 	CU_ASSERT_FATAL(scaled_build(&l, &d, 500, 2500, 11) == 0);
@@ -274,7 +274,7 @@ static void zero_block_scaled_up_keeps_the_shares(void)
 {
 	const struct dist_row rows[] = {{0, 2}, {3, 1}};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(rows, 2, &d, &e) == 0);
 	d.zero_blocks = 4;
 	for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -316,7 +316,7 @@ static void overwrites_keep_the_histogram(void)
 	 * overwrite changes the block's content. */
 	const struct dist_row rows[] = {{0, 2000}, {1, 500}, {3, 200}, {15, 16}};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(rows, 4, &d, &e) == 0);
 	const uint64_t n = 4096;
 	struct scaled_layout l;
@@ -507,7 +507,7 @@ static void scaled_as_distribution(void)
 		char path[512];
 		snprintf(path, sizeof path, DEDIS_SRCDIR "/distributions/%s.dist", names[k]);
 		struct dist d;
-		struct dist_error e;
+		struct dd_err e;
 		CU_ASSERT_FATAL(dist_load(path, &d, &e) == 0);
 		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 			struct scaled_layout l;

@@ -12,7 +12,7 @@ static void test_hist_to_dist(void)
 {
 	struct count_hist h = {0};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	/* 5 contents seen once, 3 seen twice, 1 seen 1000 times (added in pieces, any order) */
 	CU_ASSERT_EQUAL(count_hist_add(&h, 1000, 1), 0);
 	CU_ASSERT_EQUAL(count_hist_add(&h, 1, 3), 0);
@@ -39,7 +39,7 @@ static void test_many_counts(void)
 {
 	struct count_hist h = {0};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	for (uint64_t c = 1; c <= 5000; c++)
 		CU_ASSERT_EQUAL_FATAL(count_hist_add(&h, c, c % 3 + 1), 0);
 	CU_ASSERT_EQUAL_FATAL(count_hist_to_dist(&h, &d, &e), 0);
@@ -58,7 +58,7 @@ static void test_written_file(void)
 {
 	struct count_hist h = {0};
 	struct dist d, back;
-	struct dist_error e;
+	struct dd_err e;
 	struct dist_header hd;
 	char *src[] = {"/data/a", "/data/b"};
 	char path[] = "/tmp/dedis-unit-dist.XXXXXX";

@@ -52,7 +52,7 @@ static void check_loc(const struct dist_locality *l, uint64_t analysed, uint64_t
 	CU_ASSERT_EQUAL(l->sequential, seq);
 	/* and the file format accepts it */
 	struct dist d = {0};
-	struct dist_error e;
+	struct dd_err e;
 	d.locality = *l;
 	d.locality.present = true;
 	CU_ASSERT_EQUAL(dist_sections_check(&d, &e), 0);
@@ -570,7 +570,7 @@ static void test_comp_all(void)
 	CU_ASSERT(c.cells[2].cls == 4 && c.cells[2].zstd_bucket == 0 && c.cells[2].lz4_bucket == 0 &&
 		  c.cells[2].contents == 200 && c.cells[2].zstd_mean >= 1 && c.cells[2].zstd_mean < 10 * DIST_COMP_UNIT / 1024);
 	struct dist d = {.comp = c};
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_EQUAL(dist_sections_check(&d, &e), 0);
 	/* the figures: Σ contents / Σ contents * mean */
 	struct dist_comp_figures f;

@@ -35,7 +35,7 @@ static void locality_of(struct dist_locality *loc)
 /* The layout of the rows above (the dist is built on first use and kept in *d). */
 static void build(struct dist *d, struct scaled_layout *l, uint64_t seed, bool runs)
 {
-	struct dist_error e;
+	struct dd_err e;
 	struct dist_locality loc;
 	locality_of(&loc);
 	if (!d->rows)
@@ -207,7 +207,7 @@ static void deterministic_and_random_access(void)
 static void scaled_down_and_classes(void)
 {
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	struct dist_locality loc;
 	struct scaled_layout l;
 	locality_of(&loc);
