@@ -110,7 +110,7 @@ static int spill_part(struct counter *c, struct gindex *p, char *why, size_t why
 	if (p->ops->distinct(p) == 0)
 		return 0;
 	if (p->ops->iterate(p, true, true, to_index, c->back)) {
-		snprintf(why, whylen, "spilling the index: %s", c->back->err);
+		snprintf(why, whylen, "spilling the index: %s", c->back->err.msg);
 		return -1;
 	}
 	c->spills++;
@@ -138,7 +138,7 @@ static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64
 		if (rc == 0)
 			continue;
 		if (rc != INDEX_FULL) {
-			snprintf(why, whylen, "%s", p->err);
+			snprintf(why, whylen, "%s", p->err.msg);
 			return -1;
 		}
 		pthread_mutex_lock(&c->back_lock);
@@ -146,11 +146,11 @@ static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64
 			/* A limit below one table: straight to the back. */
 			rc = c->back->ops->add(c->back, fp, times, pos);
 			if (rc)
-				snprintf(why, whylen, "%s", c->back->err);
+				snprintf(why, whylen, "%s", c->back->err.msg);
 		} else {
 			rc = spill_part(c, p, why, whylen);
 			if (!rc && (rc = p->ops->add(p, fp, times, pos)) != 0)
-				snprintf(why, whylen, "%s", rc == INDEX_FULL ? "memory index: full after a spill" : p->err);
+				snprintf(why, whylen, "%s", rc == INDEX_FULL ? "memory index: full after a spill" : p->err.msg);
 		}
 		pthread_mutex_unlock(&c->back_lock);
 		if (rc)
@@ -198,7 +198,7 @@ int counter_settle(struct counter *c, char *why, size_t whylen)
 		for (int w = 0; w < c->writers && !rc; w++)
 			rc = spill_part(c, part_of(c, w, r), why, whylen);
 	if (!rc && c->back->ops->flush(c->back)) {
-		snprintf(why, whylen, "%s", c->back->err);
+		snprintf(why, whylen, "%s", c->back->err.msg);
 		rc = -1;
 	}
 	pthread_mutex_unlock(&c->back_lock);
@@ -242,7 +242,7 @@ static void *walk_ranges(void *arg)
 			parts[w] = part_of(j->c, w, r);
 		if (index_mem_iterate_all(parts, j->c->writers, to_hist, mine)) {
 			if (!__atomic_exchange_n(&j->failed, 1, __ATOMIC_RELAXED))
-				snprintf(j->why, sizeof j->why, "%s", parts[0]->err[0] ? parts[0]->err : "out of memory building the histogram");
+				snprintf(j->why, sizeof j->why, "%s", parts[0]->err.msg[0] ? parts[0]->err.msg : "out of memory building the histogram");
 			break;
 		}
 	}
@@ -302,7 +302,7 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 	note_peak(c);
 	if (c->back) { /* the parts are empty after settle: everything is in the back, walked in order */
 		if (c->back->ops->iterate(c->back, false, false, to_hist, &w)) {
-			snprintf(why, whylen, "%s", c->back->err[0] ? c->back->err : "out of memory building the histogram");
+			snprintf(why, whylen, "%s", c->back->err.msg[0] ? c->back->err.msg : "out of memory building the histogram");
 			goto out;
 		}
 	} else if (walk_parallel(c, walkers, h, why, whylen)) {
@@ -313,7 +313,7 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 		uint64_t n = 0, f = UINT64_MAX;
 		int found = src->ops->lookup(src, zero_fp, &n, &f);
 		if (found < 0) {
-			snprintf(why, whylen, "%s", src->err);
+			snprintf(why, whylen, "%s", src->err.msg);
 			goto out;
 		}
 		if (found) {

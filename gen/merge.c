@@ -73,7 +73,7 @@ int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache
 		struct feed f = {c, offset + sum->stream_blocks, stop, why, whylen};
 		int rc = ix->ops->iterate(ix, true, false, feed_one, &f);
 		if (rc && !why[0])
-			snprintf(why, whylen, "%s: %s", dirs[i], ix->err);
+			snprintf(why, whylen, "%s: %s", dirs[i], ix->err.msg);
 		if (!rc && m.sample_rate < sum->sample_rate)
 			sum->sample_rate = m.sample_rate;
 		if (!rc && comp && sum->sample_rate > 0) {

@@ -550,7 +550,7 @@ static int write_size(struct run *r, struct size_out *s, const struct run_totals
 		return EXIT_FAILED;
 	}
 	if (o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
-		run_say(r, "--db %s: %s", o->db, s->db->err);
+		run_say(r, "--db %s: %s", o->db, s->db->err.msg);
 		return EXIT_FAILED;
 	}
 	struct dist_header h;

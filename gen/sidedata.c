@@ -49,7 +49,7 @@ int side_load_samples(struct gindex *db, struct comp_sampler *s, uint64_t block_
 	struct load_arg a = {.s = s, .block_size = block_size};
 	if (index_bdb_each_side(db, 's', db->fp_len, load_sample, &a) == 0)
 		return 0;
-	snprintf(why, whylen, "%s", a.bad ? "a compressibility sample record is corrupt" : db->err[0] ? db->err : "out of memory");
+	snprintf(why, whylen, "%s", a.bad ? "a compressibility sample record is corrupt" : db->err.msg[0] ? db->err.msg : "out of memory");
 	return -1;
 }
 
@@ -66,7 +66,7 @@ static int save_sample(const uint8_t *fp, const struct comp_sample *v, void *arg
 int side_save_samples(struct gindex *db, const struct comp_sampler *s, char *why, size_t whylen)
 {
 	if (index_bdb_drop_side(db, 's', db->fp_len) || (s && comp_sampler_each(s, save_sample, db))) {
-		snprintf(why, whylen, "%s", db->err);
+		snprintf(why, whylen, "%s", db->err.msg);
 		return -1;
 	}
 	return 0;
@@ -93,7 +93,7 @@ int side_load_windows(struct gindex *db, struct loc_recorder *r, char *why, size
 	int rc = a.firsts ? index_bdb_each_side(db, 'l', 8, load_window, &a) : -1;
 	free(a.firsts);
 	if (rc)
-		snprintf(why, whylen, "%s", a.bad ? "a locality record is corrupt" : db->err[0] ? db->err : "out of memory");
+		snprintf(why, whylen, "%s", a.bad ? "a locality record is corrupt" : db->err.msg[0] ? db->err.msg : "out of memory");
 	return rc ? -1 : 0;
 }
 
@@ -102,7 +102,7 @@ static int save_window(uint64_t number, const uint64_t *firsts, void *arg)
 	struct gindex *db = arg;
 	uint8_t key[8], *val = malloc(LOC_WINDOW * 8);
 	if (!val) {
-		snprintf(db->err, sizeof db->err, "out of memory");
+		err_fail(&db->err, -1, "out of memory");
 		return -1;
 	}
 	for (int i = 0; i < 8; i++) /* big-endian: the B-tree keeps the windows in stream order */
@@ -117,7 +117,7 @@ static int save_window(uint64_t number, const uint64_t *firsts, void *arg)
 int side_save_windows(struct gindex *db, const struct loc_recorder *r, char *why, size_t whylen)
 {
 	if (index_bdb_drop_side(db, 'l', 8) || (r && loc_each_window(r, save_window, db))) {
-		snprintf(why, whylen, "%s", db->err);
+		snprintf(why, whylen, "%s", db->err.msg);
 		return -1;
 	}
 	return 0;

@@ -220,7 +220,7 @@ out:
 
 static int bdb_fail(struct bdb_index *b, const char *what, int ret)
 {
-	setf(b->base.err, sizeof b->base.err, "%s/%s: Berkeley DB %s: %s", b->dir, b->file, what, db_strerror(ret));
+	err_fail(&b->base.err, -1, "%s/%s: Berkeley DB %s: %s", b->dir, b->file, what, db_strerror(ret));
 	return -1;
 }
 
@@ -261,7 +261,7 @@ static int bdb_add(struct gindex *ix, const uint8_t *fp, uint64_t n, uint64_t fi
 		b->n++;
 	}
 	if (count + n < count) {
-		setf(ix->err, sizeof ix->err, "Berkeley DB index: a count overflows 64 bits");
+		err_fail(&ix->err, -1, "Berkeley DB index: a count overflows 64 bits");
 		return -1;
 	}
 	put_le64(buf, count + n);
@@ -318,7 +318,7 @@ static int bdb_iterate(struct gindex *ix, bool sorted, bool drain, index_visit_f
 		if (key.size != ix->fp_len)
 			continue; /* the metadata record, side records */
 		if (val.size != VAL_LEN) {
-			setf(ix->err, sizeof ix->err, "Berkeley DB index: a count record of %u bytes (corrupt DB?)",
+			err_fail(&ix->err, -1, "Berkeley DB index: a count record of %u bytes (corrupt DB?)",
 			     val.size);
 			rc = -1;
 			break;
@@ -425,7 +425,7 @@ int index_bdb_set_meta(struct gindex *ix, const struct index_meta *meta)
 	struct bdb_index *b = (struct bdb_index *)ix;
 	char *text = meta_to_json(meta);
 	if (!text) {
-		setf(ix->err, sizeof ix->err, "out of memory");
+		err_fail(&ix->err, -1, "out of memory");
 		return -1;
 	}
 	int rc = begin(b) ? -1 : put_meta_text(b, text);
@@ -453,7 +453,7 @@ static int count_entries(struct bdb_index *b)
 static int side_key(struct bdb_index *b, char tag, const void *key, size_t klen, uint8_t *buf)
 {
 	if (klen + 1 == b->base.fp_len || klen + 1 == sizeof META_KEY - 1 || klen + 1 > 64) {
-		setf(b->base.err, sizeof b->base.err, "side record key of %zu bytes (a programming error)", klen);
+		err_fail(&b->base.err, -1, "side record key of %zu bytes (a programming error)", klen);
 		return -1;
 	}
 	buf[0] = (uint8_t)tag;
@@ -584,7 +584,7 @@ static int start_running(struct bdb_index *b, const struct index_meta *meta, con
 	if (!(b->running = meta_to_json(&running)))
 		return setf(why, whylen, "out of memory");
 	if (b->created_file && put_meta_text(b, b->running))
-		return setf(why, whylen, "%s: %s", path, b->base.err);
+		return setf(why, whylen, "%s: %s", path, b->base.err.msg);
 	return 0;
 }
 
@@ -639,7 +639,7 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 	b->created_file = create && !exists;
 	if (exists && !b->replace) {
 		if (count_entries(b)) {
-			setf(why, whylen, "%s: %s", path, b->base.err);
+			setf(why, whylen, "%s: %s", path, b->base.err.msg);
 			goto fail;
 		}
 		index_meta_free(meta);

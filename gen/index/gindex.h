@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/distfile.h"
+#include "lib/errmsg.h"
 
 struct gindex;
 
@@ -51,7 +52,7 @@ struct gindex_ops {
 struct gindex {
 	const struct gindex_ops *ops;
 	size_t fp_len;  /* bytes per fingerprint: 20 (sha1) or 32 (sha256) */
-	char err[512];
+	struct dd_err err; /* why the last call failed */
 };
 
 /* In-memory index (mem.c). mem_limit: 0 = none, else add returns INDEX_FULL rather than grow

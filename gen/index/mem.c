@@ -103,7 +103,7 @@ static int ovf_add(struct mem_index *m, const uint8_t *fp, uint64_t count)
 		size_t nc = m->ovfcap ? 2 * m->ovfcap : 8;
 		struct overflow *o = realloc(m->ovf, nc * sizeof *o);
 		if (!o) {
-			snprintf(m->base.err, sizeof m->base.err, "memory index: out of memory");
+			err_fail(&m->base.err, -1, "memory index: out of memory");
 			return -1;
 		}
 		m->ovf = o;
@@ -204,7 +204,7 @@ static int grow(struct mem_index *m, struct shard *sh)
 		return INDEX_FULL;
 	uint8_t *ns = zeroed_table(nbytes);
 	if (!ns) {
-		snprintf(m->base.err, sizeof m->base.err, "memory index: out of memory growing to %llu slots "
+		err_fail(&m->base.err, -1, "memory index: out of memory growing to %llu slots "
 			 "(use --mem-limit to spill to disk)", (unsigned long long)ncap);
 		return -1;
 	}
@@ -272,7 +272,7 @@ static int mem_add(struct gindex *ix, const uint8_t *fp, uint64_t n, uint64_t fi
 	int rc;
 
 	if (first > INDEX_POS_MAX) {
-		snprintf(ix->err, sizeof ix->err, "memory index: stream position %llu past 2^48 blocks",
+		err_fail(&ix->err, -1, "memory index: stream position %llu past 2^48 blocks",
 			 (unsigned long long)first);
 		return -1;
 	}
@@ -511,8 +511,7 @@ struct gather {
 	unsigned slice_bits; /* the shard's 2^slice_bits slices: the top bits of the hash, the same in
 			      * a slice, so the place is taken from the bits below them */
 	struct cursor *cur;
-	char *err; /* the first index's, where out of memory is said */
-	size_t errlen;
+	struct dd_err *err; /* the first index's, where out of memory is said */
 };
 
 /* Where a hash's probe starts in a table of cap places (a power of two): the hash's bits below
@@ -529,7 +528,7 @@ static int gather_resize(struct gather *g, size_t cap, bool keep)
 	size_t ocap = keep ? g->cap : 0;
 	if (!(g->t = calloc(cap, sizeof *g->t))) {
 		g->t = old;
-		snprintf(g->err, g->errlen, "memory index: out of memory walking");
+		err_fail(g->err, -1, "memory index: out of memory walking");
 		return -1;
 	}
 	g->alloc = g->cap = cap;
@@ -662,18 +661,18 @@ int index_mem_iterate_all(struct gindex *const *ix, int n, index_visit_fn fn, vo
 {
 	for (int i = 0; i < n; i++) {
 		if (ix[i]->ops != &mem_ops || ix[i]->fp_len != ix[0]->fp_len) {
-			snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: can only walk memory indexes of one hash together");
+			err_fail(&ix[0]->err, -1, "memory index: can only walk memory indexes of one hash together");
 			return -1;
 		}
 	}
 	if (n == 1)
 		return ix[0]->ops->iterate(ix[0], false, false, fn, arg);
-	struct gather g = {.err = ix[0]->err, .errlen = sizeof ix[0]->err};
+	struct gather g = {.err = &ix[0]->err};
 	struct mem_index **m = malloc((size_t)n * sizeof *m);
 	g.cur = malloc((size_t)n * sizeof *g.cur);
 	int rc = 0;
 	if (!m || !g.cur) {
-		snprintf(ix[0]->err, sizeof ix[0]->err, "memory index: out of memory walking");
+		err_fail(&ix[0]->err, -1, "memory index: out of memory walking");
 		rc = -1;
 	}
 	for (int i = 0; !rc && i < n; i++)

@@ -159,7 +159,7 @@ static void test_mem_bytes_per_distinct_large(void)
 	/* a position past 48 bits is refused, not truncated */
 	make_fp(1, fp);
 	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1, INDEX_POS_MAX + 1), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(ix->err, "2^48"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(ix->err.msg, "2^48"));
 	uint64_t c, f;
 	CU_ASSERT_EQUAL(ix->ops->add(ix, fp, 1, INDEX_POS_MAX), 0);
 	CU_ASSERT_EQUAL(ix->ops->lookup(ix, fp, &c, &f), 1);
