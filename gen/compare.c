@@ -232,38 +232,36 @@ json_t *show_json(const char *name, const struct dist *d, uint64_t top)
 	return o;
 }
 
-bool compare_within(const struct compare_result *c, const struct compare_limits *lim, char *why, size_t whylen)
+bool compare_within(const struct compare_result *c, const struct compare_limits *lim, struct dd_err *err)
 {
 	const struct dist_sect_diff *x = &c->sect;
-	char buf[256];
-	if (!why) {
-		why = buf;
-		whylen = sizeof buf;
-	}
-	why[0] = 0;
+	struct dd_err spare;
+	if (!err)
+		err = &spare;
+	err_clear(err);
 	if (lim->max_diff >= 0 && c->rows.max_pp > lim->max_diff + 1e-9)
-		snprintf(why, whylen, "a row differs by %.3f pp (--max-diff %g)", c->rows.max_pp, lim->max_diff);
+		err_fail(err, -1, "a row differs by %.3f pp (--max-diff %g)", c->rows.max_pp, lim->max_diff);
 	else if ((lim->max_ratio_diff >= 0 || lim->max_tv >= 0) && !x->comp)
-		snprintf(why, whylen, "%s has no compressibility section", x->ca.contents[0] > 0 ? "B" : "A");
+		err_fail(err, -1, "%s has no compressibility section", x->ca.contents[0] > 0 ? "B" : "A");
 	else if (lim->max_ratio_diff >= 0 && 100 * fabs(x->zstd_ratio_err) > lim->max_ratio_diff + 1e-9)
-		snprintf(why, whylen, "the after-dedup zstd -1 ratio differs by %+.2f %% (--max-ratio-diff %g)",
+		err_fail(err, -1, "the after-dedup zstd -1 ratio differs by %+.2f %% (--max-ratio-diff %g)",
 			 100 * x->zstd_ratio_err, lim->max_ratio_diff);
 	else if (lim->max_ratio_diff >= 0 && 100 * fabs(x->lz4_ratio_err) > lim->max_ratio_diff + 1e-9)
-		snprintf(why, whylen, "the after-dedup LZ4 ratio differs by %+.2f %% (--max-ratio-diff %g)",
+		err_fail(err, -1, "the after-dedup LZ4 ratio differs by %+.2f %% (--max-ratio-diff %g)",
 			 100 * x->lz4_ratio_err, lim->max_ratio_diff);
 	else if (lim->max_tv >= 0 && x->tv_eighths[0] > lim->max_tv + 1e-12)
-		snprintf(why, whylen, "the zstd -1 size histograms are %.4f apart (--max-tv %g)", x->tv_eighths[0],
+		err_fail(err, -1, "the zstd -1 size histograms are %.4f apart (--max-tv %g)", x->tv_eighths[0],
 			 lim->max_tv);
 	else if (lim->max_loc_diff >= 0 && !x->loc)
-		snprintf(why, whylen, "%s has no locality section", x->la.dup_share > 0 || x->la.mean_dup_run > 0 ? "B" : "A");
+		err_fail(err, -1, "%s has no locality section", x->la.dup_share > 0 || x->la.mean_dup_run > 0 ? "B" : "A");
 	else if (lim->max_loc_diff >= 0 && 100 * fabs(x->lb.runs_ge8_share - x->la.runs_ge8_share) > lim->max_loc_diff + 1e-9)
-		snprintf(why, whylen, "the share of duplicates in runs >= 8 differs by %+.2f pp (--max-locality-diff %g)",
+		err_fail(err, -1, "the share of duplicates in runs >= 8 differs by %+.2f pp (--max-locality-diff %g)",
 			 100 * (x->lb.runs_ge8_share - x->la.runs_ge8_share), lim->max_loc_diff);
 	else if (lim->max_loc_diff >= 0 &&
 		 100 * fabs(x->lb.sequential_share - x->la.sequential_share) > lim->max_loc_diff + 1e-9)
-		snprintf(why, whylen, "the sequential-source share differs by %+.2f pp (--max-locality-diff %g)",
+		err_fail(err, -1, "the sequential-source share differs by %+.2f pp (--max-locality-diff %g)",
 			 100 * (x->lb.sequential_share - x->la.sequential_share), lim->max_loc_diff);
-	return why[0] == 0;
+	return err->msg[0] == 0;
 }
 
 static void compare_sections_text(FILE *out, const struct dist_sect_diff *x)
@@ -332,7 +330,7 @@ void compare_text(FILE *out, const char *na, const char *nb, const struct compar
 		  const struct compare_limits *lim)
 {
 	const struct dist_diff *df = &c->rows;
-	char why[256];
+	struct dd_err why = {0};
 	fprintf(out, "A: %s\nB: %s\n\n%-22s %14s %14s %12s\n", na, nb, "", "A", "B", "B - A");
 	fprintf(out, "%-22s %14" PRIu64 " %14" PRIu64 "\n", "blocks (T)", df->a.total_blocks, df->b.total_blocks);
 	fprintf(out, "%-22s %14" PRIu64 " %14" PRIu64 "\n", "distinct contents", df->a.distinct, df->b.distinct);
@@ -348,10 +346,10 @@ void compare_text(FILE *out, const char *na, const char *nb, const struct compar
 	bool any = lim->max_diff >= 0 || lim->max_ratio_diff >= 0 || lim->max_tv >= 0 || lim->max_loc_diff >= 0;
 	if (!any)
 		return;
-	if (compare_within(c, lim, why, sizeof why))
+	if (compare_within(c, lim, &why))
 		fprintf(out, "\nOK: within every limit given\n");
 	else
-		fprintf(out, "\nDIFFERENT: %s\n", why);
+		fprintf(out, "\nDIFFERENT: %s\n", why.msg);
 }
 
 static json_t *limit_json(double v)
@@ -363,7 +361,7 @@ json_t *compare_json(const char *na, const char *nb, const struct compare_result
 {
 	const struct dist_diff *df = &c->rows;
 	const struct dist_sect_diff *x = &c->sect;
-	char why[256];
+	struct dd_err why = {0};
 	json_t *o = json_object();
 	json_object_set_new(o, "a", json_pack("{s:s,s:o}", "file", na, "rows", report_dist_rows(&df->a)));
 	json_object_set_new(o, "b", json_pack("{s:s,s:o}", "file", nb, "rows", report_dist_rows(&df->b)));
@@ -401,8 +399,8 @@ json_t *compare_json(const char *na, const char *nb, const struct compare_result
 	json_object_set_new(o, "max_ratio_diff", limit_json(lim->max_ratio_diff));
 	json_object_set_new(o, "max_tv", limit_json(lim->max_tv));
 	json_object_set_new(o, "max_locality_diff", limit_json(lim->max_loc_diff));
-	bool within = compare_within(c, lim, why, sizeof why);
+	bool within = compare_within(c, lim, &why);
 	json_object_set_new(o, "within", json_boolean(within));
-	json_object_set_new(o, "why", within ? json_null() : json_string(why));
+	json_object_set_new(o, "why", within ? json_null() : json_string(why.msg));
 	return o;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "lib/distcmp.h"
 #include "lib/distfile.h"
+#include "lib/errmsg.h"
 
 void show_text(FILE *out, const char *name, const struct dist *d, uint64_t top);
 json_t *show_json(const char *name, const struct dist *d, uint64_t top);
@@ -34,9 +35,9 @@ void compare_dists(const struct dist *a, const struct dist *b, struct compare_re
 void compare_text(FILE *out, const char *na, const char *nb, const struct compare_result *c,
 		  const struct compare_limits *lim);
 json_t *compare_json(const char *na, const char *nb, const struct compare_result *c, const struct compare_limits *lim);
-/* Every limit given is met (a limit on a section one side lacks is not met); why (may be NULL)
+/* Every limit given is met (a limit on a section one side lacks is not met); err (may be NULL)
  * names the first one that is not. */
-bool compare_within(const struct compare_result *c, const struct compare_limits *lim, char *why, size_t whylen);
+bool compare_within(const struct compare_result *c, const struct compare_limits *lim, struct dd_err *err);
 
 /* The sections: a short summary (scan, merge), the JSON objects (null when absent). */
 void sections_text(FILE *out, const struct dist *d, const char *indent);

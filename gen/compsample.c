@@ -290,7 +290,7 @@ int comp_local_init(struct comp_local *l, struct comp_sampler *s)
 }
 
 int comp_local_measure(struct comp_local *l, struct compmodel_codecs *c, const uint8_t *fp, const uint8_t *block,
-		       uint64_t h, char *why, size_t whylen)
+		       uint64_t h, struct dd_err *err)
 {
 	struct comp_sample v = {.hmin = h};
 	const struct comp_sample *seen = comp_set_get(l->set, fp);
@@ -302,15 +302,12 @@ int comp_local_measure(struct comp_local *l, struct compmodel_codecs *c, const u
 	if (!memcmp(fp, l->zero_fp, l->fp_len))
 		return 0; /* the zero block is its own header line, never a cell */
 	struct compmodel_sizes sizes;
-	struct dd_err e;
-	if (compmodel_measure(c, block, l->block_size, &sizes, &e)) {
-		snprintf(why, whylen, "%s", e.msg);
+	if (compmodel_measure(c, block, l->block_size, &sizes, err))
 		return -1;
-	}
 	v.zstd = (uint32_t)sizes.zstd;
 	v.lz4 = (uint32_t)sizes.lz4;
 	if (comp_set_put(l->set, fp, &v)) {
-		snprintf(why, whylen, "out of memory for the compressibility samples");
+		err_fail(err, -1, "out of memory for the compressibility samples");
 		return -1;
 	}
 	return 0;

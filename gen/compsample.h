@@ -75,14 +75,14 @@ struct comp_local {
 int comp_local_init(struct comp_local *l, struct comp_sampler *s);
 /* The occurrence at pos with fingerprint fp: if selected, compress `block` unless this thread
  * measured the content already (then only its hmin is kept up to date). 0, or -1 (out of
- * memory, a codec failure) with why filled. */
+ * memory, a codec failure) with err filled. */
 static inline bool comp_local_selected(const struct comp_local *l, const uint8_t *fp, uint64_t pos, uint64_t *h)
 {
 	*h = comp_select_hash(fp, pos);
 	return *h <= l->threshold;
 }
 int comp_local_measure(struct comp_local *l, struct compmodel_codecs *c, const uint8_t *fp, const uint8_t *block,
-		       uint64_t h, char *why, size_t whylen);
+		       uint64_t h, struct dd_err *err);
 /* Hands the thread's set to the sampler (under its lock, once per thread) and releases it. */
 int comp_local_flush(struct comp_local *l);
 void comp_local_release(struct comp_local *l);

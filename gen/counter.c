@@ -105,12 +105,12 @@ static int to_index(const uint8_t *fp, uint64_t count, uint64_t first, void *arg
 }
 
 /* Moves one part to the back, in fingerprint order (B-tree friendly). Caller holds back_lock. */
-static int spill_part(struct counter *c, struct gindex *p, char *why, size_t whylen)
+static int spill_part(struct counter *c, struct gindex *p, struct dd_err *err)
 {
 	if (p->ops->distinct(p) == 0)
 		return 0;
 	if (p->ops->iterate(p, true, true, to_index, c->back)) {
-		snprintf(why, whylen, "spilling the index: %s", c->back->err.msg);
+		err_fail(err, -1, "spilling the index: %s", c->back->err.msg);
 		return -1;
 	}
 	c->spills++;
@@ -119,8 +119,7 @@ static int spill_part(struct counter *c, struct gindex *p, char *why, size_t why
 
 /* each == 0: a batch (count 1 each, positions first, first + 1, ...); else one fingerprint
  * (n == 1) counted `each` times at position first. */
-static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64_t each, uint64_t first, char *why,
-		  size_t whylen)
+static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64_t each, uint64_t first, struct dd_err *err)
 {
 	size_t fl = c->fp_len;
 	enum { AHEAD = 8 }; /* adds whose home slots are fetched meanwhile: each is a cache miss */
@@ -138,7 +137,7 @@ static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64
 		if (rc == 0)
 			continue;
 		if (rc != INDEX_FULL) {
-			snprintf(why, whylen, "%s", p->err.msg);
+			err_fail(err, -1, "%s", p->err.msg);
 			return -1;
 		}
 		pthread_mutex_lock(&c->back_lock);
@@ -146,11 +145,11 @@ static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64
 			/* A limit below one table: straight to the back. */
 			rc = c->back->ops->add(c->back, fp, times, pos);
 			if (rc)
-				snprintf(why, whylen, "%s", c->back->err.msg);
+				err_fail(err, -1, "%s", c->back->err.msg);
 		} else {
-			rc = spill_part(c, p, why, whylen);
+			rc = spill_part(c, p, err);
 			if (!rc && (rc = p->ops->add(p, fp, times, pos)) != 0)
-				snprintf(why, whylen, "%s", rc == INDEX_FULL ? "memory index: full after a spill" : p->err.msg);
+				err_fail(err, -1, "%s", rc == INDEX_FULL ? "memory index: full after a spill" : p->err.msg);
 		}
 		pthread_mutex_unlock(&c->back_lock);
 		if (rc)
@@ -159,17 +158,16 @@ static int add_to(struct counter *c, int w, const uint8_t *fps, size_t n, uint64
 	return 0;
 }
 
-int counter_add_batch(struct counter *c, int writer, const uint8_t *fps, size_t n, uint64_t first, char *why,
-		      size_t whylen)
+int counter_add_batch(struct counter *c, int writer, const uint8_t *fps, size_t n, uint64_t first, struct dd_err *err)
 {
-	return add_to(c, writer, fps, n, 0, first, why, whylen);
+	return add_to(c, writer, fps, n, 0, first, err);
 }
 
-int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first, char *why, size_t whylen)
+int counter_add(struct counter *c, const uint8_t *fp, uint64_t n, uint64_t first, struct dd_err *err)
 {
 	if (n == 0)
 		return 0;
-	return add_to(c, 0, fp, 1, n, first, why, whylen);
+	return add_to(c, 0, fp, 1, n, first, err);
 }
 
 /* ---- the end: the writers' parts walked as one (no back), or all spilled (back) ---- */
@@ -187,7 +185,7 @@ uint64_t counter_distinct_bound(const struct counter *c)
 	return sum;
 }
 
-int counter_settle(struct counter *c, char *why, size_t whylen)
+int counter_settle(struct counter *c, struct dd_err *err)
 {
 	if (!c->back)
 		return 0; /* nothing moves: the final walk merges the writers' parts as it reads them */
@@ -196,9 +194,9 @@ int counter_settle(struct counter *c, char *why, size_t whylen)
 	note_peak(c);
 	for (int r = 0; r < RANGES && !rc; r++)
 		for (int w = 0; w < c->writers && !rc; w++)
-			rc = spill_part(c, part_of(c, w, r), why, whylen);
+			rc = spill_part(c, part_of(c, w, r), err);
 	if (!rc && c->back->ops->flush(c->back)) {
-		snprintf(why, whylen, "%s", c->back->err.msg);
+		err_fail(err, -1, "%s", c->back->err.msg);
 		rc = -1;
 	}
 	pthread_mutex_unlock(&c->back_lock);
@@ -251,8 +249,7 @@ static void *walk_ranges(void *arg)
 }
 
 /* Threads that do not start leave their ranges to the others: their visitors see nothing. */
-static int walk_parallel(struct counter *c, const struct counter_walkers *w, struct count_hist *h, char *why,
-			 size_t whylen)
+static int walk_parallel(struct counter *c, const struct counter_walkers *w, struct count_hist *h, struct dd_err *err)
 {
 	int n = w->n < 1 ? 1 : w->n > RANGES ? RANGES : w->n;
 	struct walk_arg args[RANGES];
@@ -265,7 +262,7 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 	fanout_run((size_t)n, walk_ranges, &j);
 	int rc = 0;
 	if (j.failed) {
-		snprintf(why, whylen, "%s", j.why);
+		err_fail(err, -1, "%s", j.why);
 		rc = -1;
 	}
 	for (int k = 0; k < n; k++) {
@@ -273,7 +270,7 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 		uint64_t copies, contents;
 		while (!rc && u64map_next(&args[k].h.map, &slot, &copies, &contents))
 			if (count_hist_add(h, copies, contents)) {
-				snprintf(why, whylen, "out of memory building the histogram");
+				err_fail(err, -1, "out of memory building the histogram");
 				rc = -1;
 			}
 		count_hist_free(&args[k].h);
@@ -282,15 +279,15 @@ static int walk_parallel(struct counter *c, const struct counter_walkers *w, str
 }
 
 int counter_distribution(struct counter *c, const uint8_t *zero_fp, index_visit_fn also, void *also_arg,
-			 struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen)
+			 struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, struct dd_err *err)
 {
 	void *args[1] = {also_arg};
 	struct counter_walkers w = {1, also, args};
-	return counter_distribution_by(c, zero_fp, &w, out, zero_blocks, zero_first, why, whylen);
+	return counter_distribution_by(c, zero_fp, &w, out, zero_blocks, zero_first, err);
 }
 
 int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const struct counter_walkers *walkers,
-			    struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, char *why, size_t whylen)
+			    struct dist *out, uint64_t *zero_blocks, uint64_t *zero_first, struct dd_err *err)
 {
 	struct walk_arg w = {.also = walkers->visit, .also_arg = walkers->args ? walkers->args[0] : NULL};
 	struct count_hist *h = &w.h;
@@ -302,10 +299,10 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 	note_peak(c);
 	if (c->back) { /* the parts are empty after settle: everything is in the back, walked in order */
 		if (c->back->ops->iterate(c->back, false, false, to_hist, &w)) {
-			snprintf(why, whylen, "%s", c->back->err.msg[0] ? c->back->err.msg : "out of memory building the histogram");
+			err_fail(err, -1, "%s", c->back->err.msg[0] ? c->back->err.msg : "out of memory building the histogram");
 			goto out;
 		}
-	} else if (walk_parallel(c, walkers, h, why, whylen)) {
+	} else if (walk_parallel(c, walkers, h, err)) {
 		goto out;
 	}
 	for (int k = 0; zero_fp && k < (c->back ? 1 : c->writers); k++) { /* every writer's share of it */
@@ -313,7 +310,7 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 		uint64_t n = 0, f = UINT64_MAX;
 		int found = src->ops->lookup(src, zero_fp, &n, &f);
 		if (found < 0) {
-			snprintf(why, whylen, "%s", src->err.msg);
+			err_fail(err, -1, "%s", src->err.msg);
 			goto out;
 		}
 		if (found) {
@@ -322,7 +319,7 @@ int counter_distribution_by(struct counter *c, const uint8_t *zero_fp, const str
 		}
 	}
 	if (count_hist_to_dist(h, out, &e)) {
-		snprintf(why, whylen, "%s", h->map.used ? e.msg : "no data: nothing to analyse");
+		err_fail(err, -1, "%s", h->map.used ? e.msg : "no data: nothing to analyse");
 		goto out;
 	}
 	if (!c->back) { /* the distinct contents the walk found: what the bound and the cost go by */

@@ -98,7 +98,7 @@ static int keep_refuses(const struct run *r)
 static int cmd_scan(const struct gen_options *o)
 {
 	struct run r = {.o = o, .prog = "dedisgen", .hash = gen_hash_names[o->hash]};
-	char why[1024];
+	struct dd_err why = {0};
 	int rc;
 
 	if (run_check_kind(&r))
@@ -121,8 +121,8 @@ static int cmd_scan(const struct gen_options *o)
 	if ((rc = keep_refuses(&r)))
 		goto out;
 
-	if (!(w = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why))) {
-		say("%s", why);
+	if (!(w = walk_open(o->paths, o->npaths, o->one_fs, &why))) {
+		say("%s", why.msg);
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
@@ -220,13 +220,13 @@ static int merge_inputs_apart(const struct gen_options *o)
 /* The hash is the inputs' (checked to agree by merge_into); found from the first. NULL (said). */
 static const char *merge_hash(const struct gen_options *o, uint64_t block_size)
 {
-	char why[1024] = "";
+	struct dd_err why = {0};
 	struct index_meta m0 = {0};
-	struct gindex *probe = index_bdb_open(o->paths[0], block_size, "sha1", false, false, 1 << 20, &m0, why, sizeof why);
-	if (!probe && strstr(why, "incompatible"))
-		probe = index_bdb_open(o->paths[0], block_size, "sha256", false, false, 1 << 20, &m0, why, sizeof why);
+	struct gindex *probe = index_bdb_open(o->paths[0], block_size, "sha1", false, false, 1 << 20, &m0, &why);
+	if (!probe && strstr(why.msg, "incompatible"))
+		probe = index_bdb_open(o->paths[0], block_size, "sha256", false, false, 1 << 20, &m0, &why);
 	if (!probe) {
-		say("merge: %s", why);
+		say("merge: %s", why.msg);
 		return NULL;
 	}
 	probe->ops->close(probe);
@@ -240,12 +240,12 @@ static int cmd_merge(const struct gen_options *o)
 {
 	struct run r = {.o = o, .prog = "dedisgen"};
 	uint64_t sizes[GEN_MAX_SIZES];
-	char why[1024] = "";
+	struct dd_err why = {0};
 	int rc;
 
-	int n = merge_sizes(o->paths, o->npaths, sizes, GEN_MAX_SIZES, why, sizeof why);
+	int n = merge_sizes(o->paths, o->npaths, sizes, GEN_MAX_SIZES, &why);
 	if (n < 0) {
-		say("merge: %s", why);
+		say("merge: %s", why.msg);
 		return EXIT_BAD_INPUT;
 	}
 	if (merge_inputs_apart(o) || !(r.hash = merge_hash(o, sizes[0])))
@@ -262,21 +262,21 @@ static int cmd_merge(const struct gen_options *o)
 		/* with -k the output DB's own analysis comes first in the merged stream */
 		s->prior = o->keep && s->meta.nsources > 0;
 		uint64_t offset = s->prior ? s->meta.stream_blocks : 0;
-		why[0] = 0;
+		err_clear(&why);
 		if (!(s->comp = comp_sampler_new(r.fl, s->block_size, 1, s->zero_fp))) {
 			say("out of memory");
 			rc = EXIT_FAILED;
 			goto out;
 		}
-		if (s->prior && s->meta.sample_rate > 0 && side_load_samples(s->db, s->comp, s->block_size, why, sizeof why)) {
-			say("merge: --db %s: %s", o->db, why);
+		if (s->prior && s->meta.sample_rate > 0 && side_load_samples(s->db, s->comp, s->block_size, &why)) {
+			say("merge: --db %s: %s", o->db, why.msg);
 			rc = EXIT_FAILED;
 			goto out;
 		}
 		int m = merge_into(o->paths, o->npaths, sizes[i], o->db_cache, offset, s->counter, s->comp, &sum,
-				   &stop_flag, why, sizeof why);
+				   &stop_flag, &why);
 		if (m) {
-			say("merge: %s%s%s", why, stop_flag ? "; " : "", stop_flag ? left_behind(&r) : "");
+			say("merge: %s%s%s", why.msg, stop_flag ? "; " : "", stop_flag ? left_behind(&r) : "");
 			index_meta_free(&sum);
 			rc = m == MERGE_REFUSED ? EXIT_BAD_INPUT : EXIT_FAILED;
 			goto out;
@@ -313,9 +313,9 @@ out:
 static bool plot_refused(const struct gen_options *o, int ninputs)
 {
 	struct stat ps, is;
-	char why[PATH_MAX + 100];
-	if (o->plot && plot_target_refused(o->plot, why, sizeof why)) {
-		say("%s", why);
+	struct dd_err why = {0};
+	if (o->plot && plot_target_refused(o->plot, &why)) {
+		say("%s", why.msg);
 		return true;
 	}
 	if (!o->plot)
@@ -366,7 +366,7 @@ static int print_json(json_t *j)
 static int cmd_show(const struct gen_options *o)
 {
 	struct dist d;
-	char why[512];
+	struct dd_err why = {0};
 	if (o->plot && !plot_available()) {
 		say("--plot: gnuplot is not installed (apt-get install gnuplot-nox) or its script is missing");
 		return EXIT_BAD_INPUT;
@@ -380,9 +380,9 @@ static int cmd_show(const struct gen_options *o)
 		rc = print_json(show_json(o->paths[0], &d, o->top)) ? EXIT_FAILED : 0;
 	else
 		show_text(stdout, o->paths[0], &d, o->top);
-	if (!rc && o->plot && plot_histogram(&d, o->paths[0], o->plot, NULL, why, sizeof why)) {
-		say("%s", why);
-		rc = strstr(why, "--plot ") ? EXIT_BAD_INPUT : EXIT_FAILED;
+	if (!rc && o->plot && plot_histogram(&d, o->paths[0], o->plot, NULL, &why)) {
+		say("%s", why.msg);
+		rc = strstr(why.msg, "--plot ") ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}
 	dist_free(&d);
 	return rc;
@@ -412,10 +412,10 @@ static int cmd_compare(const struct gen_options *o)
 	struct compare_result cr;
 	struct compare_limits lim = {o->max_diff, o->max_ratio_diff, o->max_tv, o->max_loc_diff};
 	compare_dists(&a, &b, &cr);
-	char why[1024];
-	if (o->plot && plot_compare(&a, &b, o->paths[0], o->paths[1], cr.scale_note, o->plot, why, sizeof why)) {
-		say("%s", why);
-		rc = strstr(why, "--plot ") ? EXIT_BAD_INPUT : EXIT_FAILED;
+	struct dd_err why = {0};
+	if (o->plot && plot_compare(&a, &b, o->paths[0], o->paths[1], cr.scale_note, o->plot, &why)) {
+		say("%s", why.msg);
+		rc = strstr(why.msg, "--plot ") ? EXIT_BAD_INPUT : EXIT_FAILED;
 	}
 	if (rc) {
 		dist_free(&a);
@@ -426,7 +426,7 @@ static int cmd_compare(const struct gen_options *o)
 		rc = print_json(compare_json(o->paths[0], o->paths[1], &cr, &lim)) ? EXIT_FAILED : 0;
 	else
 		compare_text(stdout, o->paths[0], o->paths[1], &cr, &lim);
-	if (!rc && !compare_within(&cr, &lim, NULL, 0))
+	if (!rc && !compare_within(&cr, &lim, NULL))
 		rc = EXIT_FAILED;
 	dist_free(&a);
 	dist_free(&b);

@@ -7,21 +7,21 @@
 #include "gen/merge.h"
 #include "gen/sidedata.h"
 
-int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *why, size_t whylen)
+int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, struct dd_err *err)
 {
 	int n = -1;
 	for (int i = 0; i < ndirs; i++) {
 		uint64_t these[64];
 		int k = index_bdb_list(dirs[i], these, 64);
 		if (k <= 0) {
-			snprintf(why, whylen, "%s: %s", dirs[i], k < 0 ? "cannot read the directory" : "no dedisgen analysis in it");
+			err_fail(err, -1, "%s: %s", dirs[i], k < 0 ? "cannot read the directory" : "no dedisgen analysis in it");
 			return -1;
 		}
 		if (n < 0) {
 			n = k < max ? k : max;
 			memcpy(sizes, these, (size_t)n * sizeof *sizes);
 		} else if (k != n || memcmp(sizes, these, (size_t)n * sizeof *sizes)) {
-			snprintf(why, whylen, "%s: its block sizes differ from %s's (merge needs the same analyses)", dirs[i],
+			err_fail(err, -1, "%s: its block sizes differ from %s's (merge needs the same analyses)", dirs[i],
 				 dirs[0]);
 			return -1;
 		}
@@ -33,23 +33,22 @@ struct feed {
 	struct counter *c;
 	uint64_t offset;
 	const volatile sig_atomic_t *stop;
-	char *why;
-	size_t whylen;
+	struct dd_err *err;
 };
 
 static int feed_one(const uint8_t *fp, uint64_t count, uint64_t first, void *arg)
 {
 	struct feed *f = arg;
 	if (f->stop && *f->stop) {
-		snprintf(f->why, f->whylen, "interrupted");
+		err_fail(f->err, -1, "interrupted");
 		return -1;
 	}
-	return counter_add(f->c, fp, count, first + f->offset, f->why, f->whylen) ? -1 : 0;
+	return counter_add(f->c, fp, count, first + f->offset, f->err) ? -1 : 0;
 }
 
 int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, uint64_t offset,
 	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, const volatile sig_atomic_t *stop,
-	       char *why, size_t whylen)
+	       struct dd_err *err)
 {
 	sum->sample_rate = 1;
 	sum->locality = true;
@@ -57,9 +56,9 @@ int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache
 		struct index_meta m = {0};
 		/* The hash is checked against the first input's; sha1 is only a guess to open it. */
 		const char *hash = i ? sum->hash : "sha1";
-		struct gindex *ix = index_bdb_open(dirs[i], block_size, hash, false, false, cache, &m, why, whylen);
-		if (!ix && i == 0 && strstr(why, "incompatible")) /* the first one sets the hash */
-			ix = index_bdb_open(dirs[i], block_size, "sha256", false, false, cache, &m, why, whylen);
+		struct gindex *ix = index_bdb_open(dirs[i], block_size, hash, false, false, cache, &m, err);
+		if (!ix && i == 0 && strstr(err->msg, "incompatible")) /* the first one sets the hash */
+			ix = index_bdb_open(dirs[i], block_size, "sha256", false, false, cache, &m, err);
 		if (!ix)
 			return MERGE_REFUSED;
 		if (i == 0)
@@ -70,16 +69,15 @@ int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache
 		sum->errors += m.errors;
 		for (size_t k = 0; k < m.nsources; k++)
 			index_meta_add_source(sum, m.sources[k]);
-		struct feed f = {c, offset + sum->stream_blocks, stop, why, whylen};
+		struct feed f = {c, offset + sum->stream_blocks, stop, err};
 		int rc = ix->ops->iterate(ix, true, false, feed_one, &f);
-		if (rc && !why[0])
-			snprintf(why, whylen, "%s: %s", dirs[i], ix->err.msg);
+		if (rc && !err->msg[0])
+			err_fail(err, -1, "%s: %s", dirs[i], ix->err.msg);
 		if (!rc && m.sample_rate < sum->sample_rate)
 			sum->sample_rate = m.sample_rate;
 		if (!rc && comp && sum->sample_rate > 0) {
-			char what[512];
-			if ((rc = side_load_samples(ix, comp, block_size, what, sizeof what)) != 0)
-				snprintf(why, whylen, "%s: %s", dirs[i], what);
+			if ((rc = side_load_samples(ix, comp, block_size, err)) != 0)
+				err_forward(err, -1, "%s", dirs[i]);
 		}
 		sum->stream_blocks += m.stream_blocks;
 		sum->locality &= m.locality;

@@ -9,10 +9,11 @@
 #include "gen/compsample.h"
 #include "gen/counter.h"
 #include "gen/index/gindex.h"
+#include "lib/errmsg.h"
 
-/* The block sizes analysed in every one of dirs (sorted). Returns how many, or -1 with why
+/* The block sizes analysed in every one of dirs (sorted). Returns how many, or -1 with err
  * filled: a dir without analyses, or whose sizes differ from the others'. */
-int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *why, size_t whylen);
+int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, struct dd_err *err);
 /* Opens each dir's analysis at block_size (complete, one hash for all), adds its counts to c and
  * its figures to *sum (sources appended; sum->hash set from the first). The inputs' streams are
  * concatenated after `offset` positions, in the order given (first positions shifted, so the
@@ -22,10 +23,10 @@ int merge_sizes(char *const *dirs, int ndirs, uint64_t *sizes, int max, char *wh
  * measured within each input; sum->stream_blocks the inputs' total. Stops once *stop is set.
  * Returns 0; MERGE_REFUSED when an input cannot be opened as a complete analysis (bad input,
  * nothing added yet from it); MERGE_FAILED when reading an input or counting its records failed
- * (a spill to a full disk) or it was stopped (why: "interrupted"). */
+ * (a spill to a full disk) or it was stopped (err: "interrupted"). */
 enum { MERGE_REFUSED = -1, MERGE_FAILED = -2 };
 int merge_into(char *const *dirs, int ndirs, uint64_t block_size, uint64_t cache, uint64_t offset,
 	       struct counter *c, struct comp_sampler *comp, struct index_meta *sum, const volatile sig_atomic_t *stop,
-	       char *why, size_t whylen);
+	       struct dd_err *err);
 
 #endif

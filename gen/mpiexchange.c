@@ -22,7 +22,7 @@ static int owner_of(const struct gen *g, const uint8_t *fp)
 int mpigen_prepare_owned(struct gen *g)
 {
 	const struct gen_options *o = g->o;
-	char why[1024];
+	struct dd_err why = {0};
 	if (o->mem_limit && run_make_spill_dir(g->own_dir, "dedisgen-owner")) {
 		run_say(&g->r, "--mem-limit: cannot create a spill directory %s: %s", g->own_dir, strerror(errno));
 		g->own_dir[0] = 0;
@@ -33,10 +33,10 @@ int mpigen_prepare_owned(struct gen *g)
 		struct index_meta meta = {0};
 		if (g->own_dir[0]) {
 			w->db = index_bdb_open(g->own_dir, g->r.s[i].block_size, g->r.hash, true, false, o->db_cache, &meta,
-					       why, sizeof why);
+					       &why);
 			index_meta_free(&meta);
 			if (!w->db) {
-				run_say(&g->r, "%s", why);
+				run_say(&g->r, "%s", why.msg);
 				return EXIT_FAILED;
 			}
 		}
@@ -59,13 +59,13 @@ struct xchg {
 	uint8_t rec[FP_MAX_LEN + 16];
 };
 
-static int deliver_count(const uint8_t *rec, void *arg, char *why, size_t whylen)
+static int deliver_count(const uint8_t *rec, void *arg, struct dd_err *err)
 {
 	struct xchg *x = arg;
 	uint64_t count, first;
 	memcpy(&count, rec + x->g->r.fl, 8);
 	memcpy(&first, rec + x->g->r.fl + 8, 8);
-	return counter_add(x->w->counter, rec, count, first, why, whylen);
+	return counter_add(x->w->counter, rec, count, first, err);
 }
 
 /* Every local entry: to its owner; and, for the locality, its first position in this part. */
@@ -81,7 +81,7 @@ static int visit_local(const uint8_t *fp, uint64_t count, uint64_t first, void *
 	return route_put(&x->rt, owner_of(x->g, fp), x->rec);
 }
 
-static int deliver_sample(const uint8_t *rec, void *arg, char *why, size_t whylen)
+static int deliver_sample(const uint8_t *rec, void *arg, struct dd_err *err)
 {
 	struct xchg *x = arg;
 	struct comp_sample v;
@@ -90,7 +90,7 @@ static int deliver_sample(const uint8_t *rec, void *arg, char *why, size_t whyle
 	memcpy(&v.lz4, rec + fl + 4, 4);
 	memcpy(&v.hmin, rec + fl + 8, 8);
 	if (comp_sampler_load(x->w->comp, rec, &v)) {
-		snprintf(why, whylen, "out of memory for the compressibility samples");
+		err_fail(err, -1, "out of memory for the compressibility samples");
 		return -1;
 	}
 	return 0;
@@ -109,12 +109,11 @@ static int visit_sample(const uint8_t *fp, const struct comp_sample *v, void *ar
 
 /* A content's first position over the whole stream, to every rank's locality records (which
  * key contents by the first 8 bytes of their fingerprint). */
-static int deliver_first(const uint8_t *rec, void *arg, char *why, size_t whylen)
+static int deliver_first(const uint8_t *rec, void *arg, struct dd_err *err)
 {
 	struct xchg *x = arg;
 	uint64_t first;
-	(void)why;
-	(void)whylen;
+	(void)err;
 	memcpy(&first, rec + 8, 8);
 	loc_resolve_visit(x->s->loc, rec, first);
 	return 0;
@@ -148,16 +147,16 @@ static int visit_owned(const uint8_t *fp, uint64_t count, uint64_t first, void *
 
 /* Runs one exchange phase: init, this rank's puts (walk), finish. 0, EXIT_FAILED (this rank
  * failed: kept for the verdict) or FAILED_ELSEWHERE. */
-static int phase(struct xchg *x, size_t rec, route_deliver_fn deliver, int (*walk)(struct xchg *x, char *why, size_t whylen))
+static int phase(struct xchg *x, size_t rec, route_deliver_fn deliver, int (*walk)(struct xchg *x, struct dd_err *err))
 {
-	char why[1024] = "";
+	struct dd_err why = {0};
 	if (route_init(&x->rt, rec, deliver, x)) {
 		/* every rank must take part in the rounds: one that cannot is out of memory */
 		run_say(&x->g->r, "out of memory for the exchange buffers");
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 	}
-	if (walk && walk(x, why, sizeof why) && !x->rt.failed && !x->rt.any_failed)
-		route_fail(&x->rt, why);
+	if (walk && walk(x, &why) && !x->rt.failed && !x->rt.any_failed)
+		route_fail(&x->rt, why.msg);
 	int rc = route_finish(&x->rt) ? FAILED_ELSEWHERE : 0;
 	if (rc && x->rt.failed) {
 		run_say(&x->g->r, "%s", x->rt.why);
@@ -168,41 +167,41 @@ static int phase(struct xchg *x, size_t rec, route_deliver_fn deliver, int (*wal
 	return rc;
 }
 
-static int walk_local(struct xchg *x, char *why, size_t whylen)
+static int walk_local(struct xchg *x, struct dd_err *err)
 {
 	struct dist tmp;
 	if (x->s->loc && loc_resolve_begin(x->s->loc, UINT64_MAX)) {
-		snprintf(why, whylen, "out of memory resolving the locality records");
+		err_fail(err, -1, "out of memory resolving the locality records");
 		return -1;
 	}
 	if (!x->s->blocks_read)
 		return 0;
-	int rc = counter_settle(x->s->counter, why, whylen) ||
-		 counter_distribution(x->s->counter, NULL, visit_local, x, &tmp, NULL, NULL, why, whylen);
+	int rc = counter_settle(x->s->counter, err) ||
+		 counter_distribution(x->s->counter, NULL, visit_local, x, &tmp, NULL, NULL, err);
 	if (!rc)
 		dist_free(&tmp);
 	return rc ? -1 : 0;
 }
 
-static int walk_samples(struct xchg *x, char *why, size_t whylen)
+static int walk_samples(struct xchg *x, struct dd_err *err)
 {
 	if (comp_sampler_each(x->s->comp, visit_sample, x)) {
-		snprintf(why, whylen, "out of memory sending the compressibility samples");
+		err_fail(err, -1, "out of memory sending the compressibility samples");
 		return -1;
 	}
 	return 0;
 }
 
-static int walk_owned(struct xchg *x, char *why, size_t whylen)
+static int walk_owned(struct xchg *x, struct dd_err *err)
 {
 	struct owned *w = x->w;
 	w->zero_first = UINT64_MAX;
-	if (counter_settle(w->counter, why, whylen))
+	if (counter_settle(w->counter, err))
 		return -1;
 	if (!w->received)
 		return 0;
 	return counter_distribution(w->counter, x->s->zero_fp, visit_owned, x, &w->part, &w->zero_blocks,
-				    &w->zero_first, why, whylen) ? -1 : 0;
+				    &w->zero_first, err) ? -1 : 0;
 }
 
 /* The resolved locality windows of every rank, one after another: (number, LOC_WINDOW firsts). */

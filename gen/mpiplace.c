@@ -138,10 +138,10 @@ static int place_own(struct gen *g, struct walk *w)
 	struct gen_options *o = g->o;
 	struct place *pl = &g->pl;
 	uint64_t mine_blocks[GEN_MAX_SIZES] = {0}, before[GEN_MAX_SIZES] = {0};
-	char why[1024];
+	struct dd_err why = {0};
 	/* The blocks of each rank's entries, known before reading them (a file that changes size
 	 * meanwhile leaves a gap or an overlap in the positions). */
-	struct walk *count = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why);
+	struct walk *count = walk_open(o->paths, o->npaths, o->one_fs, &why);
 	struct walk_entry e;
 	struct linked links = {0};
 	int got = 0;
@@ -156,7 +156,7 @@ static int place_own(struct gen *g, struct walk *w)
 	walk_close(count);
 	if (!count || got < 0) {
 		free(links.v);
-		run_say(&g->r, "walking the paths failed: %s", count ? strerror(errno ? errno : ENOMEM) : why);
+		run_say(&g->r, "walking the paths failed: %s", count ? strerror(errno ? errno : ENOMEM) : why.msg);
 		return EXIT_FAILED;
 	}
 	int rc = skip_earlier_ranks_links(g, &links, w, mine_blocks);
@@ -180,7 +180,7 @@ int mpigen_place(struct gen *g, struct walk **w)
 	struct gen_options *o = g->o;
 	struct place *pl = &g->pl;
 	struct path_note mine = {.npaths = o->npaths, .kind = 'o'}, *all = calloc((size_t)g->size, sizeof *all);
-	char why[1024];
+	struct dd_err why = {0};
 	if (!all) {
 		run_say(&g->r, "out of memory");
 		return EXIT_FAILED;
@@ -188,7 +188,7 @@ int mpigen_place(struct gen *g, struct walk **w)
 	struct stat st;
 	gethostname(mine.host, sizeof mine.host - 1);
 	if (o->npaths == 1 && !stat(o->paths[0], &st) && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
-		struct walk *probe = walk_open(o->paths, 1, false, why, sizeof why);
+		struct walk *probe = walk_open(o->paths, 1, false, &why);
 		struct walk_entry e;
 		mine.kind = S_ISREG(st.st_mode) ? 'f' : 'b';
 		mine.size = probe && walk_next(probe, &e) == 1 && e.kind != WALK_ERROR ? e.size : 0;
@@ -217,8 +217,8 @@ int mpigen_place(struct gen *g, struct walk **w)
 	}
 	pl->stripe = same && (one_host || o->stripe);
 
-	if (!(*w = walk_open(o->paths, o->npaths, o->one_fs, why, sizeof why))) {
-		run_say(&g->r, "%s", why);
+	if (!(*w = walk_open(o->paths, o->npaths, o->one_fs, &why))) {
+		run_say(&g->r, "%s", why.msg);
 		return EXIT_BAD_INPUT;
 	}
 	return pl->stripe ? place_stripe(g, *w, mine.size) : place_own(g, *w);

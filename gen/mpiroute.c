@@ -58,9 +58,9 @@ static int round_trip(struct route *r, bool done)
 		      MPI_COMM_WORLD);
 	memset(r->filled, 0, (size_t)r->size * sizeof *r->filled);
 	for (size_t off = 0; off < (size_t)at && !r->failed; off += r->rec) {
-		char why[512];
-		if (r->deliver(r->recv + off, r->arg, why, sizeof why))
-			route_fail(r, why);
+		struct dd_err why = {0};
+		if (r->deliver(r->recv + off, r->arg, &why))
+			route_fail(r, why.msg);
 		else
 			r->delivered++;
 	}

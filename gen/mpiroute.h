@@ -6,13 +6,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/errmsg.h"
 
 /* Records a rank queues per round, over all destinations (ROUTE_BATCH / ranks each, at least
  * 64): the send and receive buffers stay bounded whatever the data. */
 #define ROUTE_BATCH 65536
 
-/* Called on the receiving rank for each record; non-zero: this rank failed (why filled). */
-typedef int (*route_deliver_fn)(const uint8_t *rec, void *arg, char *why, size_t whylen);
+/* Called on the receiving rank for each record; non-zero: this rank failed (err filled). */
+typedef int (*route_deliver_fn)(const uint8_t *rec, void *arg, struct dd_err *err);
 
 struct route {
 	int rank, size;

@@ -153,24 +153,24 @@ bool plot_available(void)
 	       plot_script("dedisgen-compare.gp", script, sizeof script) == 0;
 }
 
-bool plot_target_refused(const char *png, char *why, size_t whylen)
+bool plot_target_refused(const char *png, struct dd_err *err)
 {
 	struct stat st;
 	/* a new name, a file or a link to one; a directory is said by pending_open (EISDIR); never a
 	 * descriptor by name (/dev/stdout), written in place, where gnuplot's file cannot be renamed */
 	if (!safefile_in_place(png) && (stat(png, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 		return false;
-	snprintf(why, whylen, "--plot %s: not a regular file (the PNG is renamed into place)", png);
+	err_fail(err, -1, "--plot %s: not a regular file (the PNG is renamed into place)", png);
 	return true;
 }
 
 /* One histogram as the plot scripts read it: copies_low copies_high share_of_blocks contents. */
-static int write_histogram(const struct dist *d, char *path, char *why, size_t whylen)
+static int write_histogram(const struct dist *d, char *path, struct dd_err *err)
 {
 	struct dist_pow2 h;
 	int fd = mkstemp(path);
 	if (fd < 0) {
-		snprintf(why, whylen, "--plot: temp file: %s", strerror(errno));
+		err_fail(err, -1, "--plot: temp file: %s", strerror(errno));
 		return -1;
 	}
 	FILE *f = fdopen(fd, "w");
@@ -180,7 +180,7 @@ static int write_histogram(const struct dist *d, char *path, char *why, size_t w
 		if (h.blocks[k])
 			fprintf(f, "%.0f %.0f %.9g %" PRIu64 "\n", ldexp(1, k), ldexp(1, k + 1) - 1, h.share[k], h.contents[k]);
 	if (fclose(f)) {
-		snprintf(why, whylen, "--plot: writing the data: %s", strerror(errno));
+		err_fail(err, -1, "--plot: writing the data: %s", strerror(errno));
 		unlink(path);
 		return -1;
 	}
@@ -189,16 +189,16 @@ static int write_histogram(const struct dist *d, char *path, char *why, size_t w
 
 /* Render into a temp name next to png and rename it in place, so a failed plot leaves nothing. */
 static int render(const char *script, const char *const *data, size_t ndata, const char *const *titles,
-		  size_t ntitles, const char *png, struct pending *later, char *why, size_t whylen)
+		  size_t ntitles, const char *png, struct pending *later, struct dd_err *err)
 {
 	struct pending own, *out = later && later->tmp ? later : &own; /* later: opened when the run began */
 	if (out == &own && pending_open(&own, png)) {
-		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
+		err_fail(err, -1, "--plot %s: %s", png, strerror(errno));
 		return -1;
 	}
 	if (!out->tmp) { /* gnuplot writes to a temp path we rename: needs a regular file */
 		pending_abort(out);
-		snprintf(why, whylen, "--plot %s: not a regular file", png);
+		err_fail(err, -1, "--plot %s: not a regular file", png);
 		return -1;
 	}
 	if (out->f)
@@ -211,14 +211,14 @@ static int render(const char *script, const char *const *data, size_t ndata, con
 	args[n++] = out->tmp;
 	for (size_t i = 0; i < ntitles; i++)
 		args[n++] = titles[i];
-	int rc = plot_render(script, args, n, out->tmp, png, why, whylen);
+	int rc = plot_render(script, args, n, out->tmp, png, err->msg, sizeof err->msg);
 	if (!rc && later) { /* the caller renames it with its other outputs */
 		if (out == &own)
 			*later = own;
 		return 0;
 	}
 	if (!rc && pending_publish(out)) {
-		snprintf(why, whylen, "--plot %s: %s", png, strerror(errno));
+		err_fail(err, -1, "--plot %s: %s", png, strerror(errno));
 		rc = -1;
 	}
 	if (rc)
@@ -226,25 +226,24 @@ static int render(const char *script, const char *const *data, size_t ndata, con
 	return rc;
 }
 
-int plot_histogram(const struct dist *d, const char *title, const char *png, struct pending *later, char *why,
-		   size_t whylen)
+int plot_histogram(const struct dist *d, const char *title, const char *png, struct pending *later, struct dd_err *err)
 {
 	char data[] = "/tmp/dedisgen-plot.XXXXXX";
-	if (write_histogram(d, data, why, whylen))
+	if (write_histogram(d, data, err))
 		return -1;
 	const char *files[] = {data};
-	int rc = render("dedisgen-histogram.gp", files, 1, &title, 1, png, later, why, whylen);
+	int rc = render("dedisgen-histogram.gp", files, 1, &title, 1, png, later, err);
 	unlink(data);
 	return rc;
 }
 
 int plot_compare(const struct dist *a, const struct dist *b, const char *title_a, const char *title_b,
-		 const char *caption, const char *png, char *why, size_t whylen)
+		 const char *caption, const char *png, struct dd_err *err)
 {
 	char da[] = "/tmp/dedisgen-plot.XXXXXX", db[] = "/tmp/dedisgen-plot.XXXXXX";
-	if (write_histogram(a, da, why, whylen))
+	if (write_histogram(a, da, err))
 		return -1;
-	if (write_histogram(b, db, why, whylen)) {
+	if (write_histogram(b, db, err)) {
 		unlink(da);
 		return -1;
 	}
@@ -263,7 +262,7 @@ int plot_compare(const struct dist *a, const struct dist *b, const char *title_a
 		}
 	}
 	const char *files[] = {da, db}, *titles[] = {title_a, title_b, "dedisgen compare", wrapped};
-	int rc = render("dedisgen-compare.gp", files, 2, titles, 4, png, NULL, why, whylen);
+	int rc = render("dedisgen-compare.gp", files, 2, titles, 4, png, NULL, err);
 	unlink(da);
 	unlink(db);
 	return rc;

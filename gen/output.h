@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "lib/distfile.h"
 #include "lib/safefile.h"
+#include "lib/errmsg.h"
 
 struct pending {
 	char *path;        /* as given (messages) */
@@ -41,18 +42,17 @@ void dist_header_build(struct dist_header *h, const char *version, char *const *
 
 /* Is gnuplot runnable? (checked before a scan, so a missing gnuplot fails fast). */
 bool plot_available(void);
-/* Is png refused for a rendered plot (why: the message)? When it exists as a device, a FIFO or a
+/* Is png refused for a rendered plot (err: the message)? When it exists as a device, a FIFO or a
  * socket: the PNG is renamed into place, which would replace the node, and probing a FIFO with
  * pending_open would block until a reader came. Asked before any work, so such a --plot is bad
  * input (exit 2). */
-bool plot_target_refused(const char *png, char *why, size_t whylen);
+bool plot_target_refused(const char *png, struct dd_err *err);
 /* Renders d's power-of-two histogram of copies into png (via a temp file + rename) with the
- * script plots/dedisgen-histogram.gp. Returns 0, or -1 with why filled. With `later` the temp
+ * script plots/dedisgen-histogram.gp. Returns 0, or -1 with err filled. With `later` the temp
  * file is left rendered in *later for the caller to pending_publish (or abort). */
-int plot_histogram(const struct dist *d, const char *title, const char *png, struct pending *later, char *why,
-		   size_t whylen);
+int plot_histogram(const struct dist *d, const char *title, const char *png, struct pending *later, struct dd_err *err);
 /* Two histograms overlaid (dedisgen compare --plot); caption (may be empty) under the picture. */
 int plot_compare(const struct dist *a, const struct dist *b, const char *title_a, const char *title_b,
-		 const char *caption, const char *png, char *why, size_t whylen);
+		 const char *caption, const char *png, struct dd_err *err);
 
 #endif

@@ -299,7 +299,7 @@ static int prepare_run(struct run *r, const uint64_t *sizes, int n)
 static int prepare_size(struct run *r, struct size_out *s, uint64_t size, struct fp_ctx *fc)
 {
 	const struct gen_options *o = r->o;
-	char why[1024];
+	struct dd_err why = {0};
 	s->block_size = size;
 	uint8_t *zero = calloc(1, size);
 	if (!zero || fp_hash(fc, zero, size, s->zero_fp)) {
@@ -319,8 +319,8 @@ static int prepare_size(struct run *r, struct size_out *s, uint64_t size, struct
 	}
 	if (o->plot) {
 		s->plot = sized_name(o->plot, size, r->n > 1);
-		if (s->plot && plot_target_refused(s->plot, why, sizeof why)) {
-			run_say(r, "%s", why);
+		if (s->plot && plot_target_refused(s->plot, &why)) {
+			run_say(r, "%s", why.msg);
 			return EXIT_BAD_INPUT;
 		}
 		/* its temp file made, and its directory held, now: rendered into at the end */
@@ -331,9 +331,9 @@ static int prepare_size(struct run *r, struct size_out *s, uint64_t size, struct
 	}
 	const char *dbdir = o->db ? o->db : r->spill_dir[0] ? r->spill_dir : NULL;
 	if (dbdir) {
-		s->db = index_bdb_open(dbdir, size, r->hash, true, o->db && o->keep, o->db_cache, &s->meta, why, sizeof why);
+		s->db = index_bdb_open(dbdir, size, r->hash, true, o->db && o->keep, o->db_cache, &s->meta, &why);
 		if (!s->db) {
-			run_say(r, "%s", why);
+			run_say(r, "%s", why.msg);
 			return EXIT_BAD_INPUT;
 		}
 	}
@@ -395,24 +395,24 @@ static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *a
  * resolves the locality records' first positions (by copies where the records are the whole
  * stream, else against a table of the records built before the walk). With -k the DB's samples
  * and locality windows take part (its positions come first). */
-static int measured_sections(struct run *r, struct size_out *s, char *why, size_t whylen)
+static int measured_sections(struct run *r, struct size_out *s, struct dd_err *err)
 {
 	uint64_t zero_first = UINT64_MAX;
 	struct dd_err e;
 	if (s->prior && s->db && r->o->cmd == CMD_SCAN) {
-		if (s->comp && side_load_samples(s->db, s->comp, s->block_size, why, whylen))
+		if (s->comp && side_load_samples(s->db, s->comp, s->block_size, err))
 			return -1;
-		if (s->loc && side_load_windows(s->db, s->loc, why, whylen))
+		if (s->loc && side_load_windows(s->db, s->loc, err))
 			return -1;
 	}
 	bool by_copies = s->loc && !s->prior && loc_records_complete(s->loc);
 	if ((s->comp && comp_join_begin(s->comp)) ||
 	    (s->loc && (by_copies ? loc_resolve_begin_copies(s->loc)
 				  : loc_resolve_begin(s->loc, counter_distinct_bound(s->counter))))) {
-		snprintf(why, whylen, "out of memory");
+		err_fail(err, -1, "out of memory");
 		return -1;
 	}
-	if (counter_settle(s->counter, why, whylen))
+	if (counter_settle(s->counter, err))
 		return -1;
 	int n = r->threads > 1 ? r->threads : 1, rc = 0;
 	struct join_part *parts = calloc((size_t)n, sizeof *parts);
@@ -424,21 +424,20 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 			rc = -1;
 	}
 	if (!parts || !args || rc) {
-		snprintf(why, whylen, "out of memory joining the measured sections");
+		err_fail(err, -1, "out of memory joining the measured sections");
 		rc = -1;
 	} else {
 		struct counter_walkers w = {n, s->comp || s->loc ? join_visit : NULL, args};
-		rc = counter_distribution_by(s->counter, s->zero_fp, &w, &s->dist, &s->zero_blocks, &zero_first, why,
-					     whylen);
+		rc = counter_distribution_by(s->counter, s->zero_fp, &w, &s->dist, &s->zero_blocks, &zero_first, err);
 	}
 	for (int k = 0; parts && k < n; k++) {
 		if (parts[k].comp && comp_join_part_add(s->comp, parts[k].comp) && !rc) {
-			snprintf(why, whylen, "out of memory joining the measured sections");
+			err_fail(err, -1, "out of memory joining the measured sections");
 			rc = -1;
 		}
 		comp_join_part_free(parts[k].comp);
 		if (loc_resolver_finish(parts[k].loc) && !rc) {
-			snprintf(why, whylen, "out of memory resolving the locality records");
+			err_fail(err, -1, "out of memory resolving the locality records");
 			rc = -1;
 		}
 	}
@@ -447,11 +446,11 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 	if (rc)
 		return -1;
 	if (s->loc && (loc_resolve_end(s->loc) || loc_compute(s->loc, s->stream_end, zero_first, (size_t)n, &s->loc_own))) {
-		snprintf(why, whylen, "out of memory computing the locality");
+		err_fail(err, -1, "out of memory computing the locality");
 		return -1;
 	}
 	if (s->comp && comp_join_finish(s->comp, &s->dist.comp)) {
-		snprintf(why, whylen, "out of memory building the compressibility cells");
+		err_fail(err, -1, "out of memory building the compressibility cells");
 		return -1;
 	}
 	if (s->locality) {
@@ -460,18 +459,18 @@ static int measured_sections(struct run *r, struct size_out *s, char *why, size_
 		s->dist.locality.present = true;
 	}
 	if (dist_sections_check(&s->dist, &e)) { /* never write what would not read back */
-		snprintf(why, whylen, "internal error: the measured sections do not add up: %s", e.msg);
+		err_fail(err, -1, "internal error: the measured sections do not add up: %s", e.msg);
 		return -1;
 	}
 	return 0;
 }
 
 /* What the DB keeps beside the counts, and the figures -k and merge continue from. */
-static int save_measured(struct size_out *s, char *why, size_t whylen)
+static int save_measured(struct size_out *s, struct dd_err *err)
 {
-	if (side_save_samples(s->db, s->comp, why, whylen))
+	if (side_save_samples(s->db, s->comp, err))
 		return -1;
-	if (!s->keep_windows && side_save_windows(s->db, s->locality ? s->loc : NULL, why, whylen))
+	if (!s->keep_windows && side_save_windows(s->db, s->locality ? s->loc : NULL, err))
 		return -1;
 	s->meta.stream_blocks = s->stream_end;
 	s->meta.sample_rate = s->comp ? comp_sampler_rate(s->comp) : 0;
@@ -483,12 +482,12 @@ static int save_measured(struct size_out *s, char *why, size_t whylen)
 
 int run_build(struct run *r)
 {
-	char why[1024];
+	struct dd_err why = {0};
 	for (int i = 0; i < r->n; i++) {
 		struct size_out *s = &r->s[i];
-		if (measured_sections(r, s, why, sizeof why)) {
-			run_say(r, "%s", why);
-			return strstr(why, "no data") ? EXIT_BAD_INPUT : EXIT_FAILED;
+		if (measured_sections(r, s, &why)) {
+			run_say(r, "%s", why.msg);
+			return strstr(why.msg, "no data") ? EXIT_BAD_INPUT : EXIT_FAILED;
 		}
 		s->dist.block_size = s->block_size;
 		snprintf(s->dist.hash, sizeof s->dist.hash, "%s", r->hash);
@@ -530,7 +529,7 @@ static void summary_size(FILE *summary, const struct size_out *s, const struct d
 static int write_size(struct run *r, struct size_out *s, const struct run_totals *t, json_t *results, FILE *summary)
 {
 	const struct gen_options *o = r->o;
-	char why[1024];
+	struct dd_err why = {0};
 	int rc = 0;
 	bool dist_to_stdout = !o->output && r->n == 1;
 	uint64_t bytes = t->bytes;
@@ -545,8 +544,8 @@ static int write_size(struct run *r, struct size_out *s, const struct run_totals
 	/* The analysis is saved first: an output that fails after it (a full disk, a reader of
 	 * standard output gone) no longer costs the DB the scan filled, which a merge can turn
 	 * into the distribution again. */
-	if (o->db && s->db && save_measured(s, why, sizeof why)) {
-		run_say(r, "--db %s: %s", o->db, why);
+	if (o->db && s->db && save_measured(s, &why)) {
+		run_say(r, "--db %s: %s", o->db, why.msg);
 		return EXIT_FAILED;
 	}
 	if (o->db && s->db && index_bdb_set_meta(s->db, &s->meta)) {
@@ -616,15 +615,15 @@ static json_t *run_doc(struct run *r, json_t *results)
 static int publish_outputs(struct run *r, json_t *doc)
 {
 	const struct gen_options *o = r->o;
-	char why[1024];
+	struct dd_err why = {0};
 	int rc = 0;
 	for (int i = 0; i < r->n && !rc; i++) {
 		struct size_out *s = &r->s[i];
 		if (s->plot) {
 			char title[256];
 			snprintf(title, sizeof title, "copies per content, %" PRIu64 " B blocks", s->block_size);
-			if (plot_histogram(&s->dist, title, s->plot, &s->plot_out, why, sizeof why)) {
-				run_say(r, "%s", why);
+			if (plot_histogram(&s->dist, title, s->plot, &s->plot_out, &why)) {
+				run_say(r, "%s", why.msg);
 				rc = EXIT_FAILED;
 			}
 		}

@@ -183,16 +183,16 @@ static double thread_cpu_s(void)
 /* The block at stream position pos: compressed when its occurrence is selected (timed while the
  * thread times its ways of reading: see hash_range). */
 static inline int measure(struct hstate *hs, int size, const uint8_t *fp, const uint8_t *block, uint64_t pos,
-			  char *why, size_t whylen)
+			  struct dd_err *err)
 {
 	struct comp_local *cl = &hs->comp[size];
 	uint64_t h;
 	if (!cl->set || !comp_local_selected(cl, fp, pos, &h))
 		return 0;
 	if (hs->read_how != TRY_BOTH)
-		return comp_local_measure(cl, hs->codec, fp, block, h, why, whylen);
+		return comp_local_measure(cl, hs->codec, fp, block, h, err);
 	double t0 = thread_cpu_s();
-	int rc = comp_local_measure(cl, hs->codec, fp, block, h, why, whylen);
+	int rc = comp_local_measure(cl, hs->codec, fp, block, h, err);
 	hs->measure_s += thread_cpu_s() - t0;
 	return rc;
 }
@@ -200,7 +200,7 @@ static inline int measure(struct hstate *hs, int size, const uint8_t *fp, const 
 /* Hashes (and measures) the packed segments of a buffer at one size into fps; returns the number
  * of blocks, or (size_t)-1 with why filled. */
 static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct buf *b, int size, uint8_t *fps,
-			  char *why, size_t whylen)
+			  struct dd_err *err)
 {
 	uint64_t bs = p->cfg->sizes[size].block_size;
 	size_t n = 0, fl = fp_len(hs->fc);
@@ -210,10 +210,10 @@ static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct 
 		const uint8_t *d = b->data + s->off;
 		for (size_t k = 0; k < nb; k++, n++) {
 			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
-				snprintf(why, whylen, "hashing failed (OpenSSL %s)", p->cfg->hash);
+				err_fail(err, -1, "hashing failed (OpenSSL %s)", p->cfg->hash);
 				return (size_t)-1;
 			}
-			if (measure(hs, size, fps + n * fl, d + k * bs, b->pos[size] + n, why, whylen))
+			if (measure(hs, size, fps + n * fl, d + k * bs, b->pos[size] + n, err))
 				return (size_t)-1;
 		}
 	}
@@ -224,7 +224,7 @@ static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct 
  * appending to fps[i] / counts[i]; a partial last block (the file's end) is zero-padded in
  * `chunk` (p->chunk + the largest block size). Returns 0, or -1 with why filled. */
 static int hash_window(const struct pipe *p, struct hstate *hs, const struct buf *b, uint8_t **fps, size_t *counts,
-		       const uint8_t *data, size_t got, uint8_t *chunk, char *why, size_t whylen)
+		       const uint8_t *data, size_t got, uint8_t *chunk, struct dd_err *err)
 {
 	const struct scan_config *cfg = p->cfg;
 	struct fp_ctx *fc = hs->fc;
@@ -236,7 +236,7 @@ static int hash_window(const struct pipe *p, struct hstate *hs, const struct buf
 		for (size_t k = 0; k < full; k++, out += fl) {
 			if (fp_hash(fc, data + k * bs, bs, out))
 				goto hash_failed;
-			if (measure(hs, i, out, data + k * bs, pos + k, why, whylen))
+			if (measure(hs, i, out, data + k * bs, pos + k, err))
 				return -1;
 		}
 		counts[i] += full;
@@ -247,14 +247,14 @@ static int hash_window(const struct pipe *p, struct hstate *hs, const struct buf
 			memset(last + tail, 0, bs - tail);
 			if (fp_hash(fc, last, bs, out))
 				goto hash_failed;
-			if (measure(hs, i, out, last, pos + full, why, whylen))
+			if (measure(hs, i, out, last, pos + full, err))
 				return -1;
 			counts[i]++;
 		}
 	}
 	return 0;
 hash_failed:
-	snprintf(why, whylen, "hashing failed (OpenSSL %s)", cfg->hash);
+	err_fail(err, -1, "hashing failed (OpenSSL %s)", cfg->hash);
 	return -1;
 }
 
@@ -265,7 +265,7 @@ hash_failed:
  * chunks in the thread's set: their sizes are true (a content's sizes are its own), they are
  * joined only with contents counted elsewhere. */
 static int hash_range_read(const struct pipe *p, struct hstate *hs, const struct buf *b, uint8_t **fps,
-			   size_t *counts, uint8_t *chunk, char *why, size_t whylen)
+			   size_t *counts, uint8_t *chunk, struct dd_err *err)
 {
 	for (size_t done = 0; done < b->len;) {
 		size_t want = b->len - done < p->chunk ? b->len - done : p->chunk, got = 0;
@@ -274,17 +274,17 @@ static int hash_range_read(const struct pipe *p, struct hstate *hs, const struct
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
-				snprintf(why, whylen, "read error at offset %llu: %s",
+				err_fail(err, -1, "read error at offset %llu: %s",
 					 (unsigned long long)(b->off + done + got), strerror(errno));
 				return 1;
 			}
 			if (n == 0) {
-				snprintf(why, whylen, "%s", SHRANK);
+				err_fail(err, -1, "%s", SHRANK);
 				return 1;
 			}
 			got += (size_t)n;
 		}
-		if (hash_window(p, hs, b, fps, counts, chunk, got, chunk, why, whylen))
+		if (hash_window(p, hs, b, fps, counts, chunk, got, chunk, err))
 			return -1;
 		done += got;
 	}
@@ -300,8 +300,7 @@ struct mapped_work {
 	size_t *counts;
 	const uint8_t *data;
 	uint8_t *chunk;
-	char *why;
-	size_t whylen;
+	struct dd_err *err;
 };
 
 /* Hashes a mapped range in windows of the chunk size, each at every size while it is in cache. */
@@ -310,7 +309,7 @@ static int hash_mapped(void *arg)
 	struct mapped_work *w = arg;
 	for (size_t done = 0; done < w->b->len;) {
 		size_t got = w->b->len - done < w->p->chunk ? w->b->len - done : w->p->chunk;
-		if (hash_window(w->p, w->hs, w->b, w->fps, w->counts, w->data + done, got, w->chunk, w->why, w->whylen))
+		if (hash_window(w->p, w->hs, w->b, w->fps, w->counts, w->data + done, got, w->chunk, w->err))
 			return -1;
 		done += got;
 	}
@@ -319,18 +318,18 @@ static int hash_mapped(void *arg)
 
 /* What a fault in a mapped range was, as pread tells at its offset: the end of the file (it
  * shrank), or a read error (an I/O error on a mapped page raises SIGBUS too). Returns 1. */
-static int mapped_fault(const struct buf *b, const struct map_range *m, const void *fault, char *why, size_t whylen)
+static int mapped_fault(const struct buf *b, const struct map_range *m, const void *fault, struct dd_err *err)
 {
 	const uint8_t *a = fault;
 	unsigned long long at = b->off + (a > m->data ? (uint64_t)(a - m->data) : 0);
 	uint8_t byte;
 	ssize_t n = pread(b->file->fd, &byte, 1, (off_t)at);
 	if (n == 0)
-		snprintf(why, whylen, "%s", SHRANK);
+		err_fail(err, -1, "%s", SHRANK);
 	else if (n < 0)
-		snprintf(why, whylen, "read error at offset %llu: %s", at, strerror(errno));
+		err_fail(err, -1, "read error at offset %llu: %s", at, strerror(errno));
 	else
-		snprintf(why, whylen, "read error at offset %llu: its mapped page could not be read (SIGBUS)", at);
+		err_fail(err, -1, "read error at offset %llu: its mapped page could not be read (SIGBUS)", at);
 	return 1;
 }
 
@@ -343,7 +342,7 @@ static int mapped_fault(const struct buf *b, const struct map_range *m, const vo
  * more than the way they were read). Then it keeps mapping if that was cheaper by MAP_MARGIN, in
  * the sum of the least costs of every thread that has timed both so far. */
 static int hash_range(struct pipe *p, struct hstate *hs, const struct buf *b, uint8_t **fps, size_t *counts,
-		      uint8_t *chunk, char *why, size_t whylen)
+		      uint8_t *chunk, struct dd_err *err)
 {
 	struct map_range m;
 	bool mapped = false;
@@ -361,21 +360,21 @@ static int hash_range(struct pipe *p, struct hstate *hs, const struct buf *b, ui
 		trial = -1;
 	int rc;
 	if (mapped) {
-		struct mapped_work w = {p, hs, b, fps, counts, m.data, chunk, why, whylen};
+		struct mapped_work w = {p, hs, b, fps, counts, m.data, chunk, err};
 		const void *fault;
 		struct stat st;
 		rc = map_guarded(&m, hash_mapped, &w, &fault);
 		if (fault) {
-			rc = mapped_fault(b, &m, fault, why, whylen);
+			rc = mapped_fault(b, &m, fault, err);
 		} else if (rc == 0 && (fstat(b->file->fd, &st) || (uint64_t)st.st_size < b->off + b->len)) {
 			/* cut inside the range's last page: the bytes past the new end read as zeros there,
 			 * without a fault; pread would have found the end */
-			snprintf(why, whylen, "%s", SHRANK);
+			err_fail(err, -1, "%s", SHRANK);
 			rc = 1;
 		}
 		map_range_close(&m);
 	} else {
-		rc = hash_range_read(p, hs, b, fps, counts, chunk, why, whylen);
+		rc = hash_range_read(p, hs, b, fps, counts, chunk, err);
 	}
 	__atomic_add_fetch(mapped ? &p->ranges_mapped : &p->ranges_read, 1, __ATOMIC_RELAXED);
 	if (trial >= 0 && rc == 0) {
@@ -478,15 +477,15 @@ static void read_batch(struct pipe *p, struct hstate *hs, struct buf *b)
 /* n fingerprints at consecutive positions from pos, of size i, into the counts and the locality
  * records. 0, or -1 with why filled. */
 static int count_run(struct pipe *p, struct hstate *hs, int writer, int i, const uint8_t *fps, size_t n, uint64_t pos,
-		     char *why, size_t whylen)
+		     struct dd_err *err)
 {
 	const struct scan_config *cfg = p->cfg;
 	if (!n)
 		return 0;
-	if (counter_add_batch(cfg->sizes[i].counter, writer, fps, n, pos, why, whylen))
+	if (counter_add_batch(cfg->sizes[i].counter, writer, fps, n, pos, err))
 		return -1;
 	if (hs->loc[i] && loc_local_record(hs->loc[i], fps, n, pos)) {
-		snprintf(why, whylen, "out of memory for the locality records");
+		err_fail(err, -1, "out of memory for the locality records");
 		return -1;
 	}
 	__atomic_add_fetch(&p->blocks[i], n, __ATOMIC_RELAXED);
@@ -497,7 +496,7 @@ static int count_run(struct pipe *p, struct hstate *hs, int writer, int i, const
  * stretch of files whose positions follow each other (all of them, unless one shrank). 0, or -1
  * with why filled. */
 static int hash_batch(struct pipe *p, struct hstate *hs, int writer, const struct buf *b, int i, uint8_t *fps,
-		      char *why, size_t whylen)
+		      struct dd_err *err)
 {
 	uint64_t bs = p->cfg->sizes[i].block_size, run_pos = 0;
 	size_t fl = fp_len(hs->fc), n = 0, run = 0;
@@ -507,7 +506,7 @@ static int hash_batch(struct pipe *p, struct hstate *hs, int writer, const struc
 		if (!nb)
 			continue;
 		if (n > run && f->pos[i] != run_pos + (n - run)) {
-			if (count_run(p, hs, writer, i, fps + run * fl, n - run, run_pos, why, whylen))
+			if (count_run(p, hs, writer, i, fps + run * fl, n - run, run_pos, err))
 				return -1;
 			run = n;
 		}
@@ -516,14 +515,14 @@ static int hash_batch(struct pipe *p, struct hstate *hs, int writer, const struc
 		const uint8_t *d = b->data + f->off;
 		for (size_t k = 0; k < nb; k++, n++) {
 			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
-				snprintf(why, whylen, "hashing failed (OpenSSL %s)", p->cfg->hash);
+				err_fail(err, -1, "hashing failed (OpenSSL %s)", p->cfg->hash);
 				return -1;
 			}
-			if (measure(hs, i, fps + n * fl, d + k * bs, f->pos[i] + k, why, whylen))
+			if (measure(hs, i, fps + n * fl, d + k * bs, f->pos[i] + k, err))
 				return -1;
 		}
 	}
-	return count_run(p, hs, writer, i, fps + run * fl, n - run, run_pos, why, whylen);
+	return count_run(p, hs, writer, i, fps + run * fl, n - run, run_pos, err);
 }
 
 static void file_unref(struct pipe *p, struct shared_file *f)
@@ -684,7 +683,7 @@ static void *hasher(void *arg)
 	struct hstate hs;
 	uint8_t *fps[GEN_SCAN_MAX_SIZES] = {0}, *chunk = page_alloc(p->chunk + p->maxbs);
 	size_t counts[GEN_SCAN_MAX_SIZES];
-	char why[512];
+	struct dd_err why;
 	bool ok = hstate_init(cfg, &hs, p->maxbs) && chunk;
 
 	for (int i = 0; i < cfg->nsizes && ok; i++)
@@ -701,26 +700,26 @@ static void *hasher(void *arg)
 		int h = 0;
 		if (b->file) {
 			memset(counts, 0, sizeof counts);
-			h = hash_range(p, &hs, b, fps, counts, chunk, why, sizeof why);
+			h = hash_range(p, &hs, b, fps, counts, chunk, &why);
 		} else if (b->batch) {
 			read_batch(p, &hs, b); /* counted as it is hashed: below, nothing is left to count */
 			for (int i = 0; i < cfg->nsizes && !h && !pipe_failed(p); i++)
-				h = hash_batch(p, &hs, writer, b, i, fps[i], why, sizeof why);
+				h = hash_batch(p, &hs, writer, b, i, fps[i], &why);
 		} else {
 			for (int i = 0; i < cfg->nsizes && !h; i++)
-				if ((counts[i] = hash_packed(p, &hs, b, i, fps[i], why, sizeof why)) == (size_t)-1)
+				if ((counts[i] = hash_packed(p, &hs, b, i, fps[i], &why)) == (size_t)-1)
 					h = -1;
 		}
 		if (h < 0)
-			pipe_fail(p, "%s", why);
+			pipe_fail(p, "%s", why.msg);
 		for (int i = 0; i < cfg->nsizes && h == 0 && !b->batch && !pipe_failed(p); i++) {
-			if (count_run(p, &hs, writer, i, fps[i], counts[i], b->pos[i], why, sizeof why)) {
-				pipe_fail(p, "%s", why);
+			if (count_run(p, &hs, writer, i, fps[i], counts[i], b->pos[i], &why)) {
+				pipe_fail(p, "%s", why.msg);
 				break;
 			}
 		}
 		if (h == 1) /* The range is left out whole (nothing of it was counted) */
-			range_bad(p, b->file, why, b->len);
+			range_bad(p, b->file, why.msg, b->len);
 		if (cut) /* a range cut from a whole file's: its buffer is still queued */
 			file_unref(p, b->file);
 		else

@@ -44,12 +44,12 @@ static int load_sample(const uint8_t *key, const uint8_t *val, size_t vlen, void
 	return comp_sampler_load(a->s, key, &v) ? -1 : 0;
 }
 
-int side_load_samples(struct gindex *db, struct comp_sampler *s, uint64_t block_size, char *why, size_t whylen)
+int side_load_samples(struct gindex *db, struct comp_sampler *s, uint64_t block_size, struct dd_err *err)
 {
 	struct load_arg a = {.s = s, .block_size = block_size};
 	if (index_bdb_each_side(db, 's', db->fp_len, load_sample, &a) == 0)
 		return 0;
-	snprintf(why, whylen, "%s", a.bad ? "a compressibility sample record is corrupt" : db->err.msg[0] ? db->err.msg : "out of memory");
+	err_fail(err, -1, "%s", a.bad ? "a compressibility sample record is corrupt" : db->err.msg[0] ? db->err.msg : "out of memory");
 	return -1;
 }
 
@@ -63,10 +63,10 @@ static int save_sample(const uint8_t *fp, const struct comp_sample *v, void *arg
 	return index_bdb_put_side(db, 's', fp, db->fp_len, val, sizeof val);
 }
 
-int side_save_samples(struct gindex *db, const struct comp_sampler *s, char *why, size_t whylen)
+int side_save_samples(struct gindex *db, const struct comp_sampler *s, struct dd_err *err)
 {
 	if (index_bdb_drop_side(db, 's', db->fp_len) || (s && comp_sampler_each(s, save_sample, db))) {
-		snprintf(why, whylen, "%s", db->err.msg);
+		err_fail(err, -1, "%s", db->err.msg);
 		return -1;
 	}
 	return 0;
@@ -87,13 +87,13 @@ static int load_window(const uint8_t *key, const uint8_t *val, size_t vlen, void
 	return loc_load_window(a->r, number, a->firsts) ? -1 : 0;
 }
 
-int side_load_windows(struct gindex *db, struct loc_recorder *r, char *why, size_t whylen)
+int side_load_windows(struct gindex *db, struct loc_recorder *r, struct dd_err *err)
 {
 	struct load_arg a = {.r = r, .firsts = malloc(LOC_WINDOW * sizeof(uint64_t))};
 	int rc = a.firsts ? index_bdb_each_side(db, 'l', 8, load_window, &a) : -1;
 	free(a.firsts);
 	if (rc)
-		snprintf(why, whylen, "%s", a.bad ? "a locality record is corrupt" : db->err.msg[0] ? db->err.msg : "out of memory");
+		err_fail(err, -1, "%s", a.bad ? "a locality record is corrupt" : db->err.msg[0] ? db->err.msg : "out of memory");
 	return rc ? -1 : 0;
 }
 
@@ -114,10 +114,10 @@ static int save_window(uint64_t number, const uint64_t *firsts, void *arg)
 	return rc;
 }
 
-int side_save_windows(struct gindex *db, const struct loc_recorder *r, char *why, size_t whylen)
+int side_save_windows(struct gindex *db, const struct loc_recorder *r, struct dd_err *err)
 {
 	if (index_bdb_drop_side(db, 'l', 8) || (r && loc_each_window(r, save_window, db))) {
-		snprintf(why, whylen, "%s", db->err.msg);
+		err_fail(err, -1, "%s", db->err.msg);
 		return -1;
 	}
 	return 0;

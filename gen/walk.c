@@ -47,11 +47,11 @@ static int by_name(const FTSENT **a, const FTSENT **b)
 	return strcmp((*a)->fts_name, (*b)->fts_name);
 }
 
-struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, char *why, size_t whylen)
+struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, struct dd_err *err)
 {
 	struct walk *w = calloc(1, sizeof *w);
 	if (!w || !(w->paths = calloc((size_t)npaths + 1, sizeof *w->paths))) {
-		snprintf(why, whylen, "out of memory");
+		err_fail(err, -1, "out of memory");
 		free(w);
 		return NULL;
 	}
@@ -64,23 +64,23 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 		struct stat st;
 		const char *p = paths[i];
 		if (!*p) {
-			snprintf(why, whylen, "an empty path");
+			err_fail(err, -1, "an empty path");
 			goto fail;
 		}
 		if (stat(p, &st)) {
-			snprintf(why, whylen, "%s: %s", p, strerror(errno));
+			err_fail(err, -1, "%s: %s", p, strerror(errno));
 			goto fail;
 		}
 		if (S_ISDIR(st.st_mode)) {
 			if (access(p, R_OK | X_OK)) {
-				snprintf(why, whylen, "%s: cannot read the directory: %s", p, strerror(errno));
+				err_fail(err, -1, "%s: cannot read the directory: %s", p, strerror(errno));
 				goto fail;
 			}
 			w->all_known = false;
 		} else if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
 			int fd = open(p, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
-				snprintf(why, whylen, "%s: cannot open: %s", p, strerror(errno));
+				err_fail(err, -1, "%s: cannot open: %s", p, strerror(errno));
 				goto fail;
 			}
 			close(fd);
@@ -88,23 +88,23 @@ struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, cha
 								  : device_key(st.st_rdev);
 			int r = inode_set_insert(&counted, id.dev, id.ino);
 			if (r < 0) {
-				snprintf(why, whylen, "out of memory");
+				err_fail(err, -1, "out of memory");
 				goto fail;
 			}
 			if (!r)
 				w->known_total += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : device_size(p);
 		} else {
-			snprintf(why, whylen, "%s: not a directory, regular file or block device", p);
+			err_fail(err, -1, "%s: not a directory, regular file or block device", p);
 			goto fail;
 		}
 		if (!(w->paths[i] = strdup(p))) {
-			snprintf(why, whylen, "out of memory");
+			err_fail(err, -1, "out of memory");
 			goto fail;
 		}
 	}
 	int opts = FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR | (one_file_system ? FTS_XDEV : 0);
 	if (!(w->fts = fts_open(w->paths, opts, by_name))) {
-		snprintf(why, whylen, "cannot walk the paths: %s", strerror(errno));
+		err_fail(err, -1, "cannot walk the paths: %s", strerror(errno));
 		goto fail;
 	}
 	inode_set_free(&counted);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "lib/errmsg.h"
 
 enum walk_kind { WALK_FILE, WALK_DEVICE, WALK_ERROR };
 
@@ -21,9 +22,9 @@ struct walk_entry {
 struct walk;
 
 /* Checks every top-level path first: each must exist (a symlink given here is followed) and be
- * a directory, a regular file or a block device, and be readable. Returns NULL with why filled
+ * a directory, a regular file or a block device, and be readable. Returns NULL with err filled
  * ("PATH: reason") when one is not: that is bad input, found before anything is read. */
-struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, char *why, size_t whylen);
+struct walk *walk_open(char *const *paths, int npaths, bool one_file_system, struct dd_err *err);
 /* Next entry: 1 (e filled), 0 at the end, -1 on an internal failure (out of memory). Inside a
  * tree, symlinks, devices, FIFOs and sockets are skipped; with one_file_system, directories on
  * other filesystems are not entered. A file with several hard links is returned once (its

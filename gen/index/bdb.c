@@ -51,16 +51,6 @@ static void keep_bdb_msg(const DB_ENV *env, const char *pfx, const char *msg)
 		snprintf(b->bdb_msg, sizeof b->bdb_msg, "%s", msg);
 }
 
-/* Formats the reason into buf; returns -1, a failure's return. */
-static int setf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static void put_le64(uint8_t *p, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
@@ -518,78 +508,77 @@ int index_bdb_drop_side(struct gindex *ix, char tag, size_t klen)
 
 /* --db's directory (made when creating), and whether it holds what -k or a reader needs. */
 static int open_dir(struct bdb_index *b, const char *dir, uint64_t block_size, bool create, bool keep, bool exists,
-		    char *why, size_t whylen)
+		    struct dd_err *err)
 {
 	struct stat st;
 	if (keep && !exists)
-		return setf(why, whylen, "--db %s holds no dedisgen analysis at block size %" PRIu64 " (-k adds to one)",
+		return err_fail(err, -1, "--db %s holds no dedisgen analysis at block size %" PRIu64 " (-k adds to one)",
 			    dir, block_size);
 	if (create) {
 		if (mkdir(dir, 0755) == 0)
 			b->created_dir = true;
 		else if (errno != EEXIST)
-			return setf(why, whylen, "--db %s: %s", dir, strerror(errno));
+			return err_fail(err, -1, "--db %s: %s", dir, strerror(errno));
 	}
 	int dir_gone = stat(dir, &st);
 	if (dir_gone || !S_ISDIR(st.st_mode))
-		return setf(why, whylen, "--db %s: %s", dir, dir_gone ? strerror(errno) : "not a directory");
+		return err_fail(err, -1, "--db %s: %s", dir, dir_gone ? strerror(errno) : "not a directory");
 	if (!create && !exists)
-		return setf(why, whylen, "%s: no dedisgen analysis at block size %" PRIu64, dir, block_size);
+		return err_fail(err, -1, "%s: no dedisgen analysis at block size %" PRIu64, dir, block_size);
 	return 0;
 }
 
 /* The Berkeley DB environment in dir (its cache at least 1 MiB) and the DB handle. */
-static int open_env(struct bdb_index *b, const char *dir, uint64_t cache_bytes, char *why, size_t whylen)
+static int open_env(struct bdb_index *b, const char *dir, uint64_t cache_bytes, struct dd_err *err)
 {
 	int ret;
 	if ((ret = db_env_create(&b->env, 0)) != 0)
-		return setf(why, whylen, "Berkeley DB env: %s", db_strerror(ret));
+		return err_fail(err, -1, "Berkeley DB env: %s", db_strerror(ret));
 	b->env->app_private = b;
 	b->env->set_errcall(b->env, keep_bdb_msg);
 	if (cache_bytes < 1 << 20)
 		cache_bytes = 1 << 20;
 	b->env->set_cachesize(b->env, (u_int32_t)(cache_bytes >> 30), (u_int32_t)(cache_bytes & ((1u << 30) - 1)), 1);
 	if ((ret = b->env->open(b->env, dir, DB_CREATE | DB_INIT_MPOOL | DB_PRIVATE, 0)) != 0)
-		return setf(why, whylen, "--db %s: cannot open a Berkeley DB environment: %s", dir, db_strerror(ret));
+		return err_fail(err, -1, "--db %s: cannot open a Berkeley DB environment: %s", dir, db_strerror(ret));
 	if ((ret = db_create(&b->db, b->env, 0)) != 0)
-		return setf(why, whylen, "Berkeley DB: %s", db_strerror(ret));
+		return err_fail(err, -1, "Berkeley DB: %s", db_strerror(ret));
 	return 0;
 }
 
 /* An analysis already in the file: another block size or hash is refused; -k and readers also
  * refuse the old format and an interrupted one (`whole`: its counts must be complete). */
 static int old_refused(const char *path, const struct index_meta *old, uint64_t block_size, const char *hash,
-		       bool whole, char *why, size_t whylen)
+		       bool whole, struct dd_err *err)
 {
 	if (old->block_size != block_size || strcmp(old->hash, hash))
-		return setf(why, whylen, "%s: incompatible analysis (block size %" PRIu64 ", hash %s; this run: %" PRIu64
+		return err_fail(err, -1, "%s: incompatible analysis (block size %" PRIu64 ", hash %s; this run: %" PRIu64
 			    ", %s)", path, old->block_size, old->hash, block_size, hash);
 	if (whole && old->format != META_FORMAT)
-		return setf(why, whylen, "%s: an analysis in dedisgen's old format %d (counts only); this dedisgen also "
+		return err_fail(err, -1, "%s: an analysis in dedisgen's old format %d (counts only); this dedisgen also "
 			    "keeps first positions and compressibility samples: analyse again without -k", path,
 			    old->format);
 	if (whole && !old->complete)
-		return setf(why, whylen, "%s: the analysis it holds was interrupted; its counts are partial "
+		return err_fail(err, -1, "%s: the analysis it holds was interrupted; its counts are partial "
 			    "(start again without -k)", path);
 	return 0;
 }
 
 /* A writer's metadata while it runs (complete false); a new file says at once what it is: a crash
  * leaves it recognisable (interrupted). */
-static int start_running(struct bdb_index *b, const struct index_meta *meta, const char *path, char *why,
-			 size_t whylen)
+static int start_running(struct bdb_index *b, const struct index_meta *meta, const char *path, struct dd_err *err)
 {
 	struct index_meta running = *meta;
 	running.complete = false;
 	if (!(b->running = meta_to_json(&running)))
-		return setf(why, whylen, "out of memory");
+		return err_fail(err, -1, "out of memory");
 	if (b->created_file && put_meta_text(b, b->running))
-		return setf(why, whylen, "%s: %s", path, b->base.err.msg);
+		return err_fail(err, -1, "%s: %s", path, b->base.err.msg);
 	return 0;
 }
 
 struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *hash, bool create, bool keep,
-			      uint64_t cache_bytes, struct index_meta *meta, char *why, size_t whylen)
+			      uint64_t cache_bytes, struct index_meta *meta, struct dd_err *err)
 {
 	struct bdb_index *b = calloc(1, sizeof *b);
 	char file[64], path[4096];
@@ -599,7 +588,7 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 	struct index_meta old = {0};
 
 	if (!b) {
-		setf(why, whylen, "out of memory");
+		err_fail(err, -1, "out of memory");
 		return NULL;
 	}
 	b->base.ops = &bdb_ops;
@@ -611,27 +600,27 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 	snprintf(b->dir, sizeof b->dir, "%s", dir);
 	snprintf(b->file, sizeof b->file, "%s", file);
 	bool exists = stat(path, &st) == 0;
-	if (open_dir(b, dir, block_size, create, keep, exists, why, whylen) ||
-	    open_env(b, dir, cache_bytes, why, whylen))
+	if (open_dir(b, dir, block_size, create, keep, exists, err) ||
+	    open_env(b, dir, cache_bytes, err))
 		goto fail;
 	/* Without -k an earlier analysis at this size is replaced; it is checked first, so a file
 	 * that is not ours is never removed. */
 	u_int32_t flags = create ? DB_CREATE : DB_RDONLY;
 	if ((ret = b->db->open(b->db, NULL, file, NULL, DB_BTREE, flags, 0644)) != 0) {
-		setf(why, whylen, "%s: not a Berkeley DB dedisgen analysis: %s%s%s%s", path, db_strerror(ret),
+		err_fail(err, -1, "%s: not a Berkeley DB dedisgen analysis: %s%s%s%s", path, db_strerror(ret),
 		     b->bdb_msg[0] ? " (" : "", b->bdb_msg, b->bdb_msg[0] ? ")" : "");
 		goto fail;
 	}
 	if (b->db->fd(b->db, &fd) == 0 && flock(fd, (create ? LOCK_EX : LOCK_SH) | LOCK_NB)) {
-		setf(why, whylen, "%s: in use by another dedisgen", path);
+		err_fail(err, -1, "%s: in use by another dedisgen", path);
 		goto fail;
 	}
 	if (exists) {
 		if (read_meta(b, &old)) {
-			setf(why, whylen, "%s: not a dedisgen analysis (no valid metadata record)", path);
+			err_fail(err, -1, "%s: not a dedisgen analysis (no valid metadata record)", path);
 			goto fail;
 		}
-		if (old_refused(path, &old, block_size, hash, keep || !create, why, whylen))
+		if (old_refused(path, &old, block_size, hash, keep || !create, err))
 			goto fail;
 	}
 	/* Without -k an earlier analysis is replaced, but only at the first write (begin). */
@@ -639,7 +628,7 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 	b->created_file = create && !exists;
 	if (exists && !b->replace) {
 		if (count_entries(b)) {
-			setf(why, whylen, "%s: %s", path, b->base.err.msg);
+			err_fail(err, -1, "%s: %s", path, b->base.err.msg);
 			goto fail;
 		}
 		index_meta_free(meta);
@@ -653,7 +642,7 @@ struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *
 		meta->block_size = block_size;
 		snprintf(meta->hash, sizeof meta->hash, "%s", hash);
 	}
-	if (create && start_running(b, meta, path, why, whylen))
+	if (create && start_running(b, meta, path, err))
 		goto fail;
 	return &b->base;
 fail:

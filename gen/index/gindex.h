@@ -90,9 +90,9 @@ int index_meta_add_source(struct index_meta *m, const char *path);
  * create = true: start a new analysis (an existing DB file for this block size is removed unless
  * keep); keep = true: an existing DB must be complete and of the same block size and hash, and
  * its counts are added to. create = false: open an existing DB read-only (merge, show); `meta`
- * is then filled from it. Returns NULL with why filled on failure. cache_bytes: BDB cache. */
+ * is then filled from it. Returns NULL with err filled on failure. cache_bytes: BDB cache. */
 struct gindex *index_bdb_open(const char *dir, uint64_t block_size, const char *hash, bool create, bool keep,
-			      uint64_t cache_bytes, struct index_meta *meta, char *why, size_t whylen);
+			      uint64_t cache_bytes, struct index_meta *meta, struct dd_err *err);
 /* The run failed: close removes the DB file this open created (and the --db directory it made),
  * whatever was written to it, unless its analysis was saved whole (index_bdb_set_meta with
  * complete: the outputs failed after it). It holds no analysis, and if its metadata never reached the disk

@@ -396,9 +396,9 @@ static int see_side(const uint8_t *key, const uint8_t *val, size_t vlen, void *a
 static void test_bdb_basic(void)
 {
 	struct index_meta m = {0};
-	char why[512];
+	struct dd_err why = {0};
 	mkdb();
-	struct gindex *ix = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
+	struct gindex *ix = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
 	CU_ASSERT_EQUAL(m.block_size, 4096);
 	exercise(ix, 3000);
@@ -444,7 +444,7 @@ static void test_bdb_basic(void)
 	index_meta_free(&m);
 
 	/* reopen read-only: counts, first positions, distinct (side records left out), metadata */
-	ix = index_bdb_open(dbdir, 4096, "sha1", false, false, 1 << 20, &m, why, sizeof why);
+	ix = index_bdb_open(dbdir, 4096, "sha1", false, false, 1 << 20, &m, &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 3000);
 	CU_ASSERT_EQUAL(m.bytes, 12345);
@@ -470,15 +470,15 @@ static void test_bdb_basic(void)
 	index_meta_free(&m);
 
 	/* incompatible: other hash; other block size has no analysis */
-	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha256", true, true, 1 << 20, &m, why, sizeof why));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "incompatible"));
-	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 8192, "sha1", false, false, 1 << 20, &m, why, sizeof why));
+	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha256", true, true, 1 << 20, &m, &why));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "incompatible"));
+	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 8192, "sha1", false, false, 1 << 20, &m, &why));
 	uint64_t sizes[4];
 	CU_ASSERT_EQUAL(index_bdb_list(dbdir, sizes, 4), 1);
 	CU_ASSERT_EQUAL(sizes[0], 4096);
 
 	/* -k adds; without -k the analysis is replaced */
-	ix = index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, why, sizeof why);
+	ix = index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 3000);
 	make_fp(10, fp);
@@ -494,9 +494,9 @@ static void test_bdb_basic(void)
 	CU_ASSERT_EQUAL(seen.n, 1);
 	ix->ops->close(ix); /* not marked complete: an interrupted analysis */
 	index_meta_free(&m);
-	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, why, sizeof why));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "interrupted"));
-	ix = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
+	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, &why));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "interrupted"));
+	ix = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 0);
 	CU_ASSERT_EQUAL(m.nsources, 0);
@@ -510,7 +510,8 @@ static void test_bdb_basic(void)
 static void test_bdb_old_format(void)
 {
 	struct index_meta m = {0};
-	char why[512], path[128];
+	struct dd_err why = {0};
+	char path[128];
 	DB *db;
 	mkdb();
 	snprintf(path, sizeof path, "%s/dedisgen-4096.db", dbdir);
@@ -527,12 +528,12 @@ static void test_bdb_old_format(void)
 	CU_ASSERT_EQUAL(db->put(db, NULL, &k, &v, 0), 0);
 	db->close(db, 0);
 
-	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, why, sizeof why));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "old format 1"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "without -k"));
-	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", false, false, 1 << 20, &m, why, sizeof why));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "old format 1"));
-	struct gindex *ix = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
+	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", true, true, 1 << 20, &m, &why));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "old format 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "without -k"));
+	CU_ASSERT_PTR_NULL(index_bdb_open(dbdir, 4096, "sha1", false, false, 1 << 20, &m, &why));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why.msg, "old format 1"));
+	struct gindex *ix = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ix); /* a new scan replaces it */
 	CU_ASSERT_EQUAL(ix->ops->distinct(ix), 0);
 	CU_ASSERT_EQUAL(m.format, 2);
@@ -554,7 +555,7 @@ static int sum_firsts(const uint8_t *fp, uint64_t count, uint64_t first, void *a
 static void test_counter_spill(void)
 {
 	struct index_meta m = {0};
-	char why[512];
+	struct dd_err why = {0};
 	struct dist a, b;
 	uint64_t za = 0, zb = 0;
 	uint8_t *fps = malloc(20000 * FL), zero[FL];
@@ -566,22 +567,22 @@ static void test_counter_spill(void)
 	uint64_t fa[2] = {0}, fb[2] = {0}, zfa, zfb;
 	struct counter *mem = counter_new(FL, 0, NULL);
 	/* two halves, the second first: first positions are minimums, not arrival order */
-	CU_ASSERT_EQUAL(counter_add_batch(mem, 0, fps + 10000 * FL, 10000, 10000, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(counter_add_batch(mem, 0, fps, 10000, 0, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(counter_settle(mem, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(counter_distribution(mem, zero, sum_firsts, fa, &a, &za, &zfa, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_add_batch(mem, 0, fps + 10000 * FL, 10000, 10000, &why), 0);
+	CU_ASSERT_EQUAL(counter_add_batch(mem, 0, fps, 10000, 0, &why), 0);
+	CU_ASSERT_EQUAL(counter_settle(mem, &why), 0);
+	CU_ASSERT_EQUAL(counter_distribution(mem, zero, sum_firsts, fa, &a, &za, &zfa, &why), 0);
 	CU_ASSERT_EQUAL(counter_spills(mem), 0);
 	CU_ASSERT_EQUAL(zfa, 7); /* make_fp(7): first at position 7 (i % 4000 == 7, i % 3 != 0) */
 
 	mkdb();
-	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
+	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	struct counter *sp = counter_new(FL, 100 * 1024, db);
 	for (int k = 19; k >= 0; k--)
-		CU_ASSERT_EQUAL(counter_add_batch(sp, 0, fps + k * 1000 * FL, 1000, (uint64_t)k * 1000, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(counter_settle(sp, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_add_batch(sp, 0, fps + k * 1000 * FL, 1000, (uint64_t)k * 1000, &why), 0);
+	CU_ASSERT_EQUAL(counter_settle(sp, &why), 0);
 	CU_ASSERT(counter_spills(sp) >= 2);
-	CU_ASSERT_EQUAL(counter_distribution(sp, zero, sum_firsts, fb, &b, &zb, &zfb, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_distribution(sp, zero, sum_firsts, fb, &b, &zb, &zfb, &why), 0);
 	CU_ASSERT_EQUAL(fa[0], fb[0]);
 	CU_ASSERT_EQUAL(fa[1], fb[1]);
 	CU_ASSERT_EQUAL(zfa, zfb);
@@ -615,9 +616,9 @@ struct writer_job {
 static void *write_slices(void *arg)
 {
 	struct writer_job *j = arg;
-	char why[512];
+	struct dd_err why = {0};
 	for (uint64_t k = (uint64_t)j->writer; k < 40 && !j->rc; k += 4)
-		j->rc = counter_add_batch(j->c, j->writer, j->fps + k * 500 * FL, 500, k * 500, why, sizeof why);
+		j->rc = counter_add_batch(j->c, j->writer, j->fps + k * 500 * FL, 500, k * 500, &why);
 	return NULL;
 }
 
@@ -648,7 +649,7 @@ static uint64_t writers_distinct_sum(const uint8_t *fps)
 static void test_counter_writers(void)
 {
 	struct index_meta m = {0};
-	char why[512];
+	struct dd_err why = {0};
 	uint8_t *fps = malloc(20000 * FL), zero[FL];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fps);
 	for (uint64_t i = 0; i < 20000; i++)
@@ -656,18 +657,18 @@ static void test_counter_writers(void)
 	make_fp(3000, zero); /* at positions 1500 (writer 3), 7000, 11000 and 19000 (writer 2) */
 
 	struct counter *one = counter_new(FL, 0, NULL);
-	CU_ASSERT_EQUAL(counter_add_batch(one, 0, fps, 20000, 0, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_add_batch(one, 0, fps, 20000, 0, &why), 0);
 	struct dist a;
 	uint64_t fa[2] = {0}, za, zfa;
-	CU_ASSERT_EQUAL(counter_settle(one, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_settle(one, &why), 0);
 	uint64_t one_bound = counter_distinct_bound(one); /* one writer: exact, settled or not */
-	CU_ASSERT_EQUAL(counter_distribution(one, zero, sum_firsts, fa, &a, &za, &zfa, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_distribution(one, zero, sum_firsts, fa, &a, &za, &zfa, &why), 0);
 	CU_ASSERT_EQUAL(one_bound, fa[1]);
 	CU_ASSERT_EQUAL(za, 4);
 	CU_ASSERT_EQUAL(zfa, 1500);
 
 	mkdb();
-	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, why, sizeof why);
+	struct gindex *db = index_bdb_open(dbdir, 4096, "sha1", true, false, 1 << 20, &m, &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	for (int spill = 0; spill < 2; spill++) {
 		struct counter *c = counter_new(FL, spill ? 400 * 1024 : 0, spill ? db : NULL);
@@ -688,9 +689,9 @@ static void test_counter_writers(void)
 		uint64_t bound = counter_distinct_bound(c);
 		CU_ASSERT_EQUAL(bound, spill ? UINT64_MAX : writers_distinct_sum(fps));
 		CU_ASSERT(spill || bound > fa[1]); /* the writers share contents */
-		CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_settle(c, &why), 0);
 		CU_ASSERT_EQUAL(counter_distinct_bound(c), bound); /* settling merges nothing now */
-		CU_ASSERT_EQUAL(counter_distribution(c, zero, sum_firsts, fb, &b, &zb, &zfb, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_distribution(c, zero, sum_firsts, fb, &b, &zb, &zfb, &why), 0);
 		if (!spill) /* walked: exact */
 			CU_ASSERT_EQUAL(counter_distinct_bound(c), fa[1]);
 		CU_ASSERT(spill ? counter_spills(c) >= 2 : counter_spills(c) == 0);

@@ -145,7 +145,7 @@ static int resolver_visit(const uint8_t *fp, uint64_t count, uint64_t first, voi
 static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, unsigned level_during,
 			 struct dist_locality *out, uint64_t *zero_first, int walkers, uint64_t keys_bound)
 {
-	char why[256];
+	struct dd_err why = {0};
 	struct loc_recorder *r = loc_recorder_new(FL);
 	struct counter *c = counter_new(FL, 0, NULL);
 	struct loc_local *t[3];
@@ -162,7 +162,7 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 	size_t items = (n + 999) / 1000;
 	for (size_t j = items; j-- > 0;) {
 		size_t start = j * 1000, len = n - start < 1000 ? n - start : 1000;
-		CU_ASSERT_EQUAL(counter_add_batch(c, 0, fps + start * FL, len, start, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_add_batch(c, 0, fps + start * FL, len, start, &why), 0);
 		CU_ASSERT_EQUAL(loc_local_record(t[j % 3], fps + start * FL, len, start), 0);
 	}
 	for (int k = 0; k < 3; k++)
@@ -176,16 +176,16 @@ static void run_recorder(const uint64_t *ids, size_t n, uint64_t stream_blocks, 
 				0);
 	}
 	CU_ASSERT_EQUAL(loc_records_complete(r), level_during == 0);
-	CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_settle(c, &why), 0);
 	if (walkers == 0) {
-		CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_distribution(c, zero, resolve_visit, &a, &d, NULL, zero_first, &why), 0);
 	} else {
 		int nw = walkers < 0 ? -walkers : walkers;
 		void *res[8];
 		for (int k = 0; k < nw; k++)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(res[k] = loc_resolver_new(r));
 		struct counter_walkers w = {nw, resolver_visit, res};
-		CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, zero_first, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, zero_first, &why), 0);
 		for (int k = 0; k < nw; k++)
 			CU_ASSERT_EQUAL(loc_resolver_finish(res[k]), 0);
 	}
@@ -430,7 +430,7 @@ static int join_both(const uint8_t *fp, uint64_t count, uint64_t first, void *ar
  * a third (comp_join_export / comp_join_add), which gives the section. */
 static void join_apart(struct comp_sampler *s, struct counter *c, const uint8_t *zero_fp, struct dist_comp *out)
 {
-	char why[256];
+	struct dd_err why = {0};
 	double p = comp_sampler_rate(s);
 	struct comp_sampler *two[2] = {comp_sampler_new(FL, BS, p, zero_fp), comp_sampler_new(FL, BS, p, zero_fp)};
 	struct comp_sampler *sum = comp_sampler_new(FL, BS, p, zero_fp);
@@ -440,7 +440,7 @@ static void join_apart(struct comp_sampler *s, struct counter *c, const uint8_t 
 		CU_ASSERT_EQUAL(comp_sampler_each(s, load_half, &h), 0);
 	}
 	struct dist d;
-	CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_both, two, &d, NULL, NULL, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_both, two, &d, NULL, NULL, &why), 0);
 	dist_free(&d);
 	for (int k = 0; k < 2; k++) {
 		comp_join_export(two[k], sums);
@@ -466,7 +466,7 @@ enum join_how { JOIN_ONE, JOIN_APART, JOIN_THREADS };
 static void sample_stream(const struct content *cs, size_t ncs, double p, double lower_to, struct dist_comp *out,
 			  enum join_how how)
 {
-	char why[256];
+	struct dd_err why = {0};
 	uint8_t zero_fp[FL], fp[FL], block[BS];
 	fp_of(0, zero_fp);
 	struct comp_sampler *s = comp_sampler_new(FL, BS, p, zero_fp);
@@ -482,9 +482,9 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 		for (uint64_t k = 0; k < cs[i].copies; k++, pos++) {
 			uint64_t where = rng_mix64(pos) % 1000000007; /* a scrambled stream position */
 			uint64_t h;
-			CU_ASSERT_EQUAL(counter_add(c, fp, 1, where, why, sizeof why), 0);
+			CU_ASSERT_EQUAL(counter_add(c, fp, 1, where, &why), 0);
 			if (comp_local_selected(&t[pos % 2], fp, where, &h))
-				CU_ASSERT_EQUAL(comp_local_measure(&t[pos % 2], codec, fp, block, h, why, sizeof why), 0);
+				CU_ASSERT_EQUAL(comp_local_measure(&t[pos % 2], codec, fp, block, h, &why), 0);
 		}
 	}
 	CU_ASSERT_EQUAL(comp_local_flush(&t[0]), 0);
@@ -500,7 +500,7 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 			CU_ASSERT_PTR_NOT_NULL_FATAL(parts[k] = comp_join_part_new(s));
 		struct counter_walkers w = {4, part_visit, parts};
 		struct dist d;
-		CU_ASSERT_EQUAL(counter_distribution_by(c, zero_fp, &w, &d, NULL, NULL, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_distribution_by(c, zero_fp, &w, &d, NULL, NULL, &why), 0);
 		for (int k = 0; k < 4; k++) {
 			CU_ASSERT_EQUAL(comp_join_part_add(s, parts[k]), 0);
 			comp_join_part_free(parts[k]);
@@ -509,7 +509,7 @@ static void sample_stream(const struct content *cs, size_t ncs, double p, double
 		dist_free(&d);
 	} else {
 		struct dist d;
-		CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_visit, s, &d, NULL, NULL, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_distribution(c, zero_fp, join_visit, s, &d, NULL, NULL, &why), 0);
 		CU_ASSERT_EQUAL(comp_join_finish(s, out), 0);
 		dist_free(&d);
 	}
@@ -700,7 +700,7 @@ static void test_select_hash(void)
 static void test_recorder_prior(void)
 {
 	enum { N = 1500, BASE = 10000, ITEM = 100 };
-	char why[256];
+	struct dd_err why = {0};
 	uint64_t *ids = synthetic_stream(N), *f = malloc(N * sizeof *f), maxid = 0;
 	struct loc_recorder *r = loc_recorder_new(FL);
 	struct counter *c = counter_new(FL, 0, NULL);
@@ -722,7 +722,7 @@ static void test_recorder_prior(void)
 		size_t n = N - j < ITEM ? N - j : ITEM;
 		for (size_t i = 0; i < n; i++)
 			fp_of(ids[j + i], fps + i * FL);
-		CU_ASSERT_EQUAL(counter_add_batch(c, 0, fps, n, BASE + j, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(counter_add_batch(c, 0, fps, n, BASE + j, &why), 0);
 		CU_ASSERT_EQUAL(loc_local_record(t[j / ITEM % 3], fps, n, BASE + j), 0);
 	}
 	for (int k = 0; k < 3; k++)
@@ -736,7 +736,7 @@ static void test_recorder_prior(void)
 	for (size_t i = 0; i < N; i++) {
 		if (!seen[ids[i]] && (ids[i] & 1)) {
 			fp_of(ids[i], fps);
-			CU_ASSERT_EQUAL(counter_add(c, fps, 1, ids[i] % BASE, why, sizeof why), 0);
+			CU_ASSERT_EQUAL(counter_add(c, fps, 1, ids[i] % BASE, &why), 0);
 			from_before++;
 		}
 		seen[ids[i]] = true;
@@ -748,14 +748,14 @@ static void test_recorder_prior(void)
 		f[i] = ids[i] & 1 ? ids[i] % BASE : BASE + f[i];
 
 	CU_ASSERT_EQUAL(loc_resolve_begin(r, counter_distinct_bound(c)), 0);
-	CU_ASSERT_EQUAL(counter_settle(c, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_settle(c, &why), 0);
 	void *res[2];
 	for (int k = 0; k < 2; k++)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(res[k] = loc_resolver_new(r));
 	struct counter_walkers w = {2, resolver_visit, res};
 	struct dist d;
 	uint64_t zf = 0;
-	CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, &zf, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(counter_distribution_by(c, zero, &w, &d, NULL, &zf, &why), 0);
 	for (int k = 0; k < 2; k++)
 		CU_ASSERT_EQUAL(loc_resolver_finish(res[k]), 0);
 	CU_ASSERT_EQUAL(loc_resolve_end(r), 0);
