@@ -451,9 +451,10 @@ int config_place(struct bench_config *c, const struct bench_part *part, struct o
 	}
 	c->placed = true;
 	c->content_compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress;
+	struct dd_err model;
 	if (o->compress == COMPRESS_DIST && c->dist.comp.present &&
-	    compmodel_build(&c->model, &c->dist.comp, (uint32_t)o->block_size, err->msg, sizeof err->msg))
-		return -1;
+	    compmodel_build(&c->model, &c->dist.comp, (uint32_t)o->block_size, &model))
+		return fail(err, "%s", model.msg);
 	return 0;
 }
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <lz4.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,16 +210,6 @@ struct compmodel {
 	size_t npick;
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Which classes' cells class k uses: its own when it measured enough, else its nearest
  * neighbours (alternating below and above) until enough were measured together. */
 static void borrow_range(const struct dist_comp *comp, unsigned k, unsigned *lo, unsigned *hi)
@@ -263,12 +252,11 @@ static int build_picks(struct compmodel *m, const struct dist_comp *comp)
 	return 0;
 }
 
-int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32_t block_size, char *err,
-		    size_t errlen)
+int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32_t block_size, struct dd_err *err)
 {
 	*out = NULL;
 	if (!comp->present || !comp->ncells)
-		return fail(err, errlen, "the distribution has no compressibility section");
+		return err_fail(err, -1, "the distribution has no compressibility section");
 	struct compmodel *m = calloc(1, sizeof *m);
 	struct calibrator *c = calloc(1, sizeof *c);
 	int rc = -1;
@@ -282,7 +270,7 @@ int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32
 	    !(c->codecs = compmodel_codecs_new(c->size)) || !(c->block = aligned_alloc(64, c->size)))
 		goto oom;
 	if (calibrate_grid(c)) {
-		fail(err, errlen, "calibrating content recipes: a compressor failed");
+		err_fail(err, -1, "calibrating content recipes: a compressor failed");
 		goto out;
 	}
 	m->ncells = comp->ncells;
@@ -301,7 +289,7 @@ int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32
 		if (mc->recipe == CONTENT_RECIPE_PLAIN) {
 			mc->expected = (struct compmodel_sizes){block_size, block_size};
 		} else if (measure_recipe(c, mc->recipe, &mc->expected)) {
-			fail(err, errlen, "calibrating content recipes: a compressor failed");
+			err_fail(err, -1, "calibrating content recipes: a compressor failed");
 			goto out;
 		}
 	}
@@ -312,7 +300,7 @@ int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32
 	rc = 0;
 	goto out;
 oom:
-	fail(err, errlen, "out of memory for the compressibility model");
+	err_fail(err, -1, "out of memory for the compressibility model");
 out:
 	if (c) {
 		compmodel_codecs_free(c->codecs);

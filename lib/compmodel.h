@@ -21,8 +21,8 @@ struct compmodel;
  * COMPMODEL_MIN_MEASURED measured contents borrows the cells of its nearest classes. Returns 0,
  * or -1 with err set (out of memory, a compressor failing). */
 #define COMPMODEL_MIN_MEASURED 32
-int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32_t block_size, char *err,
-		    size_t errlen);
+int compmodel_build(struct compmodel **out, const struct dist_comp *comp, uint32_t block_size,
+		    struct dd_err *err);
 void compmodel_free(struct compmodel *m);
 
 /* The cell content `id` of copy class `cls` falls in: a pure function of (seed, id), so every

@@ -41,8 +41,8 @@ static void recipes_reach_targets(void)
 	struct dist_comp comp;
 	comp_of(&comp);
 	struct compmodel *m;
-	char err[256];
-	CU_ASSERT_FATAL(compmodel_build(&m, &comp, BS, err, sizeof err) == 0);
+	struct dd_err err;
+	CU_ASSERT_FATAL(compmodel_build(&m, &comp, BS, &err) == 0);
 	CU_ASSERT_EQUAL(compmodel_ncells(m), comp.ncells);
 	struct content_gen g;
 	CU_ASSERT_FATAL(content_init(&g, 4242, BS, 1) == 0);
@@ -84,8 +84,8 @@ static void picks_follow_weights(void)
 	struct dist_comp comp;
 	comp_of(&comp);
 	struct compmodel *m;
-	char err[256];
-	CU_ASSERT_FATAL(compmodel_build(&m, &comp, BS, err, sizeof err) == 0);
+	struct dd_err err;
+	CU_ASSERT_FATAL(compmodel_build(&m, &comp, BS, &err) == 0);
 	double seen[8] = {0};
 	const int n = 40000;
 	int moved = 0;
@@ -111,8 +111,8 @@ static void sparse_classes_borrow(void)
 	struct dist_comp comp;
 	comp_of(&comp);
 	struct compmodel *m;
-	char err[256];
-	CU_ASSERT_FATAL(compmodel_build(&m, &comp, BS, err, sizeof err) == 0);
+	struct dd_err err;
+	CU_ASSERT_FATAL(compmodel_build(&m, &comp, BS, &err) == 0);
 	int own = 0, borrowed = 0, far = 0;
 	for (int id = 1; id <= 10000; id++) {
 		size_t c = compmodel_cell(m, 5, 7, (uint64_t)id);
@@ -126,8 +126,8 @@ static void sparse_classes_borrow(void)
 	compmodel_free(m);
 	/* no section: a clear error */
 	struct dist_comp none = {0};
-	CU_ASSERT_EQUAL(compmodel_build(&m, &none, BS, err, sizeof err), -1);
-	CU_ASSERT(strstr(err, "compressibility") != NULL);
+	CU_ASSERT_EQUAL(compmodel_build(&m, &none, BS, &err), -1);
+	CU_ASSERT(strstr(err.msg, "compressibility") != NULL);
 }
 
 static void classes(void)
