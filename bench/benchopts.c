@@ -12,7 +12,6 @@
 #include "bench/benchopts.h"
 #include "lib/units.h"
 
-const char *const access_names[] = {"seq", "uniform", "nurand", NULL};
 const char *const mode_names[] = {"write", "read", "mixed", NULL};
 /* The first four keep the order of the original `sync = 0..3` codes. */
 const char *const sync_names[] = {"none", "direct", "fsync", "direct+fsync", "dsync", NULL};

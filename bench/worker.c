@@ -125,7 +125,7 @@ static int setup(struct wctx *w)
 	rng_split(&w->r_access, seed, number * STREAMS + STREAM_ACCESS);
 	rng_split(&w->r_content, seed, number * STREAMS + STREAM_CONTENT);
 	rng_split(&w->r_mix, seed, number * STREAMS + STREAM_MIX);
-	access_init(&w->access, (enum access_kind)c->o.access, c->region_blocks, c->nurand_a, c->nurand_c);
+	access_init(&w->access, c->o.access, c->region_blocks, c->nurand_a, c->nurand_c);
 	if (c->scaled)
 		dupgen_init_scaled(&w->dup, &c->layout, number);
 	else

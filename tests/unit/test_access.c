@@ -1,15 +1,26 @@
 /* test_access.c - offset generators: sequential wrap-around, uniform spread, and NURand checked
  * against the TPC-C formula draw by draw with a fixed RNG, plus its hotspot skew. */
 #include <stdlib.h>
+#include <string.h>
 #include "bench/workload/access.h"
 #include "unit.h"
+
+/* A pattern's registry index, as the option table stores it. */
+static int pattern(const char *name)
+{
+	for (int i = 0; access_names[i]; i++)
+		if (!strcmp(access_names[i], name))
+			return i;
+	CU_FAIL_FATAL("no such access pattern");
+	return -1;
+}
 
 static void sequential_wraps(void)
 {
 	struct access_gen g;
 	struct rng r;
 	rng_seed(&r, 1);
-	access_init(&g, ACCESS_SEQ, 5, 0, 0);
+	access_init(&g, pattern("seq"), 5, 0, 0);
 	for (int lap = 0; lap < 3; lap++)
 		for (uint64_t b = 0; b < 5; b++)
 			CU_ASSERT_EQUAL(access_next(&g, &r), b);
@@ -21,7 +32,7 @@ static void uniform_covers_evenly(void)
 	struct access_gen g;
 	struct rng r;
 	rng_seed(&r, 2);
-	access_init(&g, ACCESS_UNIFORM, 16, 0, 0);
+	access_init(&g, pattern("uniform"), 16, 0, 0);
 	uint64_t c[16] = {0};
 	for (int i = 0; i < 160000; i++) {
 		uint64_t b = access_next(&g, &r);
@@ -43,7 +54,7 @@ static void nurand_matches_formula(void)
 	struct rng r1, r2;
 	rng_seed(&r1, 3);
 	rng_seed(&r2, 3);
-	access_init(&g, ACCESS_NURAND, n, a, c);
+	access_init(&g, pattern("nurand"), n, a, c);
 	for (int i = 0; i < 100000; i++) {
 		uint64_t x = rng_range(&r2, 0, a);
 		uint64_t y = rng_range(&r2, 0, n - 1);
@@ -55,7 +66,7 @@ static void nurand_matches_formula(void)
 static void nurand_defaults(void)
 {
 	struct access_gen g;
-	access_init(&g, ACCESS_NURAND, 262144, 0, 0);
+	access_init(&g, pattern("nurand"), 262144, 0, 0);
 	CU_ASSERT_EQUAL(g.a, 26214); /* N/10, as DEDISbench */
 	CU_ASSERT_EQUAL(access_default_a(5), 1);
 	uint64_t c1 = access_draw_c(77, 1000), c2 = access_draw_c(77, 1000);
@@ -67,13 +78,37 @@ static void nurand_defaults(void)
 	CU_ASSERT(differ > 15);
 }
 
+/* Every registered pattern is found by its name, its name is the one the option table lists, and
+ * the flags the core reads say what it is. */
+static void registry_consistent(void)
+{
+	size_t n = 0;
+	for (; access_names[n]; n++) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(access_patterns[n]);
+		CU_ASSERT_STRING_EQUAL(access_patterns[n]->name, access_names[n]);
+		CU_ASSERT_PTR_EQUAL(access_pattern_find(access_names[n]), access_patterns[n]);
+		CU_ASSERT_PTR_NOT_NULL(access_patterns[n]->init);
+		CU_ASSERT_PTR_NOT_NULL(access_patterns[n]->next);
+	}
+	CU_ASSERT_PTR_NULL(access_patterns[n]);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_PTR_NULL(access_pattern_find("zipf"));
+	/* The INI access_type numbers 0 seq, 1 uniform, 2 nurand are registry positions. */
+	CU_ASSERT_EQUAL(pattern("seq"), 0);
+	CU_ASSERT_EQUAL(pattern("uniform"), 1);
+	CU_ASSERT_EQUAL(pattern("nurand"), 2);
+	CU_ASSERT(access_pattern_find("seq")->flags & ACCESS_ORDERED);
+	CU_ASSERT(access_pattern_find("nurand")->flags & ACCESS_SKEWED);
+	CU_ASSERT_FALSE(access_pattern_find("uniform")->flags & (ACCESS_ORDERED | ACCESS_SKEWED));
+}
+
 static int desc(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return (x < y) - (x > y);
 }
 
-static double hottest10(enum access_kind kind, uint64_t n, uint64_t draws)
+static double hottest10(int kind, uint64_t n, uint64_t draws)
 {
 	struct access_gen g;
 	struct rng r;
@@ -92,8 +127,8 @@ static double hottest10(enum access_kind kind, uint64_t n, uint64_t draws)
 
 static void nurand_is_skewed(void)
 {
-	double u = hottest10(ACCESS_UNIFORM, 65536, 65536 * 4);
-	double h = hottest10(ACCESS_NURAND, 65536, 65536 * 4);
+	double u = hottest10(pattern("uniform"), 65536, 65536 * 4);
+	double h = hottest10(pattern("nurand"), 65536, 65536 * 4);
 	CU_ASSERT(h > 3 * u);
 	CU_ASSERT(u < 0.2);
 }
@@ -106,6 +141,7 @@ int suite_access(void)
 		{"NURand equals the TPC-C formula", nurand_matches_formula},
 		{"NURand A and C defaults", nurand_defaults},
 		{"NURand hottest 10 % >= 3x uniform", nurand_is_skewed},
+		{"registry: names, lookup, order, flags", registry_consistent},
 		{NULL, NULL},
 	};
 	return unit_add_suite("access", tests);
