@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <stddef.h>
+#include "lib/fullio.h"
 #include "bench/ioengine/ioengine.h"
 
 static int sync_open(struct io_ctx *c)
@@ -12,23 +13,12 @@ static int sync_open(struct io_ctx *c)
 	return c->fd < 0 ? -errno : 0;
 }
 
+/* A positive errno for u->error; past the end of a file or device a write is ENOSPC, a read EIO. */
 static int transfer(int fd, struct io_unit *u)
 {
-	size_t done = 0;
-	while (done < u->len) {
-		ssize_t n = u->dir == IO_WRITE
-			? pwrite(fd, (char *)u->buf + done, u->len - done, (off_t)(u->offset + done))
-			: pread(fd, (char *)u->buf + done, u->len - done, (off_t)(u->offset + done));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (n == 0)
-			return u->dir == IO_WRITE ? ENOSPC : EIO; /* past the end of a file or device */
-		done += (size_t)n;
-	}
-	return 0;
+	int rc = u->dir == IO_WRITE ? fullio_pwrite(fd, u->buf, u->len, u->offset, ENOSPC)
+				    : fullio_pread(fd, u->buf, u->len, u->offset, EIO);
+	return -rc;
 }
 
 static int sync_queue(struct io_ctx *c, struct io_unit *u)
