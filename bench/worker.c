@@ -455,6 +455,56 @@ static void reap(struct wctx *w, unsigned min, uint64_t timeout)
 	}
 }
 
+/* Hands u to the engine; one the engine completed at once is accounted here (*now moved on).
+ * false when the engine failed (recorded): issue no more. */
+static bool submit(struct wctx *w, struct io_unit *u, uint64_t *now)
+{
+	int rc = w->eng->queue(&w->io, u);
+	if (rc == IO_Q_COMPLETED) {
+		*now = now_ns();
+		complete(w, u, *now);
+		w->free_units[w->nfree++] = u;
+		return true;
+	}
+	if (rc < 0) {
+		record_failure(w, -rc, "queue", u->offset);
+		w->free_units[w->nfree++] = u;
+		return false;
+	}
+	/* Submit at once rather than in a batch: the device starts on this one while the next
+	 * block's content is generated (a batch would let the queue drain). */
+	int crc = w->eng->commit(&w->io);
+	if (crc < 0) { /* not in flight: the drain at the end must not wait for it */
+		record_failure(w, -crc, "submit", u->offset);
+		w->free_units[w->nfree++] = u;
+		return false;
+	}
+	return true;
+}
+
+/* The end of the loop (stopped_at: when the run was stopped, or UINT64_MAX): what is in flight
+ * drained so every issued op is accounted for, and a nominal run's missed operations counted. */
+static void finish(struct wctx *w, uint64_t stopped_at)
+{
+	while (w->io.depth - w->nfree > 0) {
+		unsigned before = w->nfree;
+		reap(w, 1, UINT64_MAX);
+		if (w->nfree == before && w->ws->error)
+			break;
+	}
+	/* A target that fell behind at the end (a stall across the deadline) leaves operations due
+	 * and never issued: no latency of theirs is in any percentile, so they are counted - up to
+	 * the stop of a run cut short too (it said 0 missed with a backlog of 170,000). */
+	uint64_t until = stopped_at < w->deadline ? stopped_at : w->deadline;
+	if (w->sched[0].active && until != UINT64_MAX && !w->ws->error) {
+		uint64_t due = schedule_due_before(&w->sched[0], until);
+		if (w->split_rates)
+			due += schedule_due_before(&w->sched[1], until);
+		due = due < w->quota ? due : w->quota;
+		w->ws->missed = due > w->issued ? due - w->issued : 0;
+	}
+}
+
 static void run_loop(struct wctx *w)
 {
 	unsigned depth = w->io.depth;
@@ -486,25 +536,8 @@ static void run_loop(struct wctx *w)
 				u->due_ns = now_ns();
 			pending_valid = false;
 			w->issued++;
-			int rc = w->eng->queue(&w->io, u);
-			if (rc == IO_Q_COMPLETED) {
-				now = now_ns();
-				complete(w, u, now);
-				w->free_units[w->nfree++] = u;
-			} else if (rc < 0) {
-				record_failure(w, -rc, "queue", u->offset);
-				w->free_units[w->nfree++] = u;
+			if (!submit(w, u, &now))
 				break;
-			} else {
-				/* Submit at once rather than in a batch: the device starts on this one while
-				 * the next block's content is generated (a batch would let the queue drain). */
-				int crc = w->eng->commit(&w->io);
-				if (crc < 0) { /* not in flight: the drain below must not wait for it */
-					record_failure(w, -crc, "submit", u->offset);
-					w->free_units[w->nfree++] = u;
-					break;
-				}
-			}
 			if (stopping(w))
 				break;
 			if (now >= w->deadline)
@@ -527,25 +560,7 @@ static void run_loop(struct wctx *w)
 			(void)pacer_sleep_until(&w->pacer, pdue < w->deadline ? pdue : w->deadline); /* EINTR: re-checked */
 		}
 	}
-	uint64_t stopped_at = stopping(w) ? now_ns() : UINT64_MAX; /* interrupted, or another worker failed */
-	/* Drain what is in flight so every issued op is accounted for. */
-	while (depth - w->nfree > 0) {
-		unsigned before = w->nfree;
-		reap(w, 1, UINT64_MAX);
-		if (w->nfree == before && w->ws->error)
-			break;
-	}
-	/* A target that fell behind at the end (a stall across the deadline) leaves operations due
-	 * and never issued: no latency of theirs is in any percentile, so they are counted - up to
-	 * the stop of a run cut short too (it said 0 missed with a backlog of 170,000). */
-	uint64_t until = stopped_at < w->deadline ? stopped_at : w->deadline;
-	if (w->sched[0].active && until != UINT64_MAX && !w->ws->error) {
-		uint64_t due = schedule_due_before(&w->sched[0], until);
-		if (w->split_rates)
-			due += schedule_due_before(&w->sched[1], until);
-		due = due < w->quota ? due : w->quota;
-		w->ws->missed = due > w->issued ? due - w->issued : 0;
-	}
+	finish(w, stopping(w) ? now_ns() : UINT64_MAX); /* interrupted, or another worker failed */
 }
 
 static int ship_tallies(struct wctx *w, int fd)
