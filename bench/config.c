@@ -483,8 +483,10 @@ int config_open_ledger(struct bench_config *c, char *err, size_t errlen)
 {
 	if (!c->ledger)
 		return 0;
-	return ledger_open(&c->ledger_map, c->o.ledger, (uint32_t)c->o.block_size, c->o.procs, c->region_blocks, c->seed,
-			   err, errlen);
+	struct dd_err e;
+	if (ledger_open(&c->ledger_map, c->o.ledger, (uint32_t)c->o.block_size, c->o.procs, c->region_blocks, c->seed, &e))
+		return errmsg_set(err, errlen, -1, "%s", e.msg);
+	return 0;
 }
 
 static const char *output_given(const struct bench_options *o, enum config_output k)

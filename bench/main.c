@@ -151,8 +151,9 @@ static int cmd_replay(struct bench_cli *cli)
 	}
 	static struct trace trace; /* large: not on the stack */
 	char msg[1024];
-	if (trace_load(o->trace, &trace, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	struct dd_err trace_err;
+	if (trace_load(o->trace, &trace, &trace_err)) {
+		fprintf(stderr, "dedisbench: %s\n", trace_err.msg);
 		trace_free(&trace);
 		return EXIT_BAD_INPUT;
 	}
@@ -288,12 +289,12 @@ static bool compare_option_applies(const char *name)
 static int show_comparison(struct runcmp_input *in, unsigned n, const struct bench_options *o, const char *dir_at)
 {
 	int status = 0;
-	char msg[1024];
+	struct dd_err msg;
 	runcmp_unique_labels(in, n);
 	if (!o->quiet)
 		runcmp_print(stdout, in, n);
-	if (o->output_dir && runcmp_write(dir_at, in, n, o->plot, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	if (o->output_dir && runcmp_write(dir_at, in, n, o->plot, &msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg.msg);
 		status = EXIT_RUN_FAILED;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -311,10 +312,10 @@ static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
 		return EXIT_BAD_INPUT;
 	}
 	static struct runcmp_input in[RUNCMP_MAX_INPUTS];
-	char msg[1024];
+	struct dd_err msg;
 	for (unsigned i = 0; i < n; i++)
-		if (runcmp_load(paths[i], &in[i], msg, sizeof msg)) {
-			fprintf(stderr, "dedisbench: compare: %s\n", msg);
+		if (runcmp_load(paths[i], &in[i], &msg)) {
+			fprintf(stderr, "dedisbench: compare: %s\n", msg.msg);
 			for (unsigned k = 0; k <= i; k++)
 				runcmp_free(&in[k]);
 			return EXIT_BAD_INPUT;
@@ -386,8 +387,9 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
 				.at = at, .quiet = o->quiet, .stop = &stop_requested};
 	static struct runcmp_input in;
+	struct dd_err load_err;
 	int rc = suite_run(&job, msg, sizeof msg) ? (stop_requested ? 0 : EXIT_RUN_FAILED) /* interrupted: exit 0 */
-		 : runcmp_load(at, &in, msg, sizeof msg) ? EXIT_RUN_FAILED : -1;
+		 : runcmp_load(at, &in, &load_err) ? (snprintf(msg, sizeof msg, "%s", load_err.msg), EXIT_RUN_FAILED) : -1;
 	if (rc >= 0)
 		fprintf(stderr, "dedisbench: suite: %s\n", msg);
 	else

@@ -51,8 +51,103 @@ static int reserve(int fd, off_t len)
 	return e ? -1 : 0;
 }
 
+/* The geometry a run's ledger file must have: its header. */
+static struct ledger_file_header ledger_header(uint32_t block_size, uint64_t procs, uint64_t region_blocks,
+					       uint64_t seed)
+{
+	struct ledger_file_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, LEDGER_MAGIC, 8);
+	h.version = 1;
+	h.block_size = block_size;
+	h.procs = procs;
+	h.region_blocks = region_blocks;
+	h.seed = seed;
+	return h;
+}
+
+/* An existing ledger file (fd open) is reused only when it is a regular file with the header of
+ * the same geometry (want) and the size that says; 0 (its seed in m), or -1 with fd closed. */
+static int ledger_reopen(struct ledger_map *m, int fd, const char *path, const struct ledger_file_header *want,
+			 size_t words, struct dd_err *err)
+{
+	struct ledger_file_header h;
+	struct stat st;
+	const char *bad = NULL;
+	m->existed = true;
+	bool same = false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+	    memcmp(h.magic, LEDGER_MAGIC, 8) || h.version != 1)
+		bad = "exists and is not a dedisbench ledger; refusing to overwrite it";
+	else if (!(same = h.block_size == want->block_size && h.procs == want->procs &&
+			  h.region_blocks == want->region_blocks))
+		err_fail(err, -1, "--ledger %s was written by a run with %llu workers x %llu blocks of %u bytes", path,
+			 (unsigned long long)h.procs, (unsigned long long)h.region_blocks, h.block_size);
+	else if ((uint64_t)st.st_size != HEADER_LEN + words)
+		bad = "is truncated (not the size its header says)";
+	if (bad || !same) {
+		if (bad)
+			err_fail(err, -1, "--ledger %s %s", path, bad);
+		close(fd);
+		return -1;
+	}
+	m->file_seed = h.seed;
+	return 0;
+}
+
+/* A new ledger file: built as a temp file and renamed into place only if the name is still free
+ * (never over a file, never through a link). Its descriptor, or -1. */
+static int ledger_create(const char *path, const struct ledger_file_header *h, size_t words, struct dd_err *err)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || reserve(fd, (off_t)(HEADER_LEN + words)) || pwrite(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
+	    rename_noreplace(tmp, path)) {
+		err_fail_errno(err, -1, errno, "--ledger %s", path);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	return fd;
+}
+
+/* The named ledger's descriptor (reopened or created), or -1. */
+static int ledger_file(struct ledger_map *m, const char *path, const struct ledger_file_header *want, size_t words,
+		       struct dd_err *err)
+{
+	m->persistent = true;
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		return ledger_reopen(m, fd, path, want, words, err) ? -1 : fd;
+	if (errno == ENOENT)
+		return ledger_create(path, want, words, err);
+	if (errno == ELOOP)
+		return err_fail(err, -1, "--ledger %s: a symbolic link (not followed)", path);
+	return err_fail_errno(err, -1, errno, "--ledger %s", path);
+}
+
+/* A ledger too large to keep in memory: an unlinked temp file in $TMPDIR (or /var/tmp). Its
+ * descriptor, or -1. */
+static int ledger_temp(size_t words, struct dd_err *err)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s/dedisbench-ledger.XXXXXX", dir);
+	int fd = mkstemp(tmp);
+	if (fd < 0 || (unlink(tmp), reserve(fd, (off_t)(HEADER_LEN + words)))) {
+		err_fail_errno(err, -1, errno, "cannot create the content ledger (%zu MiB) in %s", words >> 20, dir);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uint64_t procs, uint64_t region_blocks,
-		uint64_t seed, char *err, size_t errlen)
+		uint64_t seed, struct dd_err *err)
 {
 	memset(m, 0, sizeof *m);
 	m->procs = procs;
@@ -60,77 +155,19 @@ int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uin
 	size_t words = procs * region_blocks * sizeof(uint64_t);
 	int fd = -1;
 	if (path) {
-		/* An existing ledger is reopened - a regular file, not through a link, with the header;
-		 * a new one is built as a temp file and renamed into place only if the name is still
-		 * free (never over a file, never through a link). */
-		m->persistent = true;
-		fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		struct ledger_file_header h;
-		if (fd >= 0) {
-			struct stat st;
-			m->existed = true;
-			const char *bad = NULL;
-			if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
-			    memcmp(h.magic, LEDGER_MAGIC, 8) || h.version != 1)
-				bad = "exists and is not a dedisbench ledger; refusing to overwrite it";
-			else if (h.block_size != block_size || h.procs != procs || h.region_blocks != region_blocks)
-				snprintf(err, errlen, "--ledger %s was written by a run with %llu workers x %llu blocks of %u bytes",
-					 path, (unsigned long long)h.procs, (unsigned long long)h.region_blocks, h.block_size);
-			else if ((uint64_t)st.st_size != HEADER_LEN + words)
-				bad = "is truncated (not the size its header says)";
-			if (bad || h.block_size != block_size || h.procs != procs || h.region_blocks != region_blocks) {
-				if (bad)
-					snprintf(err, errlen, "--ledger %s %s", path, bad);
-				close(fd);
-				return -1;
-			}
-			m->file_seed = h.seed;
-		} else if (errno == ENOENT) {
-			char tmp[4200];
-			snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-			fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-			memset(&h, 0, sizeof h);
-			memcpy(h.magic, LEDGER_MAGIC, 8);
-			h.version = 1;
-			h.block_size = block_size;
-			h.procs = procs;
-			h.region_blocks = region_blocks;
-			h.seed = seed;
-			if (fd < 0 || reserve(fd, (off_t)(HEADER_LEN + words)) ||
-			    pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || rename_noreplace(tmp, path)) {
-				snprintf(err, errlen, "--ledger %s: %s", path, strerror(errno));
-				if (fd >= 0) {
-					close(fd);
-					unlink(tmp);
-				}
-				return -1;
-			}
-		} else {
-			snprintf(err, errlen, "--ledger %s: %s", path, errno == ELOOP ? "a symbolic link (not followed)"
-										  : strerror(errno));
+		const struct ledger_file_header h = ledger_header(block_size, procs, region_blocks, seed);
+		if ((fd = ledger_file(m, path, &h, words, err)) < 0)
 			return -1;
-		}
-	} else if (words > LEDGER_ANON_MAX) {
-		const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
-		char tmp[4096];
-		snprintf(tmp, sizeof tmp, "%s/dedisbench-ledger.XXXXXX", dir);
-		fd = mkstemp(tmp);
-		if (fd < 0 || (unlink(tmp), reserve(fd, (off_t)(HEADER_LEN + words)))) {
-			snprintf(err, errlen, "cannot create the content ledger (%zu MiB) in %s: %s", words >> 20, dir,
-				 strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return -1;
-		}
+	} else if (words > LEDGER_ANON_MAX && (fd = ledger_temp(words, err)) < 0) {
+		return -1;
 	}
 	m->map_len = HEADER_LEN + words;
 	m->map = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | (fd < 0 ? MAP_ANONYMOUS : 0), fd, 0);
 	if (fd >= 0)
 		close(fd);
 	if (m->map == MAP_FAILED) {
-		snprintf(err, errlen, "cannot map the content ledger: %s", strerror(errno));
 		m->map = NULL;
-		return -1;
+		return err_fail_errno(err, -1, errno, "cannot map the content ledger");
 	}
 	m->words = (uint64_t *)((char *)m->map + HEADER_LEN);
 	if (fd < 0) /* anonymous: huge pages save a TLB miss per operation on a large target */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/content.h"
+#include "lib/errmsg.h"
 
 /* One shared mapping for all workers (they see each other's slices; the launcher reads them all
  * at the end). Anonymous when small, a temp file when large, or a named file (--ledger) that a
@@ -36,7 +37,7 @@ struct ledger_map {
 /* Create or open. path NULL: anonymous / temp file. With a path, an existing file must have the
  * same geometry (err says otherwise). Returns 0 or -1. */
 int ledger_open(struct ledger_map *m, const char *path, uint32_t block_size, uint64_t procs, uint64_t region_blocks,
-		uint64_t seed, char *err, size_t errlen);
+		uint64_t seed, struct dd_err *err);
 /* Peek at an existing ledger file's seed without mapping it (for option checks): 0, or -1 if absent. */
 int ledger_peek_seed(const char *path, uint64_t *seed);
 int ledger_sync(struct ledger_map *m);

@@ -22,32 +22,32 @@ static const char *base_name(const char *p)
 	return s && s[1] ? s + 1 : p;
 }
 
-static int load_one(const char *path, const char *name, struct runcmp_input *in, char *err, size_t errlen)
+static int load_one(const char *path, const char *name, struct runcmp_input *in, struct dd_err *err)
 {
 	if (in->nphases >= RUNCMP_MAX_PHASES)
-		return errmsg_set(err, errlen, -1, "%s: more than %d phases", path, RUNCMP_MAX_PHASES);
+		return err_fail(err, -1, "%s: more than %d phases", path, RUNCMP_MAX_PHASES);
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
 	if (!doc)
-		return errmsg_set(err, errlen, -1, "%s:%d: not JSON: %s", path, je.line, je.text);
+		return err_fail(err, -1, "%s:%d: not JSON: %s", path, je.line, je.text);
 	const char *tool = json_string_value(json_object_get(doc, "tool"));
 	if (!tool || strncmp(tool, "dedisbench", 10) || !json_is_object(json_object_get(doc, "totals"))) {
 		json_decref(doc);
-		return errmsg_set(err, errlen, -1, "%s: not a dedisbench --json result (no tool/totals)", path);
+		return err_fail(err, -1, "%s: not a dedisbench --json result (no tool/totals)", path);
 	}
 	snprintf(in->name[in->nphases], sizeof in->name[0], "%s", name);
 	in->doc[in->nphases++] = doc;
 	return 0;
 }
 
-int runcmp_load(const char *path, struct runcmp_input *in, char *err, size_t errlen)
+int runcmp_load(const char *path, struct runcmp_input *in, struct dd_err *err)
 {
 	memset(in, 0, sizeof *in);
 	struct stat st;
 	if (stat(path, &st))
-		return errmsg_set(err, errlen, -1, "%s: %s", path, strerror(errno));
+		return err_fail_errno(err, -1, errno, "%s", path);
 	if (!S_ISDIR(st.st_mode)) {
-		if (load_one(path, "run", in, err, errlen))
+		if (load_one(path, "run", in, err))
 			return -1;
 		json_t *cfg = json_object_get(in->doc[0], "config");
 		const char *target = json_string_value(json_object_get(cfg, "target"));
@@ -69,7 +69,7 @@ int runcmp_load(const char *path, struct runcmp_input *in, char *err, size_t err
 	}
 	DIR *d = opendir(path);
 	if (!d)
-		return errmsg_set(err, errlen, -1, "%s: %s", path, strerror(errno));
+		return err_fail_errno(err, -1, errno, "%s", path);
 	char *names[RUNCMP_MAX_PHASES + 1];
 	size_t n = 0;
 	struct dirent *e;
@@ -86,12 +86,12 @@ int runcmp_load(const char *path, struct runcmp_input *in, char *err, size_t err
 		char file[4096], name[48];
 		snprintf(file, sizeof file, "%s/%s", path, names[i]);
 		snprintf(name, sizeof name, "%.*s", (int)(strlen(names[i]) - 8), names[i] + 3);
-		rc = names[i] ? load_one(file, name, in, err, errlen) : errmsg_set(err, errlen, -1, "out of memory");
+		rc = names[i] ? load_one(file, name, in, err) : err_fail(err, -1, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	if (!rc && !in->nphases)
-		rc = errmsg_set(err, errlen, -1, "%s: no NN-phase.json result in the directory (a dedisbench suite's)", path);
+		rc = err_fail(err, -1, "%s: no NN-phase.json result in the directory (a dedisbench suite's)", path);
 	if (!rc) {
 		json_t *cfg = json_object_get(in->doc[0], "config");
 		const char *target = json_string_value(json_object_get(cfg, "target"));
@@ -224,7 +224,7 @@ void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n)
 	}
 }
 
-int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, bool plot, char *why, size_t whylen)
+int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, bool plot, struct dd_err *err)
 {
 	char csv[4200];
 	snprintf(csv, sizeof csv, "%s/compare.csv", dir);
@@ -235,7 +235,7 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 	if (safefile_open(&sf, csv) || !(f = safefile_stream(&sf))) {
 		int e = errno;
 		safefile_abort(&sf);
-		return errmsg_set(why, whylen, -1, "cannot write %s: %s", csv, strerror(e));
+		return err_fail_errno(err, -1, e, "cannot write %s", csv);
 	}
 	const char *phases[RUNCMP_MAX_PHASES * RUNCMP_MAX_INPUTS];
 	unsigned np = all_phases(in, n, phases);
@@ -262,10 +262,10 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 	if (fclose(f)) {
 		int e = errno;
 		safefile_abort(&sf);
-		return errmsg_set(why, whylen, -1, "cannot write %s: %s", csv, strerror(e));
+		return err_fail_errno(err, -1, e, "cannot write %s", csv);
 	}
 	if (safefile_commit(&sf, false))
-		return errmsg_set(why, whylen, -1, "cannot write %s: %s", csv, strerror(errno));
+		return err_fail_errno(err, -1, errno, "cannot write %s", csv);
 	if (!plot)
 		return 0;
 	char png[4200], ninputs[16];
@@ -278,17 +278,19 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 			int e = errno;
 			bool in_place = sf.path && !sf.tmp;
 			safefile_abort(&sf);
-			return errmsg_set(why, whylen, -1, "cannot write %s: %s", png, in_place ? "not a regular file" : strerror(e));
+			return in_place ? err_fail(err, -1, "cannot write %s: not a regular file", png)
+					: err_fail_errno(err, -1, e, "cannot write %s", png);
 		}
 		close(sf.fd);
 		sf.fd = -1;
 		const char *args[] = {csv, sf.tmp, ninputs, what[w]};
-		if (plot_render("dedisbench-compare.gp", args, 4, sf.tmp, png, why, whylen)) {
+		char why[sizeof err->msg];
+		if (plot_render("dedisbench-compare.gp", args, 4, sf.tmp, png, why, sizeof why)) {
 			safefile_abort(&sf);
-			return -1;
+			return err_fail(err, -1, "%s", why);
 		}
 		if (safefile_commit(&sf, false))
-			return errmsg_set(why, whylen, -1, "cannot write %s: %s", png, strerror(errno));
+			return err_fail_errno(err, -1, errno, "cannot write %s", png);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <jansson.h>
+#include "lib/errmsg.h"
 
 #define RUNCMP_MAX_PHASES 32
 #define RUNCMP_MAX_INPUTS 16
@@ -20,7 +21,7 @@ struct runcmp_input {
 };
 
 /* 0, or -1 with "PATH: why" (not a dedisbench result, unreadable, no phase). */
-int runcmp_load(const char *path, struct runcmp_input *in, char *err, size_t errlen);
+int runcmp_load(const char *path, struct runcmp_input *in, struct dd_err *err);
 void runcmp_free(struct runcmp_input *in);
 /* The table: per phase (the first input's order, then others' own), a row per input. */
 /* Two inputs of one target (a system measured twice) get "(#k)" after the later one's label, so
@@ -28,6 +29,6 @@ void runcmp_free(struct runcmp_input *in);
 void runcmp_unique_labels(struct runcmp_input *in, unsigned n);
 void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n);
 /* DIR/compare.csv, and with plot compare-iops.png and compare-latency.png. 0, or -1 with why. */
-int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, bool plot, char *why, size_t whylen);
+int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, bool plot, struct dd_err *err);
 
 #endif

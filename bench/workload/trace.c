@@ -104,21 +104,104 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 #define MAX_FIELDS (8 + 256)
 
-int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
+/* One request line, its fields checked. */
+struct trace_line {
+	uint64_t ts, lba, size, nblocks;
+	bool write;
+	char **md5s; /* nblocks of them */
+};
+
+/* Checks a request line's nf fields (at least one) and fills q; 0, or -1 with "PATH:LINE: why". */
+static int parse_request(const char *path, unsigned long long ln, char **fields, int nf, struct trace_line *q,
+			 struct dd_err *err)
+{
+	uint64_t pid, major, minor;
+	if (nf < 9)
+		return err_fail(err, -1, "%s:%llu: %d fields, want 'timestamp pid process lba size op major minor md5'",
+				path, ln, nf);
+	const char *bad = !parse_u64(fields[0], &q->ts) ? "timestamp" : !parse_u64(fields[1], &pid) ? "pid"
+			  : !parse_u64(fields[3], &q->lba) ? "lba" : !parse_u64(fields[4], &q->size) ? "size"
+			  : !parse_u64(fields[6], &major) ? "major" : !parse_u64(fields[7], &minor) ? "minor" : NULL;
+	if (bad)
+		return err_fail(err, -1, "%s:%llu: %s '%.40s' is not a decimal number", path, ln, bad,
+				fields[bad[0] == 't' ? 0 : bad[0] == 'p' ? 1 : bad[0] == 'l' ? 3 : bad[0] == 's' ? 4
+				       : bad[1] == 'a' ? 6 : 7]);
+	q->write = !strcmp(fields[5], "W") || !strcmp(fields[5], "w");
+	if (!q->write && strcmp(fields[5], "R") && strcmp(fields[5], "r"))
+		return err_fail(err, -1, "%s:%llu: op '%.20s' is neither W nor R", path, ln, fields[5]);
+	const uint64_t per = TRACE_BLOCK / TRACE_SECTOR;
+	if (q->size == 0 || q->size % per || q->size / per > MAX_FIELDS - 8)
+		return err_fail(err, -1, "%s:%llu: size %llu sectors is not a multiple of %llu (one MD5 per 4 KiB) from 8 to %d",
+				path, ln, (unsigned long long)q->size, (unsigned long long)per, (MAX_FIELDS - 8) * 8);
+	if (q->lba % per)
+		return err_fail(err, -1, "%s:%llu: lba %llu is not 4 KiB aligned (a multiple of 8 sectors)", path, ln,
+				(unsigned long long)q->lba);
+	q->nblocks = q->size / per;
+	if ((uint64_t)(nf - 8) != q->nblocks)
+		return err_fail(err, -1, "%s:%llu: %d MD5s for %llu sectors, want %llu (one per 4 KiB)", path, ln, nf - 8,
+				(unsigned long long)q->size, (unsigned long long)q->nblocks);
+	if (q->lba > (UINT64_MAX / TRACE_SECTOR) - q->size)
+		return err_fail(err, -1, "%s:%llu: lba %llu is out of range", path, ln, (unsigned long long)q->lba);
+	q->md5s = fields + 8;
+	return 0;
+}
+
+/* Appends a checked request to t (its MD5s numbered, the totals counted); prev_line is the line of
+ * the request before it. 0, or -1 with "PATH:LINE: why". */
+static int add_request(struct trace *t, const char *path, unsigned long long ln, unsigned long long prev_line,
+		       const struct trace_line *q, struct dd_err *err)
+{
+	if (array_reserve((void **)&t->req, &t->cap, t->n + 1, sizeof *t->req, 1024) ||
+	    (q->write && array_reserve((void **)&t->ids, &t->idcap, t->nids + q->nblocks, sizeof *t->ids, 1024)))
+		return err_fail(err, -1, "%s:%llu: out of memory", path, ln);
+	if (t->n && q->ts < t->req[t->n - 1].ts_ns)
+		return err_fail(err, -1, "%s:%llu: timestamp %llu is before the previous request's (%llu, line %llu): a "
+				"trace is in time order", path, ln, (unsigned long long)q->ts,
+				(unsigned long long)t->req[t->n - 1].ts_ns, prev_line);
+	const uint64_t per = TRACE_BLOCK / TRACE_SECTOR;
+	t->req[t->n] = (struct trace_req){q->ts, q->lba / per, (uint32_t)q->nblocks, q->write, t->nids};
+	for (uint64_t k = 0; k < q->nblocks; k++) {
+		unsigned char md5[16];
+		uint64_t id;
+		if (!parse_md5(q->md5s[k], md5))
+			return err_fail(err, -1, "%s:%llu: md5 '%.40s' is not 32 hexadecimal digits", path, ln, q->md5s[k]);
+		if (md5_id(t, md5, &id))
+			return err_fail(err, -1, "%s:%llu: out of memory", path, ln);
+		if (q->write)
+			t->ids[t->nids++] = id;
+	}
+	t->n++;
+	if (q->write) {
+		t->writes++;
+		t->write_blocks += q->nblocks;
+	} else {
+		t->reads++;
+		t->read_blocks += q->nblocks;
+	}
+	uint64_t end = (q->lba + q->size) * TRACE_SECTOR;
+	if (end > t->end_bytes)
+		t->end_bytes = end;
+	if (q->nblocks > t->max_blocks)
+		t->max_blocks = (uint32_t)q->nblocks;
+	return 0;
+}
+
+int trace_load(const char *path, struct trace *t, struct dd_err *err)
 {
 	memset(t, 0, sizeof *t);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return errmsg_set(err, errlen, -1, "%s: %s", path, strerror(errno));
+		return err_fail_errno(err, -1, errno, "%s", path);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int rc = 0;
 	unsigned long long prev_line = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while (!rc && (len = getline(&line, &cap, f)) >= 0) {
 		t->lines++;
+		unsigned long long ln = (unsigned long long)t->lines;
 		if ((size_t)len != strlen(line)) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: a NUL byte (not a text trace)", path, (unsigned long long)t->lines);
+			rc = err_fail(err, -1, "%s:%llu: a NUL byte (not a text trace)", path, ln);
 			break;
 		}
 		char *fields[MAX_FIELDS], *save = NULL;
@@ -127,93 +210,14 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 			fields[nf++] = tok;
 		if (nf == 0 || fields[0][0] == '#')
 			continue;
-		unsigned long long ln = (unsigned long long)t->lines;
-		uint64_t ts, pid, lba, size, major, minor;
-		if (nf < 9) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: %d fields, want 'timestamp pid process lba size op major minor md5'",
-					path, ln, nf);
-			break;
-		}
-		const char *bad = !parse_u64(fields[0], &ts) ? "timestamp" : !parse_u64(fields[1], &pid) ? "pid"
-				  : !parse_u64(fields[3], &lba) ? "lba" : !parse_u64(fields[4], &size) ? "size"
-				  : !parse_u64(fields[6], &major) ? "major" : !parse_u64(fields[7], &minor) ? "minor" : NULL;
-		if (bad) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: %s '%.40s' is not a decimal number", path, ln, bad,
-					fields[bad[0] == 't' ? 0 : bad[0] == 'p' ? 1 : bad[0] == 'l' ? 3 : bad[0] == 's' ? 4
-						: bad[1] == 'a' ? 6 : 7]);
-			break;
-		}
-		bool write = !strcmp(fields[5], "W") || !strcmp(fields[5], "w");
-		if (!write && strcmp(fields[5], "R") && strcmp(fields[5], "r")) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: op '%.20s' is neither W nor R", path, ln, fields[5]);
-			break;
-		}
-		const uint64_t per = TRACE_BLOCK / TRACE_SECTOR;
-		if (size == 0 || size % per || size / per > MAX_FIELDS - 8) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: size %llu sectors is not a multiple of %llu (one MD5 per 4 KiB) "
-					"from 8 to %d", path, ln, (unsigned long long)size, (unsigned long long)per, (MAX_FIELDS - 8) * 8);
-			break;
-		}
-		if (lba % per) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: lba %llu is not 4 KiB aligned (a multiple of 8 sectors)", path,
-					ln, (unsigned long long)lba);
-			break;
-		}
-		uint64_t nblocks = size / per;
-		if ((uint64_t)(nf - 8) != nblocks) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: %d MD5s for %llu sectors, want %llu (one per 4 KiB)", path, ln,
-					nf - 8, (unsigned long long)size, (unsigned long long)nblocks);
-			break;
-		}
-		if (lba > (UINT64_MAX / TRACE_SECTOR) - size) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: lba %llu is out of range", path, ln, (unsigned long long)lba);
-			break;
-		}
-		if (array_reserve((void **)&t->req, &t->cap, t->n + 1, sizeof *t->req, 1024) ||
-		    (write && array_reserve((void **)&t->ids, &t->idcap, t->nids + nblocks, sizeof *t->ids, 1024))) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: out of memory", path, ln);
-			break;
-		}
-		if (t->n && ts < t->req[t->n - 1].ts_ns) {
-			rc = errmsg_set(err, errlen, -1, "%s:%llu: timestamp %llu is before the previous request's (%llu, line "
-					"%llu): a trace is in time order", path, ln, (unsigned long long)ts,
-					(unsigned long long)t->req[t->n - 1].ts_ns, (unsigned long long)prev_line);
-			break;
-		}
+		struct trace_line q;
+		rc = parse_request(path, ln, fields, nf, &q, err) || add_request(t, path, ln, prev_line, &q, err) ? -1 : 0;
 		prev_line = ln;
-		struct trace_req *r = &t->req[t->n];
-		*r = (struct trace_req){ts, lba / per, (uint32_t)nblocks, write, t->nids};
-		for (uint64_t k = 0; k < nblocks && !rc; k++) {
-			unsigned char md5[16];
-			uint64_t id;
-			if (!parse_md5(fields[8 + k], md5))
-				rc = errmsg_set(err, errlen, -1, "%s:%llu: md5 '%.40s' is not 32 hexadecimal digits", path, ln,
-						fields[8 + k]);
-			else if (md5_id(t, md5, &id))
-				rc = errmsg_set(err, errlen, -1, "%s:%llu: out of memory", path, ln);
-			else if (write)
-				t->ids[t->nids++] = id;
-		}
-		if (rc)
-			break;
-		t->n++;
-		if (write) {
-			t->writes++;
-			t->write_blocks += nblocks;
-		} else {
-			t->reads++;
-			t->read_blocks += nblocks;
-		}
-		uint64_t end = (lba + size) * TRACE_SECTOR;
-		if (end > t->end_bytes)
-			t->end_bytes = end;
-		if (nblocks > t->max_blocks)
-			t->max_blocks = (uint32_t)nblocks;
 	}
 	if (!rc && ferror(f))
-		rc = errmsg_set(err, errlen, -1, "%s: %s", path, strerror(errno));
+		rc = err_fail_errno(err, -1, errno, "%s", path);
 	if (!rc && t->n == 0)
-		rc = errmsg_set(err, errlen, -1, "%s: no request in the trace", path);
+		rc = err_fail(err, -1, "%s: no request in the trace", path);
 	free(line);
 	fclose(f);
 	return rc;

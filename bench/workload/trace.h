@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/errmsg.h"
 
 #define TRACE_SECTOR 512u   /* lba and size are in 512-byte sectors */
 #define TRACE_BLOCK 4096u   /* one MD5 per 4 KiB */
@@ -39,7 +40,7 @@ struct trace {
  * sectors, a multiple of 8; op W or R; one 32-hex-digit MD5 per 4 KiB; lba 4 KiB aligned);
  * blank lines and lines starting with '#' are skipped. 0, or -1 with "PATH:LINE: why" in err
  * (or "PATH: why"). trace_free() in any case. */
-int trace_load(const char *path, struct trace *t, char *err, size_t errlen);
+int trace_load(const char *path, struct trace *t, struct dd_err *err);
 void trace_free(struct trace *t);
 
 /* What the trace leaves on the target: blocks written at least once, and distinct contents

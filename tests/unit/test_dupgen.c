@@ -465,8 +465,8 @@ static void ledger_persists(void)
 	close(fd);
 	unlink(path);
 	struct ledger_map m;
-	char err[256];
-	CU_ASSERT_EQUAL_FATAL(ledger_open(&m, path, 4096, 2, 1000, 77, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(ledger_open(&m, path, 4096, 2, 1000, 77, &err), 0);
 	CU_ASSERT_FALSE(m.existed);
 	struct ledger l0, l1;
 	ledger_slice(&m, 0, &l0);
@@ -478,7 +478,7 @@ static void ledger_persists(void)
 	uint64_t seed = 0;
 	CU_ASSERT_EQUAL(ledger_peek_seed(path, &seed), 0);
 	CU_ASSERT_EQUAL(seed, 77);
-	CU_ASSERT_EQUAL_FATAL(ledger_open(&m, path, 4096, 2, 1000, 1, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(ledger_open(&m, path, 4096, 2, 1000, 1, &err), 0);
 	CU_ASSERT_TRUE(m.existed);
 	CU_ASSERT_EQUAL(m.file_seed, 77);
 	ledger_slice(&m, 0, &l0);
@@ -491,8 +491,8 @@ static void ledger_persists(void)
 	CU_ASSERT_FALSE(ledger_get(&l0, 6, &id));
 	ledger_close(&m);
 	/* another geometry is refused, naming what the ledger was written with */
-	CU_ASSERT_NOT_EQUAL(ledger_open(&m, path, 4096, 3, 1000, 1, err, sizeof err), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "2 workers"));
+	CU_ASSERT_NOT_EQUAL(ledger_open(&m, path, 4096, 3, 1000, 1, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "2 workers"));
 	unlink(path);
 }
 

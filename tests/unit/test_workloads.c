@@ -99,8 +99,8 @@ static void trace_reader(void)
 					       "500 1 cp 8 8 W 8 0 " MD5A "\n"),
 			      0);
 	struct trace t;
-	char err[512];
-	CU_ASSERT_EQUAL_FATAL(trace_load(path, &t, err, sizeof err), 0);
+	struct dd_err err;
+	CU_ASSERT_EQUAL_FATAL(trace_load(path, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.n, 5);
 	CU_ASSERT_EQUAL(t.writes, 4);
 	CU_ASSERT_EQUAL(t.reads, 1);
@@ -127,10 +127,10 @@ static void trace_reader(void)
 	/* a malformed line: named by file and line */
 	char bad[] = "/tmp/dedis-unit-trace-XXXXXX";
 	CU_ASSERT_EQUAL_FATAL(write_trace(bad, "100 1 cp 0 8 W 8 0 " MD5A "\n100 1 cp 0 8 W 8 0 " MD5A " " MD5B "\n"), 0);
-	CU_ASSERT_EQUAL(trace_load(bad, &t, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(trace_load(bad, &t, &err), -1);
 	char want[128];
 	snprintf(want, sizeof want, "%s:2: 2 MD5s for 8 sectors, want 1", bad);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
 	trace_free(&t);
 	unlink(bad);
 }
