@@ -3,6 +3,7 @@
 #ifndef DEDIS_BENCH_ACCESS_H
 #define DEDIS_BENCH_ACCESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "lib/rng.h"
 
@@ -25,6 +26,7 @@ struct access_setup {
 
 struct access_pattern {
 	const char *name; /* the --access word, equal to its registry name */
+	const char *note; /* a few words after the name in --help ("wraps around"), or NULL */
 	unsigned flags;   /* enum access_flags */
 	void (*init)(struct access_gen *g, const struct access_setup *s);
 	access_next_fn *next;

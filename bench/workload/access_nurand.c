@@ -28,6 +28,7 @@ static uint64_t nurand_next(struct access_gen *g, struct rng *r)
 
 const struct access_pattern access_nurand = {
 	.name = "nurand",
+	.note = "TPC-C hotspot",
 	.flags = ACCESS_SKEWED,
 	.init = nurand_init,
 	.next = nurand_next,

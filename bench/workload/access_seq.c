@@ -18,6 +18,7 @@ static uint64_t seq_next(struct access_gen *g, struct rng *r)
 
 const struct access_pattern access_seq = {
 	.name = "seq",
+	.note = "wraps around",
 	.flags = ACCESS_ORDERED,
 	.init = seq_init,
 	.next = seq_next,

@@ -15,6 +15,7 @@ static uint64_t uniform_next(struct access_gen *g, struct rng *r)
 
 const struct access_pattern access_uniform = {
 	.name = "uniform",
+	.note = NULL,
 	.flags = 0,
 	.init = uniform_init,
 	.next = uniform_next,

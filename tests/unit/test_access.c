@@ -100,6 +100,10 @@ static void registry_consistent(void)
 	CU_ASSERT(access_pattern_find("seq")->flags & ACCESS_ORDERED);
 	CU_ASSERT(access_pattern_find("nurand")->flags & ACCESS_SKEWED);
 	CU_ASSERT_FALSE(access_pattern_find("uniform")->flags & (ACCESS_ORDERED | ACCESS_SKEWED));
+	/* --help's "seq (wraps around), uniform, or nurand (TPC-C hotspot)" */
+	CU_ASSERT_STRING_EQUAL(access_pattern_find("seq")->note, "wraps around");
+	CU_ASSERT_PTR_NULL(access_pattern_find("uniform")->note);
+	CU_ASSERT_STRING_EQUAL(access_pattern_find("nurand")->note, "TPC-C hotspot");
 }
 
 static int desc(const void *a, const void *b)
