@@ -11,12 +11,12 @@
 #include "lib/optdoc.h"
 #include "bench/benchopts.h"
 #include "lib/units.h"
+#include "bench/ioengine/ioengine.h"
 
 const char *const mode_names[] = {"write", "read", "mixed", NULL};
 /* The first four keep the order of the original `sync = 0..3` codes. */
 const char *const sync_names[] = {"none", "direct", "fsync", "direct+fsync", "dsync", NULL};
 const char *const populate_names[] = {"default", "none", "content", "zero", NULL};
-const char *const ioengine_names[] = {"sync", "libaio", "io_uring", NULL};
 const char *const content_names[] = {"scaled", "sampled", NULL};
 /* The order of the original `integritycheck = 0..3` codes. */
 const char *const verify_names[] = {"none", "online", "final", "both", NULL};
@@ -34,7 +34,7 @@ const char *const workload_names[] = {"dist", "backup", NULL};
  * times overflowed 64-bit nanoseconds and the run went at peak rate, "requested 0.0 ops/s". */
 #define RATE_MIN 1e-3
 
-const struct opt_def bench_option_table[] = {
+static const struct opt_def own_rows[] = {
 	/* Target */
 	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
 	 "directory (one file per worker), existing file, block device, engine:DIR[,index=mem|bdb|bloom]"
@@ -106,16 +106,9 @@ const struct opt_def bench_option_table[] = {
 	/* I/O path */
 	{"sync", 0, "MODE", OT_ENUM, OFF(sync), "none", sync_names, 0, 0, 0, 0, "I/O",
 	 "none, direct (O_DIRECT), fsync (after each write), dsync (O_DSYNC), direct+fsync"},
-	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), "sync", ioengine_names, 0, 0, 0, 0, "I/O",
-	 "sync (pread/pwrite), libaio or io_uring (both imply O_DIRECT)"},
-	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O",
-	 "operations in flight per worker (libaio, io_uring)"},
-	{"sqpoll", 0, NULL, OT_FLAG, OFF(sqpoll), NULL, NULL, 0, 0, 0, 0, "I/O",
-	 "io_uring: a kernel thread per worker polls for submissions (no system call to submit; "
-	 "costs a CPU)"},
-	{"hipri", 0, NULL, OT_FLAG, OFF(hipri), NULL, NULL, 0, 0, 0, 0, "I/O",
-	 "io_uring: poll for completions instead of waiting for interrupts (a device with poll "
-	 "queues, such as NVMe with nvme.poll_queues)"},
+	/* choices, default and help from the engine registry: rows_build */
+	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), NULL, NULL, 0, 0, 0, 0, "I/O", NULL},
+	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O", NULL},
 	/* Verification */
 	{"verify", 'v', "MODE", OT_ENUM, OFF(verify), "none", verify_names, 0, 0, 0, 0, "Verification",
 	 "none, online (every read checked), final (re-read everything after the run), both; blocks no "
@@ -163,9 +156,106 @@ const struct opt_def bench_option_table[] = {
 	{"help", 'h', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'h', "Program", "show this help"},
 	{"version", 'V', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'V', "Program", "show the version"},
 };
-const size_t bench_option_count = sizeof bench_option_table / sizeof bench_option_table[0];
 
-_Static_assert(sizeof bench_option_table / sizeof bench_option_table[0] <= 64, "grow bench_cli.given");
+static struct opt_def rows[64]; /* bench_cli.given has one flag per row */
+const struct opt_def *const bench_option_table = rows;
+size_t bench_option_count;
+
+static const char *ioengine_choices[16 + 1];
+static char ioengine_help[512], iodepth_help[128];
+
+/* "sync (pread/pwrite), libaio or io_uring (both imply O_DIRECT)": the engines that allow
+ * buffered I/O first, then those always direct. */
+static void ioengine_help_build(char *buf, size_t len)
+{
+	size_t n = 0, k = 0, direct = 0, total = 0;
+	while (ioengine_choice(total))
+		direct += (ioengine_choice(total++)->flags & IOENGINE_NEEDS_DIRECT) != 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; ioengine_choice(i); i++) {
+			const struct ioengine_ops *e = ioengine_choice(i);
+			if (((e->flags & IOENGINE_NEEDS_DIRECT) != 0) != pass)
+				continue;
+			const char *sep = k == 0 ? "" : k + 1 == total ? " or " : ", ";
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s%s%s%s", sep, e->name,
+					      e->help ? " (" : "", e->help ? e->help : "", e->help ? ")" : "");
+			k++;
+		}
+	if (direct)
+		snprintf(buf + n, n < len ? len - n : 0, " (%s O_DIRECT)",
+			 direct == 1 ? "implies" : direct == 2 ? "both imply" : "all imply");
+}
+
+/* Our rows in order, each engine's rows after the last row of their group. */
+__attribute__((constructor)) static void rows_build(void)
+{
+	size_t nown = sizeof own_rows / sizeof own_rows[0], opts_used;
+	for (size_t i = 0; ioengine_choice(i) && i < 16; i++)
+		ioengine_choices[i] = ioengine_choice(i)->name;
+	ioengine_help_build(ioengine_help, sizeof ioengine_help);
+	char async[64];
+	ioengine_names_with(IOENGINE_ASYNC, ", ", async, sizeof async);
+	snprintf(iodepth_help, sizeof iodepth_help, "operations in flight per worker (%s)", async);
+	for (size_t i = 0; i < nown; i++) {
+		rows[bench_option_count++] = own_rows[i];
+		struct opt_def *r = &rows[bench_option_count - 1];
+		if (r->offset == OFF(ioengine) && r->type == OT_ENUM)
+			r->choices = ioengine_choices, r->def = ioengine_choices[0], r->help = ioengine_help;
+		if (r->offset == OFF(iodepth))
+			r->help = iodepth_help;
+		bool last_of_group = i + 1 == nown || strcmp(own_rows[i + 1].group, r->group);
+		for (size_t e = 0; last_of_group && ioengine_at(e); e++) {
+			const struct ioengine_ops *eng = ioengine_at(e);
+			for (size_t k = 0; k < eng->noptions; k++) {
+				if (strcmp(eng->options[k].group, own_rows[i].group) || bench_option_count == 64)
+					continue;
+				rows[bench_option_count] = eng->options[k];
+				rows[bench_option_count++].offset += OFF(ioengine_opts) + ioengine_opts_offset(eng);
+			}
+		}
+	}
+	opts_used = ioengine_opts_offset(NULL); /* past the last engine's slice */
+	if (bench_option_count == 64 || opts_used > BENCH_IOENGINE_OPTS_BYTES)
+		abort(); /* grow bench_cli.given or BENCH_IOENGINE_OPTS_BYTES */
+}
+
+/* The bytes a row's value takes in struct bench_options. */
+static size_t value_size(enum opt_type t)
+{
+	switch (t) {
+	case OT_FLAG: return sizeof(bool);
+	case OT_SET:
+	case OT_ENUM: return sizeof(int);
+	case OT_RATE:
+	case OT_NOMINAL: return sizeof(double);
+	case OT_STRING: return sizeof(char *);
+	case OT_ACTION: return 0;
+	default: return sizeof(uint64_t);
+	}
+}
+
+const void *ioengine_options(const struct bench_options *o, const struct ioengine_ops *e)
+{
+	return o->ioengine_opts + ioengine_opts_offset(e);
+}
+
+const char *ioengine_foreign_option(const struct bench_options *o, const struct ioengine_ops *chosen,
+				    const struct ioengine_ops **owner)
+{
+	for (size_t e = 0; ioengine_at(e); e++) {
+		const struct ioengine_ops *eng = ioengine_at(e);
+		const unsigned char *opts = ioengine_options(o, eng);
+		for (size_t k = 0; eng != chosen && k < eng->noptions; k++) {
+			const struct opt_def *d = &eng->options[k];
+			for (size_t b = 0; b < value_size(d->type); b++)
+				if (opts[d->offset + b]) {
+					*owner = eng;
+					return d->name;
+				}
+		}
+	}
+	return NULL;
+}
 
 /* The original DEDISbench INI keys, translated into the table's options. A non-NULL `codes`
  * maps the original numeric codes to this option's names; `invert` flips a 0/1 flag. */

@@ -13,13 +13,14 @@ enum bench_mode { MODE_WRITE, MODE_READ, MODE_MIXED };
 enum access_kind { ACCESS_SEQ, ACCESS_UNIFORM, ACCESS_NURAND };
 enum sync_mode { SYNC_NONE, SYNC_DIRECT, SYNC_FSYNC, SYNC_DIRECT_FSYNC, SYNC_DSYNC };
 enum populate_mode { POPULATE_DEFAULT, POPULATE_NONE, POPULATE_CONTENT, POPULATE_ZERO };
-enum ioengine_kind { IOENGINE_SYNC, IOENGINE_LIBAIO, IOENGINE_IO_URING };
 enum content_model { CONTENT_SCALED, CONTENT_SAMPLED };
 enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
 enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
 enum rank_content { RANK_CONTENT_GLOBAL, RANK_CONTENT_REPLICA };
 enum workload_kind { WORKLOAD_DIST, WORKLOAD_BACKUP };
 #define COMPRESS_DIST 0 /* --compress dist: each content's compressibility from the distribution */
+
+#define BENCH_IOENGINE_OPTS_BYTES 64
 
 /* The raw values of every option, as the table fills them. */
 struct bench_options {
@@ -38,10 +39,10 @@ struct bench_options {
 	uint64_t time_ns;     /* 0 = no time bound */
 	uint64_t size;        /* bytes, 0 = no size bound */
 	int sync;             /* enum sync_mode */
-	int ioengine;         /* enum ioengine_kind */
+	int ioengine;         /* index of ioengine_choice() */
 	uint64_t iodepth;
-	bool sqpoll;          /* io_uring: a kernel thread polls the submission queue */
-	bool hipri;           /* io_uring: polled completions */
+	/* the I/O engines' own options (their rows), a slice each: ioengine_options() */
+	unsigned char ioengine_opts[BENCH_IOENGINE_OPTS_BYTES] __attribute__((aligned(8)));
 	char *dist;
 	int populate;         /* enum populate_mode */
 	int content;          /* enum content_model */
@@ -99,8 +100,10 @@ struct opt_def {
 	const char *help;
 };
 
-extern const struct opt_def bench_option_table[];
-extern const size_t bench_option_count;
+/* The rows: dedisbench's own, with each I/O engine's rows after the last of their group and
+ * --ioengine's choices and help taken from the engine registry (built before main). */
+extern const struct opt_def *const bench_option_table;
+extern size_t bench_option_count;
 struct option;
 /* getopt_long's arrays built from the table (long options return 256 + row): longs holds at
  * least 64 + 1 entries, shorts 3 * 64 + 2 characters. */
@@ -135,6 +138,13 @@ int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *
 bool options_given(const bool *given, const char *name);
 void options_defaults(struct bench_cli *cli);
 void options_free(struct bench_options *o);
+struct ioengine_ops;
+/* Engine e's option values in o (what io_ctx.opts points to). */
+const void *ioengine_options(const struct bench_options *o, const struct ioengine_ops *e);
+/* The first option row of an engine other than the chosen one that is set in o (its long
+ * name, and that engine in *owner), or NULL: such a row needs its engine. */
+const char *ioengine_foreign_option(const struct bench_options *o, const struct ioengine_ops *chosen,
+				    const struct ioengine_ops **owner);
 
 void options_print_help(FILE *f, const char *prog);
 /* The OPTIONS section of the man page (roff), generated from the table. */
@@ -146,7 +156,6 @@ extern const char *const access_names[];
 extern const char *const mode_names[];
 extern const char *const sync_names[];
 extern const char *const populate_names[];
-extern const char *const ioengine_names[];
 extern const char *const content_names[];
 extern const char *const verify_names[];
 extern const char *const compress_names[];

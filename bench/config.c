@@ -1,5 +1,5 @@
-/* config.c - cross-option rules (libaio implies O_DIRECT, separate read/write rates need a
- * mixed run, ...), bundled-distribution lookup, and the checks that precede any I/O. */
+/* config.c - cross-option rules (an always-direct I/O engine implies O_DIRECT, separate
+ * read/write rates need a mixed run, ...), bundled-distribution lookup, the checks before any I/O. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -262,17 +262,22 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 			return fail(err, "a mixed nominal run with separate rates needs both -nrR and -nwW");
 	}
 	c->nominal = o->rate > 0 || o->read_rate > 0;
-	const char *engine = ioengine_names[o->ioengine];
-	if (o->ioengine != IOENGINE_SYNC) {
+	const struct ioengine_ops *engine = ioengine_choice((size_t)o->ioengine), *owner;
+	if (engine->flags & IOENGINE_NEEDS_DIRECT) {
 		if (o->sync == SYNC_FSYNC || o->sync == SYNC_DSYNC || o->sync == SYNC_DIRECT_FSYNC)
-			return fail(err, "--ioengine %s works with --sync none or direct (it always uses O_DIRECT)", engine);
+			return fail(err, "--ioengine %s works with --sync none or direct (it always uses O_DIRECT)",
+				    engine->name);
 		o->sync = SYNC_DIRECT;
-	} else if (o->iodepth > 1) {
-		return fail(err, "--iodepth %llu needs --ioengine libaio or io_uring (the sync engine has one operation "
-				 "in flight)", (unsigned long long)o->iodepth);
 	}
-	if ((o->sqpoll || o->hipri) && o->ioengine != IOENGINE_IO_URING)
-		return fail(err, "--%s needs --ioengine io_uring", o->sqpoll ? "sqpoll" : "hipri");
+	if (!(engine->flags & IOENGINE_ASYNC) && o->iodepth > 1) {
+		char async[96];
+		ioengine_names_with(IOENGINE_ASYNC, " or ", async, sizeof async);
+		return fail(err, "--iodepth %llu needs --ioengine %s (the %s engine has one operation in flight)",
+			    (unsigned long long)o->iodepth, async, engine->name);
+	}
+	const char *foreign = ioengine_foreign_option(o, engine, &owner);
+	if (foreign)
+		return fail(err, "--%s needs --ioengine %s", foreign, owner->name);
 	c->direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
 	c->fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC;
 	c->dsync = o->sync == SYNC_DSYNC;
@@ -363,14 +368,15 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error
 	o->file_size = c->target.region_size;
 	c->region_blocks = c->target.region_size / o->block_size;
 
-	if (c->target.kind == TARGET_ENGINE && o->ioengine != IOENGINE_SYNC)
+	/* (the default engine, the first choice, is the one an engine target leaves alone) */
+	if (c->target.kind == TARGET_ENGINE && o->ioengine != 0)
 		return fail(err, "--ioengine %s does not apply to an engine target (it runs in process)",
-			    ioengine_names[o->ioengine]);
-	c->engine = ioengine_find(c->target.kind == TARGET_NULL ? "null"
-				  : c->target.kind == TARGET_ENGINE ? "engine" : ioengine_names[o->ioengine]);
+			    ioengine_choice((size_t)o->ioengine)->name);
+	c->engine = c->target.kind == TARGET_NULL ? &ioengine_null
+		    : c->target.kind == TARGET_ENGINE ? &ioengine_engine : ioengine_choice((size_t)o->ioengine);
 	/* What only the engine knows (kernel support, the device's abilities), before any write. */
-	struct io_ctx probe = {.path = o->target, .depth = (unsigned)o->iodepth, .sqpoll = o->sqpoll,
-			       .hipri = o->hipri, .fd = -1};
+	struct io_ctx probe = {.path = o->target, .depth = (unsigned)o->iodepth,
+			       .opts = ioengine_options(o, c->engine), .fd = -1};
 	if (c->engine->check && c->engine->check(&probe, err->msg, sizeof err->msg))
 		return -1;
 	if (c->target.kind == TARGET_NULL && (o->verify != VERIFY_NONE || o->ledger))

@@ -359,7 +359,8 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	struct target_request req = {.path = o->target, .procs = (unsigned)o->procs, .file_size = o->file_size,
 				     .file_size_given = options_given(cli->given, "file-size"),
 				     .block_size = (uint32_t)o->block_size, .force = o->force,
-				     .direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC || o->ioengine != IOENGINE_SYNC};
+				     .direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC ||
+						       (ioengine_choice((size_t)o->ioengine)->flags & IOENGINE_NEEDS_DIRECT)};
 	struct opt_error oerr;
 	int probed = target_probe(&req, &target, msg, sizeof msg);
 	if (!probed && config_check_output(&target, "--output-dir", o->output_dir, true, &oerr)) {

@@ -174,8 +174,7 @@ static int setup(struct wctx *w)
 	w->io.hints = c->o.hints;
 	w->io.depth = depth;
 	w->io.slots = w->units;
-	w->io.sqpoll = c->o.sqpoll;
-	w->io.hipri = c->o.hipri;
+	w->io.opts = ioengine_options(&c->o, w->eng);
 	w->io.fd = -1;
 	int rc = w->eng->open(&w->io);
 	if (rc < 0)

@@ -47,7 +47,7 @@ static int eng_close(struct io_ctx *c)
 
 const struct ioengine_ops ioengine_engine = {
 	.name = "engine",
-	.flags = 0,
+	.flags = IOENGINE_BY_TARGET,
 	.open = eng_open,
 	.queue = eng_queue,
 	.commit = ioengine_nop_commit,

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "bench/benchopts.h"
 #include "bench/ioengine/ioengine.h"
 
 /* Submission policy. The worker calls commit() after every request it prepares. Submitting there
@@ -37,14 +38,36 @@ struct uring_state {
 	struct io_unit **behind;     /* depth, by slot index */
 };
 
+/* The engine's own options (its rows below): where io_ctx.opts points. */
+struct uring_opts {
+	bool sqpoll; /* a kernel thread polls the submission queue */
+	bool hipri;  /* completions are polled, not interrupt-driven */
+};
+
+static const struct opt_def uring_rows[] = {
+	{"sqpoll", 0, NULL, OT_FLAG, offsetof(struct uring_opts, sqpoll), NULL, NULL, 0, 0, 0, 0, "I/O",
+	 "io_uring: a kernel thread per worker polls for submissions (no system call to submit; "
+	 "costs a CPU)"},
+	{"hipri", 0, NULL, OT_FLAG, offsetof(struct uring_opts, hipri), NULL, NULL, 0, 0, 0, 0, "I/O",
+	 "io_uring: poll for completions instead of waiting for interrupts (a device with poll "
+	 "queues, such as NVMe with nvme.poll_queues)"},
+};
+
+static const struct uring_opts no_opts;
+
+static const struct uring_opts *opts_of(const struct io_ctx *c)
+{
+	return c->opts ? c->opts : &no_opts;
+}
+
 static int ring_init(const struct io_ctx *c, struct io_uring *ring, unsigned extra)
 {
 	struct io_uring_params p;
 	memset(&p, 0, sizeof p);
 	p.flags = extra;
-	if (c->hipri)
+	if (opts_of(c)->hipri)
 		p.flags |= IORING_SETUP_IOPOLL;
-	if (c->sqpoll)
+	if (opts_of(c)->sqpoll)
 		p.flags |= IORING_SETUP_SQPOLL;
 	return io_uring_queue_init_params(c->depth, ring, &p);
 }
@@ -53,7 +76,7 @@ static int ring_init(const struct io_ctx *c, struct io_uring *ring, unsigned ext
  * interrupting it (Linux 6.0+); an older kernel gets a plain ring. */
 static int ring_init_fast(const struct io_ctx *c, struct io_uring *ring)
 {
-	if (!c->sqpoll) {
+	if (!opts_of(c)->sqpoll) {
 		int rc = ring_init(c, ring, IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
 						    IORING_SETUP_SINGLE_ISSUER);
 		if (rc != -EINVAL)
@@ -115,7 +138,7 @@ static int submit_pending(struct io_ctx *c, struct uring_state *s)
 		return 0;
 	for (;;) {
 		int n = io_uring_submit(&s->ring);
-		if (n >= 0 && (c->sqpoll || io_uring_sq_ready(&s->ring) == 0))
+		if (n >= 0 && (opts_of(c)->sqpoll || io_uring_sq_ready(&s->ring) == 0))
 			break;
 		if (n < 0 && n != -EINTR && n != -EAGAIN)
 			return n;
@@ -235,7 +258,7 @@ static int uring_commit(struct io_ctx *c)
 	struct uring_state *s = c->priv;
 	/* With SQPOLL a submission is a store to the ring (and a wake-up only when the kernel thread
 	 * went idle): always at once. */
-	if (c->sqpoll || s->eager)
+	if (opts_of(c)->sqpoll || s->eager)
 		return submit_pending(c, s);
 	return 0;
 }
@@ -266,7 +289,7 @@ static int uring_getevents(struct io_ctx *c, unsigned min, unsigned max, uint64_
 		if (s->unsubmitted) {
 			/* One system call submits the batch and waits for the first completions. */
 			rc = io_uring_submit_and_wait_timeout(&s->ring, &cqe, min, tsp, NULL);
-			if (c->sqpoll || io_uring_sq_ready(&s->ring) == 0)
+			if (opts_of(c)->sqpoll || io_uring_sq_ready(&s->ring) == 0)
 				s->unsubmitted = 0;
 		} else {
 			rc = io_uring_wait_cqes(&s->ring, &cqe, min, tsp, NULL);
@@ -407,12 +430,12 @@ static int uring_check(const struct io_ctx *c, char *why, size_t len)
 	int rc = ring_init(c, &ring, 0);
 	if (rc < 0) {
 		struct io_ctx plain = *c;
-		plain.sqpoll = plain.hipri = false;
-		if ((c->sqpoll || c->hipri) && ring_init(&plain, &ring, 0) == 0) {
+		plain.opts = &no_opts;
+		if ((opts_of(c)->sqpoll || opts_of(c)->hipri) && ring_init(&plain, &ring, 0) == 0) {
 			io_uring_queue_exit(&ring);
 			snprintf(why, len, "%s: this kernel refuses a ring with %s: %s",
-				 c->sqpoll ? "--sqpoll" : "--hipri",
-				 c->sqpoll ? "a submission-polling thread" : "polled completions", strerror(-rc));
+				 opts_of(c)->sqpoll ? "--sqpoll" : "--hipri",
+				 opts_of(c)->sqpoll ? "a submission-polling thread" : "polled completions", strerror(-rc));
 			return -1;
 		}
 		return setup_refused(c, rc, why, len);
@@ -426,7 +449,7 @@ static int uring_check(const struct io_ctx *c, char *why, size_t len)
 		return -1;
 	}
 	char reason[256];
-	if (c->hipri && !device_polls(c->path, reason, sizeof reason)) {
+	if (opts_of(c)->hipri && !device_polls(c->path, reason, sizeof reason)) {
 		snprintf(why, len, "--hipri: %s cannot poll for completions: %s; run without --hipri", c->path, reason);
 		return -1;
 	}
@@ -436,6 +459,9 @@ static int uring_check(const struct io_ctx *c, char *why, size_t len)
 const struct ioengine_ops ioengine_io_uring = {
 	.name = "io_uring",
 	.flags = IOENGINE_ASYNC | IOENGINE_NEEDS_DIRECT,
+	.options = uring_rows,
+	.noptions = sizeof uring_rows / sizeof uring_rows[0],
+	.opts_size = sizeof(struct uring_opts),
 	.check = uring_check,
 	.open = uring_open,
 	.queue = uring_queue,

@@ -29,8 +29,7 @@ struct io_ctx {
 	unsigned depth;      /* slots in flight at most */
 	struct io_unit *slots; /* the worker's depth units (their buffers may be registered once);
 			        * queue() may also get a unit that is not one of them */
-	bool sqpoll;         /* io_uring: a kernel thread polls the submission queue */
-	bool hipri;          /* io_uring: completions are polled, not interrupt-driven */
+	const void *opts;    /* the engine's own option values, laid out as its option rows say */
 	int fd;
 	void *priv;          /* the engine's own state */
 };
@@ -39,13 +38,26 @@ struct io_ctx {
 #define IO_Q_COMPLETED 0 /* done now; u->error tells how */
 #define IO_Q_QUEUED 1    /* in flight; reported later by getevents/event */
 
-#define IOENGINE_ASYNC 1u     /* queue() may return IO_Q_QUEUED */
-#define IOENGINE_NEEDS_DIRECT 2u
-#define IOENGINE_NO_FILE 4u   /* opens nothing */
+/* The capabilities the core reads (it never tests an engine's name). */
+#define IOENGINE_ASYNC 1u        /* queue() may return IO_Q_QUEUED: --iodepth above 1 applies */
+#define IOENGINE_NEEDS_DIRECT 2u /* always O_DIRECT: --sync none becomes direct, fsync/dsync are refused */
+#define IOENGINE_NO_FILE 4u      /* opens nothing */
+#define IOENGINE_BY_TARGET 8u    /* chosen by the target kind (null, engine:), not offered by --ioengine */
+
+/* Room for one engine's option values (its rows' struct) in the run's options. */
+#define IOENGINE_OPTS_MAX 16
+
+struct opt_def;
 
 struct ioengine_ops {
 	const char *name;
 	unsigned flags;
+	const char *help;            /* what --ioengine's help says after the name, "(...)"; or NULL */
+	/* The engine's own options (--sqpoll...): rows whose offsets are into its option struct of
+	 * opts_size bytes, which io_ctx.opts points to; the option table inserts them after the last
+	 * row of their group. A row given with another engine chosen is refused. */
+	const struct opt_def *options;
+	size_t noptions, opts_size;
 	/* Optional, called once before anything is written: can this engine run c's job on this
 	 * kernel and c->path (the --target)? 0, or -1 with one line (what and why) in why. */
 	int (*check)(const struct io_ctx *c, char *why, size_t len);
@@ -68,6 +80,17 @@ struct io_unit *ioengine_nop_event(struct io_ctx *c, unsigned i);
 
 /* The registry: one line per engine in registry.c. */
 const struct ioengine_ops *ioengine_find(const char *name);
+size_t ioengine_count(void);
+const struct ioengine_ops *ioengine_at(size_t i);  /* registry order; NULL past the end */
+/* --ioengine's choices: the engines without IOENGINE_BY_TARGET, in registry order; the option
+ * stores the index. NULL past the end. */
+const struct ioengine_ops *ioengine_choice(size_t i);
+/* Where engine e's option values start among all engines' (each has its own slice, so a row
+ * given for an engine that was not chosen can be seen and refused). */
+size_t ioengine_opts_offset(const struct ioengine_ops *e);
+/* The names of --ioengine's choices that have all of flags, joined by ", " and last_sep before
+ * the last ("libaio or io_uring"). */
+void ioengine_names_with(unsigned flags, const char *last_sep, char *buf, size_t len);
 
 extern const struct ioengine_ops ioengine_sync;
 extern const struct ioengine_ops ioengine_libaio;

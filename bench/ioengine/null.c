@@ -25,7 +25,7 @@ static int null_close(struct io_ctx *c)
 
 const struct ioengine_ops ioengine_null = {
 	.name = "null",
-	.flags = IOENGINE_NO_FILE,
+	.flags = IOENGINE_NO_FILE | IOENGINE_BY_TARGET,
 	.open = null_open,
 	.queue = null_queue,
 	.commit = ioengine_nop_commit,

@@ -39,6 +39,7 @@ static int sync_close(struct io_ctx *c)
 const struct ioengine_ops ioengine_sync = {
 	.name = "sync",
 	.flags = 0,
+	.help = "pread/pwrite",
 	.open = sync_open,
 	.queue = sync_queue,
 	.commit = ioengine_nop_commit,
