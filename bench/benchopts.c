@@ -30,136 +30,154 @@ const char *const workload_names[] = {"dist", "backup", NULL};
 
 /* The longest run: ten years (a deadline past the monotonic clock's range would wrap to "now"). */
 #define MAX_RUN_NS (3650ULL * 86400ULL * 1000000000ULL)
-/* The smallest non-zero rate, operations a second (one every 1000 s): below about 5e-11 a worker's due
- * times overflowed 64-bit nanoseconds and the run went at peak rate, "requested 0.0 ops/s". */
-#define RATE_MIN 1e-3
+/* -n RATE, rRATE (read) or wRATE (write): into the total, read or write rate. */
+static int parse_nominal(void *base, const struct opt_row *r, const char *v, const char *label, const char *shown,
+			 struct dd_err *err)
+{
+	struct bench_options *o = base;
+	double *dst = &o->rate;
+	const char *num = v, *why = NULL;
+	if (v[0] == 'r' || v[0] == 'w') {
+		dst = v[0] == 'r' ? &o->read_rate : &o->write_rate;
+		num = v + 1;
+	}
+	if (units_parse_rate(num, dst, &why))
+		return err_fail(err, -1, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, shown, why);
+	/* below OPT_RATE_MIN a worker's due times overflowed 64-bit nanoseconds: peak rate */
+	if (*dst > 0 && *dst < OPT_RATE_MIN)
+		return err_fail(err, -1, "%s: %s is too small (at least %g; 0 for none)", label, shown, OPT_RATE_MIN);
+	return 0;
+}
 
-static const struct opt_def own_rows[] = {
+static const struct opt_row own_rows[] = {
 	/* Target */
 	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
 	 "directory (one file per worker), existing file, block device, engine:DIR[,index=mem|bdb|bloom]"
-	 "[,compress=none|lz4] (the embedded reference engine's volume), or 'null' (no I/O)"},
+	 "[,compress=none|lz4] (the embedded reference engine's volume), or 'null' (no I/O)", 0, NULL},
 	{"procs", 'P', "N", OT_UINT, OFF(procs), "4", NULL, 0, 1, 1024, 0, "Target",
-	 "worker processes, each on its own file or disjoint region"},
+	 "worker processes, each on its own file or disjoint region", 0, NULL},
 	{"file-size", 'F', "SIZE", OT_SIZE, OFF(file_size), "1GiB", NULL, MIB, 1, 0, 0, "Target",
-	 "size of each worker's file or region (bare number: MiB)"},
+	 "size of each worker's file or region (bare number: MiB)", 0, NULL},
 	{"block-size", 'b', "SIZE", OT_SIZE, OFF(block_size), "4096", NULL, 1, 512, 1048576, 0, "Target",
-	 "I/O and dedup block size, a power of two from 512 B to 1 MiB"},
+	 "I/O and dedup block size, a power of two from 512 B to 1 MiB", 0, NULL},
 	{"keep", 'k', NULL, OT_FLAG, OFF(keep), NULL, NULL, 0, 0, 0, 0, "Target",
-	 "keep the files created in a directory target, and the volume an engine: run formatted"},
+	 "keep the files created in a directory target, and the volume an engine: run formatted", 0, NULL},
 	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "write to a block device even if it holds a filesystem or partition signature, or over an "
 	 "existing file holding data dedisbench did not write (never through a symbolic link in a "
-	 "directory target; a --target path that is a link is followed, as /dev/disk/by-id names are)"},
+	 "directory target; a --target path that is a link is followed, as /dev/disk/by-id names are)", 0, NULL},
 	{"hints", 0, NULL, OT_FLAG, OFF(hints), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "engine targets: pass a NODEDUP hint with every write of fresh unique content, which the engine "
-	 "stores without fingerprinting or indexing it"},
+	 "stores without fingerprinting or indexing it", 0, NULL},
 	/* Workload */
 	{"mode", 0, "MODE", OT_ENUM, OFF(mode), "write", mode_names, 0, 0, 0, 0, "Workload",
-	 "write, read or mixed"},
-	{NULL, 'w', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_WRITE, "Workload", "same as --mode write"},
-	{NULL, 'r', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_READ, "Workload", "same as --mode read"},
-	{NULL, 'm', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_MIXED, "Workload", "same as --mode mixed"},
+	 "write, read or mixed", 0, NULL},
+	{NULL, 'w', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_WRITE, "Workload", "same as --mode write", 0, NULL},
+	{NULL, 'r', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_READ, "Workload", "same as --mode read", 0, NULL},
+	{NULL, 'm', NULL, OT_SET, OFF(mode), NULL, NULL, 0, 0, 0, MODE_MIXED, "Workload", "same as --mode mixed", 0, NULL},
 	{"read-pct", 0, "P", OT_UINT, OFF(read_pct), "50", NULL, 0, 0, 100, 0, "Workload",
-	 "share of reads in a mixed run, percent"},
+	 "share of reads in a mixed run, percent", 0, NULL},
 	{"access", 'a', "KIND", OT_ENUM, OFF(access), "seq", access_names, 0, 0, 0, 0, "Workload",
-	 "seq (wraps around), uniform, or nurand (TPC-C hotspot)"},
+	 "seq (wraps around), uniform, or nurand (TPC-C hotspot)", 0, NULL},
 	{"nurand-a", 0, "A", OT_UINT, OFF(nurand_a), "0", NULL, 0, 0, 0, 0, "Workload",
-	 "NURand's A; 0 means N/10 of each worker's blocks, as DEDISbench"},
+	 "NURand's A; 0 means N/10 of each worker's blocks, as DEDISbench", 0, NULL},
 	{"dist", 'd', "NAME|FILE", OT_STRING, OFF(dist), "personalfiles", NULL, 0, 0, 0, 0, "Workload",
-	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees, or a file"},
+	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees, or a file", 0, NULL},
 	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
-	 "fill the target first: none, content, zero, or default (content for read/mixed, none for write) [default]"},
+	 "fill the target first: none, content, zero, or default (content for read/mixed, none for write) [default]", 0, NULL},
 	{"content", 'c', "MODEL", OT_ENUM, OFF(content), "scaled", content_names, 0, 0, 0, 0, "Workload",
-	 "scaled: the target holds the distribution scaled to its size; sampled: per-write draws (DEDISbench)"},
+	 "scaled: the target holds the distribution scaled to its size; sampled: per-write draws (DEDISbench)", 0, NULL},
 	{"compress", 0, "dist|R", OT_UINT, OFF(compress), "dist", compress_names, 0, 1, 20, 0, "Workload",
 	 "dist: each content compresses (zstd -1, LZ4, block alone) as the distribution's copy class "
 	 "does, when it carries that, else not at all; R: every block compresses about R:1 "
-	 "(1 = incompressible)"},
+	 "(1 = incompressible)", 0, NULL},
 	{"layout", 0, "HOW", OT_ENUM, OFF(layout), "runs", layout_names, 0, 0, 0, 0, "Workload",
 	 "runs: duplicates come in copied runs as in the dataset's stream, when the distribution carries "
-	 "its locality; scattered: copies spread evenly over the run"},
+	 "its locality; scattered: copies spread evenly over the run", 0, NULL},
 	{"seed", 0, "N", OT_UINT, OFF(seed), "0", NULL, 0, 0, (1ULL << 53) - 1, 0, "Workload",
 	 "seed for offsets and content, below 2^53 so JSON carries it exactly; the same seed repeats "
-	 "a run (default: random, reported)"},
+	 "a run (default: random, reported)", 0, NULL},
 	{"workload", 0, "KIND", OT_ENUM, OFF(workload), "dist", workload_names, 0, 0, 0, 0, "Workload",
 	 "dist: the options above; backup: Data Domain's synthetic backups, each worker a stream writing "
-	 "--generations modified copies, one file or region each"},
+	 "--generations modified copies, one file or region each", 0, NULL},
 	{"generations", 0, "G", OT_UINT, OFF(generations), "10", NULL, 0, 1, 1000, 0, "Workload",
-	 "backup: generations per stream (--file-size each)"},
+	 "backup: generations per stream (--file-size each)", 0, NULL},
 	{"backup-rates", 0, "A:D:M", OT_STRING, OFF(backup_rates), "2:2:5", NULL, 0, 0, 0, 0, "Workload",
 	 "backup: percent of the previous generation's 8-block segments (32 KiB at 4 KiB) followed by new data (A), "
-	 "deleted (D), moved (M); 2:2:5 approaches 30:1 cumulative after about 80 generations"},
+	 "deleted (D), moved (M); 2:2:5 approaches 30:1 cumulative after about 80 generations", 0, NULL},
 	/* Load and end */
 	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
-	 "stress: closed loop, as fast as possible (the default)"},
-	{"rate", 'n', "RATE", OT_NOMINAL, OFF(rate), "0", NULL, 0, 0, 0, 0, "Load",
-	 "nominal: RATE ops/s in total (0.001 to 1e12), open loop; -nrR / -nwW set read / write rates"},
+	 "stress: closed loop, as fast as possible (the default)", 0, NULL},
+	{"rate", 'n', "RATE", OT_CUSTOM, OFF(rate), "0", NULL, 0, 0, 0, 0, "Load",
+	 "nominal: RATE ops/s in total (0.001 to 1e12), open loop; -nrR / -nwW set read / write rates", 0,
+	 parse_nominal},
 	{"read-rate", 0, "RATE", OT_RATE, OFF(read_rate), "0", NULL, 0, 0, 0, 0, "Load",
-	 "nominal read ops/s of a mixed run"},
+	 "nominal read ops/s of a mixed run", 0, NULL},
 	{"write-rate", 0, "RATE", OT_RATE, OFF(write_rate), "0", NULL, 0, 0, 0, 0, "Load",
-	 "nominal write ops/s of a mixed run"},
+	 "nominal write ops/s of a mixed run", 0, NULL},
 	{"time", 't', "DUR", OT_DURATION, OFF(time_ns), "0", NULL, NS_PER_MIN, 0, MAX_RUN_NS, 0, "Load",
-	 "run for DUR (30s, 5m; bare number: minutes)"},
+	 "run for DUR (30s, 5m; bare number: minutes)", 0, NULL},
 	{"size", 's', "SIZE", OT_SIZE, OFF(size), "0", NULL, MIB, 0, 0, 0, "Load",
-	 "move SIZE bytes in total (bare number: MiB); default: one pass over the target"},
+	 "move SIZE bytes in total (bare number: MiB); default: one pass over the target", 0, NULL},
 	/* I/O path */
 	{"sync", 0, "MODE", OT_ENUM, OFF(sync), "none", sync_names, 0, 0, 0, 0, "I/O",
-	 "none, direct (O_DIRECT), fsync (after each write), dsync (O_DSYNC), direct+fsync"},
+	 "none, direct (O_DIRECT), fsync (after each write), dsync (O_DSYNC), direct+fsync", 0, NULL},
 	/* choices, default and help from the engine registry: rows_build */
-	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), NULL, NULL, 0, 0, 0, 0, "I/O", NULL},
-	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O", NULL},
+	{"ioengine", 'e', "NAME", OT_ENUM, OFF(ioengine), NULL, NULL, 0, 0, 0, 0, "I/O", NULL, 0, NULL},
+	{"iodepth", 0, "N", OT_UINT, OFF(iodepth), "1", NULL, 0, 1, 4096, 0, "I/O", NULL, 0, NULL},
 	/* Verification */
 	{"verify", 'v', "MODE", OT_ENUM, OFF(verify), "none", verify_names, 0, 0, 0, 0, "Verification",
 	 "none, online (every read checked), final (re-read everything after the run), both; blocks no "
-	 "ledger describes are identified from their bytes (with --seed: against that seed's layout)"},
+	 "ledger describes are identified from their bytes (with --seed: against that seed's layout)", 0, NULL},
 	{"ledger", 0, "FILE", OT_STRING, OFF(ledger), NULL, NULL, 0, 0, 0, 0, "Verification",
-	 "keep the content ledger in FILE, so a later run (same FILE) can verify what this one wrote"},
+	 "keep the content ledger in FILE, so a later run (same FILE) can verify what this one wrote", 0, NULL},
 	/* Results */
 	{"json", 'j', "FILE", OT_STRING, OFF(json), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "write the results as one JSON document"},
+	 "write the results as one JSON document", 0, NULL},
 	{"output-dir", 'o', "DIR", OT_STRING, OFF(output_dir), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "write the 1 s time series (timeseries.csv), the latency percentiles, the distribution buckets, "
-	 "the accesses per block and the scaled target (scaled-target.dist) here"},
+	 "the accesses per block and the scaled target (scaled-target.dist) here", 0, NULL},
 	{"dist-report", 0, "FILE", OT_STRING, OFF(dist_report), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "write the distribution the target holds after the run (dedis-dist format)"},
+	 "write the distribution the target holds after the run (dedis-dist format)", 0, NULL},
 	{"access-report", 0, "FILE", OT_STRING, OFF(access_report), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "write accesses per block (how many blocks got each count) and the hottest-10 % share"},
+	 "write accesses per block (how many blocks got each count) and the hottest-10 % share", 0, NULL},
 	{"latency-log", 0, NULL, OT_FLAG, OFF(latency_log), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "with --output-dir, log every operation's latency (latency.<worker>.csv)"},
+	 "with --output-dir, log every operation's latency (latency.<worker>.csv)", 0, NULL},
 	{"plot", 0, NULL, OT_FLAG, OFF(plot), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "with --output-dir, render PNG plots there (gnuplot): throughput and p99 over time, latency "
-	 "percentiles, distribution written vs target, accesses per block"},
+	 "percentiles, distribution written vs target, accesses per block", 0, NULL},
 	{"quiet", 'q', NULL, OT_FLAG, OFF(quiet), NULL, NULL, 0, 0, 0, 0, "Results",
-	 "print only errors (no summary, no progress line)"},
+	 "print only errors (no summary, no progress line)", 0, NULL},
 	{"space-cmd", 0, "CMD", OT_STRING, OFF(space_cmd), NULL, NULL, 0, 0, 0, 0, "Results",
 	 "measure the target's used space with CMD, run by sh before and after the run: it prints the "
 	 "used bytes first on its first line (vdostats, zpool list -Hp, dmsetup status through awk); "
-	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:"},
+	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:", 0, NULL},
 	/* dedisbench-mpi */
 	{"rank-content", 0, "HOW", OT_ENUM, OFF(rank_content), "global", rank_content_names, 0, 0, 0, 0, "MPI",
 	 "dedisbench-mpi: global: one content space over all ranks, the distribution scaled to the whole "
 	 "run (duplicates cross ranks, as they cross the clients of a shared store); replica: each rank "
 	 "holds the distribution scaled to its own blocks, with contents of its own (a dedup domain per "
-	 "client)"},
+	 "client)", 0, NULL},
 	{"peer-timeout", 0, "DUR", OT_DURATION, OFF(peer_timeout_ns), "500ms", NULL, NS_PER_SEC, 0, 0, 0, "MPI",
-	 "dedisbench-mpi: a rank not heard from for DUR (at least 0.2 s; rank 0 included, by the others) is lost, and the run stops (bare number: seconds)"},
+	 "dedisbench-mpi: a rank not heard from for DUR (at least 0.2 s; rank 0 included, by the others) is lost, and the run stops (bare number: seconds)", 0, NULL},
 	/* Replay (dedisbench replay TRACE is --trace TRACE) */
 	{"trace", 0, "FILE", OT_STRING, OFF(trace), NULL, NULL, 0, 0, 0, 0, "Replay",
 	 "replay an FIU IODedup block trace onto --target instead of generating a workload: each MD5 "
-	 "is written as the same bytes (dedisbench replay FILE)"},
+	 "is written as the same bytes (dedisbench replay FILE)", 0, NULL},
 	{"speed", 0, "X", OT_RATE, OFF(speed), "0", NULL, 0, 0, 0, 0, "Replay",
-	 "replay at the trace's recorded timing sped up X times (1: as recorded); 0: as fast as possible"},
+	 "replay at the trace's recorded timing sped up X times (1: as recorded); 0: as fast as possible", 0, NULL},
 	/* Program */
 	{"config", 'f', "FILE", OT_STRING, OFF(config), NULL, NULL, 0, 0, 0, 0, "Program",
-	 "read options from an INI file (the original DEDISbench keys too); the command line wins"},
-	{"help", 'h', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'h', "Program", "show this help"},
-	{"version", 'V', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'V', "Program", "show the version"},
+	 "read options from an INI file (the original DEDISbench keys too); the command line wins", 0, NULL},
+	{"help", 'h', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'h', "Program", "show this help", 0, NULL},
+	{"version", 'V', NULL, OT_ACTION, 0, NULL, NULL, 0, 0, 0, 'V', "Program", "show the version", 0, NULL},
 };
 
-static struct opt_def rows[64]; /* bench_cli.given has one flag per row */
-const struct opt_def *const bench_option_table = rows;
+static struct opt_row rows[OPT_MAX_ROWS]; /* bench_cli.given has one flag per row */
+const struct opt_row *const bench_option_table = rows;
 size_t bench_option_count;
+static struct opt_table table = {.rows = rows, .help_width = 28};
+const struct opt_table *const bench_options_table = &table;
 
 static const char *ioengine_choices[16 + 1];
 static char ioengine_help[512], iodepth_help[128];
@@ -198,7 +216,7 @@ __attribute__((constructor)) static void rows_build(void)
 	snprintf(iodepth_help, sizeof iodepth_help, "operations in flight per worker (%s)", async);
 	for (size_t i = 0; i < nown; i++) {
 		rows[bench_option_count++] = own_rows[i];
-		struct opt_def *r = &rows[bench_option_count - 1];
+		struct opt_row *r = &rows[bench_option_count - 1];
 		if (r->offset == OFF(ioengine) && r->type == OT_ENUM)
 			r->choices = ioengine_choices, r->def = ioengine_choices[0], r->help = ioengine_help;
 		if (r->offset == OFF(iodepth))
@@ -207,7 +225,7 @@ __attribute__((constructor)) static void rows_build(void)
 		for (size_t e = 0; last_of_group && ioengine_at(e); e++) {
 			const struct ioengine_ops *eng = ioengine_at(e);
 			for (size_t k = 0; k < eng->noptions; k++) {
-				if (strcmp(eng->options[k].group, own_rows[i].group) || bench_option_count == 64)
+				if (strcmp(eng->options[k].group, own_rows[i].group) || bench_option_count == OPT_MAX_ROWS)
 					continue;
 				rows[bench_option_count] = eng->options[k];
 				rows[bench_option_count++].offset += OFF(ioengine_opts) + ioengine_opts_offset(eng);
@@ -215,8 +233,9 @@ __attribute__((constructor)) static void rows_build(void)
 		}
 	}
 	opts_used = ioengine_opts_offset(NULL); /* past the last engine's slice */
-	if (bench_option_count == 64 || opts_used > BENCH_IOENGINE_OPTS_BYTES)
-		abort(); /* grow bench_cli.given or BENCH_IOENGINE_OPTS_BYTES */
+	if (bench_option_count == OPT_MAX_ROWS || opts_used > BENCH_IOENGINE_OPTS_BYTES)
+		abort(); /* grow OPT_MAX_ROWS or BENCH_IOENGINE_OPTS_BYTES */
+	table.count = bench_option_count;
 }
 
 /* The bytes a row's value takes in struct bench_options. */
@@ -227,7 +246,7 @@ static size_t value_size(enum opt_type t)
 	case OT_SET:
 	case OT_ENUM: return sizeof(int);
 	case OT_RATE:
-	case OT_NOMINAL: return sizeof(double);
+	case OT_CUSTOM: return sizeof(double); /* (-n, the one custom row: a rate) */
 	case OT_STRING: return sizeof(char *);
 	case OT_ACTION: return 0;
 	default: return sizeof(uint64_t);
@@ -246,7 +265,7 @@ const char *ioengine_foreign_option(const struct bench_options *o, const struct 
 		const struct ioengine_ops *eng = ioengine_at(e);
 		const unsigned char *opts = ioengine_options(o, eng);
 		for (size_t k = 0; eng != chosen && k < eng->noptions; k++) {
-			const struct opt_def *d = &eng->options[k];
+			const struct opt_row *d = &eng->options[k];
 			for (size_t b = 0; b < value_size(d->type); b++)
 				if (opts[d->offset + b]) {
 					*owner = eng;
@@ -282,173 +301,18 @@ static const struct legacy_key legacy_keys[] = {
 	{"structural", "cleantemp", "keep", NULL, true},
 };
 
-#define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
-
-static void *field(struct bench_options *o, const struct opt_def *d)
-{
-	return (char *)o + d->offset;
-}
-
-static const char *row_label(const struct opt_def *d, char *buf, size_t len)
-{
-	if (d->name)
-		snprintf(buf, len, "--%s", d->name);
-	else
-		snprintf(buf, len, "-%c", d->short_opt);
-	return buf;
-}
-
-static int parse_bool(const char *v, bool *out)
-{
-	static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false", "off"};
-	for (size_t i = 0; i < 4; i++) {
-		if (!strcasecmp(v, yes[i]))
-			return *out = true, 0;
-		if (!strcasecmp(v, no[i]))
-			return *out = false, 0;
-	}
-	return -1;
-}
-
-static int parse_enum(const char *const *choices, const char *v)
-{
-	for (int i = 0; choices[i]; i++)
-		if (!strcmp(choices[i], v))
-			return i;
-	return -1;
-}
-
-static void list_choices(const char *const *choices, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = 0;
-	for (int i = 0; choices[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", choices[i]);
-}
+#define fail(err, ...) err_fail(err, -1, __VA_ARGS__)
 
 /* The one value parser: command line, INI and defaults all come through here. */
-/* A rate below RATE_MIN, refused (err set): true. */
-static bool rate_too_small(double r, const char *label, const char *sv, struct opt_error *err)
+static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct dd_err *err)
 {
-	if (r <= 0 || r >= RATE_MIN)
-		return false;
-	fail(err, "%s: %s is too small (at least %g; 0 for none)", label, sv, RATE_MIN);
-	return true;
-}
-
-static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct opt_error *err)
-{
-	const struct opt_def *d = &bench_option_table[row];
-	struct bench_options *o = &cli->o;
-	char label[64];
-	const char *why = NULL;
-	row_label(d, label, sizeof label);
-	/* a value is quoted shortened: a long one filled the message and cut off the reason */
-	char shown[72];
-	const char *sv = v ? errmsg_quote(v, shown, sizeof shown) : NULL;
-
-	switch (d->type) {
-	case OT_FLAG: {
-		bool b = true;
-		if (v && parse_bool(v, &b))
-			return fail(err, "%s: '%s' is not a boolean (use 1/0, yes/no, true/false)", label, sv);
-		*(bool *)field(o, d) = b;
-		break;
-	}
-	case OT_SET:
-		*(int *)field(o, d) = d->set_value;
-		break;
-	case OT_UINT: {
-		uint64_t n;
-		int word = d->choices ? parse_enum(d->choices, v) : -1;
-		if (word >= 0) {
-			*(uint64_t *)field(o, d) = (uint64_t)word;
-			break;
-		}
-		if (units_parse_count(v, &n, &why)) {
-			if (!d->choices)
-				return fail(err, "%s: '%s' is not a valid count: %s", label, sv, why);
-			char list[256];
-			list_choices(d->choices, list, sizeof list);
-			return fail(err, "%s: '%s' is neither %s nor a whole number", label, sv, list);
-		}
-		if (n < d->min || (d->max && n > d->max))
-			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu)", label, sv, (unsigned long long)d->min,
-					     (unsigned long long)d->max)
-				      : fail(err, "%s: %s is out of range (at least %llu)", label, sv,
-					     (unsigned long long)d->min);
-		*(uint64_t *)field(o, d) = n;
-		break;
-	}
-	case OT_SIZE: {
-		uint64_t n;
-		if (units_parse_size(v, d->unit, &n, &why))
-			return fail(err, "%s: '%s' is not a valid size: %s", label, sv, why);
-		if (n < d->min || (d->max && n > d->max))
-			return d->max ? fail(err, "%s: %s is out of range (%llu to %llu bytes)", label, sv,
-					     (unsigned long long)d->min, (unsigned long long)d->max)
-				      : fail(err, "%s: %s is out of range (at least %llu byte%s)", label, sv,
-					     (unsigned long long)d->min, d->min == 1 ? "" : "s");
-		*(uint64_t *)field(o, d) = n;
-		break;
-	}
-	case OT_DURATION: {
-		uint64_t ns;
-		if (units_parse_duration(v, d->unit, &ns, &why))
-			return fail(err, "%s: '%s' is not a valid duration: %s", label, sv, why);
-		if (d->max && ns > d->max)
-			return fail(err, "%s: %s is longer than %llu days", label, sv,
-				    (unsigned long long)(d->max / (86400ULL * 1000000000ULL)));
-		*(uint64_t *)field(o, d) = ns;
-		break;
-	}
-	case OT_RATE: {
-		double r;
-		if (units_parse_rate(v, &r, &why))
-			return fail(err, "%s: '%s' is not a valid rate: %s", label, sv, why);
-		if (rate_too_small(r, label, sv, err))
-			return -1;
-		*(double *)field(o, d) = r;
-		break;
-	}
-	case OT_NOMINAL: {
-		double *dst = &o->rate;
-		const char *num = v;
-		if (v[0] == 'r' || v[0] == 'w') {
-			dst = v[0] == 'r' ? &o->read_rate : &o->write_rate;
-			num = v + 1;
-		}
-		if (units_parse_rate(num, dst, &why))
-			return fail(err, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, sv, why);
-		if (rate_too_small(*dst, label, sv, err))
-			return -1;
-		break;
-	}
-	case OT_ENUM: {
-		int i = parse_enum(d->choices, v);
-		if (i < 0) {
-			char list[256];
-			list_choices(d->choices, list, sizeof list);
-			return fail(err, "%s: unknown value '%s' (one of: %s)", label, sv, list);
-		}
-		*(int *)field(o, d) = i;
-		break;
-	}
-	case OT_STRING: {
-		char **s = field(o, d);
-		if (!v || !*v)
-			return fail(err, "%s: empty value", label);
-		free(*s);
-		*s = strdup(v);
-		break;
-	}
-	case OT_ACTION:
-		if (d->set_value == 'h')
-			cli->want_help = true;
-		else
-			cli->want_version = true;
-		break;
-	}
+	int rc = opt_apply(&table, &rows[row], &cli->o, v, err);
+	if (rc < 0)
+		return -1;
+	if (rc == OPT_ACTION && rows[row].set_value == 'h')
+		cli->want_help = true;
+	else if (rc == OPT_ACTION)
+		cli->want_version = true;
 	cli->given[row] = true;
 	return 0;
 }
@@ -456,35 +320,19 @@ static int apply_value(struct bench_cli *cli, size_t row, const char *v, struct 
 void options_defaults(struct bench_cli *cli)
 {
 	memset(cli, 0, sizeof *cli);
-	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
-		if (d->def && d->type != OT_SET && d->type != OT_ACTION) {
-			struct opt_error e;
-			if (apply_value(cli, i, d->def, &e))
-				abort(); /* a broken table default is a programming error, caught by the unit tests */
-		}
-	}
-	memset(cli->given, 0, sizeof cli->given);
+	struct dd_err e;
+	if (opt_defaults(&table, 0, &cli->o, &e))
+		abort(); /* a broken table default is a programming error, caught by the unit tests */
 }
 
 void options_free(struct bench_options *o)
 {
-	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
-		if (d->type == OT_STRING) {
-			char **s = field(o, d);
-			free(*s);
-			*s = NULL;
-		}
-	}
+	opt_free_strings(&table, o);
 }
 
 static long find_long(const char *name)
 {
-	for (size_t i = 0; i < bench_option_count; i++)
-		if (bench_option_table[i].name && !strcmp(bench_option_table[i].name, name))
-			return (long)i;
-	return -1;
+	return opt_find_long(&table, name);
 }
 
 bool options_given(const bool *given, const char *name)
@@ -515,7 +363,7 @@ static long ini_key_row(const char *section, const char *key)
 }
 
 int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
-		      struct opt_error *err)
+		      struct dd_err *err)
 {
 	const struct legacy_key *l = find_legacy(section, key);
 	char shown[72], kshown[72]; /* quoted shortened: the reason after them is kept */
@@ -535,7 +383,7 @@ int options_apply_ini(struct bench_cli *cli, const char *section, const char *ke
 			v = l->codes[code];
 		} else if (l->invert) {
 			bool b;
-			if (parse_bool(value, &b))
+			if (opt_parse_bool(value, &b))
 				return fail(err, "[%s] %s: '%s' is not 0 or 1", section, key, sv);
 			snprintf(translated, sizeof translated, "%d", !b);
 			v = translated;
@@ -555,9 +403,9 @@ int options_apply_ini(struct bench_cli *cli, const char *section, const char *ke
 
 struct ini_ctx {
 	struct bench_cli *cli;
-	struct opt_error *err;
+	struct dd_err *err;
 	bool failed;
-	bool seen[64]; /* rows this file set: a second line for one is refused, not silently the last */
+	bool seen[OPT_MAX_ROWS]; /* rows this file set: a second line for one is refused, not silently the last */
 };
 
 static int ini_on_key(void *user, const char *section, const char *name, const char *value)
@@ -567,7 +415,7 @@ static int ini_on_key(void *user, const char *section, const char *name, const c
 		return 0;
 	long row = ini_key_row(section, name);
 	/* rate = rRATE / wRATE sets the read / write rate: the same option as read-rate = RATE */
-	if (row >= 0 && bench_option_table[row].type == OT_NOMINAL && (value[0] == 'r' || value[0] == 'w'))
+	if (row >= 0 && bench_option_table[row].type == OT_CUSTOM && (value[0] == 'r' || value[0] == 'w'))
 		row = find_long(value[0] == 'r' ? "read-rate" : "write-rate");
 	if (row >= 0 && c->seen[row]) {
 		const char *opt = bench_option_table[row].name;
@@ -624,9 +472,9 @@ static bool ini_line_opens_section(const char *text, int line)
 	return text && *text == '[';
 }
 
-int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err)
+int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct dd_err *err)
 {
-	struct opt_error inner = {.resource = false};
+	struct dd_err inner = {.resource = false};
 	struct ini_ctx c = {.cli = cli, .err = &inner};
 	char *flat = malloc(strlen(text) + 1);
 	if (!flat)
@@ -655,18 +503,17 @@ int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *
  * endless output) from running forever. */
 #define CONFIG_MAX (1u << 20)
 
-int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err)
+int options_load_ini(struct bench_cli *cli, const char *path, struct dd_err *err)
 {
 	FILE *f = fopen(path, "r");
-	if (!f) {
-		err->resource = errmsg_resource(errno); /* not the file's fault */
-		return fail(err, "config file %s: %s", path, strerror(errno));
-	}
+	if (!f) /* (out of descriptors or memory: not the file's fault, resource is set) */
+		return err_fail_errno(err, -1, errno, "config file %s", path);
 	char *text = malloc(CONFIG_MAX + 1);
 	if (!text) {
 		fclose(f);
+		fail(err, "config file %s: out of memory", path);
 		err->resource = true;
-		return fail(err, "config file %s: out of memory", path);
+		return -1;
 	}
 	size_t n = fread(text, 1, CONFIG_MAX + 1, f);
 	int e = ferror(f) ? errno : 0;
@@ -687,66 +534,29 @@ int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *
 	return rc;
 }
 
-/* getopt_long arrays from the table: long options return 256 + row. */
 void options_build_getopt(struct option *longs, char *shorts)
 {
-	size_t nl = 0, ns = 0;
-	shorts[ns++] = ':';
-	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
-		if (d->name)
-			longs[nl++] = (struct option){d->name, d->arg ? required_argument : no_argument, NULL, 256 + (int)i};
-		if (d->short_opt) {
-			shorts[ns++] = (char)d->short_opt;
-			if (d->arg)
-				shorts[ns++] = ':';
-		}
-	}
-	longs[nl] = (struct option){NULL, 0, NULL, 0};
-	shorts[ns] = 0;
+	opt_build_getopt(&table, 0, longs, shorts);
 }
 
-static long row_of_short(int c)
+static int on_row(void *cli, size_t row, const char *value, struct dd_err *err)
 {
-	for (size_t i = 0; i < bench_option_count; i++)
-		if (bench_option_table[i].short_opt == c)
-			return (long)i;
-	return -1;
+	return apply_value(cli, row, value, err);
 }
 
-static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct opt_error *err)
+static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct dd_err *err)
 {
-	struct option longs[64 + 1];
-	char shorts[3 * 64 + 2];
-	options_build_getopt(longs, shorts);
-	optind = 0; /* glibc: full re-initialisation, so the two passes each see all of argv */
-	opterr = 0;
-	int c;
+	int operands;
 	char shown[72]; /* an argument quoted shortened in an error */
-	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		if (c == '?') {
-			if (optopt)
-				return fail(err, "unknown option '-%c' (see --help)", optopt);
-			return fail(err, "unknown option '%s' (see --help)", errmsg_quote(argv[optind - 1], shown, sizeof shown));
-		}
-		if (c == ':') {
-			if (optopt && optopt < 256)
-				return fail(err, "option '-%c' needs a value", optopt);
-			return fail(err, "option '%s' needs a value", errmsg_quote(argv[optind - 1], shown, sizeof shown));
-		}
-		long row = c >= 256 ? c - 256 : row_of_short(c);
-		if (row < 0)
-			return fail(err, "unknown option (see --help)");
-		if (apply_value(cli, (size_t)row, optarg, err))
-			return -1;
-	}
-	if (optind < argc)
+	if (opt_parse_argv(&table, 0, argc, argv, NULL, on_row, cli, &operands, err))
+		return -1;
+	if (operands < argc)
 		return fail(err, "unexpected argument '%s' (options only; the target is --target PATH)",
-			    errmsg_quote(argv[optind], shown, sizeof shown));
+			    errmsg_quote(argv[operands], shown, sizeof shown));
 	return 0;
 }
 
-int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error *err)
+int options_parse(int argc, char **argv, struct bench_cli *cli, struct dd_err *err)
 {
 	/* Pass 1 validates the command line and finds --config; pass 2 lets it override the file. */
 	struct bench_cli first;
@@ -787,25 +597,12 @@ void options_print_help(FILE *f, const char *prog)
 		prog);
 	const char *group = NULL;
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		if (!group || strcmp(group, d->group)) {
 			group = d->group;
 			fprintf(f, "\n%s:\n", group);
 		}
-		char left[64];
-		int n = 0;
-		if (d->short_opt && d->name)
-			n = snprintf(left, sizeof left, "  -%c, --%s", d->short_opt, d->name);
-		else if (d->name)
-			n = snprintf(left, sizeof left, "      --%s", d->name);
-		else
-			n = snprintf(left, sizeof left, "  -%c", d->short_opt);
-		if (d->arg && n < (int)sizeof left)
-			snprintf(left + n, sizeof left - n, " %s", d->arg);
-		fprintf(f, "%-28s %s", left, d->help);
-		if (d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default"))
-			fprintf(f, " [%s]", d->def);
-		fputc('\n', f);
+		opt_print_help_row(f, &table, d, NULL);
 	}
 	fprintf(f, "\nSizes take B, KiB, MiB, GiB, TiB; durations s, m, h. Exit status: 0 success,\n"
 		   "1 a failure during the run (I/O error, worker lost), 2 bad input (nothing written).\n");
@@ -815,16 +612,15 @@ void options_print_man(FILE *f)
 {
 	const char *group = NULL;
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		if (!group || strcmp(group, d->group)) {
 			group = d->group;
 			fprintf(f, ".SS %s\n", group);
 		}
-		bool shows_default = d->def && d->type != OT_FLAG && strcmp(d->def, "0") && strcmp(d->def, "default");
 		char tail[96] = "";
 		if (d->name && d->type != OT_ACTION && strcmp(d->name, "config"))
 			snprintf(tail, sizeof tail, ". Config key: \\fB%s\\fR", d->name);
-		optdoc_man_item(f, d->short_opt, d->name, d->arg, d->help, shows_default ? d->def : NULL, tail);
+		opt_print_man_row(f, d, tail);
 	}
 }
 
@@ -832,7 +628,7 @@ json_t *options_to_json(const struct bench_options *o)
 {
 	json_t *j = json_object();
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		const void *p = (const char *)o + d->offset;
 		json_t *v = NULL;
 		if (!d->name)
@@ -848,7 +644,7 @@ json_t *options_to_json(const struct bench_options *o)
 		case OT_SIZE: v = json_integer((json_int_t) * (const uint64_t *)p); break;
 		case OT_DURATION: v = json_real((double)*(const uint64_t *)p / 1e9); break;
 		case OT_RATE:
-		case OT_NOMINAL: v = json_real(*(const double *)p); break;
+		case OT_CUSTOM: v = json_real(*(const double *)p); break; /* -n: a rate */
 		case OT_ENUM: v = json_string(d->choices[*(const int *)p]); break;
 		case OT_STRING: v = *(char *const *)p ? json_string(*(char *const *)p) : json_null(); break;
 		case OT_SET:

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
+#include "lib/opttable.h"
 
 enum bench_mode { MODE_WRITE, MODE_READ, MODE_MIXED };
 enum access_kind { ACCESS_SEQ, ACCESS_UNIFORM, ACCESS_NURAND };
@@ -72,68 +73,37 @@ struct bench_options {
 	char *backup_rates;   /* backup: "ADD:DEL:MOVE" percent of segments per generation */
 };
 
-enum opt_type {
-	OT_FLAG,     /* no argument; sets a bool */
-	OT_SET,      /* no argument; stores `set_value` into an enum field (-w, -r, -m, -p) */
-	OT_UINT,     /* integer, decimal with optional k/M/G; `choices` may name values 0, 1, ... */
-	OT_SIZE,     /* bytes; bare number times `unit` */
-	OT_DURATION, /* ns; bare number times `unit` */
-	OT_RATE,     /* ops/s (double) */
-	OT_ENUM,     /* one of `choices` (stored as its index) */
-	OT_STRING,
-	OT_NOMINAL,  /* -n: RATE, or the original rR / wW forms (read / write rate) */
-	OT_ACTION,   /* --help, --version: handled by main */
-};
-
-struct opt_def {
-	const char *name;   /* long option; also the INI key; NULL for short-only aliases */
-	int short_opt;      /* 0 for none */
-	const char *arg;    /* metavariable in --help, NULL without argument */
-	enum opt_type type;
-	size_t offset;      /* into struct bench_options */
-	const char *def;    /* default, as text fed through the same parser; NULL = zero */
-	const char *const *choices; /* OT_ENUM, NULL-terminated; OT_UINT: words for 0, 1, ... */
-	uint64_t unit;      /* OT_SIZE / OT_DURATION: bare-number multiplier */
-	uint64_t min, max;  /* OT_UINT / OT_SIZE range (max 0 = none) */
-	int set_value;      /* OT_SET */
-	const char *group;  /* --help section */
-	const char *help;
-};
-
 /* The rows: dedisbench's own, with each I/O engine's rows after the last of their group and
  * --ioengine's choices and help taken from the engine registry (built before main). */
-extern const struct opt_def *const bench_option_table;
+extern const struct opt_row *const bench_option_table;
 extern size_t bench_option_count;
 struct option;
+/* The rows as a table for lib/opttable. */
+extern const struct opt_table *const bench_options_table;
 /* getopt_long's arrays built from the table (long options return 256 + row): longs holds at
- * least 64 + 1 entries, shorts 3 * 64 + 2 characters. */
+ * least OPT_MAX_ROWS + 1 entries, shorts 3 * OPT_MAX_ROWS + 2 characters. */
 void options_build_getopt(struct option *longs, char *shorts);
 
 /* Parse state: the options and which rows were given explicitly (by INI or command line). */
 struct bench_cli {
 	struct bench_options o;
-	bool given[64];
+	bool given[OPT_MAX_ROWS];
 	bool want_help, want_version;
 };
 
-/* Error text: "what: why" (the caller prefixes the program name). */
-struct opt_error {
-	char msg[512];
-	/* set when memory or descriptors ran out (ENOMEM, EMFILE, ENFILE): the machine failed, not
-	 * the input, and the exit status is a run's failure (1), not bad input's (2) */
-	bool resource;
-};
+/* Errors: struct dd_err, "what: why" (the caller prefixes the program name); resource set when
+ * memory or descriptors ran out (the exit status is then a run's failure, 1, not bad input's). */
 
 /* Fill defaults, then the config file (-f/--config, if any), then the command line (which
  * wins). Returns 0, or -1 with err set. Allocates strings: options_free(). */
-int options_parse(int argc, char **argv, struct bench_cli *cli, struct opt_error *err);
+int options_parse(int argc, char **argv, struct bench_cli *cli, struct dd_err *err);
 /* Apply one "key = value" from an INI file (section may be NULL); the same path the config
  * reader uses. Exposed so tests can prove CLI == INI. */
 int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,
-		      struct opt_error *err);
-int options_load_ini(struct bench_cli *cli, const char *path, struct opt_error *err);
+		      struct dd_err *err);
+int options_load_ini(struct bench_cli *cli, const char *path, struct dd_err *err);
 /* The same on a file's text (NUL-terminated); `name` stands for the file in messages. */
-int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct opt_error *err);
+int options_parse_ini_text(struct bench_cli *cli, const char *text, const char *name, struct dd_err *err);
 /* Was the option with this long name given (command line or INI)? */
 bool options_given(const bool *given, const char *name);
 void options_defaults(struct bench_cli *cli);

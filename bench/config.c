@@ -42,7 +42,7 @@ int config_find_dist(const char *name, char *path, size_t len)
 }
 
 /* An output path (JSON, output dir) must be creatable: its parent exists and is writable. */
-static int check_output_parent(const char *what, const char *path, struct opt_error *err)
+static int check_output_parent(const char *what, const char *path, struct dd_err *err)
 {
 	char dir[PATH_MAX];
 	path_parent(path, dir, sizeof dir);
@@ -56,7 +56,7 @@ static int check_output_parent(const char *what, const char *path, struct opt_er
 	return 0;
 }
 
-static int check_output_dir(const char *path, struct opt_error *err)
+static int check_output_dir(const char *path, struct dd_err *err)
 {
 	struct stat st;
 	if (stat(path, &st) == 0) {
@@ -74,7 +74,7 @@ static int check_output_dir(const char *path, struct opt_error *err)
  * volume. And a report path that is a directory is refused before the run, not after it, as is a
  * directory of reports that cannot be one (an existing file, an unwritable place). */
 int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
-			struct opt_error *err)
+			struct dd_err *err)
 {
 	struct stat st, ts;
 	if (!is_dir && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -161,7 +161,7 @@ static bool in_output_dir(const struct bench_options *o, const char *path)
 }
 
 int config_check_outputs(const struct target *t, const struct bench_options *o, const char *dist_path,
-			 struct opt_error *err)
+			 struct dd_err *err)
 {
 	const struct {
 		const char *what, *path;
@@ -236,7 +236,7 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 	return 0;
 }
 
-static int check_rules(struct bench_config *c, struct opt_error *err)
+static int check_rules(struct bench_config *c, struct dd_err *err)
 {
 	struct bench_options *o = &c->o;
 	if (o->block_size & (o->block_size - 1))
@@ -293,7 +293,7 @@ static int check_rules(struct bench_config *c, struct opt_error *err)
 	return 0; /* the outputs are checked in config_check_outputs, as replay's and backup's are */
 }
 
-static int load_dist(struct bench_config *c, struct opt_error *err)
+static int load_dist(struct bench_config *c, struct dd_err *err)
 {
 	const char *d = c->o.dist;
 	struct stat st; /* a FIFO or device by a bare name is that file, refused by dist_load, not "no such file" */
@@ -313,7 +313,7 @@ static int load_dist(struct bench_config *c, struct opt_error *err)
 }
 
 /* The run's seed: given, fixed by an earlier run's ledger, or drawn (and said in the report). */
-static int resolve_seed(struct bench_config *c, struct opt_error *err)
+static int resolve_seed(struct bench_config *c, struct dd_err *err)
 {
 	struct bench_options *o = &c->o;
 	bool seed_given = options_given(c->given, "seed");
@@ -336,7 +336,7 @@ static int resolve_seed(struct bench_config *c, struct opt_error *err)
 	return 0;
 }
 
-int config_probe(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
+int config_probe(struct bench_cli *cli, struct bench_config *c, struct dd_err *err)
 {
 	err->resource = false;
 	memset(c, 0, sizeof *c);
@@ -424,7 +424,7 @@ void config_part_alone(const struct bench_config *c, struct bench_part *part)
 	part->space_ops = part->run_ops;
 }
 
-int config_place(struct bench_config *c, const struct bench_part *part, struct opt_error *err)
+int config_place(struct bench_config *c, const struct bench_part *part, struct dd_err *err)
 {
 	struct bench_options *o = &c->o;
 	c->part = *part;
@@ -464,7 +464,7 @@ int config_place(struct bench_config *c, const struct bench_part *part, struct o
 	return 0;
 }
 
-int config_build(struct bench_cli *cli, struct bench_config *c, struct opt_error *err)
+int config_build(struct bench_cli *cli, struct bench_config *c, struct dd_err *err)
 {
 	if (config_probe(cli, c, err))
 		return -1;

@@ -80,12 +80,12 @@ void config_fill_content(const struct bench_config *c, const struct content_gen 
 			 uint64_t id, void *buf);
 
 /* Validate everything a run needs, without writing anything. Takes ownership of cli->o. */
-int config_build(struct bench_cli *cli, struct bench_config *cfg, struct opt_error *err);
+int config_build(struct bench_cli *cli, struct bench_config *cfg, struct dd_err *err);
 /* config_build in two steps, for a run that is part of a larger one: config_probe checks the
  * options and sizes the target (what the whole run needs to know of this part), config_place
  * puts the part in the whole (sizes, quotas, the scaled layout). Both leave cfg to config_free. */
-int config_probe(struct bench_cli *cli, struct bench_config *cfg, struct opt_error *err);
-int config_place(struct bench_config *cfg, const struct bench_part *part, struct opt_error *err);
+int config_probe(struct bench_cli *cli, struct bench_config *cfg, struct dd_err *err);
+int config_place(struct bench_config *cfg, const struct bench_part *part, struct dd_err *err);
 /* The part that is a whole run: this config's workers and capacity. */
 void config_part_alone(const struct bench_config *cfg, struct bench_part *part);
 /* The operations of a size bound of `ops` that workers [first, first + n) of `workers` do
@@ -99,14 +99,14 @@ void config_free(struct bench_config *cfg);
  * a report path must not be a directory, and a directory of them must be one or be creatable
  * (t: a TARGET_NULL one where there is no target). 0, or -1 with err set. */
 int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
-			struct opt_error *err);
+			struct dd_err *err);
 
 /* Every file a run writes (--json, --dist-report, --access-report, --ledger, what --output-dir
  * receives) passes config_check_output, and none names a file the run reads (dist_path, the
  * --config file, the --trace, an existing --ledger) or another of them: reports are renamed into
  * place, so each would destroy the other. dist_path may be NULL. 0, or -1 with err set. */
 int config_check_outputs(const struct target *t, const struct bench_options *o, const char *dist_path,
-			 struct opt_error *err);
+			 struct dd_err *err);
 
 /* Resolve the outputs' directories once, now (after config_check_outputs, and --output-dir made),
  * and hold them open: what the run writes at its end goes beneath them, never through a

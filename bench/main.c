@@ -127,7 +127,7 @@ static int replay_argv(int argc, char **argv)
 static int refuse_options(const struct bench_cli *cli, bool (*applies)(const char *), const char *what, const char *why)
 {
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		if (!cli->given[i] || (d->name && applies(d->name)))
 			continue;
 		if (d->name)
@@ -168,7 +168,7 @@ static int cmd_replay(struct bench_cli *cli)
 				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct,
 				     .no_writes = trace.writes == 0, .size_from = "the trace's extent"};
 	int status = EXIT_BAD_INPUT;
-	struct opt_error oerr;
+	struct dd_err oerr;
 	if (target_probe(&req, &target, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		goto out;
@@ -231,7 +231,7 @@ static int cmd_backup(struct bench_cli *cli)
 				     .block_size = (uint32_t)o->block_size, .force = o->force, .direct = direct};
 	char msg[1024];
 	int status = EXIT_BAD_INPUT;
-	struct opt_error oerr;
+	struct dd_err oerr;
 	if (target_probe(&req, &target, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		goto out;
@@ -321,7 +321,7 @@ static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
 			return EXIT_BAD_INPUT;
 		}
 	static const struct target no_target = {.kind = TARGET_NULL};
-	struct opt_error oerr;
+	struct dd_err oerr;
 	bool bad_dir = o->output_dir && config_check_output(&no_target, "--output-dir", o->output_dir, true, &oerr);
 	if (!bad_dir && o->output_dir && mkdir(o->output_dir, 0755) && errno != EEXIST) {
 		snprintf(oerr.msg, sizeof oerr.msg, "--output-dir %s: %s", o->output_dir, strerror(errno));
@@ -361,7 +361,7 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 				     .block_size = (uint32_t)o->block_size, .force = o->force,
 				     .direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC ||
 						       (ioengine_choice((size_t)o->ioengine)->flags & IOENGINE_NEEDS_DIRECT)};
-	struct opt_error oerr;
+	struct dd_err oerr;
 	int probed = target_probe(&req, &target, msg, sizeof msg);
 	if (!probed && config_check_output(&target, "--output-dir", o->output_dir, true, &oerr)) {
 		snprintf(msg, sizeof msg, "%s", oerr.msg);
@@ -402,7 +402,7 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 static int bench_main(int argc, char **argv)
 {
 	struct bench_cli cli;
-	struct opt_error err = {.resource = false};
+	struct dd_err err = {.resource = false};
 	if (replay_argv(argc, argv)) {
 		fprintf(stderr, "dedisbench: replay: give the trace first: dedisbench replay TRACE --target PATH [OPTION]...\n");
 		return EXIT_BAD_INPUT;

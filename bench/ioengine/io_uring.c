@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "bench/benchopts.h"
+#include "lib/opttable.h"
 #include "bench/ioengine/ioengine.h"
 
 /* Submission policy. The worker calls commit() after every request it prepares. Submitting there
@@ -44,13 +44,13 @@ struct uring_opts {
 	bool hipri;  /* completions are polled, not interrupt-driven */
 };
 
-static const struct opt_def uring_rows[] = {
+static const struct opt_row uring_rows[] = {
 	{"sqpoll", 0, NULL, OT_FLAG, offsetof(struct uring_opts, sqpoll), NULL, NULL, 0, 0, 0, 0, "I/O",
 	 "io_uring: a kernel thread per worker polls for submissions (no system call to submit; "
-	 "costs a CPU)"},
+	 "costs a CPU)", 0, NULL},
 	{"hipri", 0, NULL, OT_FLAG, offsetof(struct uring_opts, hipri), NULL, NULL, 0, 0, 0, 0, "I/O",
 	 "io_uring: poll for completions instead of waiting for interrupts (a device with poll "
-	 "queues, such as NVMe with nvme.poll_queues)"},
+	 "queues, such as NVMe with nvme.poll_queues)", 0, NULL},
 };
 
 static const struct uring_opts no_opts;

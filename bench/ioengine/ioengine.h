@@ -47,7 +47,7 @@ struct io_ctx {
 /* Room for one engine's option values (its rows' struct) in the run's options. */
 #define IOENGINE_OPTS_MAX 16
 
-struct opt_def;
+struct opt_row;
 
 struct ioengine_ops {
 	const char *name;
@@ -56,7 +56,7 @@ struct ioengine_ops {
 	/* The engine's own options (--sqpoll...): rows whose offsets are into its option struct of
 	 * opts_size bytes, which io_ctx.opts points to; the option table inserts them after the last
 	 * row of their group. A row given with another engine chosen is refused. */
-	const struct opt_def *options;
+	const struct opt_row *options;
 	size_t noptions, opts_size;
 	/* Optional, called once before anything is written: can this engine run c's job on this
 	 * kernel and c->path (the --target)? 0, or -1 with one line (what and why) in why. */

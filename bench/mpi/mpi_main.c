@@ -202,7 +202,7 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 						      "its own (%%r: the rank)", cfg->o.ledger, k), msg);
 	if (cfg && rank && all[0] == mine[0])
 		for (size_t i = 0; i < nreports && !problem; i++) {
-			struct opt_error err;
+			struct dd_err err;
 			if (reports[i] && config_check_output(&cfg->target, what[i], reports[i], false, &err))
 				problem = (snprintf(msg, msglen, "%s (rank 0 writes it)", err.msg), msg);
 		}
@@ -212,7 +212,7 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 
 static int run(int rank, struct bench_cli *cli)
 {
-	struct opt_error err = {.resource = false};
+	struct dd_err err = {.resource = false};
 	char msg[1024];
 	/* One seed for every rank: rank 0's draw unless given. */
 	uint64_t seed = cli->o.seed;
@@ -374,7 +374,7 @@ static int run(int rank, struct bench_cli *cli)
 int main(int argc, char **argv)
 {
 	struct bench_cli cli;
-	struct opt_error err;
+	struct dd_err err;
 	/* What needs no other rank is answered before MPI starts (the build generates the man page). */
 	int parsed = options_parse(argc, argv, &cli, &err);
 	if (!parsed && (cli.want_help || cli.want_version || getenv("DEDIS_PRINT_MAN_OPTIONS"))) {

@@ -15,7 +15,7 @@ void harness_one(const uint8_t *data, size_t len)
 	 * sees text up to the first one. */
 	char *text = harness_text(data, len);
 	struct bench_cli cli;
-	struct opt_error err;
+	struct dd_err err;
 	options_defaults(&cli);
 	if (options_parse_ini_text(&cli, text, "fuzz.ini", &err)) {
 		options_check_error(&err);

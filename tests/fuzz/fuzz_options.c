@@ -83,7 +83,7 @@ void harness_one(const uint8_t *data, size_t len)
 	if (reads_a_file(argc, argv))
 		goto out;
 	struct bench_cli cli;
-	struct opt_error err;
+	struct dd_err err;
 	if (options_parse(argc, argv, &cli, &err)) {
 		options_check_error(&err);
 	} else {

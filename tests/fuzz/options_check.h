@@ -10,7 +10,7 @@
 #include "harness.h"
 #include "bench/benchopts.h"
 
-static inline void options_check_error(const struct opt_error *err)
+static inline void options_check_error(const struct dd_err *err)
 {
 	size_t n = strnlen(err->msg, sizeof err->msg);
 	if (!n || n == sizeof err->msg || strchr(err->msg, '\n'))
@@ -23,7 +23,7 @@ static inline void options_check_error(const struct opt_error *err)
 static inline void options_check_values(struct bench_cli *cli)
 {
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		const void *p = (const char *)&cli->o + d->offset;
 		if (d->type == OT_UINT || d->type == OT_SIZE) {
 			uint64_t v = *(const uint64_t *)p, words = 0;
@@ -40,7 +40,7 @@ static inline void options_check_values(struct bench_cli *cli)
 				n++;
 			if (v < 0 || v >= n)
 				harness_fail("--%s holds choice %d of %d", d->name, v, n);
-		} else if (d->type == OT_RATE || d->type == OT_NOMINAL) {
+		} else if (d->type == OT_RATE || d->type == OT_CUSTOM) {
 			double v = *(const double *)p;
 			if (!(v >= 0) || v > UNITS_RATE_MAX)
 				harness_fail("--%s holds rate %g", d->name ? d->name : "?", v);

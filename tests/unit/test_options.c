@@ -8,7 +8,7 @@
 #include "unit.h"
 
 /* A valid non-default value for a row, as text. */
-static const char *sample_value(const struct opt_def *d)
+static const char *sample_value(const struct opt_row *d)
 {
 	switch (d->type) {
 	case OT_FLAG: return "1";
@@ -16,14 +16,14 @@ static const char *sample_value(const struct opt_def *d)
 	case OT_SIZE: return "8KiB";
 	case OT_DURATION: return "90s";
 	case OT_RATE:
-	case OT_NOMINAL: return "250";
+	case OT_CUSTOM: return "250";
 	case OT_ENUM: return d->choices[1];
 	case OT_STRING: return "some/path";
 	default: return NULL;
 	}
 }
 
-static int parse(struct bench_cli *cli, int argc, char **argv, struct opt_error *e)
+static int parse(struct bench_cli *cli, int argc, char **argv, struct dd_err *e)
 {
 	return options_parse(argc, argv, cli, e);
 }
@@ -31,7 +31,7 @@ static int parse(struct bench_cli *cli, int argc, char **argv, struct opt_error 
 static int same_options(const struct bench_options *a, const struct bench_options *b)
 {
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		const char *pa = (const char *)a + d->offset, *pb = (const char *)b + d->offset;
 		switch (d->type) {
 		case OT_FLAG: if (*(const bool *)pa != *(const bool *)pb) return 0; break;
@@ -41,7 +41,7 @@ static int same_options(const struct bench_options *a, const struct bench_option
 		case OT_SIZE:
 		case OT_DURATION: if (*(const uint64_t *)pa != *(const uint64_t *)pb) return 0; break;
 		case OT_RATE:
-		case OT_NOMINAL: if (*(const double *)pa != *(const double *)pb) return 0; break;
+		case OT_CUSTOM: if (*(const double *)pa != *(const double *)pb) return 0; break;
 		case OT_STRING: {
 			const char *x = *(char *const *)pa, *y = *(char *const *)pb;
 			if ((x == NULL) != (y == NULL) || (x && strcmp(x, y)))
@@ -57,7 +57,7 @@ static int same_options(const struct bench_options *a, const struct bench_option
 static void cli_equals_ini(void)
 {
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		const char *v = sample_value(d);
 		if (!d->name || !v || !strcmp(d->name, "config"))
 			continue;
@@ -68,7 +68,7 @@ static void cli_equals_ini(void)
 			snprintf(arg, sizeof arg, "--%s", d->name);
 		char *argv[] = {"dedisbench", arg, NULL};
 		struct bench_cli from_cli, from_ini;
-		struct opt_error e;
+		struct dd_err e;
 		CU_ASSERT_EQUAL_FATAL(parse(&from_cli, 2, argv, &e), 0);
 		CU_ASSERT_TRUE(from_cli.given[i]);
 		options_defaults(&from_ini);
@@ -88,7 +88,7 @@ static void short_forms_and_units(void)
 {
 	char *argv[] = {"dedisbench", "-m", "-nr100", "-nw50", "-t", "5", "-s", "100", "-b", "8192", "-P", "2", NULL};
 	struct bench_cli c;
-	struct opt_error e;
+	struct dd_err e;
 	CU_ASSERT_EQUAL_FATAL(parse(&c, 12, argv, &e), 0);
 	CU_ASSERT_EQUAL(c.o.mode, MODE_MIXED);
 	CU_ASSERT_DOUBLE_EQUAL(c.o.read_rate, 100, 1e-9);
@@ -113,7 +113,7 @@ static void legacy_ini_keys(void)
 	snprintf(cfgarg, sizeof cfgarg, "--config=%s", path);
 	char *argv[] = {"dedisbench", cfgarg, "--procs", "5", NULL};
 	struct bench_cli c;
-	struct opt_error e;
+	struct dd_err e;
 	CU_ASSERT_EQUAL_FATAL(parse(&c, 4, argv, &e), 0);
 	CU_ASSERT_STRING_EQUAL(c.o.dist, "kernels");
 	CU_ASSERT_EQUAL(c.o.access, ACCESS_NURAND);
@@ -132,7 +132,7 @@ static void legacy_ini_keys(void)
 static void errors_name_what_and_where(void)
 {
 	struct bench_cli c;
-	struct opt_error e;
+	struct dd_err e;
 	options_defaults(&c);
 	CU_ASSERT_NOT_EQUAL(options_apply_ini(&c, "execution", "bogus", "1", &e), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "bogus"));
@@ -166,7 +166,7 @@ static void help_and_man_list_every_option(void)
 	options_print_man(f);
 	fclose(f);
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		char want[64], mwant[96];
 		if (d->name) {
 			snprintf(want, sizeof want, "--%s", d->name);
@@ -198,7 +198,7 @@ static void json_config_has_every_option(void)
 	options_defaults(&c);
 	json_t *j = options_to_json(&c.o);
 	for (size_t i = 0; i < bench_option_count; i++) {
-		const struct opt_def *d = &bench_option_table[i];
+		const struct opt_row *d = &bench_option_table[i];
 		if (d->name && d->type != OT_ACTION)
 			CU_ASSERT_PTR_NOT_NULL(json_object_get(j, d->name));
 	}

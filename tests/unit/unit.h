@@ -34,6 +34,7 @@ int suite_bitfilter(void);
 int suite_pathwithin(void);
 int suite_fullio(void);
 int suite_u64map(void);
+int suite_opttable(void);
 int suite_access(void);
 int suite_dupgen(void);
 int suite_locality(void);
