@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "lib/opttable.h"
 
 /* CMD_MPI: dedisgen-mpi, a scan over the ranks of an MPI job (no subcommands). */
 enum gen_cmd { CMD_SCAN = 1, CMD_MERGE = 2, CMD_SHOW = 4, CMD_COMPARE = 8, CMD_MPI = 16 };
@@ -44,50 +45,20 @@ struct gen_options {
 	bool want_help, want_version;
 };
 
-enum gen_opt_type {
-	GT_FLAG,    /* sets a bool */
-	GT_UINT,    /* count */
-	GT_SIZE,    /* bytes */
-	GT_SIZES,   /* comma-separated block sizes, powers of two 512 B .. 1 MiB */
-	GT_ENUM,
-	GT_STRING,
-	GT_PATH,    /* appended to paths (-p) */
-	GT_PP,      /* percentage points (double >= 0) */
-	GT_FRACTION, /* a fraction, double in [0, 1] */
-	GT_SAMPLE,  /* auto | all | off | 1/N (N a power of two): a double, GEN_SAMPLE_AUTO, 0 off */
-	GT_KIND,    /* -f / -d */
-	GT_ACTION,  /* --help / --version */
-};
-
-struct gen_opt_def {
-	const char *name;   /* long option, NULL for short-only */
-	int short_opt;
-	const char *arg;    /* metavariable; NULL: no argument */
-	enum gen_opt_type type;
-	size_t offset;      /* into struct gen_options */
-	const char *def;    /* default, through the same parser; NULL = zero */
-	const char *const *choices;
-	uint64_t min, max;
-	int cmds;           /* mask of enum gen_cmd it applies to */
-	const char *help;
-};
-
-extern const struct gen_opt_def gen_option_table[];
-extern const size_t gen_option_count;
+/* The rows (lib/opttable), each with the mask of enum gen_cmd it applies to. */
+extern const struct opt_table *const gen_options_table;
+/* The values of the custom rows: -b SIZES, -p PATH, percentage points, a fraction, --compress-sample. */
+opt_parse_fn gen_parse_sizes_row, gen_parse_path, gen_parse_pp, gen_parse_fraction, gen_parse_sample;
 extern const char *const gen_hash_names[];
 extern const char *const gen_read_names[];
 extern const char *const gen_cmd_names[]; /* by bit index: scan, merge, show, compare (not mpi) */
 
-struct gen_opt_error {
-	char msg[512];
-};
-
 /* argv[1] may name a subcommand (scan, merge, show, compare); otherwise it is scan. Checks what
  * can be checked without touching the filesystem (values, ranges, argument counts, options that
- * need each other). Returns 0, or -1 with err set. Free with gen_options_free. */
-int gen_options_parse(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err);
+ * need each other). Returns 0, or -1 with err set (struct dd_err). Free with gen_options_free. */
+int gen_options_parse(int argc, char **argv, struct gen_options *o, struct dd_err *err);
 /* dedisgen-mpi's command line: the rows marked CMD_MPI, no subcommand; checked as a scan's. */
-int gen_options_parse_mpi(int argc, char **argv, struct gen_options *o, struct gen_opt_error *err);
+int gen_options_parse_mpi(int argc, char **argv, struct gen_options *o, struct dd_err *err);
 void gen_options_free(struct gen_options *o);
 /* Parses "4096,8192" / "4KiB,1MiB" into sorted distinct sizes. Returns 0 or -1 (why set). */
 /* The automatic compressibility sampling rate for a scan of `blocks` blocks (0: unknown): the

@@ -436,7 +436,7 @@ static int cmd_compare(const struct gen_options *o)
 int main(int argc, char **argv)
 {
 	struct gen_options o;
-	struct gen_opt_error err;
+	struct dd_err err;
 	int rc;
 
 	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */

@@ -173,7 +173,7 @@ static void gen_free(struct gen *g)
 int main(int argc, char **argv)
 {
 	struct gen_options o;
-	struct gen_opt_error err;
+	struct dd_err err;
 	/* What needs no other rank is answered before MPI starts (the build generates the man page). */
 	int parsed = gen_options_parse_mpi(argc, argv, &o, &err);
 	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) {

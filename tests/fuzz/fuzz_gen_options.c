@@ -16,7 +16,27 @@ int harness_setup(void)
 	return 0;
 }
 
-static const void *field(const struct gen_options *o, const struct gen_opt_def *d)
+/* The kinds of value dedisgen's rows hold (custom rows told apart by their parser). */
+enum gen_kind { GT_FLAG, GT_UINT, GT_SIZE, GT_SIZES, GT_ENUM, GT_STRING, GT_PATH, GT_PP, GT_FRACTION, GT_SAMPLE,
+		GT_KIND, GT_ACTION };
+
+static enum gen_kind kind_of(const struct opt_row *d)
+{
+	switch (d->type) {
+	case OT_FLAG: return GT_FLAG;
+	case OT_UINT: return GT_UINT;
+	case OT_SIZE: return GT_SIZE;
+	case OT_ENUM: return GT_ENUM;
+	case OT_STRING: return GT_STRING;
+	case OT_SET: return GT_KIND;
+	case OT_CUSTOM:
+		return d->parse == gen_parse_sizes_row ? GT_SIZES : d->parse == gen_parse_path ? GT_PATH
+		       : d->parse == gen_parse_pp ? GT_PP : d->parse == gen_parse_fraction ? GT_FRACTION : GT_SAMPLE;
+	default: return GT_ACTION;
+	}
+}
+
+static const void *field(const struct gen_options *o, const struct opt_row *d)
 {
 	return (const char *)o + d->offset;
 }
@@ -24,9 +44,9 @@ static const void *field(const struct gen_options *o, const struct gen_opt_def *
 /* Is some row of cmd stored at this offset (-f and -d share one, --json two commands' fields)? */
 static bool offset_used(int cmd, size_t offset)
 {
-	for (size_t i = 0; i < gen_option_count; i++) {
-		const struct gen_opt_def *d = &gen_option_table[i];
-		if ((d->cmds & cmd) && d->type != GT_PATH && d->type != GT_ACTION && d->offset == offset)
+	for (size_t i = 0; i < gen_options_table->count; i++) {
+		const struct opt_row *d = &gen_options_table->rows[i];
+		if ((d->cmds & (unsigned)cmd) && kind_of(d) != GT_PATH && kind_of(d) != GT_ACTION && d->offset == offset)
 			return true;
 	}
 	return false;
@@ -40,7 +60,7 @@ static bool all_zero(const void *p, size_t n)
 	return true;
 }
 
-static size_t type_size(enum gen_opt_type t)
+static size_t type_size(enum gen_kind t)
 {
 	switch (t) {
 	case GT_FLAG: return sizeof(bool);
@@ -53,25 +73,25 @@ static size_t type_size(enum gen_opt_type t)
 	}
 }
 
-static void check_row(const struct gen_options *o, const struct gen_opt_def *d)
+static void check_row(const struct gen_options *o, const struct opt_row *d)
 {
 	/* --help and --version return before "-o -" and "--json -" are resolved: nothing is written */
 	bool acts = !o->want_help && !o->want_version;
 	const char *name = d->name ? d->name : "-";
 	const void *p = field(o, d);
-	if (!(d->cmds & o->cmd)) {
+	if (!(d->cmds & (unsigned)o->cmd)) {
 		/* a row of another command: untouched (no default, nothing parsed into it; the
 		 * thresholds of compare read -1, "not given", under every command) */
-		if (d->type == GT_PP || d->type == GT_FRACTION) {
+		if (kind_of(d) == GT_PP || kind_of(d) == GT_FRACTION) {
 			if (*(const double *)p != -1)
 				harness_fail("--%s holds %g under command %d", name, *(const double *)p, o->cmd);
-		} else if (!offset_used(o->cmd, d->offset) && !all_zero(p, type_size(d->type)))
+		} else if (!offset_used(o->cmd, d->offset) && !all_zero(p, type_size(kind_of(d))))
 			harness_fail("--%s is set under a command it does not apply to (%d)", name, o->cmd);
-		if (d->type == GT_SIZES && o->nsizes)
+		if (kind_of(d) == GT_SIZES && o->nsizes)
 			harness_fail("-b holds %d sizes under command %d", o->nsizes, o->cmd);
 		return;
 	}
-	switch (d->type) {
+	switch (kind_of(d)) {
 	case GT_UINT:
 	case GT_SIZE: {
 		uint64_t v = *(const uint64_t *)p;
@@ -112,7 +132,7 @@ static void check_row(const struct gen_options *o, const struct gen_opt_def *d)
 	}
 	case GT_PP:
 	case GT_FRACTION: {
-		double v = *(const double *)p, top = d->type == GT_PP ? 100 : 1;
+		double v = *(const double *)p, top = kind_of(d) == GT_PP ? 100 : 1;
 		if (v != -1 && !(v >= 0 && v <= top))
 			harness_fail("--%s holds %g, neither unset (-1) nor in 0..%g", name, v, top);
 		break;
@@ -145,8 +165,8 @@ static void check_values(const struct gen_options *o, int expect_cmd)
 	for (int i = 0; i < o->npaths; i++)
 		if (!o->paths[i])
 			harness_fail("path %d is NULL", i);
-	for (size_t i = 0; i < gen_option_count; i++)
-		check_row(o, &gen_option_table[i]);
+	for (size_t i = 0; i < gen_options_table->count; i++)
+		check_row(o, &gen_options_table->rows[i]);
 	if (o->want_help || o->want_version)
 		return; /* the command's own checks are skipped: it only prints */
 	if (o->json && !strcmp(o->json, "/proc/self/fd/1") && !o->output && o->nsizes <= 1)
@@ -193,7 +213,7 @@ static void one_parse(int argc, char **argv, bool mpi)
 {
 	char *copy[ARGV_MAX + 2];
 	struct gen_options o, again;
-	struct gen_opt_error err, err2;
+	struct dd_err err, err2;
 	memcpy(copy, argv, (size_t)(argc + 1) * sizeof *argv);
 	int rc = mpi ? gen_options_parse_mpi(argc, copy, &o, &err) : gen_options_parse(argc, copy, &o, &err);
 	if (rc)

@@ -4,7 +4,7 @@
 #include "gen/genopts.h"
 #include "unit.h"
 
-static int parse(struct gen_options *o, struct gen_opt_error *e, int argc, char **argv)
+static int parse(struct gen_options *o, struct dd_err *e, int argc, char **argv)
 {
 	return gen_options_parse(argc, argv, o, e);
 }
@@ -16,7 +16,7 @@ static int parse(struct gen_options *o, struct gen_opt_error *e, int argc, char 
 static void test_defaults_and_original(void)
 {
 	struct gen_options o;
-	struct gen_opt_error e;
+	struct dd_err e;
 	CU_ASSERT_EQUAL_FATAL(PARSE(&o, &e, "/data"), 0);
 	CU_ASSERT_EQUAL(o.cmd, CMD_SCAN);
 	CU_ASSERT_EQUAL(o.nsizes, 1);
@@ -48,7 +48,7 @@ static void test_defaults_and_original(void)
 static void test_subcommands(void)
 {
 	struct gen_options o;
-	struct gen_opt_error e;
+	struct dd_err e;
 	CU_ASSERT_EQUAL_FATAL(PARSE(&o, &e, "compare", "a.dist", "b.dist", "--json", "--max-diff", "0.5"), 0);
 	CU_ASSERT_EQUAL(o.cmd, CMD_COMPARE);
 	CU_ASSERT(o.json_stdout);
@@ -65,7 +65,7 @@ static void test_subcommands(void)
 static void test_refusals(void)
 {
 	struct gen_options o;
-	struct gen_opt_error e;
+	struct dd_err e;
 	const char *bad[] = {"3000", "256", "2MiB", "4096,x", "0", ""};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CU_ASSERT_EQUAL(PARSE(&o, &e, "-b", (char *)bad[i], "/data"), -1);
