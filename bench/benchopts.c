@@ -620,7 +620,7 @@ void options_print_man(FILE *f)
 		char tail[96] = "";
 		if (d->name && d->type != OT_ACTION && strcmp(d->name, "config"))
 			snprintf(tail, sizeof tail, ". Config key: \\fB%s\\fR", d->name);
-		opt_print_man_row(f, d, tail);
+		opt_print_man_row(f, &table, d, tail);
 	}
 }
 

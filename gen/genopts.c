@@ -435,7 +435,7 @@ static void print_man_rows(FILE *f, int cmd)
 			cmds_text((int)d->cmds, cmds, sizeof cmds);
 			snprintf(tail, sizeof tail, " [%s]", cmds);
 		}
-		opt_print_man_row(f, d, tail);
+		opt_print_man_row(f, &table, d, tail);
 	}
 }
 

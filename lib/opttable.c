@@ -310,8 +310,10 @@ int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char s
 	return 0;
 }
 
-bool opt_shows_default(const struct opt_row *r)
+bool opt_shows_default(const struct opt_table *t, const struct opt_row *r)
 {
+	if (t->style & OPT_STYLE_ALL_DEFAULTS)
+		return r->def != NULL;
 	return r->def && r->type != OT_FLAG && strcmp(r->def, "0") && strcmp(r->def, "default");
 }
 
@@ -330,16 +332,16 @@ void opt_print_help_row(FILE *f, const struct opt_table *t, const struct opt_row
 	/* two blanks at least between an option that fills the column and its help: one would make
 	 * the help's first word look like the metavariable */
 	fprintf(f, "%-*s %s%s", t->help_width, left, strlen(left) >= (size_t)t->help_width ? " " : "", r->help);
-	if (opt_shows_default(r))
+	if (opt_shows_default(t, r))
 		fprintf(f, " [%s]", r->def);
 	if (suffix)
 		fputs(suffix, f);
 	fputc('\n', f);
 }
 
-void opt_print_man_row(FILE *f, const struct opt_row *r, const char *tail)
+void opt_print_man_row(FILE *f, const struct opt_table *t, const struct opt_row *r, const char *tail)
 {
-	optdoc_man_item(f, r->short_opt, r->name, r->arg, r->help, opt_shows_default(r) ? r->def : NULL, tail);
+	optdoc_man_item(f, r->short_opt, r->name, r->arg, r->help, opt_shows_default(t, r) ? r->def : NULL, tail);
 }
 
 void opt_print_completion(FILE *f, const struct opt_table *t, unsigned mask)

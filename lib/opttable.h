@@ -56,6 +56,7 @@ struct opt_row {
 /* How a table words some refusals (each tool kept its own wording). */
 #define OPT_STYLE_OR_LIST 1u    /* unknown value 'x' (a, b or c), not (one of: a, b, c) */
 #define OPT_STYLE_SIZE_UNITS 2u /* a size's range as "(at least 1 MiB)" / "(A to B)", not in bytes */
+#define OPT_STYLE_ALL_DEFAULTS 4u /* --help and man show every default given ("0" too) */
 
 struct opt_table {
 	const struct opt_row *rows;
@@ -99,12 +100,13 @@ int opt_parse_argv(const struct opt_table *t, unsigned mask, int argc, char **ar
  * that no row names, or a part without '=', is refused ("unknown key 'k'", "'p' is not k=v"). */
 int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, struct dd_err *err);
 
-/* Does --help / the man page show row r's default? (not for flags, "0" or "default") */
-bool opt_shows_default(const struct opt_row *r);
+/* Does --help / the man page show row r's default? (not for flags, "0" or "default", unless
+ * the table says OPT_STYLE_ALL_DEFAULTS) */
+bool opt_shows_default(const struct opt_table *t, const struct opt_row *r);
 /* One --help line: the option column, the help, " [default]", then suffix (may be NULL). */
 void opt_print_help_row(FILE *f, const struct opt_table *t, const struct opt_row *r, const char *suffix);
 /* One man page item of row r (see optdoc_man_item); tail is roff appended to the help. */
-void opt_print_man_row(FILE *f, const struct opt_row *r, const char *tail);
+void opt_print_man_row(FILE *f, const struct opt_table *t, const struct opt_row *r, const char *tail);
 /* The completion data of the rows in mask, one line each: "OPTION METAVAR CHOICE..." (a dash
  * for no metavariable), a long and a short option each on its own line. */
 void opt_print_completion(FILE *f, const struct opt_table *t, unsigned mask);

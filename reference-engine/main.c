@@ -643,8 +643,9 @@ int main(int argc, char **argv)
 		cli_print_man(stdout);
 		return 0;
 	}
-	if (cli_parse(argc, argv, &c, err, sizeof err)) {
-		fprintf(stderr, "dedisengine: %s\n", err);
+	struct dd_err perr;
+	if (cli_parse(argc, argv, &c, &perr)) {
+		fprintf(stderr, "dedisengine: %s\n", perr.msg);
 		return EXIT_BAD_INPUT;
 	}
 	if (c.help) {

@@ -77,13 +77,16 @@ void harness_one(const uint8_t *data, size_t len)
 	struct engine_cli c, again;
 	char err[512], err2[512];
 	memcpy(copy, argv, (size_t)(argc + 1) * sizeof *argv);
-	int rc = cli_parse(argc, copy, &c, err, sizeof err);
+	struct dd_err e1, e2;
+	int rc = cli_parse(argc, copy, &c, &e1);
+	snprintf(err, sizeof err, "%s", e1.msg);
 	if (rc)
 		argv_check_error(err, sizeof err, argc, argv);
 	else
 		check_values(&c, argc, argv);
 	memcpy(copy, argv, (size_t)(argc + 1) * sizeof *argv);
-	int rc2 = cli_parse(argc, copy, &again, err2, sizeof err2);
+	int rc2 = cli_parse(argc, copy, &again, &e2);
+	snprintf(err2, sizeof err2, "%s", e2.msg);
 	if (rc != rc2 || (rc && strcmp(err, err2)))
 		harness_fail("parsed twice, answered %d then %d (%s / %s)", rc, rc2, rc ? err : "", rc2 ? err2 : "");
 	free(text);
