@@ -624,6 +624,11 @@ void options_print_man(FILE *f)
 	}
 }
 
+void options_print_completion(FILE *f)
+{
+	opt_print_completion(f, &table, 0);
+}
+
 json_t *options_to_json(const struct bench_options *o)
 {
 	json_t *j = json_object();

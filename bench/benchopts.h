@@ -119,6 +119,8 @@ const char *ioengine_foreign_option(const struct bench_options *o, const struct 
 void options_print_help(FILE *f, const char *prog);
 /* The OPTIONS section of the man page (roff), generated from the table. */
 void options_print_man(FILE *f);
+/* The bash completion's data (lib/opttable's opt_print_completion): "OPTION METAVAR CHOICE...". */
+void options_print_completion(FILE *f);
 /* Every option's effective value, keyed by long name. */
 json_t *options_to_json(const struct bench_options *o);
 

@@ -446,6 +446,11 @@ static int bench_main(int argc, char **argv)
 		options_free(&cli.o);
 		return 0;
 	}
+	if (getenv("DEDIS_PRINT_COMPLETION")) { /* read by the bash completion (completion/) */
+		options_print_completion(stdout);
+		options_free(&cli.o);
+		return 0;
+	}
 	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */
 		options_print_man(stdout);
 		options_free(&cli.o);

@@ -439,6 +439,10 @@ int main(int argc, char **argv)
 	struct dd_err err;
 	int rc;
 
+	if (getenv("DEDIS_PRINT_COMPLETION")) { /* read by the bash completion (completion/) */
+		opt_print_completion(stdout, gen_options_table, 0);
+		return 0;
+	}
 	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */
 		gen_options_print_man(stdout);
 		return 0;

@@ -102,4 +102,22 @@ for opt in $("$top_builddir/dedisengine" --help | grep -oE -- '^ +(-[A-Za-z0-9],
 done
 comp _dedisengine dedisengine stat --
 [[ $got == *" --size "* ]] && fail "dedisengine stat offers format's --size: [$got]"
+# Every fixed choice of every option comes from the tools' option tables (registries included:
+# --ioengine's engines), never from a list in the completion files.
+for tool in dedisbench dedisgen dedisengine; do
+	while read -r opt meta choices; do
+		[[ -n $choices && $opt == --* ]] || continue
+		want=$(echo $choices)
+		case $tool in
+		dedisbench) comp _dedisbench dedisbench "$opt" '' ;;
+		dedisgen) comp _dedisgen dedisgen /srv "$opt" '' ;;
+		dedisengine) comp _dedisengine dedisengine format vol "$opt" '' ;;
+		esac
+		[ "${COMPREPLY[*]}" = "$want" ] || fail "$tool $opt: completion offers [${COMPREPLY[*]}], the table [$want]"
+	done < <(DEDIS_PRINT_COMPLETION=1 "$top_builddir/$tool")
+done
+expect_only "sync libaio io_uring" _dedisbench dedisbench --ioengine ''
+for f in "$C"/*; do
+	grep -qE 'io_uring|sha256|nurand' "$f" && fail "$f names a choice the option table gives"
+done
 note "completion works for dedisbench, dedisgen and dedisengine"
