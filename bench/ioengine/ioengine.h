@@ -92,9 +92,7 @@ size_t ioengine_opts_offset(const struct ioengine_ops *e);
  * the last ("libaio or io_uring"). */
 void ioengine_names_with(unsigned flags, const char *last_sep, char *buf, size_t len);
 
-extern const struct ioengine_ops ioengine_sync;
-extern const struct ioengine_ops ioengine_libaio;
-extern const struct ioengine_ops ioengine_io_uring;
+/* The engines a target kind picks itself (null: no I/O; engine:DIR in process). */
 extern const struct ioengine_ops ioengine_null;
 extern const struct ioengine_ops ioengine_engine;
 

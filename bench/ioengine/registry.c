@@ -6,13 +6,19 @@
 #include <string.h>
 #include "bench/ioengine/ioengine.h"
 
-static const struct ioengine_ops *const engines[] = {
-	&ioengine_sync,
-	&ioengine_libaio,
-	&ioengine_io_uring,
-	&ioengine_null,
-	&ioengine_engine,
-};
+/* One line per engine, X(name) for `const struct ioengine_ops ioengine_<name>` in its own file;
+ * the order is --ioengine's (the first is the default). */
+#define IOENGINES(X) \
+	X(sync) \
+	X(libaio) \
+	X(io_uring) \
+	X(null) \
+	X(engine)
+
+#define DECLARE(n) extern const struct ioengine_ops ioengine_##n;
+IOENGINES(DECLARE)
+#define ENTRY(n) &ioengine_##n,
+static const struct ioengine_ops *const engines[] = {IOENGINES(ENTRY)};
 
 const struct ioengine_ops *ioengine_find(const char *name)
 {
