@@ -377,7 +377,7 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct dd_err *e
 	/* What only the engine knows (kernel support, the device's abilities), before any write. */
 	struct io_ctx probe = {.path = o->target, .depth = (unsigned)o->iodepth,
 			       .opts = ioengine_options(o, c->engine), .fd = -1};
-	if (c->engine->check && c->engine->check(&probe, err->msg, sizeof err->msg))
+	if (c->engine->check && c->engine->check(&probe, err))
 		return -1;
 	if (c->target.kind == TARGET_NULL && (o->verify != VERIFY_NONE || o->ledger))
 		return fail(err, "--verify and --ledger need a real target (null stores nothing)");

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "lib/errmsg.h"
 #include "lib/opttable.h"
 #include "bench/ioengine/ioengine.h"
 
@@ -362,31 +363,28 @@ static int sysctl_disabled(void)
 	return v;
 }
 
-static int setup_refused(const struct io_ctx *c, int rc, char *why, size_t len)
+static int setup_refused(const struct io_ctx *c, int rc, struct dd_err *err)
 {
 	int v;
 	switch (rc) {
 	case -ENOSYS:
-		snprintf(why, len, "--ioengine io_uring: this kernel has no io_uring (io_uring_setup: %s); "
+		return err_fail(err, -1, "--ioengine io_uring: this kernel has no io_uring (io_uring_setup: %s); "
 				   "use --ioengine libaio", strerror(-rc));
-		break;
 	case -EPERM:
 		v = sysctl_disabled();
 		if (v == 2)
-			snprintf(why, len, "--ioengine io_uring: io_uring is disabled on this system (sysctl "
+			return err_fail(err, -1, "--ioengine io_uring: io_uring is disabled on this system (sysctl "
 					   "kernel.io_uring_disabled = 2); use --ioengine libaio");
 		else if (v == 1)
-			snprintf(why, len, "--ioengine io_uring: io_uring is limited to the group in "
+			return err_fail(err, -1, "--ioengine io_uring: io_uring is limited to the group in "
 					   "kernel.io_uring_group (sysctl kernel.io_uring_disabled = 1); use --ioengine libaio");
 		else
-			snprintf(why, len, "--ioengine io_uring: io_uring_setup is not permitted here (%s: a seccomp "
+			return err_fail(err, -1, "--ioengine io_uring: io_uring_setup is not permitted here (%s: a seccomp "
 					   "filter or container policy forbids it); use --ioengine libaio", strerror(-rc));
-		break;
 	default:
-		snprintf(why, len, "--ioengine io_uring: cannot set up a ring of %u entries: %s", c->depth,
+		return err_fail(err, -1, "--ioengine io_uring: cannot set up a ring of %u entries: %s", c->depth,
 			 strerror(-rc));
 	}
-	return -1;
 }
 
 /* Is the device under path (a block device, or the filesystem holding a file or directory)
@@ -424,7 +422,7 @@ static bool device_polls(const char *path, char *reason, size_t len)
 	return false;
 }
 
-static int uring_check(const struct io_ctx *c, char *why, size_t len)
+static int uring_check(const struct io_ctx *c, struct dd_err *err)
 {
 	struct io_uring ring;
 	int rc = ring_init(c, &ring, 0);
@@ -433,26 +431,23 @@ static int uring_check(const struct io_ctx *c, char *why, size_t len)
 		plain.opts = &no_opts;
 		if ((opts_of(c)->sqpoll || opts_of(c)->hipri) && ring_init(&plain, &ring, 0) == 0) {
 			io_uring_queue_exit(&ring);
-			snprintf(why, len, "%s: this kernel refuses a ring with %s: %s",
-				 opts_of(c)->sqpoll ? "--sqpoll" : "--hipri",
-				 opts_of(c)->sqpoll ? "a submission-polling thread" : "polled completions", strerror(-rc));
-			return -1;
+			return err_fail(err, -1, "%s: this kernel refuses a ring with %s: %s",
+					opts_of(c)->sqpoll ? "--sqpoll" : "--hipri",
+					opts_of(c)->sqpoll ? "a submission-polling thread" : "polled completions",
+					strerror(-rc));
 		}
-		return setup_refused(c, rc, why, len);
+		return setup_refused(c, rc, err);
 	}
 	unsigned features = ring.features;
 	io_uring_queue_exit(&ring);
 	/* Waiting with a timeout without spending an SQE on it (nominal pacing relies on it). */
-	if (!(features & IORING_FEAT_EXT_ARG)) {
-		snprintf(why, len, "--ioengine io_uring needs Linux 5.11 or later (IORING_FEAT_EXT_ARG); "
-				   "use --ioengine libaio");
-		return -1;
-	}
+	if (!(features & IORING_FEAT_EXT_ARG))
+		return err_fail(err, -1, "--ioengine io_uring needs Linux 5.11 or later (IORING_FEAT_EXT_ARG); "
+					 "use --ioengine libaio");
 	char reason[256];
-	if (opts_of(c)->hipri && !device_polls(c->path, reason, sizeof reason)) {
-		snprintf(why, len, "--hipri: %s cannot poll for completions: %s; run without --hipri", c->path, reason);
-		return -1;
-	}
+	if (opts_of(c)->hipri && !device_polls(c->path, reason, sizeof reason))
+		return err_fail(err, -1, "--hipri: %s cannot poll for completions: %s; run without --hipri", c->path,
+				reason);
 	return 0;
 }
 

@@ -48,6 +48,7 @@ struct io_ctx {
 #define IOENGINE_OPTS_MAX 16
 
 struct opt_row;
+struct dd_err;
 
 struct ioengine_ops {
 	const char *name;
@@ -59,8 +60,8 @@ struct ioengine_ops {
 	const struct opt_row *options;
 	size_t noptions, opts_size;
 	/* Optional, called once before anything is written: can this engine run c's job on this
-	 * kernel and c->path (the --target)? 0, or -1 with one line (what and why) in why. */
-	int (*check)(const struct io_ctx *c, char *why, size_t len);
+	 * kernel and c->path (the --target)? 0, or -1 with one line (what and why) in err. */
+	int (*check)(const struct io_ctx *c, struct dd_err *err);
 	int (*open)(struct io_ctx *c);                       /* 0 or -errno */
 	int (*queue)(struct io_ctx *c, struct io_unit *u);   /* IO_Q_* or -errno */
 	int (*commit)(struct io_ctx *c);                     /* submit what was queued; 0 or -errno */
