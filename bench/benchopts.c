@@ -1,14 +1,12 @@
-/* benchopts.c - the option table and everything derived from it: getopt_long arrays, the INI
- * reader (new keys and the original DEDISbench keys), --help, the man page OPTIONS, JSON config. */
+/* benchopts.c - dedisbench's option rows (lib/opttable; the I/O engines' rows and choices from
+ * their registry) and what derives from them: the INI reader (new keys and the original
+ * DEDISbench keys), the two-pass command line, --help, the man page OPTIONS, the JSON config. */
 #include <errno.h>
 #include <getopt.h>
 #include <ini.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "lib/errmsg.h"
-#include "lib/optdoc.h"
 #include "bench/benchopts.h"
 #include "lib/units.h"
 #include "bench/ioengine/ioengine.h"

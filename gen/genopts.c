@@ -1,10 +1,9 @@
-/* genopts.c - dedisgen's option table and what derives from it: per-subcommand getopt_long
- * arrays, the value parsers (defaults go through them too), --help and the man page OPTIONS. */
-#include <stdarg.h>
+/* genopts.c - dedisgen's option rows (lib/opttable, masked by subcommand), the parsers of its own
+ * value kinds (block sizes, paths, percentage points, sampling rates), the checks each subcommand
+ * makes of its command line, --help and the man page OPTIONS. */
 #include <stdlib.h>
 #include <string.h>
 #include "lib/errmsg.h"
-#include "lib/optdoc.h"
 #include "gen/genopts.h"
 #include "lib/units.h"
 

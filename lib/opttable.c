@@ -289,7 +289,7 @@ int opt_parse_argv(const struct opt_table *t, unsigned mask, int argc, char **ar
 	return 0;
 }
 
-int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, struct dd_err *err)
+int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, bool *given, struct dd_err *err)
 {
 	char shown[72];
 	for (const char *p = list; p && *p;) {
@@ -303,6 +303,10 @@ int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char s
 		long row = opt_find_long(t, part);
 		if (row < 0 || t->rows[row].type == OT_ACTION)
 			return fail(err, "unknown key '%s'", errmsg_quote(part, shown, sizeof shown));
+		if (given && given[row])
+			return fail(err, "%s given twice", t->rows[row].name);
+		if (given)
+			given[row] = true;
 		if (opt_apply(t, &t->rows[row], base, part + (eq - p) + 1, err) < 0)
 			return -1;
 		p = end ? end + 1 : NULL;

@@ -97,8 +97,11 @@ int opt_parse_argv(const struct opt_table *t, unsigned mask, int argc, char **ar
 		   opt_row_fn *on_row, void *ctx, int *operands, struct dd_err *err);
 
 /* A "k=v<sep>k=v" list (e.g. "index=bdb,compress=lz4") applied to base through the rows; a key
- * that no row names, or a part without '=', is refused ("unknown key 'k'", "'p' is not k=v"). */
-int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, struct dd_err *err);
+ * that no row names, or a part without '=', is refused ("unknown key 'k'", "'p' is not
+ * key=value"); with given (a flag per row, may be NULL) a key set twice is too ("k given
+ * twice"), and the rows set are marked. A value's refusal is its row's ("--k: ..."; an OT_CUSTOM
+ * row words its own). */
+int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, bool *given, struct dd_err *err);
 
 /* Does --help / the man page show row r's default? (not for flags, "0" or "default", unless
  * the table says OPT_STYLE_ALL_DEFAULTS) */

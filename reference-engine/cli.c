@@ -1,6 +1,5 @@
-/* cli.c - dedisengine's single option table and its parser: one row per option, each saying
- * which commands accept it; --help and the man page's OPTIONS are printed from the same rows. */
-#include <stdarg.h>
+/* cli.c - dedisengine's option rows (lib/opttable), each with the commands that accept it, and
+ * the command line's checks; --help and the man page's OPTIONS are printed from the same rows. */
 #include <stdlib.h>
 #include <string.h>
 #include "lib/errmsg.h"
