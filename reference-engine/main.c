@@ -640,7 +640,7 @@ int main(int argc, char **argv)
 	struct engine_cli c;
 	char err[1600]; /* room for a run lock holder's command line */
 	if (getenv("DEDIS_PRINT_COMPLETION")) { /* read by the bash completion (completion/) */
-		opt_print_completion(stdout, engine_options_table, 0);
+		opt_print_completion(stdout, cli_options(), 0);
 		return 0;
 	}
 	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */
