@@ -1,6 +1,5 @@
 /* registry.c - the list of I/O engines (adding an engine is one line here plus its own file and
- * its build line): lookups, --ioengine's choices, and the no-op completion callbacks of engines
- * that finish inside queue(). */
+ * its build line): lookups, --ioengine's choices and help lists, each engine's option slice. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,9 +67,3 @@ void ioengine_names_with(unsigned flags, const char *last_sep, char *buf, size_t
 		k++;
 	}
 }
-
-int ioengine_nop_commit(struct io_ctx *c) { return 0; }
-
-int ioengine_nop_getevents(struct io_ctx *c, unsigned min, unsigned max, uint64_t timeout_ns) { return 0; }
-
-struct io_unit *ioengine_nop_event(struct io_ctx *c, unsigned i) { return NULL; }
