@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/errmsg.h"
+#include "lib/fullio.h"
 #include "gen/batchread.h"
 #include "lib/fingerprint.h"
 #include "gen/mapread.h"
@@ -268,22 +269,14 @@ static int hash_range_read(const struct pipe *p, struct hstate *hs, const struct
 			   size_t *counts, uint8_t *chunk, struct dd_err *err)
 {
 	for (size_t done = 0; done < b->len;) {
-		size_t want = b->len - done < p->chunk ? b->len - done : p->chunk, got = 0;
-		while (got < want) {
-			ssize_t n = pread(b->file->fd, chunk + got, want - got, (off_t)(b->off + done + got));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				err_fail(err, -1, "read error at offset %llu: %s",
-					 (unsigned long long)(b->off + done + got), strerror(errno));
-				return 1;
-			}
-			if (n == 0) {
-				err_fail(err, -1, "%s", SHRANK);
-				return 1;
-			}
-			got += (size_t)n;
-		}
+		size_t got = b->len - done < p->chunk ? b->len - done : p->chunk;
+		/* ENODATA stands for "nothing there": pread itself never says it */
+		int rc = fullio_pread(b->file->fd, chunk, got, b->off + done, ENODATA);
+		if (rc == -ENODATA)
+			return err_fail(err, 1, "%s", SHRANK);
+		if (rc)
+			return err_fail(err, 1, "read error at offset %llu: %s", (unsigned long long)(b->off + done),
+					strerror(-rc));
 		if (hash_window(p, hs, b, fps, counts, chunk, got, chunk, err))
 			return -1;
 		done += got;
