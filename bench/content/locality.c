@@ -1,6 +1,7 @@
 /* locality.c - lay the scaled contents out as a dataset's stream is: stretches of new data, runs
  * of copies of earlier sequences (whole groups, in order), zero runs; lengths from [locality]. */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/content.h"
@@ -91,6 +92,14 @@ static size_t pool_find(const struct pool *p, uint64_t x)
 
 /* ---- building ---- */
 
+/* A group copy begun in one duplicate run and cut at its drawn length: the next run goes on with
+ * it, as a copied file interrupted by new data goes on after it. */
+struct copy_in_progress {
+	size_t group;
+	uint32_t done;
+	bool active;
+};
+
 struct builder {
 	struct locality_layout *l;
 	size_t cap;
@@ -100,11 +109,15 @@ struct builder {
 	size_t ngroups, opened;
 	uint64_t unopened_blocks;  /* first instances still to place */
 	struct pool pool;
-	uint64_t pool_blocks;      /* blocks of the pending copies */
+	uint64_t pool_blocks;      /* blocks of the pending copies, the one in progress included */
+	struct copy_in_progress copying;
 	uint64_t unique_base, unique_next, unique_left;
 	uint64_t zero_left;        /* zero-block copies still to place (the first one is new data) */
 	bool zero_first_left;
-	struct len_sampler news, dups, copies, zeros;
+	uint64_t *zero_runs;       /* their runs' lengths, in the order they are placed */
+	size_t nzero_runs, zero_next;
+	struct len_sampler news, dups, copies;
+	uint32_t more_pieces;      /* chance, in 2^-20, that a dup run goes on after a piece */
 };
 
 static int emit(struct builder *b, uint64_t base, uint64_t len, bool zero)
@@ -192,8 +205,72 @@ static uint64_t dup_ready(const struct builder *b)
 	return b->pool_blocks + (b->zero_first_left ? 0 : b->zero_left);
 }
 
-/* A stretch of first occurrences: groups' first instances and unique contents, interleaved in
- * proportion to what is left of each; the zero block's first occurrence comes in the first. */
+/* The zero copies' runs, drawn per block rather than per run: each length bin gets the share of
+ * the zero copies its blocks hold in the data (cumulative rounding: the shares sum to the copies
+ * exactly), cut into runs of the bin's mean length, and the runs are shuffled. A few long runs
+ * that hold most zero blocks (free pages of a database, an unused disk area) are then always
+ * there, as long as measured; drawn run by run they came out by chance or not at all. */
+static int make_zero_runs(struct builder *b, const struct dist_len_hist *h)
+{
+	uint64_t zeros = b->zero_left, all = 0, placed = 0, cum = 0;
+	for (int k = 0; k < DIST_LEN_BINS; k++)
+		all += h->blocks[k];
+	size_t cap = 0;
+	for (int k = 0; k < DIST_LEN_BINS && zeros; k++) {
+		if (!all || !h->count[k])
+			continue;
+		cum += h->blocks[k];
+		uint64_t upto = cum == all ? zeros : (uint64_t)((double)zeros * (double)cum / (double)all + 0.5);
+		uint64_t share = upto > placed ? upto - placed : 0;
+		placed += share;
+		double mean = (double)h->blocks[k] / (double)h->count[k];
+		uint64_t n = (uint64_t)((double)share / mean + 0.5);
+		if (share && !n)
+			n = 1;
+		if (b->nzero_runs + n > cap) {
+			cap = (b->nzero_runs + n) * 2;
+			uint64_t *z = realloc(b->zero_runs, cap * sizeof *z);
+			if (!z)
+				return -1;
+			b->zero_runs = z;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			b->zero_runs[b->nzero_runs++] = share / n + (i < share % n);
+	}
+	if (placed < zeros) { /* no zero runs measured: the zero copies one by one */
+		uint64_t *z = realloc(b->zero_runs, (b->nzero_runs + (zeros - placed)) * sizeof *z);
+		if (!z)
+			return -1;
+		b->zero_runs = z;
+		while (placed++ < zeros)
+			b->zero_runs[b->nzero_runs++] = 1;
+	}
+	for (size_t i = b->nzero_runs; i > 1; i--) {
+		size_t j = rng_below(&b->r, i);
+		uint64_t t = b->zero_runs[i - 1];
+		b->zero_runs[i - 1] = b->zero_runs[j];
+		b->zero_runs[j] = t;
+	}
+	return 0;
+}
+
+static void open_group(struct builder *b)
+{
+	struct group *g = &b->groups[b->opened];
+	g->copies_left--;
+	b->unopened_blocks -= g->len;
+	if (g->copies_left) {
+		pool_add(&b->pool, b->opened, (int64_t)g->copies_left);
+		b->pool_blocks += g->copies_left * g->len;
+	}
+	b->opened++;
+}
+
+/* A stretch of first occurrences as long as drawn: groups' first instances and unique contents,
+ * interleaved in proportion to what is left of each; the zero block's first occurrence comes in
+ * the first. A group's first instance is never cut (its copies' sources must follow one
+ * another): one that does not fit in what is left of the stretch gives its place to unique
+ * contents, or ends the stretch, and opens the next one (unless it is longer than a whole one). */
 static int new_stretch(struct builder *b)
 {
 	uint64_t want = sampler_draw(&b->news, &b->r, 1), filled = 0;
@@ -204,66 +281,135 @@ static int new_stretch(struct builder *b)
 		filled++;
 	}
 	while (filled < want && b->unique_left + b->unopened_blocks) {
-		if (rng_below(&b->r, b->unique_left + b->unopened_blocks) < b->unopened_blocks) {
-			struct group *g = &b->groups[b->opened];
+		bool group = rng_below(&b->r, b->unique_left + b->unopened_blocks) < b->unopened_blocks;
+		if (group && b->groups[b->opened].len <= want - filled) {
+			const struct group *g = &b->groups[b->opened];
 			if (emit(b, g->first_id, g->len, false))
 				return -1;
-			g->copies_left--;
-			b->unopened_blocks -= g->len;
-			if (g->copies_left) {
-				pool_add(&b->pool, b->opened, (int64_t)g->copies_left);
-				b->pool_blocks += g->copies_left * g->len;
-			}
-			b->opened++;
 			filled += g->len;
-		} else {
-			uint64_t len = sampler_draw(&b->copies, &b->r, 1);
-			if (len > want - filled)
-				len = want - filled;
-			if (len > b->unique_left)
-				len = b->unique_left;
-			if (emit(b, b->unique_base | b->unique_next, len, false))
-				return -1;
-			b->unique_next += len;
-			b->unique_left -= len;
-			filled += len;
+			open_group(b);
+			continue;
 		}
+		if (group && !b->unique_left) {
+			if (filled)
+				break;
+			const struct group *g = &b->groups[b->opened];
+			if (emit(b, g->first_id, g->len, false))
+				return -1;
+			filled += g->len;
+			open_group(b);
+			continue;
+		}
+		uint64_t len = sampler_draw(&b->copies, &b->r, 1);
+		if (len > want - filled)
+			len = want - filled;
+		if (len > b->unique_left)
+			len = b->unique_left;
+		if (emit(b, b->unique_base | b->unique_next, len, false))
+			return -1;
+		b->unique_next += len;
+		b->unique_left -= len;
+		filled += len;
 	}
 	b->l->stats.new_stretches++;
 	b->l->stats.first_blocks += filled;
 	return 0;
 }
 
-/* A run of duplicates: whole copies of groups already written (picked in proportion to the copies
- * they still owe) and zero runs, in proportion to the blocks left of each. */
+/* The next piece of a group copy, at most `room` blocks: the one in progress, else a new copy of
+ * a group already written (picked in proportion to the copies each still owes). */
+#define COPY_FIT_TRIES 16
+static int copy_piece(struct builder *b, uint64_t room, uint64_t *filled)
+{
+	struct copy_in_progress *c = &b->copying;
+	if (!c->active) {
+		/* Of a few draws, the longest that fits in what is left of the run (one that fills at
+		 * least half of it ends the search): a cut copy is two copied runs where the data had
+		 * one (fewer duplicates continuing a source), and a short one leaves the run short. */
+		size_t best = SIZE_MAX;
+		for (int tries = 0; tries < COPY_FIT_TRIES; tries++) {
+			size_t i = pool_find(&b->pool, rng_below(&b->r, b->pool.total));
+			uint32_t len = b->groups[i].len;
+			if (len <= room && (best == SIZE_MAX || len > b->groups[best].len))
+				best = i;
+			if (best == SIZE_MAX && tries == COPY_FIT_TRIES - 1)
+				best = i;
+			if (len <= room && 2 * (uint64_t)len >= room)
+				break;
+		}
+		c->group = best;
+		c->done = 0;
+		c->active = true;
+		b->groups[c->group].copies_left--;
+		pool_add(&b->pool, c->group, -1);
+	}
+	const struct group *g = &b->groups[c->group];
+	uint64_t len = g->len - c->done < room ? g->len - c->done : room;
+	if (emit(b, g->first_id + c->done, len, false))
+		return -1;
+	c->done += (uint32_t)len;
+	c->active = c->done < g->len;
+	b->pool_blocks -= len;
+	*filled += len;
+	return 0;
+}
+
+/* A run of duplicates as long as drawn: pieces of group copies and zero runs. A copy is cut at the run's end and goes on in the next run. A zero run is
+ * never cut: one longer than what is left gives its place to a copy, or ends the run and opens
+ * the next (a zero run longer than the drawn length makes the run that long), and two are not
+ * put side by side while copies are left (they would join into one longer run). */
 static int dup_run(struct builder *b)
 {
 	uint64_t want = sampler_draw(&b->dups, &b->r, 1), filled = 0;
+	bool after_zero = false;
 	while (filled < want && dup_ready(b)) {
-		uint64_t zero = b->zero_first_left ? 0 : b->zero_left;
-		if (rng_below(&b->r, zero + b->pool_blocks) < zero) {
-			uint64_t len = sampler_draw(&b->zeros, &b->r, 1);
-			if (len > zero)
-				len = zero;
-			if (emit(b, 0, len, true))
-				return -1;
-			b->zero_left -= len;
-			b->l->stats.zero_dups += len;
-			filled += len;
-		} else {
-			size_t i = pool_find(&b->pool, rng_below(&b->r, b->pool.total));
-			struct group *g = &b->groups[i];
-			if (emit(b, g->first_id, g->len, false))
-				return -1;
-			g->copies_left--;
-			pool_add(&b->pool, i, -1);
-			b->pool_blocks -= g->len;
-			filled += g->len;
+		/* Zero runs and copies in proportion to the runs left of each (by blocks, the few long
+		 * zero runs would come first, in runs of their own, and the copies all after). */
+		uint64_t zero = b->zero_first_left ? 0 : b->nzero_runs - b->zero_next;
+		uint64_t copies = b->pool.total + b->copying.active;
+		bool pick_zero = !b->copying.active && zero && !(after_zero && copies) &&
+				 rng_below(&b->r, zero + copies) < zero;
+		if (pick_zero) {
+			uint64_t len = b->zero_runs[b->zero_next];
+			if (after_zero) /* no copies left to put between them */
+				break;
+			if (filled && len > want - filled) {
+				if (!copies)
+					break;
+				pick_zero = false;
+			} else {
+				if (emit(b, 0, len, true))
+					return -1;
+				b->zero_next++;
+				b->zero_left -= len;
+				b->l->stats.zero_dups += len;
+				filled += len;
+			}
 		}
+		if (!pick_zero && copy_piece(b, want - filled, &filled))
+			return -1;
+		after_zero = pick_zero;
+		/* As many pieces per run as the data has: a dup run is mostly one copied file. */
+		if (rng_below(&b->r, 1u << 20) >= b->more_pieces)
+			break;
 	}
 	b->l->stats.dup_runs++;
 	b->l->stats.dup_blocks += filled;
 	return 0;
+}
+
+/* The data's pieces (copied runs and zero runs) per duplicate run, r >= 1, as the chance 1 - 1/r
+ * that a run goes on after a piece: the runs then hold r pieces on average (geometric). */
+static uint32_t more_pieces(const struct dist_locality *loc)
+{
+	uint64_t runs = 0, pieces = 0;
+	for (int k = 0; k < DIST_LEN_BINS; k++) {
+		runs += loc->dup_runs.count[k];
+		pieces += loc->copy_runs.count[k] + loc->zero_runs.count[k];
+	}
+	if (!runs || pieces <= runs)
+		return 0;
+	return (uint32_t)((double)(1u << 20) * (1 - (double)runs / (double)pieces));
 }
 
 int locality_build(struct locality_layout *out, const struct scaled_layout *rows, const struct dist_locality *loc,
@@ -275,11 +421,14 @@ int locality_build(struct locality_layout *out, const struct scaled_layout *rows
 	sampler_init(&b.news, &loc->new_runs);
 	sampler_init(&b.dups, &loc->dup_runs);
 	sampler_init(&b.copies, &loc->copy_runs);
-	/* No zero runs measured (no zero duplicates in the data analysed): the duplicate runs' lengths. */
-	sampler_init(&b.zeros, &loc->zero_runs);
-	if (!b.zeros.total)
-		sampler_init(&b.zeros, &loc->dup_runs);
+	b.more_pieces = more_pieces(loc);
 	int rc = make_groups(&b, rows);
+	/* No zero runs measured (no zero duplicates in the data analysed): the duplicate runs' lengths. */
+	bool zero_runs = false;
+	for (int k = 0; k < DIST_LEN_BINS; k++)
+		zero_runs |= loc->zero_runs.count[k] != 0;
+	if (!rc)
+		rc = make_zero_runs(&b, zero_runs ? &loc->zero_runs : &loc->dup_runs);
 	while (!rc && (new_left(&b) || dup_ready(&b))) {
 		if (new_left(&b))
 			rc = new_stretch(&b);
@@ -290,6 +439,7 @@ int locality_build(struct locality_layout *out, const struct scaled_layout *rows
 	out->stats.groups = b.ngroups;
 	free(b.groups);
 	free(b.pool.tree);
+	free(b.zero_runs);
 	if (rc || out->blocks != rows->n) {
 		locality_free(out);
 		return -1;
