@@ -1,5 +1,5 @@
 /* locality.c - lay the scaled contents out as a dataset's stream is: stretches of new data, runs
- * of copies of earlier sequences (whole groups, in order), zero runs; lengths from [locality]. */
+ * of copies of earlier sequences (groups, cut at a run's drawn end), zero runs; lengths from [locality]. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
