@@ -13,33 +13,42 @@
 
 struct len_sampler {
 	const struct dist_len_hist *h;
-	uint64_t cum[DIST_LEN_BINS];
-	uint64_t total;
+	uint64_t cum[DIST_LEN_BINS], cum_blocks[DIST_LEN_BINS];
+	uint64_t total, total_blocks;
 };
 
 static void sampler_init(struct len_sampler *s, const struct dist_len_hist *h)
 {
 	s->h = h;
-	s->total = 0;
-	for (int k = 0; k < DIST_LEN_BINS; k++)
+	s->total = s->total_blocks = 0;
+	for (int k = 0; k < DIST_LEN_BINS; k++) {
 		s->cum[k] = s->total += h->count[k];
+		s->cum_blocks[k] = s->total_blocks += h->blocks[k];
+	}
 }
 
-/* A stretch's length: its bin in proportion to how many stretches the bin has, then uniform on
+/* A stretch's length: its bin in proportion to how many stretches the bin has (per_block: to how
+ * many blocks, the length of the stretch a block picked at random lies in), then uniform on
  * [2^k, hi] with hi chosen so the bin's mean length is kept (where the bin allows it). */
-static uint64_t sampler_draw(const struct len_sampler *s, struct rng *r, uint64_t fallback)
+static uint64_t sampler_pick(const struct len_sampler *s, struct rng *r, uint64_t fallback, bool per_block)
 {
 	if (!s->total)
 		return fallback;
-	uint64_t x = rng_below(r, s->total);
+	const uint64_t *cum = per_block ? s->cum_blocks : s->cum;
+	uint64_t x = rng_below(r, per_block ? s->total_blocks : s->total);
 	int k = 0;
-	while (s->cum[k] <= x)
+	while (cum[k] <= x)
 		k++;
 	uint64_t lo = 1ULL << k, top = (2ULL << k) - 1;
 	double mean = (double)s->h->blocks[k] / (double)s->h->count[k];
 	double want = 2 * mean - (double)lo;
 	uint64_t hi = want <= (double)lo ? lo : want >= (double)top ? top : (uint64_t)(want + 0.5);
 	return rng_range(r, lo, hi);
+}
+
+static uint64_t sampler_draw(const struct len_sampler *s, struct rng *r, uint64_t fallback)
+{
+	return sampler_pick(s, r, fallback, false);
 }
 
 /* ---- groups: sequences of contents of one row, always stored together and in order ---- */
@@ -117,6 +126,7 @@ struct builder {
 	uint64_t *zero_runs;       /* their runs' lengths, in the order they are placed */
 	size_t nzero_runs, zero_next;
 	struct len_sampler news, dups, copies;
+	uint64_t new_total, dup_total; /* blocks of each kind to place */
 	uint32_t more_pieces;      /* chance, in 2^-20, that a dup run goes on after a piece */
 };
 
@@ -149,43 +159,88 @@ static int emit(struct builder *b, uint64_t base, uint64_t len, bool zero)
 	return 0;
 }
 
-/* Split every duplicated row into groups with the copy runs' lengths, then shuffle them: the order
- * groups are first written in is random, so two groups copied one after the other are rarely
- * adjacent at their sources (that would join their copies into one longer sequence). */
-static int make_groups(struct builder *b, const struct scaled_layout *rows)
+/* Split every duplicated row into groups with the copy runs' lengths, each drawn per run or, with
+ * chance per_block (in 2^-20), per block; returns the copies the groups make (the copied runs
+ * they will be), or UINT64_MAX out of memory. The same rng state gives the same draws. */
+static uint64_t draw_groups(struct builder *b, const struct scaled_layout *rows, struct rng r, uint32_t per_block,
+			    size_t *cap)
 {
-	size_t cap = 0;
+	uint64_t copies = 0;
+	b->ngroups = 0;
+	b->unopened_blocks = 0;
+	for (size_t i = 0; i < rows->nrows; i++) {
+		const struct scaled_row *row = &rows->rows[i];
+		if (row->first_id == CONTENT_ZERO || row->copies == 1)
+			continue;
+		for (uint64_t done = 0; done < row->contents;) {
+			bool by_block = rng_below(&r, 1u << 20) < per_block;
+			uint64_t len = sampler_pick(&b->copies, &r, 1, by_block);
+			if (len > row->contents - done)
+				len = row->contents - done;
+			if (len > UINT32_MAX)
+				len = UINT32_MAX;
+			if (b->ngroups == *cap) {
+				*cap = *cap ? *cap * 2 : 1024;
+				struct group *g = realloc(b->groups, *cap * sizeof *g);
+				if (!g)
+					return UINT64_MAX;
+				b->groups = g;
+			}
+			b->groups[b->ngroups++] = (struct group){row->first_id + done, (uint32_t)len, row->copies};
+			b->unopened_blocks += len;
+			copies += row->copies - 1;
+			done += len;
+		}
+	}
+	return copies;
+}
+
+/* The groups, then shuffled: the order groups are first written in is random, so two groups
+ * copied one after the other are rarely adjacent at their sources (that would join their copies
+ * into one longer sequence). The lengths are drawn per run, but a row of few contents copied many
+ * times cannot hold the long runs the data had there, and its short groups, each copied as often,
+ * make more copied runs than the data has (fewer duplicates continuing a source): so a share of
+ * the draws is per block, the share (bisected) whose groups make the data's copied runs, scaled. */
+static int make_groups(struct builder *b, const struct scaled_layout *rows, uint64_t seed)
+{
+	uint64_t copy_blocks = 0;
 	for (size_t i = 0; i < rows->nrows; i++) {
 		const struct scaled_row *row = &rows->rows[i];
 		if (row->first_id == CONTENT_ZERO) {
 			b->zero_first_left = true;
 			b->zero_left = row->copies - 1;
-			continue;
-		}
-		if (row->copies == 1) { /* the same ids as the scattered layout's unique instances */
+		} else if (row->copies == 1) { /* the same ids as the scattered layout's unique instances */
 			b->unique_base = row->first_id;
 			b->unique_next = row->start;
 			b->unique_left = row->contents;
-			continue;
-		}
-		for (uint64_t done = 0; done < row->contents;) {
-			uint64_t len = sampler_draw(&b->copies, &b->r, 1);
-			if (len > row->contents - done)
-				len = row->contents - done;
-			if (len > UINT32_MAX)
-				len = UINT32_MAX;
-			if (b->ngroups == cap) {
-				cap = cap ? cap * 2 : 1024;
-				struct group *g = realloc(b->groups, cap * sizeof *g);
-				if (!g)
-					return -1;
-				b->groups = g;
-			}
-			b->groups[b->ngroups++] = (struct group){row->first_id + done, (uint32_t)len, row->copies};
-			b->unopened_blocks += len;
-			done += len;
+		} else {
+			copy_blocks += (row->copies - 1) * row->contents;
 		}
 	}
+	struct rng r;
+	rng_split(&r, seed, 0x47524f555053ULL); /* "GROUPS" */
+	double target = b->copies.total_blocks ? (double)copy_blocks * (double)b->copies.total /
+							 (double)b->copies.total_blocks : 0;
+	size_t cap = 0;
+	uint32_t lo = 0, hi = 1u << 20, best = 0;
+	double best_off = -1;
+	for (int step = 0; step < 12 && target > 0; step++) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t made = draw_groups(b, rows, r, mid, &cap);
+		if (made == UINT64_MAX)
+			return -1;
+		double off = (double)made - target;
+		if (best_off < 0 || (off < 0 ? -off : off) < best_off) {
+			best_off = off < 0 ? -off : off;
+			best = mid;
+		}
+		if (off > 0)
+			lo = mid; /* too many copied runs: more draws per block */
+		else
+			hi = mid;
+	}
+	if (draw_groups(b, rows, r, best, &cap) == UINT64_MAX)
+		return -1;
 	for (size_t i = b->ngroups; i > 1; i--) {
 		size_t j = rng_below(&b->r, i);
 		struct group t = b->groups[i - 1];
@@ -317,9 +372,10 @@ static int new_stretch(struct builder *b)
 }
 
 /* The next piece of a group copy, at most `room` blocks: the one in progress, else a new copy of
- * a group already written (picked in proportion to the copies each still owes). */
+ * a group already written (picked in proportion to the copies each still owes). Returns 0, 1 when
+ * no copy that fits was found and may_cut is false (nothing placed), or -1 out of memory. */
 #define COPY_FIT_TRIES 16
-static int copy_piece(struct builder *b, uint64_t room, uint64_t *filled)
+static int copy_piece(struct builder *b, uint64_t room, bool may_cut, uint64_t *filled)
 {
 	struct copy_in_progress *c = &b->copying;
 	if (!c->active) {
@@ -332,8 +388,11 @@ static int copy_piece(struct builder *b, uint64_t room, uint64_t *filled)
 			uint32_t len = b->groups[i].len;
 			if (len <= room && (best == SIZE_MAX || len > b->groups[best].len))
 				best = i;
-			if (best == SIZE_MAX && tries == COPY_FIT_TRIES - 1)
+			if (best == SIZE_MAX && tries == COPY_FIT_TRIES - 1) {
+				if (!may_cut)
+					return 1;
 				best = i;
+			}
 			if (len <= room && 2 * (uint64_t)len >= room)
 				break;
 		}
@@ -354,13 +413,27 @@ static int copy_piece(struct builder *b, uint64_t room, uint64_t *filled)
 	return 0;
 }
 
+/* How far the duplicates are behind the new blocks (1: not; at most 4): a duplicate run's drawn length is
+ * that many times longer, filled whatever the pieces, so
+ * that both run out together, instead of the last duplicates joining into one run as long as
+ * all that is left of them once the new blocks are all written. */
+static double behind(const struct builder *b)
+{
+	uint64_t dups_left = b->dup_total - b->l->stats.dup_blocks;
+	if (!b->new_total || !b->dup_total || !dups_left)
+		return 1;
+	double x = ((double)dups_left / (double)b->dup_total) / ((double)(new_left(b) + 1) / (double)b->new_total);
+	return x < 1 ? 1 : x > 4 ? 4 : x;
+}
+
 /* A run of duplicates as long as drawn: pieces of group copies and zero runs. A copy is cut at the run's end and goes on in the next run. A zero run is
  * never cut: one longer than what is left gives its place to a copy, or ends the run and opens
  * the next (a zero run longer than the drawn length makes the run that long), and two are not
  * put side by side while copies are left (they would join into one longer run). */
 static int dup_run(struct builder *b)
 {
-	uint64_t want = sampler_draw(&b->dups, &b->r, 1), filled = 0;
+	double lag = behind(b);
+	uint64_t want = (uint64_t)((double)sampler_draw(&b->dups, &b->r, 1) * lag + 0.5), filled = 0;
 	bool after_zero = false;
 	while (filled < want && dup_ready(b)) {
 		/* Zero runs and copies in proportion to the runs left of each (by blocks, the few long
@@ -386,11 +459,19 @@ static int dup_run(struct builder *b)
 				filled += len;
 			}
 		}
-		if (!pick_zero && copy_piece(b, want - filled, &filled))
-			return -1;
+		if (!pick_zero) {
+			/* Only a run's first copy is cut (that is rare: the best of a few draws
+			 * fits): later ones that do not fit end the run a little short. */
+			int rc = copy_piece(b, want - filled, !filled, &filled);
+			if (rc < 0)
+				return -1;
+			if (rc)
+				break;
+		}
 		after_zero = pick_zero;
-		/* As many pieces per run as the data has: a dup run is mostly one copied file. */
-		if (rng_below(&b->r, 1u << 20) >= b->more_pieces)
+		/* As many pieces per run as the data has (a dup run is mostly one copied file), unless
+		 * the duplicates are behind. */
+		if (lag < 1.25 && rng_below(&b->r, 1u << 20) >= b->more_pieces)
 			break;
 	}
 	b->l->stats.dup_runs++;
@@ -422,13 +503,17 @@ int locality_build(struct locality_layout *out, const struct scaled_layout *rows
 	sampler_init(&b.dups, &loc->dup_runs);
 	sampler_init(&b.copies, &loc->copy_runs);
 	b.more_pieces = more_pieces(loc);
-	int rc = make_groups(&b, rows);
+	int rc = make_groups(&b, rows, seed);
 	/* No zero runs measured (no zero duplicates in the data analysed): the duplicate runs' lengths. */
 	bool zero_runs = false;
 	for (int k = 0; k < DIST_LEN_BINS; k++)
 		zero_runs |= loc->zero_runs.count[k] != 0;
 	if (!rc)
 		rc = make_zero_runs(&b, zero_runs ? &loc->zero_runs : &loc->dup_runs);
+	b.new_total = new_left(&b);
+	b.dup_total = b.zero_left;
+	for (size_t i = 0; i < b.ngroups; i++)
+		b.dup_total += (b.groups[i].copies_left - 1) * b.groups[i].len;
 	while (!rc && (new_left(&b) || dup_ready(&b))) {
 		if (new_left(&b))
 			rc = new_stretch(&b);
