@@ -1,5 +1,5 @@
 /* locality.c - lay the scaled contents out as a dataset's stream is: stretches of new data, runs
- * of copies of earlier sequences (groups, cut at a run's drawn end), zero runs; lengths from [locality]. */
+ * of copies of earlier sequences (whole groups, in order), zero runs; lengths from [locality]. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -101,14 +101,6 @@ static size_t pool_find(const struct pool *p, uint64_t x)
 
 /* ---- building ---- */
 
-/* A group copy begun in one duplicate run and cut at its drawn length: the next run goes on with
- * it, as a copied file interrupted by new data goes on after it. */
-struct copy_in_progress {
-	size_t group;
-	uint32_t done;
-	bool active;
-};
-
 struct builder {
 	struct locality_layout *l;
 	size_t cap;
@@ -118,8 +110,7 @@ struct builder {
 	size_t ngroups, opened;
 	uint64_t unopened_blocks;  /* first instances still to place */
 	struct pool pool;
-	uint64_t pool_blocks;      /* blocks of the pending copies, the one in progress included */
-	struct copy_in_progress copying;
+	uint64_t pool_blocks;      /* blocks of the pending copies */
 	uint64_t unique_base, unique_next, unique_left;
 	uint64_t zero_left;        /* zero-block copies still to place (the first one is new data) */
 	bool zero_first_left;
@@ -127,6 +118,7 @@ struct builder {
 	size_t nzero_runs, zero_next;
 	struct len_sampler news, dups, copies;
 	uint64_t new_total, dup_total; /* blocks of each kind to place */
+	double dup_mean;           /* of the duplicate runs drawn */
 	uint32_t more_pieces;      /* chance, in 2^-20, that a dup run goes on after a piece */
 };
 
@@ -321,6 +313,20 @@ static void open_group(struct builder *b)
 	b->opened++;
 }
 
+/* How far the duplicates are behind the new blocks, as the ratio of the shares left of each (at
+ * most 4, at least 1/4). Duplicate runs behind are longer than drawn by that many mean lengths
+ * less one (not a multiple: a long draw would make a run longer than any the data had), ahead
+ * they are shorter in that ratio, so that both kinds run out together, instead of the last runs
+ * of one joining into one as long as all that is left of it once the other is all written. */
+static double behind(const struct builder *b)
+{
+	uint64_t dups_left = b->dup_total - b->l->stats.dup_blocks;
+	if (!b->new_total || !b->dup_total || !dups_left)
+		return 1;
+	double x = ((double)dups_left / (double)b->dup_total) / ((double)(new_left(b) + 1) / (double)b->new_total);
+	return x < 0.25 ? 0.25 : x > 4 ? 4 : x;
+}
+
 /* A stretch of first occurrences as long as drawn: groups' first instances and unique contents,
  * interleaved in proportion to what is left of each; the zero block's first occurrence comes in
  * the first. A group's first instance is never cut (its copies' sources must follow one
@@ -371,76 +377,57 @@ static int new_stretch(struct builder *b)
 	return 0;
 }
 
-/* The next piece of a group copy, at most `room` blocks: the one in progress, else a new copy of
- * a group already written (picked in proportion to the copies each still owes). Returns 0, 1 when
- * no copy that fits was found and may_cut is false (nothing placed), or -1 out of memory. */
+/* A whole copy of a group already written, picked in proportion to the copies each still owes: of
+ * a few draws, the longest that fits in `room` (one that fills at least half of it ends the
+ * search). None fits: a run's first copy is the shortest drawn, whole (a copy cut in two is two
+ * copied runs where the data had one: fewer duplicates continuing a source); a later one is not
+ * placed and the run ends a little short. Returns 0, 1 (nothing placed) or -1 out of memory. */
 #define COPY_FIT_TRIES 16
-static int copy_piece(struct builder *b, uint64_t room, bool may_cut, uint64_t *filled)
+static int copy_piece(struct builder *b, uint64_t room, bool first, uint64_t *filled)
 {
-	struct copy_in_progress *c = &b->copying;
-	if (!c->active) {
-		/* Of a few draws, the longest that fits in what is left of the run (one that fills at
-		 * least half of it ends the search): a cut copy is two copied runs where the data had
-		 * one (fewer duplicates continuing a source), and a short one leaves the run short. */
-		size_t best = SIZE_MAX;
-		for (int tries = 0; tries < COPY_FIT_TRIES; tries++) {
-			size_t i = pool_find(&b->pool, rng_below(&b->r, b->pool.total));
-			uint32_t len = b->groups[i].len;
-			if (len <= room && (best == SIZE_MAX || len > b->groups[best].len))
-				best = i;
-			if (best == SIZE_MAX && tries == COPY_FIT_TRIES - 1) {
-				if (!may_cut)
-					return 1;
-				best = i;
-			}
-			if (len <= room && 2 * (uint64_t)len >= room)
-				break;
-		}
-		c->group = best;
-		c->done = 0;
-		c->active = true;
-		b->groups[c->group].copies_left--;
-		pool_add(&b->pool, c->group, -1);
+	size_t best = SIZE_MAX, shortest = SIZE_MAX;
+	for (int tries = 0; tries < COPY_FIT_TRIES; tries++) {
+		size_t i = pool_find(&b->pool, rng_below(&b->r, b->pool.total));
+		uint32_t len = b->groups[i].len;
+		if (shortest == SIZE_MAX || len < b->groups[shortest].len)
+			shortest = i;
+		if (len <= room && (best == SIZE_MAX || len > b->groups[best].len))
+			best = i;
+		if (len <= room && 2 * (uint64_t)len >= room)
+			break;
 	}
-	const struct group *g = &b->groups[c->group];
-	uint64_t len = g->len - c->done < room ? g->len - c->done : room;
-	if (emit(b, g->first_id + c->done, len, false))
+	if (best == SIZE_MAX && !first)
+		return 1;
+	struct group *g = &b->groups[best == SIZE_MAX ? shortest : best];
+	if (emit(b, g->first_id, g->len, false))
 		return -1;
-	c->done += (uint32_t)len;
-	c->active = c->done < g->len;
-	b->pool_blocks -= len;
-	*filled += len;
+	g->copies_left--;
+	pool_add(&b->pool, (size_t)(g - b->groups), -1);
+	b->pool_blocks -= g->len;
+	*filled += g->len;
 	return 0;
 }
 
-/* How far the duplicates are behind the new blocks (1: not; at most 4): a duplicate run's drawn length is
- * that many times longer, filled whatever the pieces, so
- * that both run out together, instead of the last duplicates joining into one run as long as
- * all that is left of them once the new blocks are all written. */
-static double behind(const struct builder *b)
-{
-	uint64_t dups_left = b->dup_total - b->l->stats.dup_blocks;
-	if (!b->new_total || !b->dup_total || !dups_left)
-		return 1;
-	double x = ((double)dups_left / (double)b->dup_total) / ((double)(new_left(b) + 1) / (double)b->new_total);
-	return x < 1 ? 1 : x > 4 ? 4 : x;
-}
-
-/* A run of duplicates as long as drawn: pieces of group copies and zero runs. A copy is cut at the run's end and goes on in the next run. A zero run is
+/* A run of duplicates about as long as drawn (steered, see behind()): whole group copies that fit
+ * (copy_piece) and zero runs, as many pieces as the data's runs hold on average. A zero run is
  * never cut: one longer than what is left gives its place to a copy, or ends the run and opens
  * the next (a zero run longer than the drawn length makes the run that long), and two are not
  * put side by side while copies are left (they would join into one longer run). */
 static int dup_run(struct builder *b)
 {
 	double lag = behind(b);
-	uint64_t want = (uint64_t)((double)sampler_draw(&b->dups, &b->r, 1) * lag + 0.5), filled = 0;
+	uint64_t want = sampler_draw(&b->dups, &b->r, 1), filled = 0;
+	if (lag > 1)
+		want += (uint64_t)((lag - 1) * b->dup_mean + 0.5);
+	else if (lag < 1)
+		want = (uint64_t)((double)want * lag + 0.5) ? (uint64_t)((double)want * lag + 0.5) : 1;
 	bool after_zero = false;
 	while (filled < want && dup_ready(b)) {
 		/* Zero runs and copies in proportion to the runs left of each (by blocks, the few long
 		 * zero runs would come first, in runs of their own, and the copies all after). */
 		uint64_t zero = b->zero_first_left ? 0 : b->nzero_runs - b->zero_next;
-		uint64_t copies = b->pool.total + b->copying.active;
-		bool pick_zero = !b->copying.active && zero && !(after_zero && copies) &&
+		uint64_t copies = b->pool.total;
+		bool pick_zero = zero && !(after_zero && copies) &&
 				 rng_below(&b->r, zero + copies) < zero;
 		if (pick_zero) {
 			uint64_t len = b->zero_runs[b->zero_next];
@@ -460,8 +447,6 @@ static int dup_run(struct builder *b)
 			}
 		}
 		if (!pick_zero) {
-			/* Only a run's first copy is cut (that is rare: the best of a few draws
-			 * fits): later ones that do not fit end the run a little short. */
 			int rc = copy_piece(b, want - filled, !filled, &filled);
 			if (rc < 0)
 				return -1;
@@ -503,6 +488,7 @@ int locality_build(struct locality_layout *out, const struct scaled_layout *rows
 	sampler_init(&b.dups, &loc->dup_runs);
 	sampler_init(&b.copies, &loc->copy_runs);
 	b.more_pieces = more_pieces(loc);
+	b.dup_mean = b.dups.total ? (double)b.dups.total_blocks / (double)b.dups.total : 1;
 	int rc = make_groups(&b, rows, seed);
 	/* No zero runs measured (no zero duplicates in the data analysed): the duplicate runs' lengths. */
 	bool zero_runs = false;
