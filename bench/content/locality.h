@@ -34,9 +34,10 @@ struct locality_layout {
 /* Lay out the contents of `rows` (exactly: each content keeps its copy count) as a stream that
  * alternates stretches of first occurrences and runs of duplicates with `loc`'s length
  * histograms. Contents are grouped, per row, into sequences with the lengths of `loc`'s copy
- * runs; a group's first instance sits in a new stretch, its other instances are copies of that
- * sequence in duplicate runs (so their sources continue one another, as a copied file's do),
- * interleaved with zero runs. Deterministic in seed. Returns 0 or -1 (out of memory). */
+ * runs (calibrated so the copies make as many copied runs as the data's); a group's first
+ * instance sits in a new stretch, its other instances are whole copies of that sequence in
+ * duplicate runs (so their sources continue one another, as a copied file's do), interleaved
+ * with zero runs drawn per block. Deterministic in seed. Returns 0 or -1 (out of memory). */
 int locality_build(struct locality_layout *out, const struct scaled_layout *rows, const struct dist_locality *loc,
 		   uint64_t seed);
 void locality_free(struct locality_layout *l);
