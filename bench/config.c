@@ -76,7 +76,7 @@ static int check_output_dir(const char *path, struct dd_err *err)
 int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
 			struct dd_err *err)
 {
-	struct stat st, ts;
+	struct stat st;
 	if (!is_dir && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fail(err, "%s %s is a directory", what, path);
 	/* the parent check drops the trailing slash: newdir/ or afile/ passed it, and the run failed
@@ -91,22 +91,9 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 	if (never)
 		return fail(err, "%s %s is a %s; a report is written to a file (or a character device or FIFO)", what,
 			    path, never);
-	if (t->kind == TARGET_NULL)
-		return 0;
-	if (t->kind == TARGET_ENGINE && path_within(path, t->path) == 1)
-		return fail(err, "%s %s is inside the engine volume %s; write it elsewhere", what, path, t->path);
-	if ((t->kind == TARGET_FILE || t->kind == TARGET_BLOCKDEV) && !is_dir && lstat(path, &st) == 0 &&
-	    stat(t->path, &ts) == 0 && st.st_dev == ts.st_dev && st.st_ino == ts.st_ino)
-		return fail(err, "%s %s is the target; write it elsewhere", what, path);
-	if (t->kind == TARGET_DIR && !is_dir) {
-		/* a worker file's name, in the target directory itself */
-		char dir[PATH_MAX];
-		path_parent(path, dir, sizeof dir);
-		const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-		if (target_is_worker_name(name) && stat(dir, &st) == 0 && stat(t->path, &ts) == 0 &&
-		    st.st_dev == ts.st_dev && st.st_ino == ts.st_ino)
-			return fail(err, "%s %s is a worker file of the target %s; write it elsewhere", what, path, t->path);
-	}
+	struct dd_err clash;
+	if (target_refuse_output(t, what, path, is_dir, &clash))
+		return fail(err, "%s", clash.msg);
 	return 0;
 }
 
@@ -359,7 +346,9 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct dd_err *e
 		.force = o->force, .direct = c->direct,
 		.no_writes = o->mode == MODE_READ && c->populate == POPULATE_NONE,
 	};
-	if (target_probe(&req, &c->target, err->msg, sizeof err->msg)) {
+	struct dd_err terr;
+	if (target_probe_for_run(&req, c->direct, ioengine_choice((size_t)o->ioengine), &c->target, &terr)) {
+		snprintf(err->msg, sizeof err->msg, "%s", terr.msg);
 		err->resource = errmsg_resource(errno); /* (the probe's last call: its failure) */
 		return -1;
 	}
@@ -368,32 +357,32 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct dd_err *e
 	o->file_size = c->target.region_size;
 	c->region_blocks = c->target.region_size / o->block_size;
 
-	/* (the default engine, the first choice, is the one an engine target leaves alone) */
-	if (c->target.kind == TARGET_ENGINE && o->ioengine != 0)
-		return fail(err, "--ioengine %s does not apply to an engine target (it runs in process)",
-			    ioengine_choice((size_t)o->ioengine)->name);
-	c->engine = c->target.kind == TARGET_NULL ? &ioengine_null
-		    : c->target.kind == TARGET_ENGINE ? &ioengine_engine : ioengine_choice((size_t)o->ioengine);
+	unsigned tflags = c->target.ops->flags;
+	/* (the default engine, the first choice, is the one a target with its own I/O path leaves alone) */
+	if (c->target.ops->ioengine_refusal && o->ioengine != 0)
+		return fail(err, "--ioengine %s does not apply to %s", ioengine_choice((size_t)o->ioengine)->name,
+			    c->target.ops->ioengine_refusal);
+	c->engine = c->target.io;
 	/* What only the engine knows (kernel support, the device's abilities), before any write. */
 	struct io_ctx probe = {.path = o->target, .depth = (unsigned)o->iodepth,
 			       .opts = ioengine_options(o, c->engine), .fd = -1};
 	if (c->engine->check && c->engine->check(&probe, err))
 		return -1;
-	if (c->target.kind == TARGET_NULL && (o->verify != VERIFY_NONE || o->ledger))
+	if ((tflags & TARGET_STORES_NOTHING) && (o->verify != VERIFY_NONE || o->ledger))
 		return fail(err, "--verify and --ledger need a real target (null stores nothing)");
-	if (o->hints && c->target.kind != TARGET_ENGINE)
+	if (o->hints && !(tflags & TARGET_TAKES_HINTS))
 		return fail(err, "--hints applies to engine targets (engine:DIR): nothing else takes a NODEDUP hint");
 	if (options_given(c->given, "read-pct") && o->mode != MODE_MIXED)
 		return fail(err, "--read-pct applies to a mixed run (-m): a %s run does only %ss", mode_names[o->mode],
 			    o->mode == MODE_READ ? "read" : "write");
-	if (c->target.kind == TARGET_NULL && o->space_cmd)
+	if ((tflags & TARGET_STORES_NOTHING) && o->space_cmd)
 		return fail(err, "--space-cmd needs a real target (null stores nothing)");
 	c->scaled = o->content == CONTENT_SCALED;
-	c->check_reads = o->verify == VERIFY_ONLINE || o->verify == VERIFY_BOTH || c->target.kind == TARGET_ENGINE;
+	c->check_reads = o->verify == VERIFY_ONLINE || o->verify == VERIFY_BOTH || (tflags & TARGET_VALIDATED);
 	c->final_pass = o->verify == VERIFY_FINAL || o->verify == VERIFY_BOTH;
 	if (o->verify == VERIFY_ONLINE && o->mode == MODE_WRITE)
 		return fail(err, "--verify online checks reads, and a write run has none (use --verify final)");
-	c->ledger = c->scaled || c->target.kind == TARGET_ENGINE || o->verify != VERIFY_NONE || o->dist_report ||
+	c->ledger = c->scaled || (tflags & TARGET_VALIDATED) || o->verify != VERIFY_NONE || o->dist_report ||
 		    o->ledger || space_source_of(&c->target, o->space_cmd) != SPACE_NONE; /* space: the live data */
 	c->nurand_a = o->nurand_a ? o->nurand_a : access_default_a(c->region_blocks);
 	if (c->nurand_a >= c->region_blocks && c->region_blocks > 1)

@@ -97,7 +97,7 @@ void config_free(struct bench_config *cfg);
 /* A report (or, is_dir, a directory of them) at path must not replace the data of target t: not
  * the target file or device, a worker file of a directory target, or anything in an engine volume;
  * a report path must not be a directory, and a directory of them must be one or be creatable
- * (t: a TARGET_NULL one where there is no target). 0, or -1 with err set. */
+ * (t: a null target, {.ops = &target_null_ops}, where there is none). 0, or -1 with err set. */
 int config_check_output(const struct target *t, const char *what, const char *path, bool is_dir,
 			struct dd_err *err);
 

@@ -335,21 +335,20 @@ static int live_dist(const struct bench_config *c, struct run_result *r, const s
 static void validate_engine(const struct bench_config *c, struct run_result *r, const struct id_counts *live,
 			    uint64_t mapped, uint64_t distinct)
 {
-	struct engine_open_params op = {0};
-	struct engine *e;
+	struct target_observation obs;
 	struct dd_err err;
 	r->have_engine = true;
 	r->expected_mapped = mapped;
 	r->expected_distinct = distinct;
-	if (engine_open(target_engine_dir(&c->target), &op, &e, &err)) {
+	if (target_observe(&c->target, true, &obs, &err)) {
 		snprintf(r->mismatch[0], sizeof r->mismatch[0], "cannot open the volume to validate it: %.250s", err.msg);
 		r->nmismatch = 1;
 		r->engine_match = false;
 		return;
 	}
-	engine_stats(e, &r->observed);
-	r->fsck_problems = engine_fsck(e, NULL, NULL);
-	int crc = engine_close(e);
+	r->observed = obs.stats;
+	r->fsck_problems = obs.fsck_problems;
+	int crc = obs.close_rc;
 	r->engine_unchecked = r->fsck_problems < 0 || crc;
 	if (r->engine_unchecked && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0])
 		/* not a verdict on the data: the check itself failed */
@@ -440,10 +439,10 @@ static void collect(struct launch *l, struct run_result *r)
 	if (ok && c->ledger && live_dist(c, r, &live, live_zero))
 		ok = false;
 	/* What the target holds, byte for byte, is only known here for a target of this part alone. */
-	if (ok && c->ledger && !l->peers && c->target.kind != TARGET_NULL)
+	if (ok && c->ledger && !l->peers && !(c->target.ops->flags & TARGET_STORES_NOTHING))
 		r->have_physical = physical_estimate(c, c->ledger_map.words, c->ledger_map.procs * c->ledger_map.region_blocks,
 						     &live, &r->physical) == 0;
-	if (ok && !l->peers && c->target.kind == TARGET_ENGINE && !l->overran)
+	if (ok && !l->peers && c->target.ops->observe && !l->overran)
 		validate_engine(c, r, &live, live_blocks, live_distinct);
 	idc_free(&live);
 	if (ok && (ids.map.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {

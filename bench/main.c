@@ -83,10 +83,10 @@ static int prepare_job_target(struct target *t, uint32_t block_size, const char 
 	stop_signals_set(&stop_signals);
 	sigprocmask(SIG_BLOCK, &stop_signals, &old);
 	stop_signals_catch(on_stop_signal);
-	char msg[512];
-	int rc = target_prepare(t, block_size, msg, sizeof msg);
+	struct dd_err err;
+	int rc = target_prepare(t, block_size, &err);
 	if (rc) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		target_cleanup(t, false);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -139,6 +139,34 @@ static int refuse_options(const struct bench_cli *cli, bool (*applies)(const cha
 	return 0;
 }
 
+static bool sync_direct(const struct bench_options *o)
+{
+	return o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
+}
+
+static const struct ioengine_ops *chosen_ioengine(const struct bench_options *o)
+{
+	return ioengine_choice((size_t)o->ioengine);
+}
+
+/* A replay's or backup's target probed for the run (its I/O engine and O_DIRECT decided there,
+ * as for every run): 0, or -1 after saying why. */
+static int probe_job_target(const struct bench_options *o, struct target_request *req, struct target *t)
+{
+	struct dd_err err;
+	if (target_probe_for_run(req, sync_direct(o), chosen_ioengine(o), t, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The open(2) flags of a replay's or backup's transfers. */
+static int job_open_flags(const struct bench_options *o, const struct target *t)
+{
+	return (t->direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0);
+}
+
 static int cmd_replay(struct bench_cli *cli)
 {
 	struct bench_options *o = &cli->o;
@@ -161,27 +189,23 @@ static int cmd_replay(struct bench_cli *cli)
 	if (!options_given(cli->given, "seed") && getrandom(&seed, sizeof seed, 0) != sizeof seed)
 		seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
 	o->seed = seed &= (1ULL << 53) - 1;
-	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
 	static struct target target;
 	/* a trace of reads only writes nothing: a read-only device takes it */
 	struct target_request req = {.path = o->target, .procs = 1, .file_size = trace.end_bytes, .file_size_given = true,
-				     .block_size = TRACE_BLOCK, .force = o->force, .direct = direct,
+				     .block_size = TRACE_BLOCK, .force = o->force,
 				     .no_writes = trace.writes == 0, .size_from = "the trace's extent"};
 	int status = EXIT_BAD_INPUT;
 	struct dd_err oerr;
-	if (target_probe(&req, &target, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	if (probe_job_target(o, &req, &target))
 		goto out;
-	}
 	/* the JSON must not replace the target, the volume's files or the trace */
 	if (config_check_outputs(&target, o, NULL, &oerr)) {
 		fprintf(stderr, "dedisbench: %s\n", oerr.msg);
 		goto out;
 	}
 	struct replay_job job = {.trace = &trace, .trace_path = o->trace, .target = &target, .seed = seed, .speed = o->speed,
-				 .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
+				 .open_flags = job_open_flags(o, &target), .engine = target.io,
 				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &stop_requested};
-	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : target.kind == TARGET_NULL ? "null" : "sync");
 	status = EXIT_RUN_FAILED;
 	if (prepare_job_target(&target, TRACE_BLOCK, o->json))
 		goto out;
@@ -224,24 +248,21 @@ static int cmd_backup(struct bench_cli *cli)
 	if (!options_given(cli->given, "seed") && getrandom(&seed, sizeof seed, 0) != sizeof seed)
 		seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
 	o->seed = seed &= (1ULL << 53) - 1;
-	bool direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
 	static struct target target;
 	struct target_request req = {.path = o->target, .procs = (unsigned)(o->procs * o->generations),
 				     .file_size = o->file_size, .file_size_given = options_given(cli->given, "file-size"),
-				     .block_size = (uint32_t)o->block_size, .force = o->force, .direct = direct};
+				     .block_size = (uint32_t)o->block_size, .force = o->force};
 	char msg[1024];
 	int status = EXIT_BAD_INPUT;
 	struct dd_err oerr;
-	if (target_probe(&req, &target, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	if (probe_job_target(o, &req, &target))
 		goto out;
-	}
 	/* the JSON must not replace a generation's file, the volume's files or the --config file */
 	if (config_check_outputs(&target, o, NULL, &oerr)) {
 		fprintf(stderr, "dedisbench: %s\n", oerr.msg);
 		goto out;
 	}
-	if (target.kind == TARGET_NULL) {
+	if (target.ops->flags & TARGET_STORES_NOTHING) {
 		fprintf(stderr, "dedisbench: --workload backup writes a directory (a file per generation), or a file, a "
 				"device or engine:DIR (a region each), not null\n");
 		goto out;
@@ -256,9 +277,8 @@ static int cmd_backup(struct bench_cli *cli)
 	struct backup_job job = {.target = &target, .streams = (unsigned)o->procs, .generations = (unsigned)o->generations,
 				 .blocks = target.region_size / o->block_size, .block_size = (uint32_t)o->block_size,
 				 .compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress, .rates = rates,
-				 .seed = seed, .open_flags = (direct ? O_DIRECT : 0) | (o->sync == SYNC_DSYNC ? O_DSYNC : 0),
+				 .seed = seed, .open_flags = job_open_flags(o, &target), .engine = target.io,
 				 .space = &space, .stop = &stop_requested};
-	job.engine = ioengine_find(target.kind == TARGET_ENGINE ? "engine" : "sync");
 	status = EXIT_RUN_FAILED;
 	if (prepare_job_target(&target, (uint32_t)o->block_size, o->json))
 		goto out;
@@ -320,7 +340,7 @@ static int cmd_compare(struct bench_cli *cli, char **paths, unsigned n)
 				runcmp_free(&in[k]);
 			return EXIT_BAD_INPUT;
 		}
-	static const struct target no_target = {.kind = TARGET_NULL};
+	static const struct target no_target = {.ops = &target_null_ops};
 	struct dd_err oerr;
 	bool bad_dir = o->output_dir && config_check_output(&no_target, "--output-dir", o->output_dir, true, &oerr);
 	if (!bad_dir && o->output_dir && mkdir(o->output_dir, 0755) && errno != EEXIST) {
@@ -358,11 +378,12 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	char msg[1024];
 	struct target_request req = {.path = o->target, .procs = (unsigned)o->procs, .file_size = o->file_size,
 				     .file_size_given = options_given(cli->given, "file-size"),
-				     .block_size = (uint32_t)o->block_size, .force = o->force,
-				     .direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC ||
-						       (ioengine_choice((size_t)o->ioengine)->flags & IOENGINE_NEEDS_DIRECT)};
+				     .block_size = (uint32_t)o->block_size, .force = o->force};
 	struct dd_err oerr;
-	int probed = target_probe(&req, &target, msg, sizeof msg);
+	struct dd_err terr;
+	int probed = target_probe_for_run(&req, sync_direct(o), chosen_ioengine(o), &target, &terr);
+	if (probed)
+		snprintf(msg, sizeof msg, "%s", terr.msg);
 	if (!probed && config_check_output(&target, "--output-dir", o->output_dir, true, &oerr)) {
 		snprintf(msg, sizeof msg, "%s", oerr.msg);
 		probed = -1;
@@ -496,8 +517,8 @@ static int bench_main(int argc, char **argv)
 		config_free(&cfg);
 		return EXIT_BAD_INPUT;
 	}
-	if (space.source == SPACE_COMMAND && cfg.target.kind == TARGET_ENGINE)
-		cfg.target.sparse = true; /* a volume it formats is sparse, so the command sees what is written */
+	if (space.source == SPACE_COMMAND)
+		target_measured_by_command(&cfg.target); /* a volume it formats is sparse: the command sees what is written */
 	bool made_output_dir = cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) == 0;
 	if (cfg.o.output_dir && !made_output_dir && errno != EEXIST) {
 		int e = errno;
@@ -522,19 +543,17 @@ static int bench_main(int argc, char **argv)
 	sigemptyset(&stop_signals);
 	stop_signals_set(&stop_signals);
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
-	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	struct dd_err terr;
+	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, &terr)) {
+		fprintf(stderr, "dedisbench: %s\n", terr.msg);
 		target_cleanup(&cfg.target, false);
-		failure_json(&cfg, msg);
+		failure_json(&cfg, terr.msg);
 		drop_output_dir(&cfg, made_output_dir);
 		config_free(&cfg);
 		return EXIT_RUN_FAILED;
 	}
 	/* Blocks nobody wrote read as zeros only on a target this run created or cleared. */
-	bool zeros_known = target_engine_emptied(&cfg.target) || cfg.populate != POPULATE_NONE ||
-			   (cfg.target.kind == TARGET_DIR && !cfg.ledger_map.existed && target_all_created(&cfg.target));
-	if (cfg.ledger_map.existed)
-		zeros_known = cfg.target.kind == TARGET_ENGINE;
+	bool zeros_known = target_zeros_known(&cfg.target, cfg.populate != POPULATE_NONE, cfg.ledger_map.existed);
 	/* Elsewhere they hold what an earlier run left: with its ledger, only what the ledger records
 	 * is checked; without one, every block is identified from its bytes (against the layout when
 	 * that run's seed is given). */

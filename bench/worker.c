@@ -168,7 +168,7 @@ static int setup(struct wctx *w)
 	target_worker_path(&c->target, w->index, path, sizeof path, &w->base);
 	w->eng = c->engine;
 	w->io.path = (w->eng->flags & IOENGINE_NO_FILE) ? NULL : strdup(path);
-	w->shown = c->target.kind == TARGET_ENGINE ? c->target.path : w->io.path;
+	w->shown = target_shown(&c->target, w->io.path);
 	w->io.open_flags = (c->direct ? O_DIRECT : 0) | (c->dsync ? O_DSYNC : 0) | target_open_flags(&c->target);
 	w->io.fsync_each = c->fsync_each;
 	w->io.hints = c->o.hints;

@@ -244,8 +244,8 @@ static int run(int rank, struct bench_cli *cli)
 		probed = true;
 		if (config_probe(cli, &cfg, &err))
 			problem = err.msg;
-		else if (cfg.target.kind == TARGET_ENGINE)
-			problem = "an engine target is one process's volume: dedisbench-mpi drives targets of their own per rank";
+		else if (cfg.target.ops->mpi_refusal)
+			problem = cfg.target.ops->mpi_refusal;
 		else if (cfg.o.peer_timeout_ns < PEER_TIMEOUT_MIN_NS)
 			problem = "--peer-timeout: below 0.2 s a live rank would be taken for lost (ranks beat every 0.1 s)";
 	}
@@ -316,8 +316,9 @@ static int run(int rank, struct bench_cli *cli)
 	}
 	cfg.target.keep_data = cfg.ledger_map.existed;
 	problem = NULL;
-	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, msg, sizeof msg))
-		problem = msg;
+	struct dd_err terr;
+	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, &terr))
+		problem = terr.msg;
 	if (problem && rank) {
 		snprintf(where, sizeof where, "rank %d: %s", rank, problem);
 		problem = where;
@@ -328,8 +329,7 @@ static int run(int rank, struct bench_cli *cli)
 		config_free(&cfg);
 		return EXIT_RUN_FAILED;
 	}
-	bool zeros_known = cfg.populate != POPULATE_NONE ||
-			   (cfg.target.kind == TARGET_DIR && !cfg.ledger_map.existed && target_all_created(&cfg.target));
+	bool zeros_known = target_zeros_known(&cfg.target, cfg.populate != POPULATE_NONE, cfg.ledger_map.existed);
 	cfg.unknown = zeros_known ? UNKNOWN_ZEROS
 		      : cfg.ledger_map.existed || cfg.o.verify == VERIFY_NONE ? UNKNOWN_SKIP
 		      : cfg.have_verify_layout ? UNKNOWN_LAYOUT

@@ -42,39 +42,25 @@ int space_parse_bytes(const char *text, uint64_t *out)
 	return 0;
 }
 
-/* The zram device a block device is, if it is one: its mm_stat path. */
-static bool zram_mm_stat_path(const char *dev, char *path, size_t len)
+/* The source of each way a target's space is read (target.h). */
+static enum space_source source_of_space(enum target_space how)
 {
-	struct stat st;
-	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
-		return false;
-	char link[PATH_MAX], real[PATH_MAX];
-	snprintf(link, sizeof link, "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	if (!realpath(link, real))
-		return false;
-	const char *name = strrchr(real, '/');
-	if (!name || strncmp(name + 1, "zram", 4))
-		return false;
-	int n = snprintf(path, len, "%s/mm_stat", real);
-	return n > 0 && (size_t)n < len && access(path, R_OK) == 0;
+	switch (how) {
+	case TARGET_SPACE_STATFS:
+		return SPACE_STATFS;
+	case TARGET_SPACE_ZRAM:
+		return SPACE_ZRAM;
+	case TARGET_SPACE_SELF:
+		return SPACE_ENGINE;
+	default:
+		return SPACE_NONE;
+	}
 }
 
 enum space_source space_source_of(const struct target *t, const char *cmd)
 {
-	char mm[PATH_MAX];
-	if (cmd)
-		return SPACE_COMMAND;
-	switch (t->kind) {
-	case TARGET_DIR:
-	case TARGET_FILE:
-		return SPACE_STATFS;
-	case TARGET_ENGINE:
-		return SPACE_ENGINE;
-	case TARGET_BLOCKDEV:
-		return zram_mm_stat_path(t->path, mm, sizeof mm) ? SPACE_ZRAM : SPACE_NONE;
-	default:
-		return SPACE_NONE;
-	}
+	char path[PATH_MAX];
+	return cmd ? SPACE_COMMAND : source_of_space(target_space_of(t, path, sizeof path));
 }
 
 static int read_zram(const char *path, struct space_reading *out, char *err, size_t errlen)
@@ -127,7 +113,7 @@ static int read_command(const char *cmd, struct space_reading *out, char *err, s
 static uint64_t allocated_bytes(const struct target *t)
 {
 	uint64_t sum = 0;
-	for (unsigned w = 0; w < (t->kind == TARGET_DIR ? t->procs : 1); w++) {
+	for (unsigned w = 0; w < target_file_count(t); w++) {
 		char path[PATH_MAX];
 		uint64_t base;
 		struct stat st;
@@ -170,10 +156,8 @@ int space_probe_init(struct space_probe *p, const struct target *t, const char *
 {
 	memset(p, 0, sizeof *p);
 	p->cmd = cmd;
-	p->source = space_source_of(t, cmd);
-	if (p->source == SPACE_ZRAM)
-		zram_mm_stat_path(t->path, p->path, sizeof p->path);
-	else
+	p->source = cmd ? SPACE_COMMAND : source_of_space(target_space_of(t, p->path, sizeof p->path));
+	if (cmd)
 		snprintf(p->path, sizeof p->path, "%s", t->path);
 	return read_source(t, p, &p->before, err, errlen);
 }
@@ -183,26 +167,10 @@ int space_begin(const struct bench_config *c, struct space_probe *p, char *err, 
 	return space_probe_init(p, &c->target, c->o.space_cmd, err, errlen);
 }
 
-/* Written data reaches the device before the second reading: the file system's (its transaction
- * committed, compression done: btrfs compresses at writeback), or the block device's cache. */
-static void flush_target(const struct target *t)
-{
-	if (t->kind == TARGET_ENGINE || t->kind == TARGET_NULL)
-		return;
-	int fd = open(t->path, O_RDONLY | O_CLOEXEC | (t->kind == TARGET_DIR ? O_DIRECTORY : 0));
-	if (fd < 0)
-		return;
-	if (t->kind == TARGET_BLOCKDEV)
-		fsync(fd);
-	else
-		syncfs(fd);
-	close(fd);
-}
-
 int space_probe_read(const struct space_probe *p, const struct target *t, struct space_reading *out, char *err,
 		     size_t errlen)
 {
-	flush_target(t);
+	target_flush(t); /* written data reaches the device before the second reading */
 	return read_source(t, p, out, err, errlen);
 }
 
@@ -219,7 +187,7 @@ int space_end(const struct bench_config *c, struct space_probe *p, struct run_re
 	 * where an earlier run's data stays (its ledger kept, worker files reused). The engine's
 	 * counters are absolute, and its expectation covers all the live data. */
 	if (p->source != SPACE_ENGINE &&
-	    (c->ledger_map.existed || (c->target.kind == TARGET_DIR && !target_all_created(&c->target))))
+	    (c->ledger_map.existed || target_holds_earlier_data(&c->target)))
 		return 0;
 	/* Nothing written (a read run on an empty target): no data to judge a system's keeping of;
 	 * an efficiency of 0 would read as the worst system, not as no figure. */

@@ -149,19 +149,14 @@ static double shared_share(const uint64_t *prev, const uint64_t *cur, uint64_t n
 	return n ? (double)hit / (double)n : 0;
 }
 
-static void observe_engine(const struct backup_job *j, struct backup_gen *bg)
+static void observe_target(const struct backup_job *j, struct backup_gen *bg)
 {
-	struct engine_open_params op = {0};
-	struct engine *e;
-	struct dd_err err;
-	struct engine_stats st;
-	if (engine_open(target_engine_dir(j->target), &op, &e, &err))
+	struct target_observation obs;
+	if (target_observe(j->target, false, &obs, NULL))
 		return;
-	engine_stats(e, &st);
-	engine_close(e);
 	bg->have_observed = true;
-	bg->observed_ratio = st.dedup_ratio;
-	bg->observed_physical_bytes = st.physical_bytes;
+	bg->observed_ratio = obs.stats.dedup_ratio;
+	bg->observed_physical_bytes = obs.stats.physical_bytes;
 }
 
 int backup_run(const struct backup_job *j, struct backup_result *r, char *err, size_t errlen)
@@ -242,8 +237,8 @@ int backup_run(const struct backup_job *j, struct backup_result *r, char *err, s
 		for (unsigned s = 0; s < S; s++)
 			bg->cum_distinct += next[s] - 1 - ((uint64_t)s << CONTENT_WORKER_SHIFT);
 		bg->expected_ratio = (double)bg->cum_logical_blocks / (double)bg->cum_distinct;
-		if (j->target->kind == TARGET_ENGINE && (!j->space || j->space->source == SPACE_ENGINE)) {
-			observe_engine(j, bg);
+		if (j->target->ops->observe && (!j->space || j->space->source == SPACE_ENGINE)) {
+			observe_target(j, bg);
 		} else if (j->space && j->space->source != SPACE_NONE) {
 			struct space_reading now;
 			if (space_probe_read(j->space, j->target, &now, r->failure, sizeof r->failure)) {

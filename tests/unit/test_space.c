@@ -44,19 +44,19 @@ static void source_per_target(void)
 {
 	struct target t;
 	memset(&t, 0, sizeof t);
-	t.kind = TARGET_DIR;
+	t.ops = &target_dir_ops;
 	CU_ASSERT_EQUAL(space_source_of(&t, NULL), SPACE_STATFS);
-	t.kind = TARGET_FILE;
+	t.ops = &target_file_ops;
 	CU_ASSERT_EQUAL(space_source_of(&t, NULL), SPACE_STATFS);
-	t.kind = TARGET_ENGINE;
+	t.ops = &target_engine_ops;
 	CU_ASSERT_EQUAL(space_source_of(&t, NULL), SPACE_ENGINE);
-	t.kind = TARGET_NULL;
+	t.ops = &target_null_ops;
 	CU_ASSERT_EQUAL(space_source_of(&t, NULL), SPACE_NONE);
-	t.kind = TARGET_BLOCKDEV; /* not zram: nothing measures it unless a command does */
+	t.ops = &target_blockdev_ops; /* not zram: nothing measures it unless a command does */
 	snprintf(t.path, sizeof t.path, "/dev/null");
 	CU_ASSERT_EQUAL(space_source_of(&t, NULL), SPACE_NONE);
 	CU_ASSERT_EQUAL(space_source_of(&t, "echo 1"), SPACE_COMMAND);
-	t.kind = TARGET_DIR;
+	t.ops = &target_dir_ops;
 	CU_ASSERT_EQUAL(space_source_of(&t, "echo 1"), SPACE_COMMAND); /* the command wins */
 }
 

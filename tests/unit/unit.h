@@ -41,6 +41,7 @@ int suite_locality(void);
 int suite_rate(void);
 int suite_options(void);
 int suite_space(void);
+int suite_targets(void);
 int suite_workloads(void);
 int suite_engine_index(void);
 int suite_engine_paths(void);

@@ -1,0 +1,458 @@
+/* target_engine.c - engine:DIR[,OPTION=VALUE]...: the embedded reference engine's volume as the
+ * target, formatted on first use (or cleared), driven in process, validated by its own counters. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include "bench/ioengine/ioengine.h"
+#include "bench/target/claim.h"
+#include "bench/target/targetkind.h"
+#include "bench/target/volclaim.h"
+#include "lib/dioalign.h"
+#include "lib/pathwithin.h"
+#include "reference-engine/engine.h"
+#include "reference-engine/fpindex.h"
+
+/* An engine volume by its superblock's inode, held with the run (in lock_around, which an engine
+ * target has no other use for): a copy made of hard links (cp -al) is the same volume. 0 when
+ * there is no superblock (yet). */
+static int lock_volume_inode(struct target *t, const char *what, struct dd_err *err)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/superblock", t->path);
+	/* through the held directory (engine_fd): never what a swapped path leads to */
+	int fd = openat(t->engine_fd, "superblock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : err_fail(err, -1, "target %s: %s: %s", what, path, strerror(errno));
+	/* no flock on the file itself: the engine's openers share one there */
+	int rc = target_lock_inode(&t->lock_around, fd, false, what, err);
+	close(fd);
+	return rc;
+}
+
+/* engine:DIR[,OPTION=VALUE]... - the embedded reference engine, formatted on first use. Each
+ * option is a row: its name, where its value goes, and what accepts a value. */
+static bool engine_index_ok(const char *v) { return index_find(v) != NULL; } /* the engine's own list */
+static bool engine_compress_ok(const char *v) { return !strcmp(v, "none") || !strcmp(v, "lz4"); }
+
+static const struct engine_opt {
+	const char *name;
+	size_t field;  /* offset of a char[8] in struct target */
+	bool (*valid)(const char *v);
+	const char *choices;
+} engine_opts[] = {
+	{"index", offsetof(struct target, engine_index), engine_index_ok, "mem|bdb|bloom"},
+	{"compress", offsetof(struct target, engine_compress), engine_compress_ok, "none|lz4"},
+};
+#define ENGINE_OPTS (sizeof engine_opts / sizeof engine_opts[0])
+
+/* engine_at: the held directory by a name the engine's API takes, checked to lead to it. */
+static int name_held_volume(struct target *t, const char *shown, struct dd_err *err)
+{
+	struct stat held, named;
+	snprintf(t->engine_at, sizeof t->engine_at, "/proc/self/fd/%d", t->engine_fd);
+	if (fstat(t->engine_fd, &held) || stat(t->engine_at, &named) || !same_file(file_id_of(&held), file_id_of(&named)))
+		return err_fail(err, -1, "target %s: cannot name the volume's directory through /proc/self/fd (is /proc "
+					 "mounted?); a run holds it open so that no later swap of %s is followed", shown, t->path);
+	t->engine_dir = file_id_of(&held);
+	return 0;
+}
+
+/* The engine's messages name the volume as they were given it (engine_at): say t->path instead. */
+static int said_of_path(const struct target *t, char *msg, size_t len)
+{
+	size_t at = strlen(t->engine_at);
+	char *p = at ? strstr(msg, t->engine_at) : NULL;
+	if (p) {
+		char rest[1024];
+		snprintf(rest, sizeof rest, "%s", p + at);
+		snprintf(p, len - (size_t)(p - msg), "%s%s", t->path, rest);
+	}
+	return -1;
+}
+
+/* The engine's own failure (in err's message buffer), said of t->path: -1. */
+static int engine_failed(const struct target *t, struct dd_err *err)
+{
+	err->resource = false;
+	return said_of_path(t, err->msg, sizeof err->msg);
+}
+
+/* Resolves the volume's path once: the directory it is named in is held, and the volume's own
+ * directory when it exists (opened beneath it, never through a link). Everything after works on
+ * those: a component of the path swapped for a link during the run is never followed. */
+static int hold_volume(const struct target_request *req, struct target *t, struct dd_err *err)
+{
+	char real[PATH_MAX], parent[PATH_MAX];
+	if (realpath(t->path, real)) { /* it exists: its canonical name */
+		path_parent(real, parent, sizeof parent);
+	} else {
+		path_parent(t->path, real, sizeof real);
+		if (!realpath(real, parent))
+			return err_fail(err, -1, "target %s: cannot create a volume there: %s", req->path, strerror(errno));
+		snprintf(real, sizeof real, "%s", t->path);
+		for (size_t n = strlen(real); n > 1 && real[n - 1] == '/'; n--)
+			real[n - 1] = 0; /* "vol/": the entry is vol */
+	}
+	const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) >= sizeof t->engine_name)
+		return err_fail(err, -1, "target %s: give the volume's own directory", req->path);
+	snprintf(t->engine_name, sizeof t->engine_name, "%s", base);
+	t->engine_parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->engine_parent_fd < 0)
+		return err_fail(err, -1, "target %s: cannot create a volume there: %s", req->path, strerror(errno));
+	t->engine_fd = openat(t->engine_parent_fd, t->engine_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->engine_fd < 0)
+		return errno == ENOENT ? 0 : err_fail(err, -1, "target %s: cannot create a volume there: %s", req->path,
+						  strerror(errno));
+	return name_held_volume(t, req->path, err);
+}
+
+/* engine:DIR[,OPTION=VALUE]...: DIR into t->path, the options into t. */
+static int parse_engine_spec(const struct target_request *req, struct target *t, bool given[ENGINE_OPTS],
+			     struct dd_err *err)
+{
+	const char *spec = req->path + strlen("engine:");
+	const char *comma = strchr(spec, ',');
+	size_t dlen = comma ? (size_t)(comma - spec) : strlen(spec);
+	if (!dlen || dlen >= sizeof t->path)
+		return err_fail(err, -1, "target %s: give engine:DIR[,index=mem|bdb|bloom][,compress=none|lz4]", req->path);
+	memcpy(t->path, spec, dlen);
+	t->path[dlen] = 0;
+	snprintf(t->engine_index, sizeof t->engine_index, "mem");
+	snprintf(t->engine_compress, sizeof t->engine_compress, "none");
+	for (const char *opt = comma; opt; opt = strchr(opt + 1, ',')) {
+		const char *v = opt + 1;
+		size_t n = strcspn(v, ","), k;
+		const char *eq = memchr(v, '=', n);
+		for (k = 0; eq && k < ENGINE_OPTS; k++)
+			if ((size_t)(eq - v) == strlen(engine_opts[k].name) && !strncmp(v, engine_opts[k].name, (size_t)(eq - v)))
+				break;
+		if (!eq || k == ENGINE_OPTS)
+			return err_fail(err, -1, "target %s: unknown engine option '%.*s' (index=mem|bdb|bloom, compress=none|lz4)",
+				    req->path, (int)n, v);
+		char value[8] = "";
+		size_t vlen = n - (size_t)(eq + 1 - v);
+		if (vlen < sizeof value)
+			memcpy(value, eq + 1, vlen);
+		if (given[k]) /* the last would win silently */
+			return err_fail(err, -1, "target %s: engine option %s given twice", req->path, engine_opts[k].name);
+		if (!value[0] || !engine_opts[k].valid(value))
+			return err_fail(err, -1, "target %s: engine option %s='%.*s' is not one of %s", req->path,
+				    engine_opts[k].name, (int)vlen, eq + 1, engine_opts[k].choices);
+		snprintf((char *)t + engine_opts[k].field, 8, "%s", value);
+		given[k] = true;
+	}
+	return 0;
+}
+
+/* No volume there yet: a new or empty directory only (a volume's directory is all the volume's),
+ * with room for it. */
+static int probe_new_volume(const struct target_request *req, struct target *t, struct dd_err *err)
+{
+	/* Bad input, refused here: engine_format would refuse it only when the run prepares the
+	 * target, a run failure (exit 1) rather than a bad option. */
+	if (req->block_size > ENGINE_MAX_BLOCK)
+		return err_fail(err, -1, "target %s: --block-size %u is more than an engine volume's largest "
+					 "block, %u bytes (64 KiB)", req->path, req->block_size, ENGINE_MAX_BLOCK);
+	if (t->engine_fd >= 0) {
+		DIR *d = opendir(t->engine_at);
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d)) && (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")))
+				;
+			closedir(d);
+			if (de)
+				return err_fail(err, -1, "target %s: %s holds no volume and is not empty; a volume is "
+							 "formatted into a new or empty directory", req->path, t->path);
+		}
+	}
+	int where = t->engine_fd >= 0 ? t->engine_fd : t->engine_parent_fd;
+	if (faccessat(where, ".", W_OK | X_OK, 0))
+		return err_fail(err, -1, "target %s: cannot create a volume there", req->path);
+	struct statvfs vfs;
+	uint64_t need = req->file_size * req->procs + req->file_size * req->procs / 16;
+	if (fstatvfs(where, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < need)
+		return err_fail(err, -1, "target %s: %llu MiB free, the volume needs %llu MiB", req->path,
+			    (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20), (unsigned long long)mib_up(need));
+	return 0;
+}
+
+/* An existing volume: taken as it is, with the geometry the run asks for, and only when its data
+ * is dedisbench's (volclaim.h) unless --force. */
+static int probe_volume(const struct target_request *req, struct target *t, const struct engine_stats *g,
+			const bool given[ENGINE_OPTS], struct dd_err *err)
+{
+	t->engine_exists = true;
+	/* a run opens the volume to write (its state page, at least): on read-only storage the open
+	 * failed once the run had begun (exit 1) */
+	struct statvfs rofs;
+	if (fstatvfs(t->engine_fd, &rofs) == 0 && (rofs.f_flag & ST_RDONLY))
+		return err_fail(err, -1, "target %s is on read-only storage: a run opens the volume to write (dedisengine "
+					 "stat and export read a clean one there)", req->path);
+	if (g->block_size != req->block_size)
+		return err_fail(err, -1, "target %s: the volume has %llu-byte blocks, the run uses --block-size %u",
+			    req->path, (unsigned long long)g->block_size, req->block_size);
+	if (given[0] && strcmp(g->index, t->engine_index))
+		return err_fail(err, -1, "target %s: the volume was formatted with index=%s", req->path, g->index);
+	if (given[1] && strcmp(g->compress, t->engine_compress))
+		return err_fail(err, -1, "target %s: the volume was formatted with compress=%s", req->path, g->compress);
+	snprintf(t->engine_index, sizeof t->engine_index, "%s", g->index);
+	snprintf(t->engine_compress, sizeof t->engine_compress, "%s", g->compress);
+	uint64_t have = g->logical_blocks * g->block_size;
+	if (!req->file_size_given)
+		t->region_size = have / req->procs / req->block_size * req->block_size;
+	if (t->region_size < req->block_size || t->region_size * req->procs > have)
+		return err_fail(err, -1, "target %s: the volume holds %llu bytes, %u workers x %llu need more", req->path,
+			    (unsigned long long)have, req->procs, (unsigned long long)t->region_size);
+	const char *how;
+	int e;
+	enum claim_verdict v = volclaim_inspect(t->engine_at, t->engine_fd, &how, &e);
+	if (v == CLAIM_UNREADABLE)
+		return err_fail(err, -1, "target %s: cannot read the volume to tell whose data it holds: %s", req->path,
+			    strerror(e));
+	if (v == CLAIM_FOREIGN && !req->force)
+		return err_fail(err, -1, "target %s: %s; refusing to %s it without --force", req->path, how,
+			    req->no_writes ? "use" : "overwrite");
+	/* As a file: a run that only reads never marks another's volume dedisbench's. */
+	t->engine_marked = v != CLAIM_FOREIGN || !req->no_writes;
+	return 0;
+}
+
+static int engine_probe(const struct target_request *req, struct target *t, const struct stat *st, struct dd_err *err)
+{
+	(void)st;
+	bool given[ENGINE_OPTS] = {false};
+	if (parse_engine_spec(req, t, given, err))
+		return -1;
+	/* A link to the volume's directory: the run works on what it names (removing a volume it
+	 * formatted there, which the removal, never following links, left behind). A dangling one was
+	 * taken for a new directory, and its mkdir failed after the run had begun (exit 1). */
+	struct stat lst;
+	if (lstat(t->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		char real[PATH_MAX];
+		if (!realpath(t->path, real))
+			return err_fail(err, -1, "target %s: %s is a symbolic link to nothing: %s", req->path, t->path,
+				    strerror(errno));
+		if (strlen(real) >= sizeof t->path - 32)
+			return err_fail(err, -1, "target path is too long");
+		snprintf(t->path, sizeof t->path, "%s", real);
+	}
+	if (target_lock(&t->lock, t->path, RUNLOCK_VOLUME, req->path, err) || hold_volume(req, t, err))
+		return -1;
+	/* the chunk store's files are in DIR (O_DIRECT there with a direct run), made there if new */
+	char up[PATH_MAX];
+	path_parent(t->path, up, sizeof up);
+	t->sector_size = dio_align(t->engine_fd >= 0 ? t->engine_at : up);
+	t->region_size = req->file_size;
+	struct engine_stats g;
+	char why[512];
+	int rc = t->engine_fd < 0 ? -ENOENT : engine_describe(t->engine_at, &g, why, sizeof why);
+	if (rc == -ENOENT)
+		return probe_new_volume(req, t, err) ? -1 : target_check_direct(req, t, false, err);
+	if (rc) {
+		said_of_path(t, why, sizeof why);
+		return err_fail(err, -1, "target %s: %s", req->path, why);
+	}
+	if (lock_volume_inode(t, req->path, err)) /* an existing volume: by its inode too */
+		return -1;
+	return probe_volume(req, t, &g, given, err) ? -1 : target_check_direct(req, t, false, err);
+}
+
+/* A new volume's directory, made beneath the directory probing held (or the empty one it found,
+ * held since), held from here to its removal. */
+static int make_volume_dir(struct target *t, struct dd_err *err)
+{
+	if (t->engine_fd >= 0)
+		return 0;
+	if (mkdirat(t->engine_parent_fd, t->engine_name, 0755))
+		return err_fail(err, -1, errno == EEXIST ? "%s appeared after it was checked; refusing to format it"
+							 : "cannot create %s: %s", t->path, strerror(errno));
+	t->engine_dir_made = true;
+	t->engine_fd = openat(t->engine_parent_fd, t->engine_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (t->engine_fd < 0 || fstat(t->engine_fd, &st) || st.st_uid != geteuid())
+		return err_fail(err, -1, "%s was replaced as it was made; refusing to format it", t->path);
+	fsync(t->engine_parent_fd); /* the new directory's own name */
+	return name_held_volume(t, t->path, err);
+}
+
+/* A run that writes starts from an empty volume (an existing one is discarded whole: its blocks
+ * stay in the index for dedup until GC), so what the engine holds afterwards is exactly this
+ * run's. A run that only reads, or one continuing a kept ledger, takes it as it is. */
+static int prepare_engine(struct target *t, uint32_t block_size, struct dd_err *err)
+{
+	if (t->engine_exists && (t->keep_data || t->no_writes))
+		return 0;
+	if (!t->engine_exists) {
+		if (make_volume_dir(t, err))
+			return -1;
+		struct engine_format_params fp = {
+			.logical_bytes = t->region_size * t->procs, .data_bytes = 0, /* the engine's default headroom */
+			.block_size = block_size, .index = t->engine_index, .hash = "sha1",
+			.compress = t->engine_compress, .journal_bytes = 0,
+			/* a space command (du, df) must see the blocks as they are written */
+			.preallocate = t->sparse ? "sparse" : NULL,
+		};
+		t->engine_formatted = t->engine_marked = true; /* whatever is in the directory is this run's */
+		return engine_format(t->engine_at, &fp, err->msg, sizeof err->msg) ? engine_failed(t, err) : 0;
+	}
+	struct engine_open_params op = {0};
+	struct engine *e;
+	if (engine_open(t->engine_at, &op, &e, err->msg, sizeof err->msg))
+		return engine_failed(t, err);
+	int rc = engine_discard(e, 0, engine_logical_blocks(e));
+	int rc2 = engine_close(e);
+	if (rc || rc2)
+		return err_fail(err, -1, "cannot clear the volume in %s: %s", t->path, strerror(-(rc ? rc : rc2)));
+	t->engine_cleared = true;
+	return 0;
+}
+
+/* Everything under fd (a directory), without following links: what a volume directory holds. */
+static void remove_under(int fd)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
+			continue;
+		int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			remove_under(sub);
+			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		}
+	}
+	closedir(d);
+}
+
+/* A volume this run formatted: its files (whatever the engine made them), beneath the directory
+ * held since it was made or probed wherever that now is, and that directory if this run created
+ * it and its name still leads to it. Only formatted into a new or empty directory, so all of it
+ * is the run's; nothing is reached through a link, nor by the path, which may lead elsewhere now. */
+static void remove_volume(const struct target *t)
+{
+	int fd = t->engine_fd >= 0 ? fcntl(t->engine_fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (fd < 0)
+		return;
+	remove_under(fd);
+	struct stat st;
+	if (t->engine_dir_made &&
+	    fstatat(t->engine_parent_fd, t->engine_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_file(file_id_of(&st), t->engine_dir))
+		unlinkat(t->engine_parent_fd, t->engine_name, AT_REMOVEDIR);
+}
+
+bool target_engine_emptied(const struct target *t)
+{
+	return t->engine_formatted || t->engine_cleared;
+}
+
+const char *target_engine_dir(const struct target *t)
+{
+	return t->engine_at[0] ? t->engine_at : t->path;
+}
+
+
+static bool engine_match(const char *path, const struct stat *st)
+{
+	return !st && !strncmp(path, "engine:", 7);
+}
+
+/* A volume formatted here: locked by its inode from now on. */
+static int engine_prepare(struct target *t, uint32_t block_size, struct dd_err *err)
+{
+	if (prepare_engine(t, block_size, err))
+		return -1;
+	return !t->lock_around.held && lock_volume_inode(t, t->path, err) ? -1 : 0;
+}
+
+static void engine_worker_path(const struct target *t, unsigned worker, char *path, size_t len, uint64_t *base)
+{
+	int n = snprintf(path, len, "%s", target_engine_dir(t));
+	*base = (uint64_t)worker * t->region_size;
+	if (n < 0 || (size_t)n >= len)
+		path[0] = 0;
+}
+
+/* It starts as zeros when this run emptied it, and a kept ledger's run left it as the ledger says. */
+static bool engine_zeros_known(const struct target *t, bool ledger_kept)
+{
+	return ledger_kept || target_engine_emptied(t);
+}
+
+static enum target_space engine_space(const struct target *t, char *path, size_t len)
+{
+	(void)t, (void)path, (void)len;
+	return TARGET_SPACE_SELF;
+}
+
+static int engine_observe(const struct target *t, bool fsck, struct target_observation *obs, struct dd_err *err)
+{
+	struct engine_open_params op = {0};
+	struct engine *e;
+	if (engine_open(target_engine_dir(t), &op, &e, err->msg, sizeof err->msg))
+		return -1;
+	engine_stats(e, &obs->stats);
+	obs->fsck_problems = fsck ? engine_fsck(e, NULL, NULL) : 0;
+	obs->close_rc = engine_close(e);
+	return 0;
+}
+
+static int engine_refuse_output(const struct target *t, const char *what, const char *path, bool is_dir,
+				struct dd_err *err)
+{
+	(void)is_dir;
+	if (path_within(path, t->path) == 1)
+		return err_fail(err, -1, "%s %s is inside the engine volume %s; write it elsewhere", what, path, t->path);
+	return 0;
+}
+
+static void engine_cleanup(struct target *t, bool keep)
+{
+	if (t->engine_formatted && !keep)
+		remove_volume(t);
+	else if (t->engine_marked && t->engine_fd >= 0)
+		volclaim_mark(t->engine_at, t->engine_fd); /* it stays: the next run knows it for ours */
+	t->engine_formatted = t->engine_marked = false;
+}
+
+static void engine_release(struct target *t)
+{
+	if (t->engine_fd >= 0)
+		close(t->engine_fd);
+	if (t->engine_parent_fd >= 0)
+		close(t->engine_parent_fd);
+	t->engine_fd = t->engine_parent_fd = -1;
+	t->engine_at[0] = 0;
+}
+
+const struct target_ops target_engine_ops = {
+	.name = "engine volume",
+	.flags = TARGET_VALIDATED | TARGET_TAKES_HINTS | TARGET_SPARSE_FOR_COMMAND | TARGET_SHOWN_BY_PATH,
+	.ioengine_refusal = "an engine target (it runs in process)",
+	.mpi_refusal = "an engine target is one process's volume: dedisbench-mpi drives targets of their own per rank",
+	.io = &ioengine_engine,
+	.match = engine_match,
+	.probe = engine_probe,
+	.prepare = engine_prepare,
+	.worker_path = engine_worker_path,
+	.zeros_known = engine_zeros_known,
+	.space = engine_space,
+	.observe = engine_observe,
+	.refuse_output = engine_refuse_output,
+	.cleanup = engine_cleanup,
+	.release = engine_release,
+};
