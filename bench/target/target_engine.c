@@ -252,13 +252,13 @@ static int engine_probe(const struct target_request *req, struct target *t, cons
 	t->sector_size = dio_align(t->engine_fd >= 0 ? t->engine_at : up);
 	t->region_size = req->file_size;
 	struct engine_stats g;
-	char why[512];
-	int rc = t->engine_fd < 0 ? -ENOENT : engine_describe(t->engine_at, &g, why, sizeof why);
+	struct dd_err why;
+	int rc = t->engine_fd < 0 ? -ENOENT : engine_describe(t->engine_at, &g, &why);
 	if (rc == -ENOENT)
 		return probe_new_volume(req, t, err) ? -1 : target_check_direct(req, t, false, err);
 	if (rc) {
-		said_of_path(t, why, sizeof why);
-		return err_fail(err, -1, "target %s: %s", req->path, why);
+		said_of_path(t, why.msg, sizeof why.msg);
+		return err_fail(err, -1, "target %s: %s", req->path, why.msg);
 	}
 	if (lock_volume_inode(t, req->path, err)) /* an existing volume: by its inode too */
 		return -1;
@@ -301,11 +301,11 @@ static int prepare_engine(struct target *t, uint32_t block_size, struct dd_err *
 			.preallocate = t->sparse ? "sparse" : NULL,
 		};
 		t->engine_formatted = t->engine_marked = true; /* whatever is in the directory is this run's */
-		return engine_format(t->engine_at, &fp, err->msg, sizeof err->msg) ? engine_failed(t, err) : 0;
+		return engine_format(t->engine_at, &fp, err) ? engine_failed(t, err) : 0;
 	}
 	struct engine_open_params op = {0};
 	struct engine *e;
-	if (engine_open(t->engine_at, &op, &e, err->msg, sizeof err->msg))
+	if (engine_open(t->engine_at, &op, &e, err))
 		return engine_failed(t, err);
 	int rc = engine_discard(e, 0, engine_logical_blocks(e));
 	int rc2 = engine_close(e);
@@ -403,7 +403,7 @@ static int engine_observe(const struct target *t, bool fsck, struct target_obser
 {
 	struct engine_open_params op = {0};
 	struct engine *e;
-	if (engine_open(target_engine_dir(t), &op, &e, err->msg, sizeof err->msg))
+	if (engine_open(target_engine_dir(t), &op, &e, err))
 		return -1;
 	engine_stats(e, &obs->stats);
 	obs->fsck_problems = fsck ? engine_fsck(e, NULL, NULL) : 0;
