@@ -420,122 +420,124 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	return rc;
 }
 
-static int bench_main(int argc, char **argv)
+/* The sub-command word argv[1] may be: suite (its options pass to every phase) or compare (its
+ * inputs come before the options), taken out of argv. */
+struct subcommand {
+	bool suite, compare;
+	char **passthrough;
+	int npass;
+	char *inputs[RUNCMP_MAX_INPUTS];
+	unsigned ninputs;
+};
+
+/* 0, or -1 after saying why. */
+static int split_subcommand(int *argc, char **argv, struct subcommand *sub)
 {
-	struct bench_cli cli;
-	struct dd_err err = {.resource = false};
-	if (replay_argv(argc, argv)) {
-		fprintf(stderr, "dedisbench: replay: give the trace first: dedisbench replay TRACE --target PATH [OPTION]...\n");
-		return EXIT_BAD_INPUT;
-	}
-	/* suite: its options pass to every phase; compare: its inputs come before the options */
-	bool suite = argc > 1 && !strcmp(argv[1], "suite"), compare = argc > 1 && !strcmp(argv[1], "compare");
-	char **passthrough = NULL, *inputs[RUNCMP_MAX_INPUTS];
-	int npass = 0;
-	unsigned ninputs = 0;
-	if (suite) {
-		npass = argc - 2;
-		memmove(argv + 1, argv + 2, (size_t)(argc - 1) * sizeof *argv); /* argv[argc] (NULL) too */
-		argc--;
-		passthrough = argv + 1;
-	} else if (compare) {
+	memset(sub, 0, sizeof *sub);
+	sub->suite = *argc > 1 && !strcmp(argv[1], "suite");
+	sub->compare = *argc > 1 && !strcmp(argv[1], "compare");
+	if (sub->suite) {
+		sub->npass = *argc - 2;
+		memmove(argv + 1, argv + 2, (size_t)(*argc - 1) * sizeof *argv); /* argv[argc] (NULL) too */
+		(*argc)--;
+		sub->passthrough = argv + 1;
+	} else if (sub->compare) {
 		int k = 2;
-		while (k < argc && argv[k][0] != '-') {
-			if (ninputs == RUNCMP_MAX_INPUTS) {
+		while (k < *argc && argv[k][0] != '-') {
+			if (sub->ninputs == RUNCMP_MAX_INPUTS) {
 				fprintf(stderr, "dedisbench: compare: at most %d inputs\n", RUNCMP_MAX_INPUTS);
-				return EXIT_BAD_INPUT;
+				return -1;
 			}
-			inputs[ninputs++] = argv[k++];
+			sub->inputs[sub->ninputs++] = argv[k++];
 		}
-		if (ninputs < 1) {
+		if (sub->ninputs < 1) {
 			fprintf(stderr, "dedisbench: compare: give the results: dedisbench compare A.json|SUITE-DIR [B ...] [--output-dir DIR --plot]\n");
-			return EXIT_BAD_INPUT;
+			return -1;
 		}
-		memmove(argv + 1, argv + k, (size_t)(argc - k + 1) * sizeof *argv);
-		argc -= k - 1;
+		memmove(argv + 1, argv + k, (size_t)(*argc - k + 1) * sizeof *argv);
+		*argc -= k - 1;
 	}
-	if (options_parse(argc, argv, &cli, &err)) {
+	return 0;
+}
+
+/* The command line parsed; --help, --version and the build's man page answered here. The exit
+ * status when that is all (or the line is bad), else -1: go on with cli. */
+static int parse_command_line(int argc, char **argv, struct bench_cli *cli)
+{
+	struct dd_err err = {.resource = false};
+	if (options_parse(argc, argv, cli, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
-		options_free(&cli.o);
+		options_free(&cli->o);
 		return err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
-	if (cli.want_help || cli.want_version) {
-		if (cli.want_help)
+	if (cli->want_help || cli->want_version) {
+		if (cli->want_help)
 			options_print_help(stdout, "dedisbench");
 		else
 			printf("dedisbench %s\n", PACKAGE_VERSION);
-		options_free(&cli.o);
+		options_free(&cli->o);
 		return 0;
 	}
 	if (getenv("DEDIS_PRINT_COMPLETION")) { /* read by the bash completion (completion/) */
 		options_print_completion(stdout);
-		options_free(&cli.o);
+		options_free(&cli->o);
 		return 0;
 	}
 	if (getenv("DEDIS_PRINT_MAN_OPTIONS")) { /* used by the build to generate the man page */
 		options_print_man(stdout);
-		options_free(&cli.o);
+		options_free(&cli->o);
 		return 0;
 	}
+	return -1;
+}
+
+/* An option of replay or of --workload backup given to another run: -1 after saying so. */
+static int refuse_misplaced_options(const struct bench_cli *cli)
+{
 	static const char *const backup_only[] = {"generations", "backup-rates", NULL}, *const replay_only[] = {"speed", NULL};
-	for (int i = 0; !cli.o.trace && replay_only[i]; i++)
-		if (options_given(cli.given, replay_only[i])) {
+	for (int i = 0; !cli->o.trace && replay_only[i]; i++)
+		if (options_given(cli->given, replay_only[i])) {
 			fprintf(stderr, "dedisbench: --%s applies to replay (dedisbench replay TRACE)\n", replay_only[i]);
-			options_free(&cli.o);
-			return EXIT_BAD_INPUT;
+			return -1;
 		}
-	for (int i = 0; !cli.o.trace && cli.o.workload != WORKLOAD_BACKUP && backup_only[i]; i++)
-		if (options_given(cli.given, backup_only[i])) {
+	for (int i = 0; !cli->o.trace && cli->o.workload != WORKLOAD_BACKUP && backup_only[i]; i++)
+		if (options_given(cli->given, backup_only[i])) {
 			fprintf(stderr, "dedisbench: --%s applies to --workload backup\n", backup_only[i]);
-			options_free(&cli.o);
-			return EXIT_BAD_INPUT;
+			return -1;
 		}
-	if (suite || compare) {
-		int rc = suite ? cmd_suite(&cli, passthrough, npass) : cmd_compare(&cli, inputs, ninputs);
-		options_free(&cli.o);
-		return rc;
-	}
-	if (cli.o.trace || cli.o.workload == WORKLOAD_BACKUP) {
-		int rc = cli.o.trace ? cmd_replay(&cli) : cmd_backup(&cli);
-		options_free(&cli.o);
-		return rc;
-	}
-	struct bench_config cfg;
-	if (config_build(&cli, &cfg, &err)) {
-		fprintf(stderr, "dedisbench: %s\n", err.msg);
-		config_free(&cfg);
-		return err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT; /* memory or descriptors ran out: not the input */
-	}
-	if (cfg.dist.merged_rows && !cfg.o.quiet)
-		fprintf(stderr, "dedisbench: warning: %s repeats %zu records (original DEDISbench format); "
-				"they were added together, as DEDISbench did\n", cfg.dist_path, cfg.dist.merged_rows);
+	return 0;
+}
+
+/* A run's start, up to its target prepared: the space before it, --output-dir made, the outputs'
+ * directories held, the ledger opened. 0, or the exit status after saying why (cfg freed). */
+static int start_run(struct bench_config *cfg, struct space_probe *space, bool *made_output_dir)
+{
 	char msg[1024];
 	/* The target's used space before anything is written (issue 14: observed savings). */
-	struct space_probe space;
-	if (space_begin(&cfg, &space, msg, sizeof msg)) {
+	if (space_begin(cfg, space, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
-		config_free(&cfg);
+		config_free(cfg);
 		return EXIT_BAD_INPUT;
 	}
-	if (space.source == SPACE_COMMAND)
-		target_measured_by_command(&cfg.target); /* a volume it formats is sparse: the command sees what is written */
-	bool made_output_dir = cfg.o.output_dir && mkdir(cfg.o.output_dir, 0755) == 0;
-	if (cfg.o.output_dir && !made_output_dir && errno != EEXIST) {
+	if (space->source == SPACE_COMMAND)
+		target_measured_by_command(&cfg->target); /* a volume it formats is sparse: the command sees what is written */
+	*made_output_dir = cfg->o.output_dir && mkdir(cfg->o.output_dir, 0755) == 0;
+	if (cfg->o.output_dir && !*made_output_dir && errno != EEXIST) {
 		int e = errno;
-		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg.o.output_dir, strerror(e));
-		config_free(&cfg);
+		fprintf(stderr, "dedisbench: --output-dir %s: %s\n", cfg->o.output_dir, strerror(e));
+		config_free(cfg);
 		return errmsg_resource(e) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
 	/* From here what the run writes at its end goes beneath the directories its outputs have now */
-	if (config_hold_outputs(&cfg, msg, sizeof msg) || config_open_ledger(&cfg, msg, sizeof msg)) {
+	if (config_hold_outputs(cfg, msg, sizeof msg) || config_open_ledger(cfg, msg, sizeof msg)) {
 		int e = errno; /* a directory held, the ledger opened: out of memory or descriptors is no bad input */
 		fprintf(stderr, "dedisbench: %s\n", msg);
-		drop_output_dir(&cfg, made_output_dir);
-		config_free(&cfg);
+		drop_output_dir(cfg, *made_output_dir);
+		config_free(cfg);
 		return errmsg_resource(e) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
 	/* A ledger kept by an earlier run describes data the target must keep. */
-	cfg.target.keep_data = cfg.ledger_map.existed;
+	cfg->target.keep_data = cfg->ledger_map.existed;
 	/* From here SIGINT / SIGTERM stop the run: held pending while the target is prepared (a volume
 	 * formatted, a device checked), then taken by the launcher's signalfd before any worker
 	 * starts, so the run ends "interrupted" with its JSON and without what it created. */
@@ -544,68 +546,127 @@ static int bench_main(int argc, char **argv)
 	stop_signals_set(&stop_signals);
 	sigprocmask(SIG_BLOCK, &stop_signals, NULL);
 	struct dd_err terr;
-	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, &terr)) {
+	if (target_prepare(&cfg->target, (uint32_t)cfg->o.block_size, &terr)) {
 		fprintf(stderr, "dedisbench: %s\n", terr.msg);
-		target_cleanup(&cfg.target, false);
-		failure_json(&cfg, terr.msg);
-		drop_output_dir(&cfg, made_output_dir);
-		config_free(&cfg);
+		target_cleanup(&cfg->target, false);
+		failure_json(cfg, terr.msg);
+		drop_output_dir(cfg, *made_output_dir);
+		config_free(cfg);
 		return EXIT_RUN_FAILED;
 	}
-	/* Blocks nobody wrote read as zeros only on a target this run created or cleared. */
-	bool zeros_known = target_zeros_known(&cfg.target, cfg.populate != POPULATE_NONE, cfg.ledger_map.existed);
-	/* Elsewhere they hold what an earlier run left: with its ledger, only what the ledger records
-	 * is checked; without one, every block is identified from its bytes (against the layout when
-	 * that run's seed is given). */
-	cfg.unknown = zeros_known		  ? UNKNOWN_ZEROS
-		      : cfg.ledger_map.existed || cfg.o.verify == VERIFY_NONE ? UNKNOWN_SKIP
-		      : cfg.have_verify_layout	  ? UNKNOWN_LAYOUT
-						  : UNKNOWN_IDENTIFY;
-	struct run_result res;
+	return 0;
+}
+
+/* How a block nobody wrote is checked: as zeros where the target is known to start as them;
+ * elsewhere it holds what an earlier run left: with its ledger, only what the ledger records is
+ * checked; without one, every block is identified from its bytes (against the layout when that
+ * run's seed is given). */
+static enum verify_unknown unknown_blocks(const struct bench_config *cfg)
+{
+	return target_zeros_known(&cfg->target, cfg->populate != POPULATE_NONE, cfg->ledger_map.existed) ? UNKNOWN_ZEROS
+	       : cfg->ledger_map.existed || cfg->o.verify == VERIFY_NONE ? UNKNOWN_SKIP
+	       : cfg->have_verify_layout ? UNKNOWN_LAYOUT
+					 : UNKNOWN_IDENTIFY;
+}
+
+/* A finished run's reports: the space after it, the summary, the status, the files and the JSON.
+ * The exit status. */
+static int report_run(struct bench_config *cfg, struct space_probe *space, struct run_result *res)
+{
+	char msg[1024], space_failed[1100] = "";
 	int status = 0;
+	if (space_end(cfg, space, res, msg, sizeof msg)) {
+		snprintf(space_failed, sizeof space_failed, "space after the run: %s", msg);
+		fprintf(stderr, "dedisbench: %s\n", space_failed);
+		status = EXIT_RUN_FAILED;
+	}
+	if (!cfg->o.quiet)
+		results_print(stdout, cfg, res);
+	/* the JSON's "status" says the same (results_json asks results_status too) */
+	if (results_status(cfg, res, msg, sizeof msg) >= RUN_FAILED) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		status = EXIT_RUN_FAILED;
+	}
+	if (space_failed[0]) /* (after the run's own failure, if any, was said) */
+		results_fail_late(res, space_failed);
+	if (results_write_reports(cfg, res, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		results_fail_late(res, msg);
+		status = EXIT_RUN_FAILED;
+	}
+	if (results_write_plots(cfg, res, msg, sizeof msg)) {
+		fprintf(stderr, "dedisbench: %s\n", msg);
+		results_fail_late(res, msg);
+		status = EXIT_RUN_FAILED;
+	}
+	if (cfg->o.json) {
+		json_t *doc = results_json(cfg, res);
+		if (report_write_atomic(doc, config_output_at(cfg, OUT_JSON))) {
+			fprintf(stderr, "dedisbench: cannot write %s: %s\n", cfg->o.json, strerror(errno));
+			status = EXIT_RUN_FAILED;
+		}
+		json_decref(doc);
+	}
+	return status;
+}
+
+/* A run of the option table's workloads (not replay, backup, suite or compare). */
+static int cmd_run(struct bench_cli *cli)
+{
+	struct bench_config cfg;
+	struct dd_err err = {.resource = false};
+	if (config_build(cli, &cfg, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+		config_free(&cfg);
+		return err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT; /* memory or descriptors ran out: not the input */
+	}
+	if (cfg.dist.merged_rows && !cfg.o.quiet)
+		fprintf(stderr, "dedisbench: warning: %s repeats %zu records (original DEDISbench format); "
+				"they were added together, as DEDISbench did\n", cfg.dist_path, cfg.dist.merged_rows);
+	struct space_probe space;
+	bool made_output_dir;
+	int status = start_run(&cfg, &space, &made_output_dir);
+	if (status)
+		return status;
+	cfg.unknown = unknown_blocks(&cfg);
+	struct run_result res;
+	char msg[1024];
 	if (launcher_run(&cfg, &res, msg, sizeof msg)) {
 		fprintf(stderr, "dedisbench: %s\n", msg);
 		failure_json(&cfg, msg);
 		status = EXIT_RUN_FAILED;
 	} else {
-		char space_failed[1100] = "";
-		if (space_end(&cfg, &space, &res, msg, sizeof msg)) {
-			snprintf(space_failed, sizeof space_failed, "space after the run: %s", msg);
-			fprintf(stderr, "dedisbench: %s\n", space_failed);
-			status = EXIT_RUN_FAILED;
-		}
-		if (!cfg.o.quiet)
-			results_print(stdout, &cfg, &res);
-		/* the JSON's "status" says the same (results_json asks results_status too) */
-		if (results_status(&cfg, &res, msg, sizeof msg) >= RUN_FAILED) {
-			fprintf(stderr, "dedisbench: %s\n", msg);
-			status = EXIT_RUN_FAILED;
-		}
-		if (space_failed[0]) /* (after the run's own failure, if any, was said) */
-			results_fail_late(&res, space_failed);
-		if (results_write_reports(&cfg, &res, msg, sizeof msg)) {
-			fprintf(stderr, "dedisbench: %s\n", msg);
-			results_fail_late(&res, msg);
-			status = EXIT_RUN_FAILED;
-		}
-		if (results_write_plots(&cfg, &res, msg, sizeof msg)) {
-			fprintf(stderr, "dedisbench: %s\n", msg);
-			results_fail_late(&res, msg);
-			status = EXIT_RUN_FAILED;
-		}
-		if (cfg.o.json) {
-			json_t *doc = results_json(&cfg, &res);
-			if (report_write_atomic(doc, config_output_at(&cfg, OUT_JSON))) {
-				fprintf(stderr, "dedisbench: cannot write %s: %s\n", cfg.o.json, strerror(errno));
-				status = EXIT_RUN_FAILED;
-			}
-			json_decref(doc);
-		}
+		status = report_run(&cfg, &space, &res);
 		results_free(&res);
 	}
 	target_cleanup(&cfg.target, cfg.o.keep);
 	config_free(&cfg);
 	return status;
+}
+
+static int bench_main(int argc, char **argv)
+{
+	struct bench_cli cli;
+	if (replay_argv(argc, argv)) {
+		fprintf(stderr, "dedisbench: replay: give the trace first: dedisbench replay TRACE --target PATH [OPTION]...\n");
+		return EXIT_BAD_INPUT;
+	}
+	static struct subcommand sub;
+	if (split_subcommand(&argc, argv, &sub))
+		return EXIT_BAD_INPUT;
+	int rc = parse_command_line(argc, argv, &cli);
+	if (rc >= 0)
+		return rc;
+	if (refuse_misplaced_options(&cli))
+		rc = EXIT_BAD_INPUT;
+	else if (sub.suite || sub.compare)
+		rc = sub.suite ? cmd_suite(&cli, sub.passthrough, sub.npass) : cmd_compare(&cli, sub.inputs, sub.ninputs);
+	else if (cli.o.trace || cli.o.workload == WORKLOAD_BACKUP)
+		rc = cli.o.trace ? cmd_replay(&cli) : cmd_backup(&cli);
+	else
+		return cmd_run(&cli); /* (config_build took cli.o) */
+	options_free(&cli.o);
+	return rc;
 }
 
 int main(int argc, char **argv)

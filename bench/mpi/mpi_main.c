@@ -210,21 +210,38 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 	return problem;
 }
 
-static int run(int rank, struct bench_cli *cli)
+/* One seed for every rank: rank 0's draw unless given. */
+static void agree_on_seed(int rank, struct bench_cli *cli)
 {
 	struct dd_err err = {.resource = false};
-	char msg[1024];
-	/* One seed for every rank: rank 0's draw unless given. */
 	uint64_t seed = cli->o.seed;
-	if (!options_given(cli->given, "seed")) {
-		if (rank == 0 && getrandom(&seed, sizeof seed, 0) != sizeof seed)
-			seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
-		seed &= (1ULL << 53) - 1;
-		MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-		char text[32];
-		snprintf(text, sizeof text, "%llu", (unsigned long long)seed);
-		options_apply_ini(cli, NULL, "seed", text, &err);
-	}
+	if (options_given(cli->given, "seed"))
+		return;
+	if (rank == 0 && getrandom(&seed, sizeof seed, 0) != sizeof seed)
+		seed = (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	seed &= (1ULL << 53) - 1;
+	MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	char text[32];
+	snprintf(text, sizeof text, "%llu", (unsigned long long)seed);
+	options_apply_ini(cli, NULL, "seed", text, &err);
+}
+
+/* A rank's problem as every rank says it: "rank N: " before another rank's (where: its buffer). */
+static const char *of_rank(int rank, const char *problem, char *where, size_t len)
+{
+	if (!problem || !rank)
+		return problem;
+	snprintf(where, len, "rank %d: %s", rank, problem);
+	return where;
+}
+
+/* Each rank's options checked and its target probed (cfg); then, collectively, what the ranks
+ * must not share. 0, or the exit status when some rank has a problem (cli or cfg freed). */
+static int probe_ranks(int rank, struct bench_cli *cli, struct bench_config *cfg)
+{
+	struct dd_err err = {.resource = false};
+	char msg[1024], where[1200];
+	agree_on_seed(rank, cli);
 	const char *problem = NULL;
 	if (rank_path_substitute(&cli->o.target, rank, err.msg, sizeof err.msg) ||
 	    rank_path_substitute(&cli->o.ledger, rank, err.msg, sizeof err.msg) ||
@@ -238,113 +255,106 @@ static int run(int rank, struct bench_cli *cli)
 			problem = "out of memory";
 	if (rank != 0)
 		quiet_rank(&cli->o);
-	struct bench_config cfg;
 	bool probed = false;
 	if (!problem) {
 		probed = true;
-		if (config_probe(cli, &cfg, &err))
+		if (config_probe(cli, cfg, &err))
 			problem = err.msg;
-		else if (cfg.target.ops->mpi_refusal)
-			problem = cfg.target.ops->mpi_refusal;
-		else if (cfg.o.peer_timeout_ns < PEER_TIMEOUT_MIN_NS)
+		else if (cfg->target.ops->mpi_refusal)
+			problem = cfg->target.ops->mpi_refusal;
+		else if (cfg->o.peer_timeout_ns < PEER_TIMEOUT_MIN_NS)
 			problem = "--peer-timeout: below 0.2 s a live rank would be taken for lost (ranks beat every 0.1 s)";
 	}
 	/* collective: every rank takes part, with or without a problem of its own */
 	int size = 1;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	const char *shared = check_shared(rank, size, probed && !problem ? &cfg : NULL, reports, nreports, msg, sizeof msg);
-	problem = problem ? problem : shared;
+	const char *shared = check_shared(rank, size, probed && !problem ? cfg : NULL, reports, nreports, msg, sizeof msg);
+	problem = of_rank(rank, problem ? problem : shared, where, sizeof where);
 	for (size_t i = 0; i < nreports; i++)
 		free(reports[i]);
-	char where[1200];
-	if (problem && rank) {
-		snprintf(where, sizeof where, "rank %d: %s", rank, problem);
-		problem = where;
-	}
-	if (any_rank(rank, problem)) {
-		if (probed)
-			config_free(&cfg);
-		else
-			options_free(&cli->o);
-		return EXIT_BAD_INPUT;
-	}
-	struct mpi_peers peers;
-	if (mpi_peers_init(&peers, (unsigned)cfg.o.procs, cfg.o.peer_timeout_ns))
-		problem = "out of memory";
-	if (any_rank(rank, problem)) {
-		mpi_peers_free(&peers);
-		config_free(&cfg);
-		return EXIT_RUN_FAILED;
-	}
-	if (cfg.o.rank_content == RANK_CONTENT_REPLICA) {
+	if (!any_rank(rank, problem))
+		return 0;
+	if (probed)
+		config_free(cfg);
+	else
+		options_free(&cli->o);
+	return EXIT_BAD_INPUT;
+}
+
+/* This rank's part of the whole run placed, its --output-dir made (made_dir: by it), rank 0's
+ * outputs held and the ledger opened. 0, or the exit status when some rank has a problem (what
+ * this rank created for the run removed again). */
+static int place_part(int rank, struct bench_config *cfg, struct mpi_peers *peers, bool *made_dir)
+{
+	char msg[1024], where[1200];
+	if (cfg->o.rank_content == RANK_CONTENT_REPLICA) {
 		/* A replica's contents are its own: the same distribution, other bytes. */
-		cfg.seed = rng_mix64(cfg.seed ^ ((uint64_t)rank + 1) * 0x9e3779b97f4a7c15ULL) & ((1ULL << 53) - 1);
-		cfg.nurand_c = access_draw_c(cfg.seed, cfg.nurand_a);
+		cfg->seed = rng_mix64(cfg->seed ^ ((uint64_t)rank + 1) * 0x9e3779b97f4a7c15ULL) & ((1ULL << 53) - 1);
+		cfg->nurand_c = access_draw_c(cfg->seed, cfg->nurand_a);
 	}
-	uint64_t mine = cfg.region_blocks * cfg.o.procs;
-	uint64_t *capacity = calloc((size_t)peers.size, sizeof *capacity);
+	uint64_t mine = cfg->region_blocks * cfg->o.procs;
+	uint64_t *capacity = calloc((size_t)peers->size, sizeof *capacity);
 	if (capacity)
 		MPI_Allgather(&mine, 1, MPI_UINT64_T, capacity, 1, MPI_UINT64_T, MPI_COMM_WORLD);
 	else
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED);
 	struct bench_part part;
-	place_rank(&cfg, &peers, capacity, &part);
+	place_rank(cfg, peers, capacity, &part);
 	free(capacity);
-	problem = NULL;
-	bool made_dir = false;
-	if (config_place(&cfg, &part, &err))
+	const char *problem = NULL;
+	struct dd_err err = {.resource = false};
+	*made_dir = false;
+	if (config_place(cfg, &part, &err))
 		problem = err.msg;
-	else if (cfg.o.output_dir && !(made_dir = !mkdir(cfg.o.output_dir, 0755)) && errno != EEXIST)
-		problem = (snprintf(msg, sizeof msg, "--output-dir %s: %s", cfg.o.output_dir, strerror(errno)), msg);
-	else if (!rank && config_hold_outputs(&cfg, msg, sizeof msg)) /* rank 0 reports: beneath them */
+	else if (cfg->o.output_dir && !(*made_dir = !mkdir(cfg->o.output_dir, 0755)) && errno != EEXIST)
+		problem = (snprintf(msg, sizeof msg, "--output-dir %s: %s", cfg->o.output_dir, strerror(errno)), msg);
+	else if (!rank && config_hold_outputs(cfg, msg, sizeof msg)) /* rank 0 reports: beneath them */
 		problem = msg;
-	else if (config_open_ledger(&cfg, msg, sizeof msg))
+	else if (config_open_ledger(cfg, msg, sizeof msg))
 		problem = msg;
-	if (problem && rank) {
-		snprintf(where, sizeof where, "rank %d: %s", rank, problem);
-		problem = where;
-	}
-	if (any_rank(rank, problem)) {
-		/* bad input on some rank: what this one created for the run goes again (nothing written) */
-		if (cfg.ledger_map.persistent && cfg.ledger_map.map && !cfg.ledger_map.existed)
-			unlink(cfg.o.ledger);
-		if (made_dir)
-			rmdir(cfg.o.output_dir);
-		mpi_peers_free(&peers);
-		config_free(&cfg);
-		return EXIT_BAD_INPUT;
-	}
-	cfg.target.keep_data = cfg.ledger_map.existed;
-	problem = NULL;
-	struct dd_err terr;
-	if (target_prepare(&cfg.target, (uint32_t)cfg.o.block_size, &terr))
-		problem = terr.msg;
-	if (problem && rank) {
-		snprintf(where, sizeof where, "rank %d: %s", rank, problem);
-		problem = where;
-	}
-	if (any_rank(rank, problem)) {
-		target_cleanup(&cfg.target, false);
-		mpi_peers_free(&peers);
-		config_free(&cfg);
-		return EXIT_RUN_FAILED;
-	}
-	bool zeros_known = target_zeros_known(&cfg.target, cfg.populate != POPULATE_NONE, cfg.ledger_map.existed);
-	cfg.unknown = zeros_known ? UNKNOWN_ZEROS
-		      : cfg.ledger_map.existed || cfg.o.verify == VERIFY_NONE ? UNKNOWN_SKIP
-		      : cfg.have_verify_layout ? UNKNOWN_LAYOUT
-					       : UNKNOWN_IDENTIFY;
+	if (!any_rank(rank, of_rank(rank, problem, where, sizeof where)))
+		return 0;
+	/* bad input on some rank: what this one created for the run goes again (nothing written) */
+	if (cfg->ledger_map.persistent && cfg->ledger_map.map && !cfg->ledger_map.existed)
+		unlink(cfg->o.ledger);
+	if (*made_dir)
+		rmdir(cfg->o.output_dir);
+	return EXIT_BAD_INPUT;
+}
 
+/* Every rank's target prepared: 0, or the exit status when some rank's could not be. */
+static int prepare_targets(int rank, struct bench_config *cfg)
+{
+	char where[1200];
+	cfg->target.keep_data = cfg->ledger_map.existed;
+	struct dd_err terr;
+	const char *problem = target_prepare(&cfg->target, (uint32_t)cfg->o.block_size, &terr) ? terr.msg : NULL;
+	if (!any_rank(rank, of_rank(rank, problem, where, sizeof where)))
+		return 0;
+	target_cleanup(&cfg->target, false);
+	return EXIT_RUN_FAILED;
+}
+
+/* The run of this rank's part, and rank 0's report. The exit status; the rank leaves at once
+ * (*leave) when a rank was lost. */
+static int run_part(int rank, struct bench_config *cfg, struct mpi_peers *peers, bool *leave)
+{
+	char msg[1024];
+	cfg->unknown = target_zeros_known(&cfg->target, cfg->populate != POPULATE_NONE, cfg->ledger_map.existed)
+			       ? UNKNOWN_ZEROS
+		       : cfg->ledger_map.existed || cfg->o.verify == VERIFY_NONE ? UNKNOWN_SKIP
+		       : cfg->have_verify_layout ? UNKNOWN_LAYOUT
+						 : UNKNOWN_IDENTIFY;
 	struct launcher_peers hooks;
-	mpi_peers_hooks(&peers, &hooks);
+	mpi_peers_hooks(peers, &hooks);
 	struct run_result res;
 	int status = 0;
-	if (launcher_run_part(&cfg, &hooks, &res, msg, sizeof msg)) {
+	if (launcher_run_part(cfg, &hooks, &res, msg, sizeof msg)) {
 		fprintf(stderr, PROG ": rank %d: %s\n", rank, msg);
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED); /* the other ranks wait for this one */
 	}
 	if (rank == 0)
-		status = report(&cfg, &peers, &res);
+		status = report(cfg, peers, &res);
 	else if (res.failed || res.read_mismatches + res.final_mismatches) /* as rank 0 (and dedisbench) */
 		status = EXIT_RUN_FAILED;
 	/* A rank lost (rank 0 found one silent, or this rank found rank 0 silent) never reaches
@@ -353,15 +363,37 @@ static int run(int rank, struct bench_cli *cli)
 	 * launcher may already have taken as an interruption while it still reported on a loaded
 	 * machine, or has blocked; then only the SIGKILL 1 s later ended it (2.03 s after the kill,
 	 * 3 runs in 28 beside mpi-bench.sh). */
-	bool leave = peers.lost > 0 || peers.root_lost;
+	*leave = peers->lost > 0 || peers->root_lost;
 	/* Rank 0 can no longer report, so every rank that finds it lost says so before it leaves:
 	 * the first rank to leave has mpirun kill the others at once (its SIGCHLD cuts short mpirun's
 	 * wait before SIGTERM and SIGKILL), so one chosen rank, found later, may never say it. */
-	if (peers.root_lost)
+	if (peers->root_lost)
 		fprintf(stderr, PROG ": rank %d: rank 0 on %s was lost (not heard from for %.1f s): no report is written\n",
-			rank, peers.rows[0].host, (double)peers.peer_timeout_ns / 1e9);
+			rank, peers->rows[0].host, (double)peers->peer_timeout_ns / 1e9);
 	results_free(&res);
-	target_cleanup(&cfg.target, cfg.o.keep);
+	return status;
+}
+
+static int run(int rank, struct bench_cli *cli)
+{
+	struct bench_config cfg;
+	int status = probe_ranks(rank, cli, &cfg);
+	if (status)
+		return status;
+	struct mpi_peers peers;
+	if (any_rank(rank, mpi_peers_init(&peers, (unsigned)cfg.o.procs, cfg.o.peer_timeout_ns) ? "out of memory" : NULL)) {
+		mpi_peers_free(&peers);
+		config_free(&cfg);
+		return EXIT_RUN_FAILED;
+	}
+	bool made_dir, leave = false;
+	status = place_part(rank, &cfg, &peers, &made_dir);
+	if (!status)
+		status = prepare_targets(rank, &cfg);
+	if (!status) {
+		status = run_part(rank, &cfg, &peers, &leave);
+		target_cleanup(&cfg.target, cfg.o.keep);
+	}
 	mpi_peers_free(&peers);
 	config_free(&cfg);
 	if (leave) {
