@@ -369,15 +369,10 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	r->engine_match = holdings_ok && r->fsck_problems == 0 && !crc && r->read_mismatches == 0 && r->final_mismatches == 0;
 }
 
-static void collect(struct launch *l, struct run_result *r)
+/* The workers' final stats copied into r, the run's span, and how it ended. */
+static void collect_workers(struct launch *l, struct run_result *r)
 {
 	const struct bench_config *c = l->c;
-	r->w = calloc(l->procs, sizeof *r->w);
-	if (!r->w) {
-		r->failed = true;
-		snprintf(r->failure, sizeof r->failure, "out of memory collecting the results");
-		return;
-	}
 	r->procs = l->procs;
 	uint64_t last = l->sh->t0_ns;
 	for (unsigned i = 0; i < l->procs; i++) {
@@ -398,25 +393,11 @@ static void collect(struct launch *l, struct run_result *r)
 	r->interrupted = l->interrupted;
 	r->failed = l->failed;
 	snprintf(r->failure, sizeof r->failure, "%s", l->failure);
+}
 
-	struct id_counts ids = {0}, live = {0};
-	struct access_freq af = {0};
-	bool ok = idc_init(&ids, 4096) == 0 && idc_init(&live, 4096) == 0;
-	for (unsigned i = 0; ok && i < l->procs; i++)
-		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 || tally_read_merge(l->tally_fds[i], &ids, &af))
-			ok = false;
-	uint64_t live_blocks = 0, live_distinct = 0, live_zero = 0;
-	if (ok && c->ledger && collect_live(c, &live, &live_blocks, &live_distinct, &live_zero))
-		ok = false;
-	/* The other parts' workers and tallies join this part's (at the part that reports); every
-	 * part takes part, whatever it could collect (the others wait for it). */
-	if (!ok && l->peers && !r->failed) {
-		r->failed = true;
-		snprintf(r->failure, sizeof r->failure, "cannot collect the workers' tallies");
-	}
-	if (l->peers && l->peers->reduce(l->peers->ctx, r, &ids, &live, &live_zero, &af))
-		ok = false;
-	results_merge(r);
+/* The checks every worker made, added up (r->w: every part's, where peers report). */
+static void sum_checks(struct run_result *r)
+{
 	for (unsigned i = 0; i < r->procs; i++) {
 		const struct worker_shared *w = &r->w[i];
 		r->read_checks += w->read_checks;
@@ -436,6 +417,52 @@ static void collect(struct launch *l, struct run_result *r)
 		for (unsigned k = 0; k < w->nmismatch && r->nmismatch < sizeof r->mismatch / sizeof r->mismatch[0]; k++)
 			memcpy(r->mismatch[r->nmismatch++], w->mismatch[k], sizeof r->mismatch[0]);
 	}
+}
+
+/* What was written (its distribution) and where the accesses went. */
+static void written_and_accessed(struct run_result *r, struct id_counts *ids, struct access_freq *af)
+{
+	if ((ids->map.used || ids->unique) && idc_to_dist(ids, &r->written) == 0) {
+		dist_compute_rows(&r->written, &r->written_rows);
+		r->have_written = true;
+	}
+	r->hottest10 = afreq_hottest_share(af, 0.10);
+	for (size_t i = 0; i < af->n; i++) {
+		r->region_blocks += af->blocks[i];
+		if (af->count[i])
+			r->accessed_blocks += af->blocks[i];
+	}
+}
+
+static void collect(struct launch *l, struct run_result *r)
+{
+	const struct bench_config *c = l->c;
+	r->w = calloc(l->procs, sizeof *r->w);
+	if (!r->w) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "out of memory collecting the results");
+		return;
+	}
+	collect_workers(l, r);
+	struct id_counts ids = {0}, live = {0};
+	struct access_freq af = {0};
+	bool ok = idc_init(&ids, 4096) == 0 && idc_init(&live, 4096) == 0;
+	for (unsigned i = 0; ok && i < l->procs; i++)
+		if (lseek(l->tally_fds[i], 0, SEEK_SET) < 0 || tally_read_merge(l->tally_fds[i], &ids, &af))
+			ok = false;
+	uint64_t live_blocks = 0, live_distinct = 0, live_zero = 0;
+	if (ok && c->ledger && collect_live(c, &live, &live_blocks, &live_distinct, &live_zero))
+		ok = false;
+	/* The other parts' workers and tallies join this part's (at the part that reports); every
+	 * part takes part, whatever it could collect (the others wait for it). */
+	if (!ok && l->peers && !r->failed) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "cannot collect the workers' tallies");
+	}
+	if (l->peers && l->peers->reduce(l->peers->ctx, r, &ids, &live, &live_zero, &af))
+		ok = false;
+	results_merge(r);
+	sum_checks(r);
 	if (ok && c->ledger && live_dist(c, r, &live, live_zero))
 		ok = false;
 	/* What the target holds, byte for byte, is only known here for a target of this part alone. */
@@ -445,18 +472,8 @@ static void collect(struct launch *l, struct run_result *r)
 	if (ok && !l->peers && c->target.ops->observe && !l->overran)
 		validate_engine(c, r, &live, live_blocks, live_distinct);
 	idc_free(&live);
-	if (ok && (ids.map.used || ids.unique) && idc_to_dist(&ids, &r->written) == 0) {
-		dist_compute_rows(&r->written, &r->written_rows);
-		r->have_written = true;
-	}
-	if (ok) {
-		r->hottest10 = afreq_hottest_share(&af, 0.10);
-		for (size_t i = 0; i < af.n; i++) {
-			r->region_blocks += af.blocks[i];
-			if (af.count[i])
-				r->accessed_blocks += af.blocks[i];
-		}
-	}
+	if (ok)
+		written_and_accessed(r, &ids, &af);
 	idc_free(&ids);
 	afreq_sort(&af);
 	r->access = af; /* the access report's table */
@@ -465,6 +482,83 @@ static void collect(struct launch *l, struct run_result *r)
 int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen)
 {
 	return launcher_run_part(c, NULL, r, err, errlen);
+}
+
+/* The launch's shared memory and per-worker tables: 0, or -1 with err (nothing left allocated). */
+static int launch_alloc(struct launch *l, char *err, size_t errlen)
+{
+	l->sh_len = sizeof *l->sh + l->procs * sizeof l->sh->w[0];
+	l->sh = mmap(NULL, l->sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	l->pids = calloc(l->procs, sizeof *l->pids);
+	l->tally_fds = malloc(l->procs * sizeof *l->tally_fds);
+	if (l->sh == MAP_FAILED || !l->pids || !l->tally_fds) {
+		snprintf(err, errlen, "out of memory for %u workers", l->procs);
+		if (l->sh != MAP_FAILED)
+			munmap(l->sh, l->sh_len);
+		free(l->pids);
+		free(l->tally_fds);
+		return -1;
+	}
+	for (unsigned i = 0; i < l->procs; i++) {
+		l->tally_fds[i] = -1;
+		hist_init(&l->sh->w[i].dir[0].lat);
+		hist_init(&l->sh->w[i].dir[1].lat);
+	}
+	return 0;
+}
+
+/* The workers started (ready), every part with them, the time series opened: the barrier opens
+ * and the run is watched to its end (returned). */
+static uint64_t run_workers(struct launch *l, struct timeseries *ts, bool *progress)
+{
+	const struct bench_config *c = l->c;
+	const struct launcher_peers *peers = l->peers;
+	bool go_on = wait_ready(l);
+	/* Every part starts together, or none does. */
+	if (peers && !peers->start(peers->ctx, go_on) && go_on) {
+		go_on = false;
+		set_failure(l, "another rank could not start");
+		stop_all(l);
+	}
+	__atomic_store_n(&l->sh->t0_ns, now_ns(), __ATOMIC_RELEASE);
+	*progress = !c->o.quiet && isatty(STDERR_FILENO);
+	/* Of a larger run, the part that reports writes the one time series (of every part). */
+	bool series = c->o.output_dir && (!peers || peers->view);
+	/* Ticks every second even without a time series: the host's CPU and memory are sampled. */
+	if (go_on && !series && ts_init(ts, l->sh->t0_ns))
+		*progress = false;
+	if (go_on && series && ts_open(ts, config_output_at(c, OUT_DIR), l->sh->t0_ns)) {
+		set_failure(l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
+		stop_all(l);
+	}
+	close(l->go_w); /* the barrier opens: every worker's read() returns 0 */
+	l->go_w = -1;
+	watch(l, ts, *progress);
+	return now_ns();
+}
+
+/* The time series' last row and the host's load, after the run ended at `end`. */
+static void finish_series(struct launch *l, struct timeseries *ts, struct run_result *r, uint64_t end)
+{
+	/* The last, partial interval: kept when it holds operations no row counts yet (the rows add
+	 * up to the totals), or, empty, when it is long enough to say something (>= 0.1 s). */
+	if (ts->f) {
+		unsigned procs;
+		uint64_t at;
+		const struct run_shared *v = sampled(l, end, &procs, &at);
+		if (v && ((double)(end - l->sh->t0_ns) / 1e9 - ts->prev_t >= 0.1 || ts_unsampled_ops(ts, v, procs)))
+			ts_sample(ts, v, procs, end, NULL);
+	}
+	if (ts->prev) {
+		hostload_end(&ts->host, "/proc");
+		r->host = ts->host;
+	}
+	if (ts_close(ts)) { /* the run went on: what it measured is reported, as failed */
+		char why[sizeof r->failure];
+		snprintf(why, sizeof why, "cannot write the time series %s/timeseries.csv: %s", l->c->o.output_dir,
+			 strerror(errno));
+		results_fail_late(r, why);
+	}
 }
 
 int launcher_run_part(const struct bench_config *c, const struct launcher_peers *peers, struct run_result *r,
@@ -476,23 +570,8 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	l.procs = (unsigned)c->o.procs;
 	l.sfd = l.ready_r = l.go_w = -1;
 	memset(r, 0, sizeof *r);
-	l.sh_len = sizeof *l.sh + l.procs * sizeof l.sh->w[0];
-	l.sh = mmap(NULL, l.sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	l.pids = calloc(l.procs, sizeof *l.pids);
-	l.tally_fds = malloc(l.procs * sizeof *l.tally_fds);
-	if (l.sh == MAP_FAILED || !l.pids || !l.tally_fds) {
-		snprintf(err, errlen, "out of memory for %u workers", l.procs);
-		if (l.sh != MAP_FAILED)
-			munmap(l.sh, l.sh_len);
-		free(l.pids);
-		free(l.tally_fds);
+	if (launch_alloc(&l, err, errlen))
 		return -1;
-	}
-	for (unsigned i = 0; i < l.procs; i++) {
-		l.tally_fds[i] = -1;
-		hist_init(&l.sh->w[i].dir[0].lat);
-		hist_init(&l.sh->w[i].dir[1].lat);
-	}
 
 	sigset_t mask, old;
 	sigemptyset(&mask);
@@ -524,50 +603,12 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	close(go[0]);
 	ready[1] = go[0] = -1;
 
-	bool go_on = wait_ready(&l);
-	/* Every part starts together, or none does. */
-	if (peers && !peers->start(peers->ctx, go_on) && go_on) {
-		go_on = false;
-		set_failure(&l, "another rank could not start");
-		stop_all(&l);
-	}
-	__atomic_store_n(&l.sh->t0_ns, now_ns(), __ATOMIC_RELEASE);
-	bool progress = !c->o.quiet && isatty(STDERR_FILENO);
-	/* Of a larger run, the part that reports writes the one time series (of every part). */
-	bool series = c->o.output_dir && (!peers || peers->view);
-	/* Ticks every second even without a time series: the host's CPU and memory are sampled. */
-	if (go_on && !series && ts_init(&ts, l.sh->t0_ns))
-		progress = false;
-	if (go_on && series && ts_open(&ts, config_output_at(c, OUT_DIR), l.sh->t0_ns)) {
-		set_failure(&l, "cannot write the time series in %s: %s", c->o.output_dir, strerror(errno));
-		stop_all(&l);
-	}
-	close(l.go_w); /* the barrier opens: every worker's read() returns 0 */
-	l.go_w = -1;
-	watch(&l, &ts, progress);
-	uint64_t end = now_ns();
+	bool progress;
+	uint64_t end = run_workers(&l, &ts, &progress);
 	if (progress)
 		fputs("\r\033[K", stderr); /* the summary replaces the progress line */
 	collect(&l, r); /* (where peers report, they now hold every part's final stats) */
-	/* The last, partial interval: kept when it holds operations no row counts yet (the rows add
-	 * up to the totals), or, empty, when it is long enough to say something (>= 0.1 s). */
-	if (ts.f) {
-		unsigned procs;
-		uint64_t at;
-		const struct run_shared *v = sampled(&l, end, &procs, &at);
-		if (v && ((double)(end - l.sh->t0_ns) / 1e9 - ts.prev_t >= 0.1 || ts_unsampled_ops(&ts, v, procs)))
-			ts_sample(&ts, v, procs, end, NULL);
-	}
-	if (ts.prev) {
-		hostload_end(&ts.host, "/proc");
-		r->host = ts.host;
-	}
-	if (ts_close(&ts)) { /* the run went on: what it measured is reported, as failed */
-		char why[sizeof r->failure];
-		snprintf(why, sizeof why, "cannot write the time series %s/timeseries.csv: %s", c->o.output_dir,
-			 strerror(errno));
-		results_fail_late(r, why);
-	}
+	finish_series(&l, &ts, r, end);
 	rc = 0;
 out:
 	for (unsigned i = 0; i < l.procs; i++)

@@ -579,8 +579,8 @@ static void merge_final(struct mpi_peers *p, int k, const char *msg, size_t len,
 	*live_zero += h.live_zero;
 }
 
-static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_counts *written, struct id_counts *live,
-		       uint64_t *live_zero, struct access_freq *af)
+/* Rank 0's results widened to every rank's workers, its own row filled, its failure said as rank 0's. */
+static int root_takes_all(struct mpi_peers *p, struct run_result *r)
 {
 	struct worker_shared *w = calloc(p->total_procs, sizeof *w);
 	if (!w) {
@@ -601,63 +601,101 @@ static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_coun
 		snprintf(mine, sizeof mine, "rank 0 on %s: %.400s", p->rows[0].host, r->failure);
 		snprintf(r->failure, sizeof r->failure, "%s", mine);
 	}
+	return 0;
+}
+
+/* A rank's final results on their way to rank 0 (from < 0: none). */
+struct final_recv {
+	MPI_Request req;
+	int from, len;
+	char *msg;
+};
+
+/* A finished rank's results, when one has sent them, received from now on: 1 when one was,
+ * 0 when none is waiting, -1 when its buffer could not be had. */
+static int post_final(struct mpi_peers *p, struct final_recv *f, struct run_result *r)
+{
+	int flag = 0;
+	MPI_Status st;
+	if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_FINAL, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag ||
+	    p->finished[st.MPI_SOURCE])
+		return 0;
+	MPI_Get_count(&st, MPI_BYTE, &f->len);
+	f->msg = malloc(f->len > 0 ? (size_t)f->len : 1);
+	if (!f->msg) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "out of memory for rank %d's results", st.MPI_SOURCE);
+		return -1;
+	}
+	f->from = st.MPI_SOURCE;
+	MPI_Irecv(f->msg, f->len, MPI_BYTE, f->from, TAG_FINAL, MPI_COMM_WORLD, &f->req);
+	return 1;
+}
+
+/* The results being received, if they have come: merged. True when they were. */
+static bool take_final(struct mpi_peers *p, struct final_recv *f, struct run_result *r, struct id_counts *written,
+		       struct id_counts *live, uint64_t *live_zero, struct access_freq *af)
+{
+	int flag = 0;
+	if (MPI_Test(&f->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+		lose(p, f->from, "its results could not be received");
+		f->from = -1; /* its buffer stays with the request: the job ends (MPI_Abort) */
+		f->msg = NULL;
+		return false;
+	}
+	if (flag) {
+		__atomic_store_n(&p->finished[f->from], true, __ATOMIC_RELAXED);
+		merge_final(p, f->from, f->msg, (size_t)f->len, r, written, live, live_zero, af);
+		free(f->msg);
+		f->msg = NULL;
+		f->from = -1;
+		return true;
+	}
+	if (p->finished[f->from]) { /* lost while sending */
+		f->from = -1;
+		f->msg = NULL;
+	}
+	return false;
+}
+
+/* Every other rank's final results merged as they come, until each has sent them or is lost.
+ * 0, or -1 when memory ran out. */
+static int await_finals(struct mpi_peers *p, struct run_result *r, struct id_counts *written, struct id_counts *live,
+			uint64_t *live_zero, struct access_freq *af)
+{
 	/* Interrupted (mpirun's SIGTERM after a rank died: its SIGKILL follows), the ranks still alive
 	 * answer at once: one not heard from lately is not waited for. */
 	uint64_t timeout = p->peer_timeout_ns;
 	if (r->interrupted && timeout > INTERRUPTED_WAIT_NS)
 		timeout = INTERRUPTED_WAIT_NS;
-	MPI_Request fin = MPI_REQUEST_NULL;
-	int fin_from = -1, fin_len = 0;
-	char *fin_msg = NULL;
+	struct final_recv f = {.req = MPI_REQUEST_NULL, .from = -1};
 	for (;;) {
 		int left = 0;
 		for (int k = 1; k < p->size; k++)
 			left += !p->finished[k];
 		if (!left)
-			break;
+			return 0;
 		bool busy = false;
-		if (fin_from < 0) {
-			int flag = 0;
-			MPI_Status st;
-			if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_FINAL, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag &&
-			    !p->finished[st.MPI_SOURCE]) {
-				MPI_Get_count(&st, MPI_BYTE, &fin_len);
-				fin_msg = malloc(fin_len > 0 ? (size_t)fin_len : 1);
-				if (!fin_msg) {
-					r->failed = true;
-					snprintf(r->failure, sizeof r->failure, "out of memory for rank %d's results", st.MPI_SOURCE);
-					return -1;
-				}
-				fin_from = st.MPI_SOURCE;
-				MPI_Irecv(fin_msg, fin_len, MPI_BYTE, fin_from, TAG_FINAL, MPI_COMM_WORLD, &fin);
-				busy = true;
-			}
+		if (f.from < 0) {
+			int posted = post_final(p, &f, r);
+			if (posted < 0)
+				return -1;
+			busy = posted;
 		}
-		if (fin_from >= 0) {
-			int flag = 0;
-			if (MPI_Test(&fin, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-				lose(p, fin_from, "its results could not be received");
-				flag = 0;
-				fin_from = -1; /* its buffer stays with the request: the job ends (MPI_Abort) */
-				fin_msg = NULL;
-			} else if (flag) {
-				__atomic_store_n(&p->finished[fin_from], true, __ATOMIC_RELAXED);
-				merge_final(p, fin_from, fin_msg, (size_t)fin_len, r, written, live, live_zero, af);
-				free(fin_msg);
-				fin_msg = NULL;
-				fin_from = -1;
-				busy = true;
-			} else if (p->finished[fin_from]) { /* lost while sending */
-				fin_from = -1;
-				fin_msg = NULL;
-			}
-		}
+		if (f.from >= 0 && take_final(p, &f, r, written, live, live_zero, af))
+			busy = true;
 		take_snapshots(p);
 		if (find_lost(p, now_ns(), timeout))
 			send_stop(p, 'F', p->lost_why);
 		else if (!busy)
 			nap();
 	}
+}
+
+/* Every rank finished or lost: the snapshot and tick receives withdrawn, and a lost rank's
+ * workers as last heard of. */
+static void close_reduction(struct mpi_peers *p, struct run_result *r)
+{
 	beats_stop(p); /* every rank finished, or was lost */
 	/* No more snapshots nor ticks: withdraw the receives of the ranks that finished. */
 	for (int k = 1; k < p->size; k++) {
@@ -675,14 +713,22 @@ static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_coun
 	for (int k = 1; k < p->size; k++)
 		if (p->rows[k].lost) {
 			memcpy(&r->w[p->rows[k].first_worker], &p->whole->w[p->rows[k].first_worker],
-			       p->rows[k].workers * sizeof *w);
+			       p->rows[k].workers * sizeof *r->w);
 			p->rows[k].seconds = r->seconds;
 		}
-	memcpy(p->whole->w, r->w, p->total_procs * sizeof *w); /* the time series' last row */
+	memcpy(p->whole->w, r->w, p->total_procs * sizeof *r->w); /* the time series' last row */
 	if (p->lost) {
 		r->failed = true;
 		snprintf(r->failure, sizeof r->failure, "%s", p->lost_why);
 	}
+}
+
+static int reduce_root(struct mpi_peers *p, struct run_result *r, struct id_counts *written, struct id_counts *live,
+		       uint64_t *live_zero, struct access_freq *af)
+{
+	if (root_takes_all(p, r) || await_finals(p, r, written, live, live_zero, af))
+		return -1;
+	close_reduction(p, r);
 	return 0;
 }
 
