@@ -207,7 +207,8 @@ static void print_engine(FILE *f, const struct run_result *r)
 		(unsigned long long)r->read_mismatches, r->engine_match ? "MATCH" : "MISMATCH");
 }
 
-void results_print(FILE *f, const struct bench_config *c, const struct run_result *r)
+/* The header, each worker's line, the totals and the rate. */
+static void print_operations(FILE *f, const struct bench_config *c, const struct run_result *r)
 {
 	const struct bench_options *o = &c->o;
 	char bs[32], fsz[32];
@@ -245,73 +246,85 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 			fprintf(f, "rate: %llu operations due before the end were never issued (the target fell behind at the "
 				   "end): their latency is in no figure above\n", (unsigned long long)r->missed);
 	}
-	if (r->have_written && r->written_rows.total_blocks) {
-		const struct dist_rows *w = &r->written_rows;
-		fprintf(f, "written: %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n",
-			(unsigned long long)w->total_blocks, (unsigned long long)w->distinct, 100 * w->u0, 100 * w->u1,
-			100 * w->d, w->ratio);
-		if (r->have_live) {
-			const struct dist_rows *lv = &r->live_rows;
-			fprintf(f, "live:    %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n",
-				(unsigned long long)lv->total_blocks, (unsigned long long)lv->distinct, 100 * lv->u0,
-				100 * lv->u1, 100 * lv->d, lv->ratio);
-		}
-		struct dist_rows want;
-		struct run_target tg;
-		if (target_of(c, &tg) == 0 && tg.is_scaled) {
-			struct dist_rows sc;
-			dist_compute_rows(tg.d, &sc);
-			fprintf(f, "scaled:  %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f"
-				   " (the target: the distribution scaled to this run)\n",
-				(unsigned long long)sc.total_blocks, (unsigned long long)sc.distinct, 100 * sc.u0, 100 * sc.u1,
-				100 * sc.d, sc.ratio);
-		}
-		dist_compute_rows(&c->dist, &want);
-		fprintf(f, "distribution %s: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n", o->dist, 100 * want.u0,
-			100 * want.u1, 100 * want.d, want.ratio);
-		if (r->have_live && tg.is_scaled) {
-			struct dist_diff dd;
-			dist_compare(tg.d, &r->live, &dd);
-			uint64_t never;
-			double tol = live_tolerance_pp(c, r, &never), worst = max_bucket_pp(tg.d, &r->live);
-			fprintf(f, "live vs scaled: largest bucket difference %.3f pp, row %.3f pp, histogram TV distance %.4f; "
-				   "%s the tolerance %.2f pp (%llu target blocks never written, up to %llu copies owed)\n",
-				worst, dd.max_pp, dd.tv, worst <= tol ? "within" : "BEYOND", tol, (unsigned long long)never,
-				(unsigned long long)r->procs * DUPGEN_QUEUE);
-		}
-		target_free(&tg);
-		char how[512];
-		scaling_caption(c, how, sizeof how);
-		fprintf(f, "scaling: %s\n", how);
-		fprintf(f, "content: %s", content_names[o->content]);
-		if (c->scaled)
-			fprintf(f, " to %llu blocks", (unsigned long long)c->scale_blocks);
-		if (c->layout.has_runs)
-			fprintf(f, " in copied runs");
-		if (c->model)
-			fprintf(f, ", each content compressible as its copy class in the distribution");
-		else if (o->compress > 1)
-			fprintf(f, ", compressible %llu:1%s", (unsigned long long)o->compress,
-				/* design.md: below 4 KiB a block alone pays its frame past R = 2 */
-				o->compress > 2 && o->block_size < 4096
-				    ? " in a stream (a block this small compressed alone reaches less: see physical)"
-				    : "");
-		if (r->overwrites)
-			fprintf(f, "; %llu overwrites, %.1f %% changed the block's content", (unsigned long long)r->overwrites,
-				100.0 * (double)r->overwrites_changed / (double)r->overwrites);
-		fputc('\n', f);
+}
+
+/* The scaled target, the distribution, and how far the live data is from the target. */
+static void print_scaled(FILE *f, const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
+	struct dist_rows want;
+	struct run_target tg;
+	if (target_of(c, &tg) == 0 && tg.is_scaled) {
+		struct dist_rows sc;
+		dist_compute_rows(tg.d, &sc);
+		fprintf(f, "scaled:  %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f"
+			   " (the target: the distribution scaled to this run)\n",
+			(unsigned long long)sc.total_blocks, (unsigned long long)sc.distinct, 100 * sc.u0, 100 * sc.u1,
+			100 * sc.d, sc.ratio);
 	}
-	if (r->have_physical && r->physical.distinct) {
-		const struct physical_estimate *p = &r->physical;
-		double block = (double)o->block_size, logical = (double)r->live_rows.total_blocks * block;
-		fprintf(f, "physical (ideal dedup, each block compressed alone): %.1f MiB with zstd -1 (%.2f:1 after dedup, "
-			   "%.2f:1 in all), %.1f MiB with LZ4 (%.2f:1, %.2f:1); %llu distinct blocks%s\n",
-			p->zstd_bytes / 1048576, (double)p->distinct * block / p->zstd_bytes, logical / p->zstd_bytes,
-			p->lz4_bytes / 1048576, (double)p->distinct * block / p->lz4_bytes, logical / p->lz4_bytes,
-			(unsigned long long)p->distinct, p->sampled < p->distinct ? ", estimated from a sample" : "");
+	dist_compute_rows(&c->dist, &want);
+	fprintf(f, "distribution %s: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n", o->dist, 100 * want.u0,
+		100 * want.u1, 100 * want.d, want.ratio);
+	if (r->have_live && tg.is_scaled) {
+		struct dist_diff dd;
+		dist_compare(tg.d, &r->live, &dd);
+		uint64_t never;
+		double tol = live_tolerance_pp(c, r, &never), worst = max_bucket_pp(tg.d, &r->live);
+		fprintf(f, "live vs scaled: largest bucket difference %.3f pp, row %.3f pp, histogram TV distance %.4f; "
+			   "%s the tolerance %.2f pp (%llu target blocks never written, up to %llu copies owed)\n",
+			worst, dd.max_pp, dd.tv, worst <= tol ? "within" : "BEYOND", tol, (unsigned long long)never,
+			(unsigned long long)r->procs * DUPGEN_QUEUE);
 	}
-	if (r->have_engine)
-		print_engine(f, r);
+	target_free(&tg);
+}
+
+/* How the run's content was made: scaling, content kind, compressibility, overwrites. */
+static void print_content(FILE *f, const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
+	char how[512];
+	scaling_caption(c, how, sizeof how);
+	fprintf(f, "scaling: %s\n", how);
+	fprintf(f, "content: %s", content_names[o->content]);
+	if (c->scaled)
+		fprintf(f, " to %llu blocks", (unsigned long long)c->scale_blocks);
+	if (c->layout.has_runs)
+		fprintf(f, " in copied runs");
+	if (c->model)
+		fprintf(f, ", each content compressible as its copy class in the distribution");
+	else if (o->compress > 1)
+		fprintf(f, ", compressible %llu:1%s", (unsigned long long)o->compress,
+			/* design.md: below 4 KiB a block alone pays its frame past R = 2 */
+			o->compress > 2 && o->block_size < 4096
+			    ? " in a stream (a block this small compressed alone reaches less: see physical)"
+			    : "");
+	if (r->overwrites)
+		fprintf(f, "; %llu overwrites, %.1f %% changed the block's content", (unsigned long long)r->overwrites,
+			100.0 * (double)r->overwrites_changed / (double)r->overwrites);
+	fputc('\n', f);
+}
+
+/* What the run wrote and what stays live, against the distribution. */
+static void print_written(FILE *f, const struct bench_config *c, const struct run_result *r)
+{
+	const struct dist_rows *w = &r->written_rows;
+	fprintf(f, "written: %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n",
+		(unsigned long long)w->total_blocks, (unsigned long long)w->distinct, 100 * w->u0, 100 * w->u1,
+		100 * w->d, w->ratio);
+	if (r->have_live) {
+		const struct dist_rows *lv = &r->live_rows;
+		fprintf(f, "live:    %llu blocks, %llu distinct: U0 %.2f %%  U1 %.2f %%  D %.2f %%  dedup ratio %.3f\n",
+			(unsigned long long)lv->total_blocks, (unsigned long long)lv->distinct, 100 * lv->u0,
+			100 * lv->u1, 100 * lv->d, lv->ratio);
+	}
+	print_scaled(f, c, r);
+	print_content(f, c, r);
+}
+
+/* What the verify checks found, and how they checked. */
+static void print_verify(FILE *f, const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
 	/* An engine target checks its reads unasked: a run without reads has nothing to say here (the
 	 * engine line above proves what was written). Asked for, a verify that checked nothing says so. */
 	bool asked = o->verify != VERIFY_NONE, read_any = r->read_checks + r->read_mismatches + r->unchecked > 0;
@@ -348,6 +361,11 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		for (unsigned i = 0; i < r->nmismatch; i++)
 			fprintf(f, "  %s\n", r->mismatch[i]);
 	}
+}
+
+/* The observed space, the host's load and the access skew. */
+static void print_space_host_access(FILE *f, const struct run_result *r)
+{
 	if (r->space.have) {
 		const struct space_report *s = &r->space;
 		fprintf(f, "space (%s, %s): logical %.1f MiB, expected %.1f MiB (ideal %s, %.2f:1), ",
@@ -371,6 +389,26 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 		100 * r->hottest10, (unsigned long long)r->accessed_blocks, (unsigned long long)r->region_blocks);
 }
 
+void results_print(FILE *f, const struct bench_config *c, const struct run_result *r)
+{
+	print_operations(f, c, r);
+	if (r->have_written && r->written_rows.total_blocks)
+		print_written(f, c, r);
+	if (r->have_physical && r->physical.distinct) {
+		const struct physical_estimate *p = &r->physical;
+		double block = (double)c->o.block_size, logical = (double)r->live_rows.total_blocks * block;
+		fprintf(f, "physical (ideal dedup, each block compressed alone): %.1f MiB with zstd -1 (%.2f:1 after dedup, "
+			   "%.2f:1 in all), %.1f MiB with LZ4 (%.2f:1, %.2f:1); %llu distinct blocks%s\n",
+			p->zstd_bytes / 1048576, (double)p->distinct * block / p->zstd_bytes, logical / p->zstd_bytes,
+			p->lz4_bytes / 1048576, (double)p->distinct * block / p->lz4_bytes, logical / p->lz4_bytes,
+			(unsigned long long)p->distinct, p->sampled < p->distinct ? ", estimated from a sample" : "");
+	}
+	if (r->have_engine)
+		print_engine(f, r);
+	print_verify(f, c, r);
+	print_space_host_access(f, r);
+}
+
 static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
 {
 	return json_pack("{s:I, s:I, s:f, s:f, s:f, s:o}", "ops", (json_int_t)ops, "bytes", (json_int_t)bytes,
@@ -392,7 +430,8 @@ json_t *results_json_header(const struct bench_options *o, const char *command, 
 	return doc;
 }
 
-json_t *results_json(const struct bench_config *c, const struct run_result *r)
+/* The document's head: the tool, its configuration, the status, the totals and the rate. */
+static json_t *json_head(const struct bench_config *c, const struct run_result *r)
 {
 	const struct bench_options *o = &c->o;
 	json_t *doc = json_object();
@@ -423,6 +462,12 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		}
 		json_object_set_new(doc, "rate", rate);
 	}
+	return doc;
+}
+
+/* Each worker's figures. */
+static json_t *json_workers(const struct run_result *r)
+{
 	json_t *workers = json_array();
 	for (unsigned i = 0; i < r->procs; i++) {
 		const struct worker_shared *w = &r->w[i];
@@ -439,44 +484,84 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 			json_object_set_new(wj, "error", json_string(w->errmsg));
 		json_array_append_new(workers, wj);
 	}
-	json_object_set_new(doc, "workers", workers);
-	if (r->have_written) {
-		json_t *wr = report_dist_rows(&r->written_rows);
-		json_t *rows = json_array();
-		for (size_t i = 0; i < r->written.nrows; i++)
-			json_array_append_new(rows, json_pack("[I, I]", (json_int_t)r->written.rows[i].dups,
-							      (json_int_t)r->written.rows[i].blocks));
-		json_object_set_new(wr, "rows", rows);
-		struct dist_rows want;
-		dist_compute_rows(&c->dist, &want);
-		json_object_set_new(wr, "target", report_dist_rows(&want));
-		json_object_set_new(doc, "written", wr);
+	return workers;
+}
+
+/* What was written: its rows against the distribution's. */
+static json_t *json_written(const struct bench_config *c, const struct run_result *r)
+{
+	json_t *wr = report_dist_rows(&r->written_rows);
+	json_t *rows = json_array();
+	for (size_t i = 0; i < r->written.nrows; i++)
+		json_array_append_new(rows, json_pack("[I, I]", (json_int_t)r->written.rows[i].dups,
+						      (json_int_t)r->written.rows[i].blocks));
+	json_object_set_new(wr, "rows", rows);
+	struct dist_rows want;
+	dist_compute_rows(&c->dist, &want);
+	json_object_set_new(wr, "target", report_dist_rows(&want));
+	return wr;
+}
+
+/* The engine volume's counters against what the run's ledger says it must hold. */
+static json_t *json_engine(const struct run_result *r)
+{
+	const struct engine_stats *ob = &r->observed;
+	json_t *exp = json_pack("{s:I, s:I, s:f, s:I}", "mapped_blocks", (json_int_t)r->expected_mapped,
+				"distinct_blocks", (json_int_t)r->expected_distinct, "dedup_ratio",
+				r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0.0,
+				"physical_bytes", (json_int_t)r->expected_physical_bytes);
+	json_t *obs = json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "mapped_blocks",
+				(json_int_t)ob->mapped_blocks, "distinct_blocks", (json_int_t)ob->referenced_blocks,
+				"dedup_ratio", ob->dedup_ratio, "physical_blocks", (json_int_t)ob->physical_blocks,
+				"logical_writes", (json_int_t)ob->logical_writes, "unique_writes",
+				(json_int_t)ob->unique_writes, "duplicate_writes", (json_int_t)ob->duplicate_writes,
+				"overwrites", (json_int_t)ob->overwrites, "index_entries", (json_int_t)ob->index_entries,
+				"index_lookups", (json_int_t)ob->index_lookups, "bloom_negatives",
+				(json_int_t)ob->bloom_negatives, "fsck_problems", (json_int_t)r->fsck_problems);
+	json_object_set_new(obs, "physical_bytes", json_integer((json_int_t)ob->physical_bytes));
+	json_object_set_new(obs, "compressed_fragments", json_integer((json_int_t)ob->compressed_fragments));
+	json_object_set_new(obs, "nodedup_writes", json_integer((json_int_t)ob->nodedup_writes));
+	json_t *eng = json_pack("{s:s, s:s, s:f, s:o, s:b, s:o, s:b, s:I, s:I}", "index", ob->index, "compress",
+				ob->compress, "physical_deviation", r->physical_deviation, "expected", exp,
+				"expected_known", !r->engine_holdings_unknown, "observed", obs, "match", r->engine_match,
+				"read_checks", (json_int_t)r->read_checks, "read_mismatches", (json_int_t)r->read_mismatches);
+	if (r->nmismatch)
+		json_object_set_new(eng, "first_mismatch", json_string(r->mismatch[0]));
+	return eng;
+}
+
+/* The distribution as scaled to this run, and how far the live data is from it. */
+static void json_scaled_target(const struct bench_config *c, const struct run_result *r, json_t *content)
+{
+	struct run_target tg;
+	if (target_of(c, &tg) == 0 && tg.is_scaled) {
+		struct dist_rows rows;
+		dist_compute_rows(tg.d, &rows);
+		json_t *sc = report_dist_rows(&rows);
+		json_object_set_new(sc, "dominant_above", json_integer((json_int_t)c->layout.dominant_above));
+		json_object_set_new(sc, "dominant_contents", json_integer((json_int_t)c->layout.dominant_contents));
+		json_object_set_new(sc, "dominant_blocks", json_integer((json_int_t)c->layout.dominant_blocks));
+		if (r->have_live) {
+			struct dist_diff dd;
+			dist_compare(tg.d, &r->live, &dd);
+			json_object_set_new(sc, "live_max_row_diff_pp", json_real(dd.max_pp));
+			json_object_set_new(sc, "live_max_bucket_diff_pp", json_real(max_bucket_pp(tg.d, &r->live)));
+			json_object_set_new(sc, "live_tv", json_real(dd.tv));
+			uint64_t never;
+			double tol = live_tolerance_pp(c, r, &never);
+			json_object_set_new(sc, "live_never_written", json_integer((json_int_t)never));
+			json_object_set_new(sc, "tolerance_pp", json_real(tol));
+			json_object_set_new(sc, "live_within_tolerance", json_boolean(max_bucket_pp(tg.d, &r->live) <= tol));
+		}
+		json_object_set_new(content, "scaled_target", sc);
 	}
-	if (r->have_engine) {
-		const struct engine_stats *ob = &r->observed;
-		json_t *exp = json_pack("{s:I, s:I, s:f, s:I}", "mapped_blocks", (json_int_t)r->expected_mapped,
-					"distinct_blocks", (json_int_t)r->expected_distinct, "dedup_ratio",
-					r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0.0,
-					"physical_bytes", (json_int_t)r->expected_physical_bytes);
-		json_t *obs = json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "mapped_blocks",
-					(json_int_t)ob->mapped_blocks, "distinct_blocks", (json_int_t)ob->referenced_blocks,
-					"dedup_ratio", ob->dedup_ratio, "physical_blocks", (json_int_t)ob->physical_blocks,
-					"logical_writes", (json_int_t)ob->logical_writes, "unique_writes",
-					(json_int_t)ob->unique_writes, "duplicate_writes", (json_int_t)ob->duplicate_writes,
-					"overwrites", (json_int_t)ob->overwrites, "index_entries", (json_int_t)ob->index_entries,
-					"index_lookups", (json_int_t)ob->index_lookups, "bloom_negatives",
-					(json_int_t)ob->bloom_negatives, "fsck_problems", (json_int_t)r->fsck_problems);
-		json_object_set_new(obs, "physical_bytes", json_integer((json_int_t)ob->physical_bytes));
-		json_object_set_new(obs, "compressed_fragments", json_integer((json_int_t)ob->compressed_fragments));
-		json_object_set_new(obs, "nodedup_writes", json_integer((json_int_t)ob->nodedup_writes));
-		json_t *eng = json_pack("{s:s, s:s, s:f, s:o, s:b, s:o, s:b, s:I, s:I}", "index", ob->index, "compress",
-					ob->compress, "physical_deviation", r->physical_deviation, "expected", exp,
-					"expected_known", !r->engine_holdings_unknown, "observed", obs, "match", r->engine_match,
-					"read_checks", (json_int_t)r->read_checks, "read_mismatches", (json_int_t)r->read_mismatches);
-		if (r->nmismatch)
-			json_object_set_new(eng, "first_mismatch", json_string(r->mismatch[0]));
-		json_object_set_new(doc, "engine", eng);
-	}
+	target_free(&tg);
+}
+
+/* How the content was made (model, layout, compressibility, scaling, overwrites). */
+static json_t *json_content(const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
 	json_t *content = json_pack("{s:s, s:s, s:I, s:I}", "model", content_names[o->content], "layout",
 				    c->layout.has_runs ? "runs" : "scattered", "overwrites", (json_int_t)r->overwrites,
 				    "overwrites_changed", (json_int_t)r->overwrites_changed);
@@ -485,37 +570,78 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 									 : json_integer((json_int_t)o->compress));
 	if (c->scaled)
 		json_object_set_new(content, "scale_blocks", json_integer((json_int_t)c->scale_blocks));
-	{
-		char how[512];
-		scaling_caption(c, how, sizeof how);
-		json_object_set_new(content, "scaling", json_string(how));
-		struct run_target tg;
-		if (target_of(c, &tg) == 0 && tg.is_scaled) {
-			struct dist_rows rows;
-			dist_compute_rows(tg.d, &rows);
-			json_t *sc = report_dist_rows(&rows);
-			json_object_set_new(sc, "dominant_above", json_integer((json_int_t)c->layout.dominant_above));
-			json_object_set_new(sc, "dominant_contents", json_integer((json_int_t)c->layout.dominant_contents));
-			json_object_set_new(sc, "dominant_blocks", json_integer((json_int_t)c->layout.dominant_blocks));
-			if (r->have_live) {
-				struct dist_diff dd;
-				dist_compare(tg.d, &r->live, &dd);
-				json_object_set_new(sc, "live_max_row_diff_pp", json_real(dd.max_pp));
-				json_object_set_new(sc, "live_max_bucket_diff_pp", json_real(max_bucket_pp(tg.d, &r->live)));
-				json_object_set_new(sc, "live_tv", json_real(dd.tv));
-				uint64_t never;
-				double tol = live_tolerance_pp(c, r, &never);
-				json_object_set_new(sc, "live_never_written", json_integer((json_int_t)never));
-				json_object_set_new(sc, "tolerance_pp", json_real(tol));
-				json_object_set_new(sc, "live_within_tolerance", json_boolean(max_bucket_pp(tg.d, &r->live) <= tol));
-			}
-			json_object_set_new(content, "scaled_target", sc);
-		}
-		target_free(&tg);
-	}
+	char how[512];
+	scaling_caption(c, how, sizeof how);
+	json_object_set_new(content, "scaling", json_string(how));
+	json_scaled_target(c, r, content);
 	json_object_set_new(content, "changed_share",
 			    json_real(r->overwrites ? (double)r->overwrites_changed / (double)r->overwrites : 0.0));
-	json_object_set_new(doc, "content", content);
+	return content;
+}
+
+/* What the verify checks found, and how they checked. */
+static json_t *json_verify(const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
+	json_t *mm = json_array();
+	for (unsigned i = 0; i < r->nmismatch; i++)
+		json_array_append_new(mm, json_string(r->mismatch[i]));
+	json_t *how = json_object();
+	for (int m = 0; m < VM_METHODS; m++)
+		json_object_set_new(how, verify_method_names[m], json_integer((json_int_t)r->checks_by[m]));
+	json_t *found = json_pack("{s:I, s:I, s:I, s:I}", "valid", (json_int_t)r->found[CONTENT_IS_VALID], "zero",
+				  (json_int_t)r->found[CONTENT_IS_ZERO], "garbage",
+				  (json_int_t)r->found[CONTENT_IS_GARBAGE], "foreign_seed",
+				  (json_int_t)r->found[CONTENT_IS_FOREIGN]);
+	if (r->found[CONTENT_IS_FOREIGN])
+		json_object_set_new(found, "a_foreign_seed", json_integer((json_int_t)r->foreign_seed));
+	json_t *v = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:b, s:b}", "mode",
+			      o->verify == VERIFY_NONE ? "online" : verify_names[o->verify], "checked",
+			      (json_int_t)(r->read_checks + r->final_checks), "unchecked", (json_int_t)r->unchecked,
+			      "read_checks", (json_int_t)r->read_checks, "read_mismatches",
+			      (json_int_t)r->read_mismatches, "final_checks", (json_int_t)r->final_checks,
+			      "final_mismatches", (json_int_t)r->final_mismatches, "how", how, "found", found,
+			      "mismatches", mm, "complete", !r->interrupted && !r->failed, "ok",
+			      results_verify_ok(r));
+	if (r->checks_by[VM_LAYOUT])
+		json_object_set_new(v, "layout_seed", json_integer((json_int_t)c->seed));
+	return v;
+}
+
+/* The observed space against the ideal. */
+static json_t *json_space(const struct run_result *r)
+{
+	const struct space_report *s = &r->space;
+	json_t *sj = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:I, s:I}", "source",
+			       space_source_names[s->source], "detail", s->detail, "basis", s->basis, "logical_bytes",
+			       (json_int_t)s->logical_bytes, "expected_bytes", (json_int_t)s->expected_bytes,
+			       "observed_bytes", (json_int_t)s->observed_bytes, "efficiency",
+			       s->observed_bytes ? json_real(s->efficiency) : json_null(), "before_bytes",
+			       (json_int_t)s->before.used, "after_bytes", (json_int_t)s->after.used);
+	if (s->source == SPACE_STATFS) {
+		json_object_set_new(sj, "allocated_bytes_before", json_integer((json_int_t)s->before.allocated));
+		json_object_set_new(sj, "allocated_bytes_after", json_integer((json_int_t)s->after.allocated));
+	}
+	if (s->source == SPACE_ZRAM)
+		json_object_set_new(sj, "mm_stat",
+				    json_pack("{s:I, s:I, s:I, s:I}", "orig_data_size",
+					      (json_int_t)s->after.zram.orig_data_size, "compr_data_size",
+					      (json_int_t)s->after.zram.compr_data_size, "mem_used_total",
+					      (json_int_t)s->after.zram.mem_used_total, "same_pages",
+					      (json_int_t)s->after.zram.same_pages));
+	return sj;
+}
+
+json_t *results_json(const struct bench_config *c, const struct run_result *r)
+{
+	const struct bench_options *o = &c->o;
+	json_t *doc = json_head(c, r);
+	json_object_set_new(doc, "workers", json_workers(r));
+	if (r->have_written)
+		json_object_set_new(doc, "written", json_written(c, r));
+	if (r->have_engine)
+		json_object_set_new(doc, "engine", json_engine(r));
+	json_object_set_new(doc, "content", json_content(c, r));
 	if (r->have_physical && r->physical.distinct) {
 		const struct physical_estimate *p = &r->physical;
 		double bs = (double)o->block_size;
@@ -537,52 +663,10 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 		json_object_set_new(lv, "zero_blocks", json_integer((json_int_t)r->live.zero_blocks));
 		json_object_set_new(doc, "live", lv);
 	}
-	if (c->check_reads || c->final_pass) {
-		json_t *mm = json_array();
-		for (unsigned i = 0; i < r->nmismatch; i++)
-			json_array_append_new(mm, json_string(r->mismatch[i]));
-		json_t *how = json_object();
-		for (int m = 0; m < VM_METHODS; m++)
-			json_object_set_new(how, verify_method_names[m], json_integer((json_int_t)r->checks_by[m]));
-		json_t *found = json_pack("{s:I, s:I, s:I, s:I}", "valid", (json_int_t)r->found[CONTENT_IS_VALID], "zero",
-					  (json_int_t)r->found[CONTENT_IS_ZERO], "garbage",
-					  (json_int_t)r->found[CONTENT_IS_GARBAGE], "foreign_seed",
-					  (json_int_t)r->found[CONTENT_IS_FOREIGN]);
-		if (r->found[CONTENT_IS_FOREIGN])
-			json_object_set_new(found, "a_foreign_seed", json_integer((json_int_t)r->foreign_seed));
-		json_t *v = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:b, s:b}", "mode",
-				      o->verify == VERIFY_NONE ? "online" : verify_names[o->verify], "checked",
-				      (json_int_t)(r->read_checks + r->final_checks), "unchecked", (json_int_t)r->unchecked,
-				      "read_checks", (json_int_t)r->read_checks, "read_mismatches",
-				      (json_int_t)r->read_mismatches, "final_checks", (json_int_t)r->final_checks,
-				      "final_mismatches", (json_int_t)r->final_mismatches, "how", how, "found", found,
-				      "mismatches", mm, "complete", !r->interrupted && !r->failed, "ok",
-				      results_verify_ok(r));
-		if (r->checks_by[VM_LAYOUT])
-			json_object_set_new(v, "layout_seed", json_integer((json_int_t)c->seed));
-		json_object_set_new(doc, "verify", v);
-	}
-	if (r->space.have) {
-		const struct space_report *s = &r->space;
-		json_t *sj = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:I, s:I}", "source",
-				       space_source_names[s->source], "detail", s->detail, "basis", s->basis, "logical_bytes",
-				       (json_int_t)s->logical_bytes, "expected_bytes", (json_int_t)s->expected_bytes,
-				       "observed_bytes", (json_int_t)s->observed_bytes, "efficiency",
-				       s->observed_bytes ? json_real(s->efficiency) : json_null(), "before_bytes",
-				       (json_int_t)s->before.used, "after_bytes", (json_int_t)s->after.used);
-		if (s->source == SPACE_STATFS) {
-			json_object_set_new(sj, "allocated_bytes_before", json_integer((json_int_t)s->before.allocated));
-			json_object_set_new(sj, "allocated_bytes_after", json_integer((json_int_t)s->after.allocated));
-		}
-		if (s->source == SPACE_ZRAM)
-			json_object_set_new(sj, "mm_stat",
-					    json_pack("{s:I, s:I, s:I, s:I}", "orig_data_size",
-						      (json_int_t)s->after.zram.orig_data_size, "compr_data_size",
-						      (json_int_t)s->after.zram.compr_data_size, "mem_used_total",
-						      (json_int_t)s->after.zram.mem_used_total, "same_pages",
-						      (json_int_t)s->after.zram.same_pages));
-		json_object_set_new(doc, "space", sj);
-	}
+	if (c->check_reads || c->final_pass)
+		json_object_set_new(doc, "verify", json_verify(c, r));
+	if (r->space.have)
+		json_object_set_new(doc, "space", json_space(r));
 	if (r->host.have)
 		json_object_set_new(doc, "host",
 				    json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:i}", "cpu_busy_pct",
@@ -623,33 +707,36 @@ static int close_in(FILE *f, struct safefile *sf)
 	return safefile_commit(sf, false);
 }
 
-int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
+/* The helpers below return 0, -1 when a file could not be written (errno says why) or -2 with
+ * why filled. */
+
+/* latency-percentiles.csv: latency percentiles on a "nines" ladder, per direction (its path in lat). */
+static int write_latency_csv(const char *at, const struct run_result *r, char *lat, size_t len)
 {
-	/* written beneath the directory held since the start; named as given */
-	const char *dir = c->o.output_dir, *at = config_output_at(c, OUT_DIR);
-	char lat[4200], dist[4200], acc[4200];
-	FILE *f;
 	struct safefile sf;
-	if (!dir)
-		return 0;
-	/* latency percentiles on a "nines" ladder, per direction */
-	if (!(f = open_in(at, "latency-percentiles.csv", lat, sizeof lat, &sf)))
-		goto io;
+	FILE *f = open_in(at, "latency-percentiles.csv", lat, len, &sf);
+	if (!f)
+		return -1;
 	static const double ladder[] = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 99.9999};
 	fputs("percentile,read_us,write_us\n", f);
 	for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++)
 		fprintf(f, "%g,%.3f,%.3f\n", ladder[i], (double)hist_percentile(&r->total[IO_READ].lat, ladder[i]) / 1e3,
 			(double)hist_percentile(&r->total[IO_WRITE].lat, ladder[i]) / 1e3);
-	if (close_in(f, &sf))
-		goto io;
-	/* What the target holds at the end (live) against what it should hold (the distribution as
-	 * scaled to this run); the write stream (overwrites included) and the dataset at its own size
-	 * are separate columns. live_share is empty when no ledger was kept. */
+	return close_in(f, &sf) ? -1 : 0;
+}
+
+/* dist-buckets.csv (its path in dist): what the target holds at the end (live) against what it
+ * should hold (the distribution as scaled to this run); the write stream (overwrites included)
+ * and the dataset at its own size are separate columns. live_share is empty when no ledger was
+ * kept. */
+static int write_dist_buckets(const char *at, const struct bench_config *c, const struct run_result *r, char *dist,
+			      size_t len, char *why, size_t whylen)
+{
 	struct dist_pow2 live, target, written, dataset;
 	struct run_target tg;
 	if (target_of(c, &tg)) {
 		snprintf(why, whylen, "out of memory");
-		return -1;
+		return -2;
 	}
 	dist_pow2_histogram(&r->live, &live);
 	dist_pow2_histogram(tg.d, &target);
@@ -660,8 +747,10 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		live.top = -1;
 	if (!r->have_written)
 		written.top = -1;
-	if (!(f = open_in(at, "dist-buckets.csv", dist, sizeof dist, &sf)))
-		goto io;
+	struct safefile sf;
+	FILE *f = open_in(at, "dist-buckets.csv", dist, len, &sf);
+	if (!f)
+		return -1;
 	fputs("copies_low,copies_high,live_share,scaled_share,written_share,dataset_share\n", f);
 	int top = live.top;
 	if (target.top > top)
@@ -679,45 +768,57 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 			fprintf(f, "%.9g", written.share[k]);
 		fprintf(f, ",%.9g\n", dataset.share[k]);
 	}
-	if (close_in(f, &sf))
-		goto io;
-	/* scaled-target.dist: what the target should hold, for `dedisgen compare` against the live
-	 * distribution (--dist-report): the right pair, unlike the dataset at its own size */
-	if (c->scaled && c->layout.n) {
-		char path[4200], l1[128], l2[700], l3[64], l4[64];
-		struct run_target t;
-		if (target_of(c, &t)) {
-			snprintf(why, whylen, "out of memory");
-			return -1;
-		}
-		f = open_in(at, "scaled-target.dist", path, sizeof path, &sf);
-		snprintf(l1, sizeof l1, "dedisbench %s: %s scaled to this run (its target)", PACKAGE_VERSION, c->o.dist);
-		scaling_caption(c, l2, sizeof l2);
-		snprintf(l3, sizeof l3, "block-size: %llu", (unsigned long long)c->o.block_size);
-		snprintf(l4, sizeof l4, "zero-blocks: %llu", (unsigned long long)t.d->zero_blocks);
-		const char *const header[] = {l1, l2, l3, l4};
-		int bad = !f;
-		if (f && dist_write(f, t.d, header, 4)) {
-			fclose(f);
-			safefile_abort(&sf);
-			bad = 1;
-		} else if (f && close_in(f, &sf)) {
-			bad = 1;
-		}
-		target_free(&t);
-		if (bad)
-			goto io;
+	return close_in(f, &sf) ? -1 : 0;
+}
+
+/* scaled-target.dist: what the target should hold, for `dedisgen compare` against the live
+ * distribution (--dist-report): the right pair, unlike the dataset at its own size. */
+static int write_scaled_target(const char *at, const struct bench_config *c, char *why, size_t whylen)
+{
+	char path[4200], l1[128], l2[700], l3[64], l4[64];
+	struct run_target t;
+	struct safefile sf;
+	if (target_of(c, &t)) {
+		snprintf(why, whylen, "out of memory");
+		return -2;
 	}
-	if (!(f = open_in(at, "access-frequency.csv", acc, sizeof acc, &sf)))
-		goto io;
+	FILE *f = open_in(at, "scaled-target.dist", path, sizeof path, &sf);
+	snprintf(l1, sizeof l1, "dedisbench %s: %s scaled to this run (its target)", PACKAGE_VERSION, c->o.dist);
+	scaling_caption(c, l2, sizeof l2);
+	snprintf(l3, sizeof l3, "block-size: %llu", (unsigned long long)c->o.block_size);
+	snprintf(l4, sizeof l4, "zero-blocks: %llu", (unsigned long long)t.d->zero_blocks);
+	const char *const header[] = {l1, l2, l3, l4};
+	int bad = !f;
+	if (f && dist_write(f, t.d, header, 4)) {
+		fclose(f);
+		safefile_abort(&sf);
+		bad = 1;
+	} else if (f && close_in(f, &sf)) {
+		bad = 1;
+	}
+	target_free(&t);
+	return bad ? -1 : 0;
+}
+
+/* access-frequency.csv (its path in acc). */
+static int write_access_csv(const char *at, const struct run_result *r, char *acc, size_t len)
+{
+	struct safefile sf;
+	FILE *f = open_in(at, "access-frequency.csv", acc, len, &sf);
+	if (!f)
+		return -1;
 	fputs("accesses,blocks\n", f);
 	for (size_t i = 0; i < r->access.n; i++)
 		fprintf(f, "%llu,%llu\n", (unsigned long long)r->access.count[i], (unsigned long long)r->access.blocks[i]);
-	if (close_in(f, &sf))
-		goto io;
-	if (!c->o.plot)
-		return 0;
+	return close_in(f, &sf) ? -1 : 0;
+}
+
+/* The PNGs gnuplot draws from the CSVs (lat, dist, acc: their paths), beneath at; dir names them. */
+static int render_plots(const struct bench_config *c, const char *dir, const char *at, const char *lat,
+			const char *dist, const char *acc, char *why, size_t whylen)
+{
 	char ts[4200], png[4200], shown[4200], title[160];
+	struct safefile sf;
 	snprintf(ts, sizeof ts, "%s/timeseries.csv", at);
 	snprintf(title, sizeof title, "dedisbench %s %s, %s, %s", c->nominal ? "nominal" : "peak", mode_names[c->o.mode],
 		 access_names[c->o.access], c->o.dist);
@@ -756,9 +857,27 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		}
 	}
 	return 0;
-io:
-	snprintf(why, whylen, "cannot write plot data in %s: %s", dir, strerror(errno));
-	return -1;
+}
+
+int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
+{
+	/* written beneath the directory held since the start; named as given */
+	const char *dir = c->o.output_dir, *at = config_output_at(c, OUT_DIR);
+	char lat[4200], dist[4200], acc[4200];
+	if (!dir)
+		return 0;
+	int rc = write_latency_csv(at, r, lat, sizeof lat);
+	if (!rc)
+		rc = write_dist_buckets(at, c, r, dist, sizeof dist, why, whylen);
+	if (!rc && c->scaled && c->layout.n)
+		rc = write_scaled_target(at, c, why, whylen);
+	if (!rc)
+		rc = write_access_csv(at, r, acc, sizeof acc);
+	if (rc == -1)
+		snprintf(why, whylen, "cannot write plot data in %s: %s", dir, strerror(errno));
+	if (rc)
+		return -1;
+	return c->o.plot ? render_plots(c, dir, at, lat, dist, acc, why, whylen) : 0;
 }
 
 int results_write_reports(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
