@@ -210,8 +210,9 @@ static int cmd_replay(struct bench_cli *cli)
 	if (prepare_job_target(&target, TRACE_BLOCK, o->json))
 		goto out;
 	struct replay_result res;
-	if (replay_run(&job, &res, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	struct dd_err err;
+	if (replay_run(&job, &res, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
 	} else {
 		if (!o->quiet)
 			replay_print(stdout, &job, o, &res);
@@ -283,8 +284,9 @@ static int cmd_backup(struct bench_cli *cli)
 	if (prepare_job_target(&target, (uint32_t)o->block_size, o->json))
 		goto out;
 	struct backup_result res;
-	if (backup_run(&job, &res, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	struct dd_err err;
+	if (backup_run(&job, &res, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
 	} else {
 		if (!o->quiet)
 			backup_print(stdout, &job, o, &res);

@@ -159,29 +159,134 @@ static void observe_target(const struct backup_job *j, struct backup_gen *bg)
 	bg->observed_physical_bytes = obs.stats.physical_bytes;
 }
 
-int backup_run(const struct backup_job *j, struct backup_result *r, char *err, size_t errlen)
+/* What a backup run keeps from one generation to the next: each stream's contents (cur, prev),
+ * its next fresh content and its RNG, and the stream processes' shared reports. */
+struct backup_state {
+	unsigned streams;
+	uint64_t blocks;
+	uint64_t *cur, *prev, *tmp, *next;
+	struct rng *rs;
+	struct stream_shared *sh;
+	pid_t *pids;
+};
+
+static void state_free(struct backup_state *st)
+{
+	free(st->cur);
+	free(st->prev);
+	free(st->tmp);
+	free(st->next);
+	free(st->rs);
+	free(st->pids);
+	if (st->sh != MAP_FAILED)
+		munmap(st->sh, st->streams * sizeof *st->sh);
+}
+
+/* Every stream's first generation: fresh contents of its own. 0, or -1 (out of memory). */
+static int state_init(struct backup_state *st, const struct backup_job *j)
+{
+	unsigned S = st->streams = j->streams;
+	uint64_t n = st->blocks = j->blocks;
+	st->cur = calloc((size_t)S * n, sizeof *st->cur);
+	st->prev = calloc((size_t)S * n, sizeof *st->prev);
+	st->tmp = calloc(n, sizeof *st->tmp);
+	st->next = calloc(S, sizeof *st->next);
+	st->rs = calloc(S, sizeof *st->rs);
+	st->sh = mmap(NULL, S * sizeof *st->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	st->pids = calloc(S, sizeof *st->pids);
+	if (!st->cur || !st->prev || !st->tmp || !st->next || !st->rs || st->sh == MAP_FAILED || !st->pids)
+		return -1;
+	for (unsigned s = 0; s < S; s++) {
+		rng_split(&st->rs[s], j->seed, s);
+		st->next[s] = 1 + ((uint64_t)s << CONTENT_WORKER_SHIFT); /* stream s's fresh contents, never another's */
+		for (uint64_t b = 0; b < n; b++)
+			st->cur[(size_t)s * n + b] = st->next[s]++;
+	}
+	return 0;
+}
+
+/* The next generation from the last: each stream's contents mutated, and the share it keeps. */
+static void next_generation(const struct backup_job *j, struct backup_state *st, struct backup_gen *bg)
+{
+	uint64_t n = st->blocks;
+	memcpy(st->prev, st->cur, (size_t)st->streams * n * sizeof *st->cur);
+	double share = 0;
+	for (unsigned s = 0; s < st->streams; s++) {
+		backup_mutate(st->prev + (size_t)s * n, st->cur + (size_t)s * n, n, &j->rates, &st->rs[s], &st->next[s]);
+		share += shared_share(st->prev + (size_t)s * n, st->cur + (size_t)s * n, n, st->tmp);
+	}
+	bg->shared_with_previous = share / st->streams;
+}
+
+/* Generation g written, one process per stream; a stream's failure in r. */
+static void write_streams(const struct backup_job *j, struct backup_state *st, unsigned g, struct backup_result *r)
+{
+	memset(st->sh, 0, st->streams * sizeof *st->sh);
+	fflush(NULL);
+	unsigned started = 0;
+	for (unsigned s = 0; s < st->streams; s++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			r->failed = true;
+			snprintf(r->failure, sizeof r->failure, "cannot start stream %u: %s", s, strerror(errno));
+			break;
+		}
+		if (pid == 0)
+			_exit(write_generation(j, s, g, st->cur + (size_t)s * st->blocks, &st->sh[s]));
+		st->pids[started++] = pid;
+	}
+	for (unsigned s = 0; s < started; s++) {
+		int status;
+		while (waitpid(st->pids[s], &status, 0) < 0 && errno == EINTR)
+			;
+		if (!r->failed && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+			r->failed = true;
+			snprintf(r->failure, sizeof r->failure, "%s",
+				 st->sh[s].errmsg[0] ? st->sh[s].errmsg : "a stream process died");
+		}
+	}
+}
+
+/* A written generation's figures: its speed, the expected dedup ratio so far, and the space it
+ * was observed to take (the target's own counters, or the space probe). 0, or -1 with r failed. */
+static int account_generation(const struct backup_job *j, const struct backup_state *st, struct backup_gen *bg,
+			      uint64_t g0, uint64_t *cum_logical, struct backup_result *r)
+{
+	uint64_t n = st->blocks;
+	bg->seconds = (double)(now_ns() - g0) / 1e9;
+	bg->logical_bytes = (uint64_t)st->streams * n * j->block_size;
+	bg->mib_per_s = bg->seconds > 0 ? (double)bg->logical_bytes / 1048576.0 / bg->seconds : 0;
+	*cum_logical += (uint64_t)st->streams * n;
+	bg->cum_logical_blocks = *cum_logical;
+	for (unsigned s = 0; s < st->streams; s++)
+		bg->cum_distinct += st->next[s] - 1 - ((uint64_t)s << CONTENT_WORKER_SHIFT);
+	bg->expected_ratio = (double)bg->cum_logical_blocks / (double)bg->cum_distinct;
+	if (j->target->ops->observe && (!j->space || j->space->source == SPACE_ENGINE)) {
+		observe_target(j, bg);
+	} else if (j->space && j->space->source != SPACE_NONE) {
+		struct space_reading now;
+		if (space_probe_read(j->space, j->target, &now, r->failure, sizeof r->failure)) {
+			r->failed = true;
+			return -1;
+		}
+		uint64_t used = now.used > j->space->before.used ? now.used - j->space->before.used : 0;
+		bg->have_observed = used > 0;
+		bg->observed_physical_bytes = used;
+		bg->observed_ratio = used ? (double)(*cum_logical * j->block_size) / (double)used : 0;
+	}
+	return 0;
+}
+
+int backup_run(const struct backup_job *j, struct backup_result *r, struct dd_err *err)
 {
 	memset(r, 0, sizeof *r);
-	unsigned S = j->streams;
-	uint64_t n = j->blocks;
+	struct backup_state st = {.sh = MAP_FAILED};
 	r->gen = calloc(j->generations, sizeof *r->gen);
-	uint64_t *cur = calloc((size_t)S * n, sizeof *cur), *prev = calloc((size_t)S * n, sizeof *prev),
-		 *tmp = calloc(n, sizeof *tmp), *next = calloc(S, sizeof *next);
-	struct rng *rs = calloc(S, sizeof *rs);
-	struct stream_shared *sh = mmap(NULL, S * sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	pid_t *pids = calloc(S, sizeof *pids);
-	int rc = -1;
-	if (!r->gen || !cur || !prev || !tmp || !next || !rs || sh == MAP_FAILED || !pids) {
-		errmsg_set(err, errlen, -1, "out of memory for %u streams of %llu blocks", S, (unsigned long long)n);
-		goto out;
+	if (!r->gen || state_init(&st, j)) {
+		state_free(&st);
+		return err_fail(err, -1, "out of memory for %u streams of %llu blocks", j->streams,
+				(unsigned long long)j->blocks);
 	}
-	for (unsigned s = 0; s < S; s++) {
-		rng_split(&rs[s], j->seed, s);
-		next[s] = 1 + ((uint64_t)s << CONTENT_WORKER_SHIFT); /* stream s's fresh contents, never another's */
-		for (uint64_t b = 0; b < n; b++)
-			cur[(size_t)s * n + b] = next[s]++;
-	}
-	rc = 0;
 	uint64_t cum_logical = 0, t0 = now_ns();
 	for (unsigned g = 0; g < j->generations; g++) {
 		if (*j->stop) {
@@ -189,80 +294,23 @@ int backup_run(const struct backup_job *j, struct backup_result *r, char *err, s
 			break;
 		}
 		struct backup_gen *bg = &r->gen[g];
-		if (g > 0) {
-			memcpy(prev, cur, (size_t)S * n * sizeof *cur);
-			double share = 0;
-			for (unsigned s = 0; s < S; s++) {
-				backup_mutate(prev + (size_t)s * n, cur + (size_t)s * n, n, &j->rates, &rs[s], &next[s]);
-				share += shared_share(prev + (size_t)s * n, cur + (size_t)s * n, n, tmp);
-			}
-			bg->shared_with_previous = share / S;
-		}
+		if (g > 0)
+			next_generation(j, &st, bg);
 		uint64_t g0 = now_ns();
-		memset(sh, 0, S * sizeof *sh);
-		fflush(NULL);
-		unsigned started = 0;
-		for (unsigned s = 0; s < S; s++) {
-			pid_t pid = fork();
-			if (pid < 0) {
-				r->failed = true;
-				snprintf(r->failure, sizeof r->failure, "cannot start stream %u: %s", s, strerror(errno));
-				break;
-			}
-			if (pid == 0)
-				_exit(write_generation(j, s, g, cur + (size_t)s * n, &sh[s]));
-			pids[started++] = pid;
-		}
-		for (unsigned s = 0; s < started; s++) {
-			int st;
-			while (waitpid(pids[s], &st, 0) < 0 && errno == EINTR)
-				;
-			if (!r->failed && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-				r->failed = true;
-				snprintf(r->failure, sizeof r->failure, "%s",
-					 sh[s].errmsg[0] ? sh[s].errmsg : "a stream process died");
-			}
-		}
+		write_streams(j, &st, g, r);
 		if (r->failed)
 			break;
 		if (*j->stop) { /* the streams stopped early: this generation is incomplete */
 			r->interrupted = true;
 			break;
 		}
-		bg->seconds = (double)(now_ns() - g0) / 1e9;
-		bg->logical_bytes = (uint64_t)S * n * j->block_size;
-		bg->mib_per_s = bg->seconds > 0 ? (double)bg->logical_bytes / 1048576.0 / bg->seconds : 0;
-		cum_logical += (uint64_t)S * n;
-		bg->cum_logical_blocks = cum_logical;
-		for (unsigned s = 0; s < S; s++)
-			bg->cum_distinct += next[s] - 1 - ((uint64_t)s << CONTENT_WORKER_SHIFT);
-		bg->expected_ratio = (double)bg->cum_logical_blocks / (double)bg->cum_distinct;
-		if (j->target->ops->observe && (!j->space || j->space->source == SPACE_ENGINE)) {
-			observe_target(j, bg);
-		} else if (j->space && j->space->source != SPACE_NONE) {
-			struct space_reading now;
-			if (space_probe_read(j->space, j->target, &now, r->failure, sizeof r->failure)) {
-				r->failed = true;
-				break;
-			}
-			uint64_t used = now.used > j->space->before.used ? now.used - j->space->before.used : 0;
-			bg->have_observed = used > 0;
-			bg->observed_physical_bytes = used;
-			bg->observed_ratio = used ? (double)(cum_logical * j->block_size) / (double)used : 0;
-		}
+		if (account_generation(j, &st, bg, g0, &cum_logical, r))
+			break;
 		r->done = g + 1;
 	}
 	r->seconds = (double)(now_ns() - t0) / 1e9;
-out:
-	free(cur);
-	free(prev);
-	free(tmp);
-	free(next);
-	free(rs);
-	free(pids);
-	if (sh != MAP_FAILED)
-		munmap(sh, S * sizeof *sh);
-	return rc;
+	state_free(&st);
+	return 0;
 }
 
 void backup_free(struct backup_result *r)

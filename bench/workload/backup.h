@@ -63,7 +63,7 @@ struct backup_result {
 };
 
 /* 0 when it ran (r says how it ended), -1 when it could not start (err). backup_free(r) after. */
-int backup_run(const struct backup_job *j, struct backup_result *r, char *err, size_t errlen);
+int backup_run(const struct backup_job *j, struct backup_result *r, struct dd_err *err);
 void backup_free(struct backup_result *r);
 void backup_print(FILE *f, const struct backup_job *j, const struct bench_options *o, const struct backup_result *r);
 json_t *backup_json(const struct backup_job *j, const struct bench_options *o, const struct backup_result *r);

@@ -36,45 +36,45 @@ static uint64_t due_at(uint64_t t0, uint64_t since, double speed)
 	return span > UINT64_MAX - t0 ? UINT64_MAX : t0 + span;
 }
 
-int replay_run(const struct replay_job *j, struct replay_result *r, char *err, size_t errlen)
+/* The target opened for the replay (io), as checked: 0, or -1 with err. */
+static int open_replay_target(const struct replay_job *j, struct io_ctx *io, char *path, size_t len, uint64_t *base,
+			      struct dd_err *err)
+{
+	target_worker_path(j->target, 0, path, len, base);
+	*io = (struct io_ctx){.path = path, .open_flags = j->open_flags | target_open_flags(j->target),
+			      .fsync_each = j->fsync_each, .depth = 1, .fd = -1};
+	int orc = j->engine->open(io);
+	if (orc)
+		return err_fail(err, -1, "cannot open %s: %s", path, strerror(-orc));
+	if (io->fd >= 0 && target_check_opened(j->target, 0, io->fd)) {
+		j->engine->close(io);
+		return err_fail(err, -1, "target %s changed after it was checked; refusing to write it", path);
+	}
+	return 0;
+}
+
+/* A write request's blocks as the trace says: zeros, or the content of its id. */
+static void fill_request(const struct trace *t, const struct trace_req *q, struct content_gen *gen, void *buf)
+{
+	for (uint32_t k = 0; k < q->nblocks; k++) {
+		uint64_t id = t->ids[q->first_id + k];
+		char *p = (char *)buf + (size_t)k * TRACE_BLOCK;
+		if (id == TRACE_ZERO_ID)
+			memset(p, 0, TRACE_BLOCK);
+		else
+			content_fill(gen, id, p);
+	}
+}
+
+/* Every request issued when it is due, its latency counted from then; r->seconds: to the last. */
+static void replay_requests(const struct replay_job *j, struct replay_result *r, struct io_ctx *io,
+				const char *path, uint64_t base, struct content_gen *gen, void *buf)
 {
 	const struct trace *t = j->trace;
-	memset(r, 0, sizeof *r);
-	for (int d = 0; d < 2; d++)
-		hist_init(&r->lat[d]);
-	hist_init(&r->all);
-	if (trace_live(t, &r->live_blocks, &r->live_distinct))
-		return errmsg_set(err, errlen, -1, "out of memory counting the trace's live blocks");
-	r->trace_seconds = (double)(t->req[t->n - 1].ts_ns - t->req[0].ts_ns) / 1e9;
-	struct content_gen gen;
-	if (content_init(&gen, j->seed, TRACE_BLOCK, 1))
-		return errmsg_set(err, errlen, -1, "cannot set up the content generator");
-	size_t buflen = (size_t)t->max_blocks * TRACE_BLOCK;
-	void *buf = aligned_alloc(4096, buflen);
-	if (!buf)
-		return errmsg_set(err, errlen, -1, "out of memory for a %zu-byte request", buflen);
-	char path[PATH_MAX];
-	uint64_t base;
-	target_worker_path(j->target, 0, path, sizeof path, &base);
-	struct io_ctx io = {.path = path, .open_flags = j->open_flags | target_open_flags(j->target),
-			    .fsync_each = j->fsync_each, .depth = 1, .fd = -1};
-	int orc = j->engine->open(&io);
-	if (orc) {
-		free(buf);
-		return errmsg_set(err, errlen, -1, "cannot open %s: %s", path, strerror(-orc));
-	}
-	if (io.fd >= 0 && target_check_opened(j->target, 0, io.fd)) {
-		j->engine->close(&io);
-		free(buf);
-		return errmsg_set(err, errlen, -1, "target %s changed after it was checked; refusing to write it", path);
-	}
 	/* Paced, latency counts from each request's due time: the timer's lateness in waking must not
 	 * count too (the default 50 us slack and a plain sleep added 75 us to every request). */
 	struct pacer pacer;
 	pacer_init(&pacer);
-	int slack = j->speed > 0 ? prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL) : -1;
-	if (slack > 0)
-		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	uint64_t t0 = now_ns(), last = t0, ts0 = t->req[0].ts_ns;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trace_req *q = &t->req[i];
@@ -92,18 +92,11 @@ int replay_run(const struct replay_job *j, struct replay_result *r, char *err, s
 		if (j->speed <= 0)
 			due = start; /* as fast as possible: latency from the issue */
 		if (q->write)
-			for (uint32_t k = 0; k < q->nblocks; k++) {
-				uint64_t id = t->ids[q->first_id + k];
-				char *p = (char *)buf + (size_t)k * TRACE_BLOCK;
-				if (id == TRACE_ZERO_ID)
-					memset(p, 0, TRACE_BLOCK);
-				else
-					content_fill(&gen, id, p);
-			}
+			fill_request(t, q, gen, buf);
 		struct io_unit u = {.dir = q->write ? IO_WRITE : IO_READ, .offset = base + q->block * TRACE_BLOCK,
 				    .len = q->nblocks * TRACE_BLOCK, .buf = buf, .block = q->block,
 				    .content_id = q->write ? t->ids[q->first_id] : 0, .due_ns = due};
-		int qrc = j->engine->queue(&io, &u);
+		int qrc = j->engine->queue(io, &u);
 		if (qrc < 0 || u.error) {
 			r->failed = true;
 			snprintf(r->failure, sizeof r->failure, "%s of %u bytes at offset %llu of %.300s (trace request %zu): %s",
@@ -119,6 +112,37 @@ int replay_run(const struct replay_job *j, struct replay_result *r, char *err, s
 		r->bytes[d] += u.len;
 		r->done++;
 	}
+	r->seconds = (double)(last - t0) / 1e9;
+}
+
+int replay_run(const struct replay_job *j, struct replay_result *r, struct dd_err *err)
+{
+	const struct trace *t = j->trace;
+	memset(r, 0, sizeof *r);
+	for (int d = 0; d < 2; d++)
+		hist_init(&r->lat[d]);
+	hist_init(&r->all);
+	if (trace_live(t, &r->live_blocks, &r->live_distinct))
+		return err_fail(err, -1, "out of memory counting the trace's live blocks");
+	r->trace_seconds = (double)(t->req[t->n - 1].ts_ns - t->req[0].ts_ns) / 1e9;
+	struct content_gen gen;
+	if (content_init(&gen, j->seed, TRACE_BLOCK, 1))
+		return err_fail(err, -1, "cannot set up the content generator");
+	size_t buflen = (size_t)t->max_blocks * TRACE_BLOCK;
+	void *buf = aligned_alloc(4096, buflen);
+	if (!buf)
+		return err_fail(err, -1, "out of memory for a %zu-byte request", buflen);
+	char path[PATH_MAX];
+	uint64_t base;
+	struct io_ctx io;
+	if (open_replay_target(j, &io, path, sizeof path, &base, err)) {
+		free(buf);
+		return -1;
+	}
+	int slack = j->speed > 0 ? prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL) : -1;
+	if (slack > 0)
+		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	replay_requests(j, r, &io, path, base, &gen, buf);
 	if (!r->failed && io.fd >= 0 && fsync(io.fd) && errno != EINVAL) {
 		r->failed = true;
 		snprintf(r->failure, sizeof r->failure, "fsync of %.300s: %s", path, strerror(errno));
@@ -128,7 +152,6 @@ int replay_run(const struct replay_job *j, struct replay_result *r, char *err, s
 		r->failed = true;
 		snprintf(r->failure, sizeof r->failure, "closing %.300s: %s", path, strerror(-crc));
 	}
-	r->seconds = (double)(last - t0) / 1e9;
 	if (slack > 0)
 		(void)prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
 	free(buf);

@@ -41,7 +41,7 @@ struct replay_result {
 bool replay_option_applies(const char *name);
 
 /* Run the job: 0 when it ran (r says how it ended), -1 when it could not start (err). */
-int replay_run(const struct replay_job *j, struct replay_result *r, char *err, size_t errlen);
+int replay_run(const struct replay_job *j, struct replay_result *r, struct dd_err *err);
 
 void replay_print(FILE *f, const struct replay_job *j, const struct bench_options *o, const struct replay_result *r);
 json_t *replay_json(const struct replay_job *j, const struct bench_options *o, const struct replay_result *r);
