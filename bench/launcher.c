@@ -479,20 +479,20 @@ static void collect(struct launch *l, struct run_result *r)
 	r->access = af; /* the access report's table */
 }
 
-int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen)
+int launcher_run(const struct bench_config *c, struct run_result *r, struct dd_err *err)
 {
-	return launcher_run_part(c, NULL, r, err, errlen);
+	return launcher_run_part(c, NULL, r, err);
 }
 
 /* The launch's shared memory and per-worker tables: 0, or -1 with err (nothing left allocated). */
-static int launch_alloc(struct launch *l, char *err, size_t errlen)
+static int launch_alloc(struct launch *l, struct dd_err *err)
 {
 	l->sh_len = sizeof *l->sh + l->procs * sizeof l->sh->w[0];
 	l->sh = mmap(NULL, l->sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	l->pids = calloc(l->procs, sizeof *l->pids);
 	l->tally_fds = malloc(l->procs * sizeof *l->tally_fds);
 	if (l->sh == MAP_FAILED || !l->pids || !l->tally_fds) {
-		snprintf(err, errlen, "out of memory for %u workers", l->procs);
+		err_fail(err, -1, "out of memory for %u workers", l->procs);
 		if (l->sh != MAP_FAILED)
 			munmap(l->sh, l->sh_len);
 		free(l->pids);
@@ -562,7 +562,7 @@ static void finish_series(struct launch *l, struct timeseries *ts, struct run_re
 }
 
 int launcher_run_part(const struct bench_config *c, const struct launcher_peers *peers, struct run_result *r,
-		      char *err, size_t errlen)
+		      struct dd_err *err)
 {
 	struct launch l = {0};
 	l.c = c;
@@ -570,7 +570,7 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	l.procs = (unsigned)c->o.procs;
 	l.sfd = l.ready_r = l.go_w = -1;
 	memset(r, 0, sizeof *r);
-	if (launch_alloc(&l, err, errlen))
+	if (launch_alloc(&l, err))
 		return -1;
 
 	sigset_t mask, old;
@@ -585,13 +585,13 @@ int launcher_run_part(const struct bench_config *c, const struct launcher_peers 
 	int rc = -1;
 	struct timeseries ts = {0};
 	if (l.sfd < 0 || pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC)) {
-		snprintf(err, errlen, "cannot set up the launcher: %s", strerror(errno));
+		err_fail_errno(err, -1, errno, "cannot set up the launcher");
 		goto out;
 	}
 	l.ready_r = ready[0];
 	l.go_w = go[1];
 	if (spawn(&l, ready[1], go[0], &old)) {
-		snprintf(err, errlen, "cannot start workers: %s", strerror(errno));
+		err_fail_errno(err, -1, errno, "cannot start workers");
 		stop_all(&l);
 		close(l.go_w);
 		l.go_w = -1;

@@ -10,7 +10,7 @@
 
 /* Returns 0 when the run happened (r filled; r->failed / r->interrupted tell how it ended),
  * -1 when it could not start (err says why). The target must have been prepared. */
-int launcher_run(const struct bench_config *c, struct run_result *r, char *err, size_t errlen);
+int launcher_run(const struct bench_config *c, struct run_result *r, struct dd_err *err);
 
 /* Whether another part stopped the run: no, by failing (or being lost), or on a signal. */
 enum peers_stop { PEERS_GO, PEERS_FAILED, PEERS_INTERRUPTED };
@@ -45,6 +45,6 @@ struct launcher_peers {
 
 /* launcher_run for one part of a larger run (peers NULL: launcher_run). */
 int launcher_run_part(const struct bench_config *c, const struct launcher_peers *peers, struct run_result *r,
-		      char *err, size_t errlen);
+		      struct dd_err *err);
 
 #endif

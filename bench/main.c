@@ -253,7 +253,7 @@ static int cmd_backup(struct bench_cli *cli)
 	struct target_request req = {.path = o->target, .procs = (unsigned)(o->procs * o->generations),
 				     .file_size = o->file_size, .file_size_given = options_given(cli->given, "file-size"),
 				     .block_size = (uint32_t)o->block_size, .force = o->force};
-	char msg[1024];
+	struct dd_err err;
 	int status = EXIT_BAD_INPUT;
 	struct dd_err oerr;
 	if (probe_job_target(o, &req, &target))
@@ -270,8 +270,8 @@ static int cmd_backup(struct bench_cli *cli)
 	}
 	/* Before anything is written: the space each generation takes is read after it (files sparse) */
 	static struct space_probe space;
-	if (space_probe_init(&space, &target, o->space_cmd, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	if (space_probe_init(&space, &target, o->space_cmd, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		goto out;
 	}
 	target.sparse = true;
@@ -284,7 +284,6 @@ static int cmd_backup(struct bench_cli *cli)
 	if (prepare_job_target(&target, (uint32_t)o->block_size, o->json))
 		goto out;
 	struct backup_result res;
-	struct dd_err err;
 	if (backup_run(&job, &res, &err)) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
 	} else {
@@ -411,9 +410,15 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
 				.at = at, .quiet = o->quiet, .stop = &stop_requested};
 	static struct runcmp_input in;
-	struct dd_err load_err;
-	int rc = suite_run(&job, msg, sizeof msg) ? (stop_requested ? 0 : EXIT_RUN_FAILED) /* interrupted: exit 0 */
-		 : runcmp_load(at, &in, &load_err) ? (snprintf(msg, sizeof msg, "%s", load_err.msg), EXIT_RUN_FAILED) : -1;
+	struct dd_err err;
+	int rc = -1;
+	if (suite_run(&job, &err)) {
+		snprintf(msg, sizeof msg, "%s", err.msg);
+		rc = stop_requested ? 0 : EXIT_RUN_FAILED; /* interrupted: exit 0 */
+	} else if (runcmp_load(at, &in, &err)) {
+		snprintf(msg, sizeof msg, "%s", err.msg);
+		rc = EXIT_RUN_FAILED;
+	}
 	if (rc >= 0)
 		fprintf(stderr, "dedisbench: suite: %s\n", msg);
 	else
@@ -516,8 +521,9 @@ static int start_run(struct bench_config *cfg, struct space_probe *space, bool *
 {
 	char msg[1024];
 	/* The target's used space before anything is written (issue 14: observed savings). */
-	if (space_begin(cfg, space, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	struct dd_err err;
+	if (space_begin(cfg, space, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		config_free(cfg);
 		return EXIT_BAD_INPUT;
 	}
@@ -577,8 +583,9 @@ static int report_run(struct bench_config *cfg, struct space_probe *space, struc
 {
 	char msg[1024], space_failed[1100] = "";
 	int status = 0;
-	if (space_end(cfg, space, res, msg, sizeof msg)) {
-		snprintf(space_failed, sizeof space_failed, "space after the run: %s", msg);
+	struct dd_err err;
+	if (space_end(cfg, space, res, &err)) {
+		snprintf(space_failed, sizeof space_failed, "space after the run: %s", err.msg);
 		fprintf(stderr, "dedisbench: %s\n", space_failed);
 		status = EXIT_RUN_FAILED;
 	}
@@ -591,14 +598,14 @@ static int report_run(struct bench_config *cfg, struct space_probe *space, struc
 	}
 	if (space_failed[0]) /* (after the run's own failure, if any, was said) */
 		results_fail_late(res, space_failed);
-	if (results_write_reports(cfg, res, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
-		results_fail_late(res, msg);
+	if (results_write_reports(cfg, res, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+		results_fail_late(res, err.msg);
 		status = EXIT_RUN_FAILED;
 	}
-	if (results_write_plots(cfg, res, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
-		results_fail_late(res, msg);
+	if (results_write_plots(cfg, res, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+		results_fail_late(res, err.msg);
 		status = EXIT_RUN_FAILED;
 	}
 	if (cfg->o.json) {
@@ -632,10 +639,10 @@ static int cmd_run(struct bench_cli *cli)
 		return status;
 	cfg.unknown = unknown_blocks(&cfg);
 	struct run_result res;
-	char msg[1024];
-	if (launcher_run(&cfg, &res, msg, sizeof msg)) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
-		failure_json(&cfg, msg);
+	struct dd_err failure;
+	if (launcher_run(&cfg, &res, &failure)) {
+		fprintf(stderr, "dedisbench: %s\n", failure.msg);
+		failure_json(&cfg, failure.msg);
 		status = EXIT_RUN_FAILED;
 	} else {
 		status = report_run(&cfg, &space, &res);

@@ -126,14 +126,15 @@ static int report(struct bench_config *cfg, const struct mpi_peers *p, struct ru
 		fprintf(stderr, PROG ": %s\n", msg);
 		status = EXIT_RUN_FAILED;
 	}
-	if (results_write_reports(cfg, res, msg, sizeof msg)) {
-		fprintf(stderr, PROG ": %s\n", msg);
-		results_fail_late(res, msg);
+	struct dd_err err;
+	if (results_write_reports(cfg, res, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		results_fail_late(res, err.msg);
 		status = EXIT_RUN_FAILED;
 	}
-	if (results_write_plots(cfg, res, msg, sizeof msg)) {
-		fprintf(stderr, PROG ": %s\n", msg);
-		results_fail_late(res, msg);
+	if (results_write_plots(cfg, res, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		results_fail_late(res, err.msg);
 		status = EXIT_RUN_FAILED;
 	}
 	if (cfg->o.json) {
@@ -339,7 +340,6 @@ static int prepare_targets(int rank, struct bench_config *cfg)
  * (*leave) when a rank was lost. */
 static int run_part(int rank, struct bench_config *cfg, struct mpi_peers *peers, bool *leave)
 {
-	char msg[1024];
 	cfg->unknown = target_zeros_known(&cfg->target, cfg->populate != POPULATE_NONE, cfg->ledger_map.existed)
 			       ? UNKNOWN_ZEROS
 		       : cfg->ledger_map.existed || cfg->o.verify == VERIFY_NONE ? UNKNOWN_SKIP
@@ -349,8 +349,9 @@ static int run_part(int rank, struct bench_config *cfg, struct mpi_peers *peers,
 	mpi_peers_hooks(peers, &hooks);
 	struct run_result res;
 	int status = 0;
-	if (launcher_run_part(cfg, &hooks, &res, msg, sizeof msg)) {
-		fprintf(stderr, PROG ": rank %d: %s\n", rank, msg);
+	struct dd_err err;
+	if (launcher_run_part(cfg, &hooks, &res, &err)) {
+		fprintf(stderr, PROG ": rank %d: %s\n", rank, err.msg);
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED); /* the other ranks wait for this one */
 	}
 	if (rank == 0)

@@ -708,7 +708,7 @@ static int close_in(FILE *f, struct safefile *sf)
 }
 
 /* The helpers below return 0, -1 when a file could not be written (errno says why) or -2 with
- * why filled. */
+ * err filled. */
 
 /* latency-percentiles.csv: latency percentiles on a "nines" ladder, per direction (its path in lat). */
 static int write_latency_csv(const char *at, const struct run_result *r, char *lat, size_t len)
@@ -730,13 +730,12 @@ static int write_latency_csv(const char *at, const struct run_result *r, char *l
  * and the dataset at its own size are separate columns. live_share is empty when no ledger was
  * kept. */
 static int write_dist_buckets(const char *at, const struct bench_config *c, const struct run_result *r, char *dist,
-			      size_t len, char *why, size_t whylen)
+			      size_t len, struct dd_err *err)
 {
 	struct dist_pow2 live, target, written, dataset;
 	struct run_target tg;
 	if (target_of(c, &tg)) {
-		snprintf(why, whylen, "out of memory");
-		return -2;
+		return err_fail(err, -2, "out of memory");
 	}
 	dist_pow2_histogram(&r->live, &live);
 	dist_pow2_histogram(tg.d, &target);
@@ -773,14 +772,13 @@ static int write_dist_buckets(const char *at, const struct bench_config *c, cons
 
 /* scaled-target.dist: what the target should hold, for `dedisgen compare` against the live
  * distribution (--dist-report): the right pair, unlike the dataset at its own size. */
-static int write_scaled_target(const char *at, const struct bench_config *c, char *why, size_t whylen)
+static int write_scaled_target(const char *at, const struct bench_config *c, struct dd_err *err)
 {
 	char path[4200], l1[128], l2[700], l3[64], l4[64];
 	struct run_target t;
 	struct safefile sf;
 	if (target_of(c, &t)) {
-		snprintf(why, whylen, "out of memory");
-		return -2;
+		return err_fail(err, -2, "out of memory");
 	}
 	FILE *f = open_in(at, "scaled-target.dist", path, sizeof path, &sf);
 	snprintf(l1, sizeof l1, "dedisbench %s: %s scaled to this run (its target)", PACKAGE_VERSION, c->o.dist);
@@ -815,7 +813,7 @@ static int write_access_csv(const char *at, const struct run_result *r, char *ac
 
 /* The PNGs gnuplot draws from the CSVs (lat, dist, acc: their paths), beneath at; dir names them. */
 static int render_plots(const struct bench_config *c, const char *dir, const char *at, const char *lat,
-			const char *dist, const char *acc, char *why, size_t whylen)
+			const char *dist, const char *acc, struct dd_err *err)
 {
 	char ts[4200], png[4200], shown[4200], title[160];
 	struct safefile sf;
@@ -840,26 +838,24 @@ static int render_plots(const struct bench_config *c, const char *dir, const cha
 		if (safefile_open(&sf, png) || !sf.tmp) {
 			if (!sf.tmp && sf.path)
 				safefile_abort(&sf);
-			snprintf(why, whylen, "cannot write %s: %s", shown, sf.path ? "not a regular file" : strerror(errno));
-			return -1;
+			return err_fail(err, -1, "cannot write %s: %s", shown, sf.path ? "not a regular file" : strerror(errno));
 		}
 		close(sf.fd);
 		sf.fd = -1;
 		const char *args[] = {plots[i].data, sf.tmp, title, caption};
 		/* the distribution's picture carries the caption saying what scaling did */
-		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, sf.tmp, shown, why, whylen)) {
+		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, sf.tmp, shown, err->msg, sizeof err->msg)) {
 			safefile_abort(&sf);
 			return -1;
 		}
 		if (safefile_commit(&sf, false)) {
-			snprintf(why, whylen, "cannot write %s: %s", shown, strerror(errno));
-			return -1;
+			return err_fail_errno(err, -1, errno, "cannot write %s", shown);
 		}
 	}
 	return 0;
 }
 
-int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
+int results_write_plots(const struct bench_config *c, const struct run_result *r, struct dd_err *err)
 {
 	/* written beneath the directory held since the start; named as given */
 	const char *dir = c->o.output_dir, *at = config_output_at(c, OUT_DIR);
@@ -868,19 +864,19 @@ int results_write_plots(const struct bench_config *c, const struct run_result *r
 		return 0;
 	int rc = write_latency_csv(at, r, lat, sizeof lat);
 	if (!rc)
-		rc = write_dist_buckets(at, c, r, dist, sizeof dist, why, whylen);
+		rc = write_dist_buckets(at, c, r, dist, sizeof dist, err);
 	if (!rc && c->scaled && c->layout.n)
-		rc = write_scaled_target(at, c, why, whylen);
+		rc = write_scaled_target(at, c, err);
 	if (!rc)
 		rc = write_access_csv(at, r, acc, sizeof acc);
 	if (rc == -1)
-		snprintf(why, whylen, "cannot write plot data in %s: %s", dir, strerror(errno));
+		err_fail_errno(err, -1, errno, "cannot write plot data in %s", dir);
 	if (rc)
 		return -1;
-	return c->o.plot ? render_plots(c, dir, at, lat, dist, acc, why, whylen) : 0;
+	return c->o.plot ? render_plots(c, dir, at, lat, dist, acc, err) : 0;
 }
 
-int results_write_reports(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
+int results_write_reports(const struct bench_config *c, const struct run_result *r, struct dd_err *err)
 {
 	struct safefile sf;
 	if (c->o.dist_report && r->have_live) {
@@ -888,7 +884,7 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 		if (safefile_open(&sf, config_output_at(c, OUT_DIST_REPORT)) || !(f = safefile_stream(&sf))) {
 			int e = errno;
 			safefile_abort(&sf);
-			return errmsg_set(why, whylen, -1, "cannot write --dist-report %s: %s", c->o.dist_report, strerror(e));
+			return err_fail(err, -1, "cannot write --dist-report %s: %s", c->o.dist_report, strerror(e));
 		}
 		char l1[64], l2[4200], l3[64], l4[64];
 		snprintf(l1, sizeof l1, "dedisbench %s: the content the target holds after the run", PACKAGE_VERSION);
@@ -902,10 +898,10 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 			int e = errno;
 			fclose(f);
 			safefile_abort(&sf);
-			return errmsg_set(why, whylen, -1, "cannot write --dist-report %s: %s", c->o.dist_report, strerror(e));
+			return err_fail(err, -1, "cannot write --dist-report %s: %s", c->o.dist_report, strerror(e));
 		}
 		if (close_in(f, &sf))
-			return errmsg_set(why, whylen, -1, "cannot write --dist-report %s: %s", c->o.dist_report,
+			return err_fail(err, -1, "cannot write --dist-report %s: %s", c->o.dist_report,
 					  strerror(errno));
 	}
 	if (c->o.access_report) {
@@ -913,7 +909,7 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 		if (safefile_open(&sf, config_output_at(c, OUT_ACCESS_REPORT)) || !(f = safefile_stream(&sf))) {
 			int e = errno;
 			safefile_abort(&sf);
-			return errmsg_set(why, whylen, -1, "cannot write --access-report %s: %s", c->o.access_report,
+			return err_fail(err, -1, "cannot write --access-report %s: %s", c->o.access_report,
 					  strerror(e));
 		}
 		fprintf(f, "# dedisbench %s: accesses per block (%s access, %llu blocks, %llu accessed)\n", PACKAGE_VERSION,
@@ -923,7 +919,7 @@ int results_write_reports(const struct bench_config *c, const struct run_result 
 		for (size_t i = 0; i < r->access.n; i++)
 			fprintf(f, "%llu %llu\n", (unsigned long long)r->access.count[i], (unsigned long long)r->access.blocks[i]);
 		if (close_in(f, &sf))
-			return errmsg_set(why, whylen, -1, "cannot write --access-report %s: %s", c->o.access_report,
+			return err_fail(err, -1, "cannot write --access-report %s: %s", c->o.access_report,
 					  strerror(errno));
 	}
 	return 0;

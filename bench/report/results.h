@@ -84,11 +84,11 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r);
 json_t *results_json_header(const struct bench_options *o, const char *command, const char *ioengine, bool failed,
 			    bool interrupted, const char *failure);
 /* In --output-dir: latency-percentiles.csv, dist-buckets.csv, access-frequency.csv (the plots'
- * data), and with --plot the PNGs. 0, or -1 with why. */
-int results_write_plots(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen);
+ * data), and with --plot the PNGs. 0, or -1 with err. */
+int results_write_plots(const struct bench_config *c, const struct run_result *r, struct dd_err *err);
 /* --dist-report (the live distribution, dedis-dist format) and --access-report. 0, or -1 with
- * why (the report named). */
-int results_write_reports(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen);
+ * err (the report named). */
+int results_write_reports(const struct bench_config *c, const struct run_result *r, struct dd_err *err);
 /* A failure found once the workers are done (a report or a plot not written, --space-cmd after
  * the run): the run fails, and its JSON, written last, says so - status "failed", the first
  * failure its error - rather than "ok" beside exit status 1. */

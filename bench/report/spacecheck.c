@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/errmsg.h"
 #include "bench/report/results.h"
 #include "bench/report/spacecheck.h"
 
@@ -63,7 +64,7 @@ enum space_source space_source_of(const struct target *t, const char *cmd)
 	return cmd ? SPACE_COMMAND : source_of_space(target_space_of(t, path, sizeof path));
 }
 
-static int read_zram(const char *path, struct space_reading *out, char *err, size_t errlen)
+static int read_zram(const char *path, struct space_reading *out, struct dd_err *err)
 {
 	char text[512];
 	FILE *f = fopen(path, "re");
@@ -72,21 +73,19 @@ static int read_zram(const char *path, struct space_reading *out, char *err, siz
 		fclose(f);
 	text[n] = 0;
 	if (!f || space_parse_mm_stat(text, &out->zram)) {
-		snprintf(err, errlen, "cannot read zram's %s: %s", path, f ? "not in the mm_stat format" : strerror(errno));
-		return -1;
+		return err_fail(err, -1, "cannot read zram's %s: %s", path, f ? "not in the mm_stat format" : strerror(errno));
 	}
 	out->used = out->zram.mem_used_total;
 	return 0;
 }
 
 /* Run the command with sh -c; its first output line must start with a byte count. */
-static int read_command(const char *cmd, struct space_reading *out, char *err, size_t errlen)
+static int read_command(const char *cmd, struct space_reading *out, struct dd_err *err)
 {
 	fflush(NULL);
 	FILE *f = popen(cmd, "re");
 	if (!f) {
-		snprintf(err, errlen, "--space-cmd '%.200s': cannot run it: %s", cmd, strerror(errno));
-		return -1;
+		return err_fail_errno(err, -1, errno, "--space-cmd '%.200s': cannot run it", cmd);
 	}
 	char line[256] = "";
 	if (!fgets(line, sizeof line, f))
@@ -97,14 +96,12 @@ static int read_command(const char *cmd, struct space_reading *out, char *err, s
 	int status = pclose(f);
 	line[strcspn(line, "\n")] = 0;
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(err, errlen, "--space-cmd '%.200s': exited with status %d", cmd,
-			 status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		return -1;
+		return err_fail(err, -1, "--space-cmd '%.200s': exited with status %d", cmd,
+				status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	}
 	if (space_parse_bytes(line, &out->used)) {
-		snprintf(err, errlen, "--space-cmd '%.200s': printed '%.60s', not a byte count first on its first line",
-			 cmd, line);
-		return -1;
+		return err_fail(err, -1, "--space-cmd '%.200s': printed '%.60s', not a byte count first on its first line",
+				cmd, line);
 	}
 	return 0;
 }
@@ -124,57 +121,54 @@ static uint64_t allocated_bytes(const struct target *t)
 	return sum;
 }
 
-static int read_statfs(const struct target *t, const char *path, struct space_reading *out, char *err, size_t errlen)
+static int read_statfs(const struct target *t, const char *path, struct space_reading *out, struct dd_err *err)
 {
 	struct statvfs sv;
 	if (statvfs(path, &sv)) {
-		snprintf(err, errlen, "cannot statfs %s: %s", path, strerror(errno));
-		return -1;
+		return err_fail_errno(err, -1, errno, "cannot statfs %s", path);
 	}
 	out->used = (uint64_t)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
 	out->allocated = allocated_bytes(t);
 	return 0;
 }
 
-static int read_source(const struct target *t, const struct space_probe *p, struct space_reading *out, char *err,
-		       size_t errlen)
+static int read_source(const struct target *t, const struct space_probe *p, struct space_reading *out, struct dd_err *err)
 {
 	memset(out, 0, sizeof *out);
 	switch (p->source) {
 	case SPACE_STATFS:
-		return read_statfs(t, p->path, out, err, errlen);
+		return read_statfs(t, p->path, out, err);
 	case SPACE_ZRAM:
-		return read_zram(p->path, out, err, errlen);
+		return read_zram(p->path, out, err);
 	case SPACE_COMMAND:
-		return read_command(p->cmd, out, err, errlen);
+		return read_command(p->cmd, out, err);
 	default:
 		return 0; /* the engine's counters are read when the launcher validates the volume */
 	}
 }
 
-int space_probe_init(struct space_probe *p, const struct target *t, const char *cmd, char *err, size_t errlen)
+int space_probe_init(struct space_probe *p, const struct target *t, const char *cmd, struct dd_err *err)
 {
 	memset(p, 0, sizeof *p);
 	p->cmd = cmd;
 	p->source = cmd ? SPACE_COMMAND : source_of_space(target_space_of(t, p->path, sizeof p->path));
 	if (cmd)
 		snprintf(p->path, sizeof p->path, "%s", t->path);
-	return read_source(t, p, &p->before, err, errlen);
+	return read_source(t, p, &p->before, err);
 }
 
-int space_begin(const struct bench_config *c, struct space_probe *p, char *err, size_t errlen)
+int space_begin(const struct bench_config *c, struct space_probe *p, struct dd_err *err)
 {
-	return space_probe_init(p, &c->target, c->o.space_cmd, err, errlen);
+	return space_probe_init(p, &c->target, c->o.space_cmd, err);
 }
 
-int space_probe_read(const struct space_probe *p, const struct target *t, struct space_reading *out, char *err,
-		     size_t errlen)
+int space_probe_read(const struct space_probe *p, const struct target *t, struct space_reading *out, struct dd_err *err)
 {
 	target_flush(t); /* written data reaches the device before the second reading */
-	return read_source(t, p, out, err, errlen);
+	return read_source(t, p, out, err);
 }
 
-int space_end(const struct bench_config *c, struct space_probe *p, struct run_result *r, char *err, size_t errlen)
+int space_end(const struct bench_config *c, struct space_probe *p, struct run_result *r, struct dd_err *err)
 {
 	struct space_report *s = &r->space;
 	memset(s, 0, sizeof *s);
@@ -193,7 +187,7 @@ int space_end(const struct bench_config *c, struct space_probe *p, struct run_re
 	 * an efficiency of 0 would read as the worst system, not as no figure. */
 	if (!r->live_rows.total_blocks)
 		return 0;
-	if (space_probe_read(p, &c->target, &s->after, err, errlen))
+	if (space_probe_read(p, &c->target, &s->after, err))
 		return -1;
 	s->before = p->before;
 	s->source = p->source;

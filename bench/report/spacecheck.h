@@ -11,6 +11,7 @@
 struct bench_config;
 struct run_result;
 struct target;
+struct dd_err;
 
 /* statfs: the file system holding a directory or file target (used = blocks - free);
  * zram: /sys/block/zramN/mm_stat's mem_used_total; engine: the volume's physical_bytes counter;
@@ -54,16 +55,15 @@ enum space_source space_source_of(const struct target *t, const char *cmd);
 
 /* Before anything is written: pick the source and take the first reading. 0, or -1 with a
  * one-line reason (a --space-cmd that fails or prints no byte count: bad input). */
-int space_begin(const struct bench_config *c, struct space_probe *p, char *err, size_t errlen);
+int space_begin(const struct bench_config *c, struct space_probe *p, struct dd_err *err);
 /* The same for any prepared target (cmd: --space-cmd or NULL): the source and the first reading
  * in p->before. 0, or -1 with a reason. */
-int space_probe_init(struct space_probe *p, const struct target *t, const char *cmd, char *err, size_t errlen);
+int space_probe_init(struct space_probe *p, const struct target *t, const char *cmd, struct dd_err *err);
 /* A reading now, the target's written data flushed first. 0, or -1 with a reason. */
-int space_probe_read(const struct space_probe *p, const struct target *t, struct space_reading *out, char *err,
-		     size_t errlen);
+int space_probe_read(const struct space_probe *p, const struct target *t, struct space_reading *out, struct dd_err *err);
 /* After the run (its data flushed first): the second reading and the report in r->space, from
  * r's live contents and physical estimate. 0, or -1 with a reason (r->space.have stays false). */
-int space_end(const struct bench_config *c, struct space_probe *p, struct run_result *r, char *err, size_t errlen);
+int space_end(const struct bench_config *c, struct space_probe *p, struct run_result *r, struct dd_err *err);
 
 /* Parsers, exposed for the unit tests. mm_stat's first line; a command's output (a decimal byte
  * count first on its first line, anything after a blank ignored). 0, or -1. */

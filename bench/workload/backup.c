@@ -265,7 +265,9 @@ static int account_generation(const struct backup_job *j, const struct backup_st
 		observe_target(j, bg);
 	} else if (j->space && j->space->source != SPACE_NONE) {
 		struct space_reading now;
-		if (space_probe_read(j->space, j->target, &now, r->failure, sizeof r->failure)) {
+		struct dd_err err;
+		if (space_probe_read(j->space, j->target, &now, &err)) {
+			snprintf(r->failure, sizeof r->failure, "%s", err.msg);
 			r->failed = true;
 			return -1;
 		}

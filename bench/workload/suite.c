@@ -50,12 +50,12 @@ static double iops_of(const char *json)
 	return iops;
 }
 
-int suite_run(const struct suite_job *j, char *why, size_t whylen)
+int suite_run(const struct suite_job *j, struct dd_err *err)
 {
 	double peak[NPHASES] = {0};
 	for (size_t p = 0; p < NPHASES; p++) {
 		if (*j->stop)
-			return errmsg_set(why, whylen, -1, "interrupted before phase %02zu-%s", p + 1, phases[p].name);
+			return err_fail(err, -1, "interrupted before phase %02zu-%s", p + 1, phases[p].name);
 		char json[4200], out[4200], rate[32];
 		snprintf(json, sizeof json, "%s/%02zu-%s.json", j->at, p + 1, phases[p].name);
 		snprintf(out, sizeof out, "%s/%02zu-%s", j->at, p + 1, phases[p].name);
@@ -63,8 +63,8 @@ int suite_run(const struct suite_job *j, char *why, size_t whylen)
 		if (ph->peak_of >= 0) {
 			double r = peak[ph->peak_of] * ph->share;
 			if (r < 1)
-				return errmsg_set(why, whylen, -1, "phase %02d-%s measured no throughput to take %.0f %% of",
-						  ph->peak_of + 1, phases[ph->peak_of].name, 100 * ph->share);
+				return err_fail(err, -1, "phase %02d-%s measured no throughput to take %.0f %% of",
+					ph->peak_of + 1, phases[ph->peak_of].name, 100 * ph->share);
 			snprintf(rate, sizeof rate, "%.0f", r);
 		}
 		/* the user's options first: the phase's own come later and win */
@@ -91,7 +91,7 @@ int suite_run(const struct suite_job *j, char *why, size_t whylen)
 		}
 		pid_t pid = fork();
 		if (pid < 0)
-			return errmsg_set(why, whylen, -1, "cannot start phase %s: %s", ph->name, strerror(errno));
+			return err_fail_errno(err, -1, errno, "cannot start phase %s", ph->name);
 		if (pid == 0) {
 			execv(j->self, (char *const *)argv);
 			fprintf(stderr, "dedisbench: suite: cannot run %s: %s\n", j->self, strerror(errno));
@@ -103,9 +103,9 @@ int suite_run(const struct suite_job *j, char *why, size_t whylen)
 		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 			if (!j->quiet)
 				putchar('\n');
-			return errmsg_set(why, whylen, -1, "phase %02zu-%s %s %d (its message is above); the phases before it are in %s",
-					  p + 1, ph->name, WIFEXITED(st) ? "exited" : "was killed by signal",
-					  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), j->dir);
+			return err_fail(err, -1, "phase %02zu-%s %s %d (its message is above); the phases before it are in %s",
+					p + 1, ph->name, WIFEXITED(st) ? "exited" : "was killed by signal",
+					WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), j->dir);
 		}
 		peak[p] = iops_of(json);
 		if (!j->quiet)

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "lib/errmsg.h"
 
 /* Options that pass through to every phase; any other given is refused (the suite sets them). */
 bool suite_option_applies(const char *name);
@@ -22,6 +23,6 @@ struct suite_job {
 };
 
 /* Run every phase in order. 0 when all ran; -1 with why (a phase failed, or could not start). */
-int suite_run(const struct suite_job *j, char *why, size_t whylen);
+int suite_run(const struct suite_job *j, struct dd_err *err);
 
 #endif
