@@ -581,7 +581,7 @@ static enum verify_unknown unknown_blocks(const struct bench_config *cfg)
  * The exit status. */
 static int report_run(struct bench_config *cfg, struct space_probe *space, struct run_result *res)
 {
-	char msg[1024], space_failed[1100] = "";
+	char space_failed[1100] = "";
 	int status = 0;
 	struct dd_err err;
 	if (space_end(cfg, space, res, &err)) {
@@ -592,8 +592,8 @@ static int report_run(struct bench_config *cfg, struct space_probe *space, struc
 	if (!cfg->o.quiet)
 		results_print(stdout, cfg, res);
 	/* the JSON's "status" says the same (results_json asks results_status too) */
-	if (results_status(cfg, res, msg, sizeof msg) >= RUN_FAILED) {
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	if (results_status(cfg, res, &err) >= RUN_FAILED) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		status = EXIT_RUN_FAILED;
 	}
 	if (space_failed[0]) /* (after the run's own failure, if any, was said) */

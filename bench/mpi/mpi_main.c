@@ -115,18 +115,17 @@ static void print_ranks(FILE *f, const struct mpi_peers *p, const struct run_res
 static int report(struct bench_config *cfg, const struct mpi_peers *p, struct run_result *res)
 {
 	int status = 0;
-	char msg[1024];
 	/* The whole run's workers, for the summary and the JSON. */
 	cfg->o.procs = p->total_procs;
 	if (!cfg->o.quiet) {
 		results_print(stdout, cfg, res);
 		print_ranks(stdout, p, res);
 	}
-	if (results_status(cfg, res, msg, sizeof msg) >= RUN_FAILED) { /* as the JSON's "status" says */
-		fprintf(stderr, PROG ": %s\n", msg);
+	struct dd_err err;
+	if (results_status(cfg, res, &err) >= RUN_FAILED) { /* as the JSON's "status" says */
+		fprintf(stderr, PROG ": %s\n", err.msg);
 		status = EXIT_RUN_FAILED;
 	}
-	struct dd_err err;
 	if (results_write_reports(cfg, res, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		results_fail_late(res, err.msg);

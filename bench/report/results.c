@@ -33,25 +33,25 @@ bool results_verify_ok(const struct run_result *r)
 
 const char *const run_status_names[] = {"ok", "interrupted", "failed", "mismatch"};
 
-enum run_status results_status(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen)
+enum run_status results_status(const struct bench_config *c, const struct run_result *r, struct dd_err *why)
 {
 	uint64_t mismatched = r->read_mismatches + r->final_mismatches;
 	if (r->failed)
-		return errmsg_set(why, whylen, RUN_FAILED, "%s", r->failure);
+		return err_fail(why, RUN_FAILED, "%s", r->failure);
 	if (mismatched)
-		return errmsg_set(why, whylen, RUN_MISMATCH, "verification failed: %llu mismatched block%s; first: %s",
-				  (unsigned long long)mismatched, mismatched == 1 ? "" : "s", r->mismatch[0]);
+		return err_fail(why, RUN_MISMATCH, "verification failed: %llu mismatched block%s; first: %s",
+				(unsigned long long)mismatched, mismatched == 1 ? "" : "s", r->mismatch[0]);
 	if (c->o.verify != VERIFY_NONE && !r->interrupted && r->read_checks + r->final_checks == 0)
-		return errmsg_set(why, whylen, RUN_MISMATCH, "--verify %s checked no block%s", verify_names[c->o.verify],
-				  c->unknown == UNKNOWN_SKIP ? ": the ledger records no write to what the run read, and "
+		return err_fail(why, RUN_MISMATCH, "--verify %s checked no block%s", verify_names[c->o.verify],
+				c->unknown == UNKNOWN_SKIP ? ": the ledger records no write to what the run read, and "
 							       "nothing else is known about those blocks"
 							     : "");
 	if (r->have_engine && r->engine_unchecked)
-		return errmsg_set(why, whylen, RUN_FAILED, "the engine volume could not be validated: %s",
-				  r->mismatch[r->nmismatch - 1]);
+		return err_fail(why, RUN_FAILED, "the engine volume could not be validated: %s",
+				r->mismatch[r->nmismatch - 1]);
 	if (r->have_engine && !r->engine_match)
-		return errmsg_set(why, whylen, RUN_MISMATCH, "the engine does not hold what the run wrote%s%s",
-				  r->nmismatch ? ": " : "", r->nmismatch ? r->mismatch[0] : "");
+		return err_fail(why, RUN_MISMATCH, "the engine does not hold what the run wrote%s%s",
+				r->nmismatch ? ": " : "", r->nmismatch ? r->mismatch[0] : "");
 	return r->interrupted ? RUN_INTERRUPTED : RUN_OK;
 }
 
@@ -441,11 +441,11 @@ static json_t *json_head(const struct bench_config *c, const struct run_result *
 	json_object_set_new(cfg, "ioengine", json_string(c->engine->name));
 	json_object_set_new(doc, "tool", json_string("dedisbench " PACKAGE_VERSION));
 	json_object_set_new(doc, "config", cfg);
-	char why[1024];
-	enum run_status status = results_status(c, r, why, sizeof why);
+	struct dd_err why;
+	enum run_status status = results_status(c, r, &why);
 	json_object_set_new(doc, "status", json_string(run_status_names[status]));
 	if (status >= RUN_FAILED)
-		json_object_set_new(doc, "error", json_string(why));
+		json_object_set_new(doc, "error", json_string(why.msg));
 	uint64_t ops = r->total[0].ops + r->total[1].ops, bytes = r->total[0].bytes + r->total[1].bytes;
 	json_object_set_new(doc, "totals", dir_json(ops, bytes, &r->all, r->seconds));
 	json_object_set_new(doc, "reads", dir_json(r->total[0].ops, r->total[0].bytes, &r->total[0].lat, r->seconds));

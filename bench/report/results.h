@@ -70,10 +70,10 @@ bool results_verify_ok(const struct run_result *r);
 /* The run's verdict, which its exit status and its JSON's "status" both say (run_status_names):
  * failed - the run, a report after it or the engine's validation could not be done; mismatch -
  * what was read back or what the engine holds is not what the run wrote, or --verify checked no
- * block; both exit 1 and fill why (one line). interrupted and ok exit 0. */
+ * block; both exit 1 and fill why (one line, err_fail). interrupted and ok exit 0. */
 enum run_status { RUN_OK, RUN_INTERRUPTED, RUN_FAILED, RUN_MISMATCH };
 extern const char *const run_status_names[];
-enum run_status results_status(const struct bench_config *c, const struct run_result *r, char *why, size_t whylen);
+enum run_status results_status(const struct bench_config *c, const struct run_result *r, struct dd_err *why);
 
 /* Sums the workers into total[] and all. */
 void results_merge(struct run_result *r);
