@@ -178,7 +178,6 @@ static int cmd_replay(struct bench_cli *cli)
 		return EXIT_BAD_INPUT;
 	}
 	static struct trace trace; /* large: not on the stack */
-	char msg[1024];
 	struct dd_err trace_err;
 	if (trace_load(o->trace, &trace, &trace_err)) {
 		fprintf(stderr, "dedisbench: %s\n", trace_err.msg);
