@@ -237,7 +237,7 @@ static void zero_runs_per_block(void)
 	static const struct dist_row zrows[] = {{0, 5000}, {1, 1000}, {3, 200}, {15, 20}, {1300, 1}};
 	const uint64_t n = 5000 + 2000 + 800 + 320 + 1301;
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(zrows, sizeof zrows / sizeof zrows[0], &d, &e) == 0);
 	struct dist_locality loc;
 	locality_of(&loc);
@@ -292,7 +292,7 @@ static void dup_runs_as_drawn(void)
 	enum { N = 20000 + 3000 + 900 + 400 + 400, SEEN = 4096 + 2 * N };
 	static const uint64_t count[] = {300, 170, 120, 84, 52}, blocks[] = {300, 390, 630, 995, 1034};
 	struct dist d;
-	struct dist_error e;
+	struct dd_err e;
 	CU_ASSERT_FATAL(dist_from_rows(trows, sizeof trows / sizeof trows[0], &d, &e) == 0);
 	struct dist_locality loc;
 	memset(&loc, 0, sizeof loc);
