@@ -78,7 +78,7 @@ static void null_forces_its_io_path(void)
 	struct target t;
 	struct dd_err err;
 	struct target_request req = {.path = "null", .procs = 2, .file_size = 1 << 20, .block_size = 4096};
-	CU_ASSERT_EQUAL_FATAL(target_probe_for_run(&req, false, &ioengine_sync, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(target_probe_for_run(&req, false, ioengine_find("sync"), &t, &err), 0);
 	CU_ASSERT_PTR_EQUAL(t.ops, &target_null_ops);
 	CU_ASSERT_PTR_EQUAL(t.io, &ioengine_null);
 	CU_ASSERT_FALSE(t.direct);
@@ -86,7 +86,7 @@ static void null_forces_its_io_path(void)
 	CU_ASSERT_TRUE(target_zeros_known(&t, true, false));
 	target_release(&t);
 	/* an engine that needs O_DIRECT makes the run direct even where the target forces its own path */
-	CU_ASSERT_EQUAL_FATAL(target_probe_for_run(&req, false, &ioengine_libaio, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(target_probe_for_run(&req, false, ioengine_find("libaio"), &t, &err), 0);
 	CU_ASSERT_TRUE(t.direct);
 	CU_ASSERT_PTR_EQUAL(t.io, &ioengine_null);
 	target_release(&t);
