@@ -32,7 +32,7 @@
  *   per 258, zstd far less).
  *
  * zstd -1 and gzip -1 over a stream of such blocks both land within 10 % of R for 512 B to
- * 1 MiB blocks and R = 2..20, zstd above R and gzip below (table in doc/design.md). A block
+ * 1 MiB blocks and R = 2..20, zstd above R and gzip below (table in doc/notes/content.md). A block
  * compressed on its own pays the compressor's frame and code tables too: from 64 KiB on that
  * is within the same 10 %, at 4 KiB zstd stays within 10 % and gzip up to R = 4 only, and at
  * 512 B the header and frame alone exceed the budget beyond R = 2. */
@@ -68,7 +68,7 @@ static uint64_t seed_tag(uint64_t seed)
  * per filler byte (deflate's matches stop at 258 bytes; zstd's do not) and CAL_BLOCK per
  * block (the header and where the filler starts). The constants are a least-squares fit to
  * the harmonic mean of the sizes zstd -1 and gzip -1 reach over streams of 512 B to 1 MiB
- * blocks, so the two tools land on either side of R; see doc/design.md. */
+ * blocks, so the two tools land on either side of R; see doc/notes/content.md. */
 #define CAL_LITERAL 10099
 #define CAL_FILLER 38
 #define CAL_BLOCK 145000

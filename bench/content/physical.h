@@ -28,7 +28,7 @@ int physical_estimate(const struct bench_config *c, const uint64_t *words, uint6
 /* What the reference engine must store for the live data (same arguments): every distinct
  * content once (the zero block too: the engine stores it like any block), a whole block on an
  * uncompressed volume; with lz4, its LZ4 size plus the fragment's 4-byte header when that is at
- * most 7/8 of a block, else a whole block (the packer's rule, doc/design.md). Exact: every
+ * most 7/8 of a block, else a whole block (the packer's rule, doc/notes/dedisengine.md). Exact: every
  * content is rebuilt and compressed. 0, or -1 (memory). */
 int physical_engine_bytes(const struct bench_config *c, const uint64_t *words, uint64_t n,
 			  const struct id_counts *dups, bool lz4, uint64_t *bytes);

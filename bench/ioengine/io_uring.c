@@ -22,7 +22,7 @@
  * completions already there (or pending as task work), the device got ahead of us and the CPU is
  * the limit, so the next requests are batched; when it finds none, the device is the limit, the
  * CPU has time to spare, and each request goes in at once so the device never waits for a
- * batch to be filled. See doc/design.md for the measurements. */
+ * batch to be filled. See doc/notes/dedisbench.md for the measurements. */
 struct uring_state {
 	struct io_uring ring;
 	bool ring_up;

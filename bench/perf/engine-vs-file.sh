@@ -17,7 +17,7 @@
 # The engine volume and the plain files are created fresh for every run (the engine's volume is
 # formatted by dedisbench, sized PROCS x FILE_SIZE, chunk store 1/16 larger). IOPS and MiB/s are
 # dedisbench's totals (ops and bytes over the workers' wall time); ratio = engine / file.
-# Targets (doc/design.md): mem seq-unique >= 0.70 of the file; rand-dup faster than the file
+# Targets (doc/design.md, Performance targets; figures in doc/notes/dedisengine.md): mem seq-unique >= 0.70 of the file; rand-dup faster than the file
 # (ratio > 1). Prints PASS/BELOW per target; exits 0 whatever the figures (SKIP without tools).
 set -euo pipefail
 

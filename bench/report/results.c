@@ -294,7 +294,7 @@ static void print_content(FILE *f, const struct bench_config *c, const struct ru
 		fprintf(f, ", each content compressible as its copy class in the distribution");
 	else if (o->compress > 1)
 		fprintf(f, ", compressible %llu:1%s", (unsigned long long)o->compress,
-			/* design.md: below 4 KiB a block alone pays its frame past R = 2 */
+			/* doc/notes/content.md: below 4 KiB a block alone pays its frame past R = 2 */
 			o->compress > 2 && o->block_size < 4096
 			    ? " in a stream (a block this small compressed alone reaches less: see physical)"
 			    : "");
