@@ -211,7 +211,7 @@ static int render(const char *script, const char *const *data, size_t ndata, con
 	args[n++] = out->tmp;
 	for (size_t i = 0; i < ntitles; i++)
 		args[n++] = titles[i];
-	int rc = plot_render(script, args, n, out->tmp, png, err->msg, sizeof err->msg);
+	int rc = plot_render(script, args, n, out->tmp, png, err);
 	if (!rc && later) { /* the caller renames it with its other outputs */
 		if (out == &own)
 			*later = own;

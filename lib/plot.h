@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "lib/errmsg.h"
 
 /* 0 and the script's path, or -1 when no directory has plots/NAME (e.g. "dedisbench-latency.gp"). */
 int plot_script(const char *name, char *path, size_t len);
@@ -13,8 +14,8 @@ bool plot_gnuplot_available(void);
 /* Run one script with its arguments (data files, output PNG, title...), gnuplot's stdout
  * silenced; png (one of the arguments: the temp file renamed to `shown` after) must then hold a
  * whole PNG: gnuplot exits 0 when its write failed (a full file system leaves it empty or cut
- * short). 0, or -1 with a one-line reason. */
+ * short). 0, or -1 with err filled. */
 int plot_render(const char *name, const char *const *args, size_t nargs, const char *png, const char *shown,
-		char *why, size_t whylen);
+		struct dd_err *err);
 
 #endif

@@ -154,7 +154,8 @@ static int cmd_format(const struct engine_cli *c)
  * temp name beside the PNG and renamed into place. */
 static int plot_stats(const struct engine_stats *s, const char *dir, const char *png)
 {
-	char data[] = "/tmp/dedisengine-stat.XXXXXX", why[512];
+	char data[] = "/tmp/dedisengine-stat.XXXXXX";
+	struct dd_err err;
 	int fd = mkstemp(data);
 	if (fd < 0) {
 		fprintf(stderr, "dedisengine: --plot: temp file: %s\n", strerror(errno));
@@ -185,24 +186,23 @@ static int plot_stats(const struct engine_stats *s, const char *dir, const char 
 	/* gnuplot writes a temp file this process created (O_EXCL, no link followed), renamed after */
 	struct safefile sf;
 	if (safefile_open(&sf, png) || !sf.tmp) {
-		snprintf(why, sizeof why, "--plot %s: %s", png, sf.path ? "not a regular file" : strerror(errno));
+		err_fail(&err, -1, "--plot %s: %s", png, sf.path ? "not a regular file" : strerror(errno));
 		safefile_abort(&sf);
 		unlink(data);
-		fprintf(stderr, "dedisengine: %s\n", why);
+		fprintf(stderr, "dedisengine: %s\n", err.msg);
 		return EXIT_FAILED;
 	}
 	close(sf.fd);
 	sf.fd = -1;
 	const char *args[] = {data, sf.tmp, dir};
-	int rc = plot_render("dedisengine-stat.gp", args, 3, sf.tmp, png, why, sizeof why);
+	int rc = plot_render("dedisengine-stat.gp", args, 3, sf.tmp, png, &err);
 	unlink(data);
 	if (!rc && safefile_commit(&sf, false)) {
-		snprintf(why, sizeof why, "--plot %s: %s", png, strerror(errno));
-		rc = -1;
+		rc = err_fail(&err, -1, "--plot %s: %s", png, strerror(errno));
 	}
 	if (rc) {
 		safefile_abort(&sf);
-		fprintf(stderr, "dedisengine: %s\n", why);
+		fprintf(stderr, "dedisengine: %s\n", err.msg);
 		return EXIT_FAILED;
 	}
 	return 0;

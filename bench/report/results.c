@@ -844,7 +844,7 @@ static int render_plots(const struct bench_config *c, const char *dir, const cha
 		sf.fd = -1;
 		const char *args[] = {plots[i].data, sf.tmp, title, caption};
 		/* the distribution's picture carries the caption saying what scaling did */
-		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, sf.tmp, shown, err->msg, sizeof err->msg)) {
+		if (plot_render(plots[i].script, args, i == 2 ? 4 : 3, sf.tmp, shown, err)) {
 			safefile_abort(&sf);
 			return -1;
 		}

@@ -284,10 +284,9 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 		close(sf.fd);
 		sf.fd = -1;
 		const char *args[] = {csv, sf.tmp, ninputs, what[w]};
-		char why[sizeof err->msg];
-		if (plot_render("dedisbench-compare.gp", args, 4, sf.tmp, png, why, sizeof why)) {
+		if (plot_render("dedisbench-compare.gp", args, 4, sf.tmp, png, err)) {
 			safefile_abort(&sf);
-			return err_fail(err, -1, "%s", why);
+			return -1;
 		}
 		if (safefile_commit(&sf, false))
 			return err_fail_errno(err, -1, errno, "cannot write %s", png);
