@@ -17,8 +17,6 @@
 #include "lib/runlock.h"
 #include "lib/strhash.h"
 
-#define fail(err, len, ...) errmsg_set(err, len, -1, __VA_ARGS__)
-
 static const char *lock_dir(void)
 {
 	const char *env = getenv("DEDIS_LOCK_DIR");
@@ -40,19 +38,19 @@ static void object_id(const struct stat *st, char *id, size_t len)
 }
 
 /* The identity the lock is named after: "blk:RDEV", "obj:DEV:INO" or "vol:DEV:INO:NAME". */
-static int identity(const char *target, enum runlock_kind kind, char *id, size_t len, char *err, size_t errlen)
+static int identity(const char *target, enum runlock_kind kind, char *id, size_t len, struct dd_err *err)
 {
 	struct stat st;
 	if (kind == RUNLOCK_OBJECT) {
 		if (stat(target, &st))
-			return fail(err, errlen, "%s: %s", target, strerror(errno));
+			return err_fail_errno(err, -1, errno, "%s", target);
 		object_id(&st, id, len);
 		return 0;
 	}
 	/* A volume: its parent directory's inode and its last name, after resolving links. */
 	char buf[PATH_MAX], parent[PATH_MAX];
 	if (strlen(target) >= sizeof buf)
-		return fail(err, errlen, "%s: path too long", target);
+		return err_fail(err, -1, "%s: path too long", target);
 	snprintf(buf, sizeof buf, "%s", target);
 	size_t n = strlen(buf);
 	while (n > 1 && buf[n - 1] == '/')
@@ -64,7 +62,7 @@ static int identity(const char *target, enum runlock_kind kind, char *id, size_t
 	const char *name = slash ? slash + 1 : buf;
 	path_parent(buf, parent, sizeof parent);
 	if (stat(parent, &st))
-		return fail(err, errlen, "%s: %s: %s", target, parent, strerror(errno));
+		return err_fail_errno(err, -1, errno, "%s: %s", target, parent);
 	snprintf(id, len, "vol:%llu:%llu:%s", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, name);
 	return 0;
 }
@@ -113,13 +111,15 @@ static void describe_holder(int fd, char *out, size_t len)
 	char *end = strchr(nl + 1, '\n');
 	if (end)
 		*end = 0;
-	snprintf(out, len, "pid %s (%s)", buf, *cmd ? cmd : "command line unknown");
+	/* shortened, so that the caller's sentence around it still fits one struct dd_err */
+	char shown[RUNLOCK_CMDLINE_SHOWN + 1];
+	snprintf(out, len, "pid %s (%s)", buf, *cmd ? errmsg_quote(cmd, shown, sizeof shown) : "command line unknown");
 }
 
 /* The lock file at path, open: made afresh (O_EXCL, so nothing planted under its name is ever
  * written through) or, when it exists, the one a run left behind, opened only to read and lock,
  * and only when it is a plain file with no other name. -1 with err; -2: gone again, try anew. */
-static int open_lock_file(const char *path, bool *fresh, char *err, size_t errlen)
+static int open_lock_file(const char *path, bool *fresh, struct dd_err *err)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	*fresh = fd >= 0;
@@ -130,28 +130,28 @@ static int open_lock_file(const char *path, bool *fresh, char *err, size_t errle
 	if (errno == EEXIST)
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? -2 : fail(err, errlen, "cannot create the run lock %s: %s", path, strerror(errno));
+		return errno == ENOENT ? -2 : err_fail_errno(err, -1, errno, "cannot create the run lock %s", path);
 	struct stat st;
 	if (fstat(fd, &st)) {
 		int e = errno;
 		close(fd);
-		return fail(err, errlen, "cannot read the run lock %s: %s", path, strerror(e));
+		return err_fail_errno(err, -1, e, "cannot read the run lock %s", path);
 	}
 	if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
 		close(fd);
-		return fail(err, errlen, "the run lock %s is not a lock file (%s); remove it", path,
-			    !S_ISREG(st.st_mode) ? "not a regular file" : "it has other hard links");
+		return err_fail(err, -1, "the run lock %s is not a lock file (%s); remove it", path,
+				!S_ISREG(st.st_mode) ? "not a regular file" : "it has other hard links");
 	}
 	return fd;
 }
 
 /* The named lock of identity id: 0, 1 (err: who holds it) or -1. */
-static int acquire_id(struct runlock *l, const char *id, const char *target, char *err, size_t errlen)
+static int acquire_id(struct runlock *l, const char *id, const char *target, struct dd_err *err)
 {
 	snprintf(l->path, sizeof l->path, "%s/dedis-%016llx.lock", lock_dir(), (unsigned long long)str_hash64(id));
 	for (int tries = 0; tries < 100; tries++) {
 		bool fresh;
-		int fd = open_lock_file(l->path, &fresh, err, errlen);
+		int fd = open_lock_file(l->path, &fresh, err);
 		if (fd == -2)
 			continue;
 		if (fd < 0)
@@ -162,11 +162,10 @@ static int acquire_id(struct runlock *l, const char *id, const char *target, cha
 				char who[1300];
 				describe_holder(fd, who, sizeof who);
 				close(fd);
-				snprintf(err, errlen, "in use by %s", who);
-				return 1;
+				return err_fail(err, 1, "in use by %s", who);
 			}
 			close(fd);
-			return fail(err, errlen, "cannot lock %s for %s: %s", l->path, target, strerror(e));
+			return err_fail_errno(err, -1, e, "cannot lock %s for %s", l->path, target);
 		}
 		/* Its last holder may have removed the file between our open and flock: then this lock
 		 * is on a file nobody else will find. Start again. */
@@ -188,36 +187,36 @@ static int acquire_id(struct runlock *l, const char *id, const char *target, cha
 				int e = errno;
 				unlink(l->path); /* (still locked: as runlock_release, nobody takes it meanwhile) */
 				close(fd);
-				return fail(err, errlen, "cannot write the run lock %s: %s", l->path, strerror(e));
+				return err_fail_errno(err, -1, e, "cannot write the run lock %s", l->path);
 			}
 		}
 		l->fd = fd;
 		l->held = true;
 		return 0;
 	}
-	return fail(err, errlen, "cannot take the run lock %s for %s: it keeps changing", l->path, target);
+	return err_fail(err, -1, "cannot take the run lock %s for %s: it keeps changing", l->path, target);
 }
 
-int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kind, char *err, size_t errlen)
+int runlock_acquire(struct runlock *l, const char *target, enum runlock_kind kind, struct dd_err *err)
 {
 	memset(l, 0, sizeof *l);
 	l->fd = l->inode_fd = -1;
 	char id[PATH_MAX + 64];
-	if (identity(target, kind, id, sizeof id, err, errlen))
+	if (identity(target, kind, id, sizeof id, err))
 		return -1;
-	return acquire_id(l, id, target, err, errlen);
+	return acquire_id(l, id, target, err);
 }
 
-int runlock_acquire_fd(struct runlock *l, int fd, bool lock_inode, const char *what, char *err, size_t errlen)
+int runlock_acquire_fd(struct runlock *l, int fd, bool lock_inode, const char *what, struct dd_err *err)
 {
 	memset(l, 0, sizeof *l);
 	l->fd = l->inode_fd = -1;
 	struct stat st;
 	char id[64];
 	if (fstat(fd, &st))
-		return fail(err, errlen, "%s: %s", what, strerror(errno));
+		return err_fail_errno(err, -1, errno, "%s", what);
 	object_id(&st, id, sizeof id);
-	int rc = acquire_id(l, id, what, err, errlen);
+	int rc = acquire_id(l, id, what, err);
 	if (rc || !lock_inode)
 		return rc;
 	/* The file itself too: a run using another lock directory, or another program, meets it. */
@@ -227,9 +226,8 @@ int runlock_acquire_fd(struct runlock *l, int fd, bool lock_inode, const char *w
 	int e = errno;
 	runlock_release(l);
 	if (e == EWOULDBLOCK)
-		return errmsg_set(err, errlen, 1, "in use by another process that holds a lock on it (its pid is not "
-						  "known here)");
-	return fail(err, errlen, "cannot lock %s: %s", what, strerror(e));
+		return err_fail(err, 1, "in use by another process that holds a lock on it (its pid is not known here)");
+	return err_fail_errno(err, -1, e, "cannot lock %s", what);
 }
 
 void runlock_release(struct runlock *l)

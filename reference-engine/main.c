@@ -618,9 +618,9 @@ static int cmd_discard(const struct engine_cli *c)
 /* A volume's run locks: by its path, and by its superblock's inode (as dedisbench locks an
  * engine:DIR target), so a copy made of hard links (cp -al) of a volume in use is refused too.
  * Returns as runlock_acquire; both released by the caller (a lock not taken is a no-op). */
-static int lock_volume(const char *dir, struct runlock *by_path, struct runlock *by_inode, char *err, size_t errlen)
+static int lock_volume(const char *dir, struct runlock *by_path, struct runlock *by_inode, struct dd_err *err)
 {
-	int rc = runlock_acquire(by_path, dir, RUNLOCK_VOLUME, err, errlen);
+	int rc = runlock_acquire(by_path, dir, RUNLOCK_VOLUME, err);
 	if (rc)
 		return rc;
 	char sb[PATH_MAX];
@@ -630,7 +630,7 @@ static int lock_volume(const char *dir, struct runlock *by_path, struct runlock 
 	if (fd < 0)
 		return 0; /* no volume yet (format), or one the command refuses with its own reason */
 	/* no flock on the superblock itself: the engine's openers share one there */
-	rc = runlock_acquire_fd(by_inode, fd, false, dir, err, errlen);
+	rc = runlock_acquire_fd(by_inode, fd, false, dir, err);
 	close(fd);
 	return rc;
 }
@@ -638,7 +638,6 @@ static int lock_volume(const char *dir, struct runlock *by_path, struct runlock 
 int main(int argc, char **argv)
 {
 	struct engine_cli c;
-	char err[1600]; /* room for a run lock holder's command line */
 	if (getenv("DEDIS_PRINT_COMPLETION")) { /* read by the bash completion (completion/) */
 		opt_print_completion(stdout, cli_options(), 0);
 		return 0;
@@ -673,10 +672,10 @@ int main(int argc, char **argv)
 		if (strcmp(cmds[i].name, c.command))
 			continue;
 		struct runlock lock = {0}, inode_lock = {0};
-		int rc = cmds[i].locks ? lock_volume(c.args[0], &lock, &inode_lock, err, sizeof err) : 0;
+		int rc = cmds[i].locks ? lock_volume(c.args[0], &lock, &inode_lock, &perr) : 0;
 		if (rc) {
 			fprintf(stderr, rc == 1 ? "dedisengine: volume %s is %s\n" : "dedisengine: %s%s\n",
-				rc == 1 ? c.args[0] : "", err);
+				rc == 1 ? c.args[0] : "", perr.msg);
 			runlock_release(&inode_lock);
 			runlock_release(&lock);
 			return EXIT_BAD_INPUT;

@@ -21,23 +21,23 @@ bool target_is_worker_name(const char *name)
 
 int target_lock(struct runlock *l, const char *path, enum runlock_kind kind, const char *what, struct dd_err *err)
 {
-	char why[1600];
-	int rc = runlock_acquire(l, path, kind, why, sizeof why);
+	struct dd_err why;
+	int rc = runlock_acquire(l, path, kind, &why);
 	if (rc == 1)
-		return err_fail(err, -1, "target %s is %s; one run per target at a time", what, why);
+		return err_fail(err, -1, "target %s is %s; one run per target at a time", what, why.msg);
 	if (rc)
-		return err_fail(err, -1, "target %s: %s", what, why);
+		return err_fail(err, -1, "target %s: %s", what, why.msg);
 	return 0;
 }
 
 int target_lock_inode(struct runlock *l, int fd, bool lock_inode, const char *what, struct dd_err *err)
 {
-	char why[1600];
-	int rc = runlock_acquire_fd(l, fd, lock_inode, what, why, sizeof why);
+	struct dd_err why;
+	int rc = runlock_acquire_fd(l, fd, lock_inode, what, &why);
 	if (rc == 1)
-		return err_fail(err, -1, "target %s is %s; one run per target at a time", what, why);
+		return err_fail(err, -1, "target %s is %s; one run per target at a time", what, why.msg);
 	if (rc)
-		return err_fail(err, -1, "target %s: %s", what, why);
+		return err_fail(err, -1, "target %s: %s", what, why.msg);
 	return 0;
 }
 
