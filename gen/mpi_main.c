@@ -89,12 +89,12 @@ static int run_rank(struct gen *g)
 	struct gen_options *o = g->o;
 	struct run *r = &g->r;
 	struct walk *w = NULL;
-	char why[1024];
+	struct dd_err why;
 	int status = 0;
 
 	for (int i = 0; i < o->npaths && !status; i++)
-		if (rank_path_substitute(&o->paths[i], g->rank, why, sizeof why)) {
-			run_say(r, "%s", why);
+		if (rank_path_substitute(&o->paths[i], g->rank, &why)) {
+			run_say(r, "%s", why.msg);
 			status = EXIT_BAD_INPUT;
 		}
 	if (!status && run_check_kind(r))

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include "lib/errmsg.h"
 #include "lib/rankpath.h"
 
-int rank_path_substitute(char **path, int rank, char *err, size_t errlen)
+int rank_path_substitute(char **path, int rank, struct dd_err *err)
 {
 	if (!*path || !strchr(*path, '%'))
 		return 0;
@@ -32,24 +33,19 @@ int rank_path_substitute(char **path, int rank, char *err, size_t errlen)
 			add = "%";
 			s++;
 		} else {
-			snprintf(err, errlen, "%s: '%%%c' is not a substitution (%%r: the rank, %%h: the host, %%%%: %%)",
-				 *path, s[1] ? s[1] : ' ');
-			return -1;
+			return err_fail(err, -1, "%s: '%%%c' is not a substitution (%%r: the rank, %%h: the host, %%%%: %%)",
+					*path, s[1] ? s[1] : ' ');
 		}
 		size_t k = strlen(add);
-		if (n + k >= sizeof out) {
-			snprintf(err, errlen, "%s: too long once substituted", *path);
-			return -1;
-		}
+		if (n + k >= sizeof out)
+			return err_fail(err, -1, "%s: too long once substituted", *path);
 		memcpy(out + n, add, k);
 		n += k;
 	}
 	out[n] = 0;
 	char *dup = strdup(out);
-	if (!dup) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!dup)
+		return err_fail(err, -1, "out of memory");
 	free(*path);
 	*path = dup;
 	return 0;

@@ -3,10 +3,10 @@
 #ifndef DEDIS_RANKPATH_H
 #define DEDIS_RANKPATH_H
 
-#include <stddef.h>
+#include "lib/errmsg.h"
 
 /* Replaces *path (malloc'd; NULL or without '%': left as it is) by its substitution. 0, or -1
  * with err filled (an unknown '%x', too long, out of memory). */
-int rank_path_substitute(char **path, int rank, char *err, size_t errlen);
+int rank_path_substitute(char **path, int rank, struct dd_err *err);
 
 #endif

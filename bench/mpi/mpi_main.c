@@ -243,9 +243,9 @@ static int probe_ranks(int rank, struct bench_cli *cli, struct bench_config *cfg
 	char msg[1024], where[1200];
 	agree_on_seed(rank, cli);
 	const char *problem = NULL;
-	if (rank_path_substitute(&cli->o.target, rank, err.msg, sizeof err.msg) ||
-	    rank_path_substitute(&cli->o.ledger, rank, err.msg, sizeof err.msg) ||
-	    rank_path_substitute(&cli->o.output_dir, rank, err.msg, sizeof err.msg))
+	if (rank_path_substitute(&cli->o.target, rank, &err) ||
+	    rank_path_substitute(&cli->o.ledger, rank, &err) ||
+	    rank_path_substitute(&cli->o.output_dir, rank, &err))
 		problem = err.msg;
 	/* rank 0's reports, for the others to check against their targets once they drop them */
 	char *reports[] = {cli->o.json, cli->o.dist_report, cli->o.access_report};
