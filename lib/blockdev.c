@@ -61,30 +61,29 @@ int blockdev_signature(const char *path, char *what, size_t len)
 	return found;
 }
 
-int blockdev_claim(const char *path, dev_t rdev, int flags, bool writes, bool force, uint64_t *size, char *why,
-		   size_t whylen)
+int blockdev_claim(const char *path, dev_t rdev, int flags, bool writes, bool force, uint64_t *size,
+		   struct dd_err *err)
 {
-	char where[PATH_MAX], what[128];
-	if (blockdev_mounted(rdev, where, sizeof where)) {
-		snprintf(why, whylen, "%s is mounted on %s; unmount it first", path, where);
-		return -1;
-	}
+	char where[PATH_MAX], what[128], shown[BLOCKDEV_PATH_SHOWN + 1], shown_where[BLOCKDEV_PATH_SHOWN + 1];
+	/* the paths shortened, so that the reason fits one struct dd_err */
+	errmsg_quote(path, shown, sizeof shown);
+	if (blockdev_mounted(rdev, where, sizeof where))
+		return err_fail(err, -1, "%s is mounted on %s; unmount it first", shown,
+				errmsg_quote(where, shown_where, sizeof shown_where));
 	/* O_EXCL on a block device fails with EBUSY while anything (a mount, dm, md) holds it. */
 	int fd = open(path, flags | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, whylen, "%s: cannot open exclusively: %s", path,
-			 errno == EBUSY ? "device is in use (mounted or held by another driver)" : strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return err_fail(err, -1, "%s: cannot open exclusively: %s", shown,
+				errno == EBUSY ? "device is in use (mounted or held by another driver)" : strerror(errno));
 	int ro = 0, sig = -1;
 	if (ioctl(fd, BLKGETSIZE64, size))
-		snprintf(why, whylen, "%s: cannot read its size: %s", path, strerror(errno));
+		err_fail_errno(err, -1, errno, "%s: cannot read its size", shown);
 	else if (writes && ioctl(fd, BLKROGET, &ro) == 0 && ro)
-		snprintf(why, whylen, "%s is a read-only device; this run writes to it", path);
+		err_fail(err, -1, "%s is a read-only device; this run writes to it", shown);
 	else if (!force && (sig = blockdev_signature(path, what, sizeof what)) < 0)
-		snprintf(why, whylen, "%s: cannot probe it for signatures (unreadable?); use --force to write anyway", path);
+		err_fail(err, -1, "%s: cannot probe it for signatures (unreadable?); use --force to write anyway", shown);
 	else if (!force && sig > 0)
-		snprintf(why, whylen, "%s holds %s; refusing to overwrite it without --force", path, what);
+		err_fail(err, -1, "%s holds %s; refusing to overwrite it without --force", shown, what);
 	else
 		return fd;
 	close(fd);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "lib/errmsg.h"
 
 /* Is the device dev mounted? where: its mount point. A mounted partition of it is not seen
  * here; an O_EXCL open of the whole device fails with EBUSY then. */
@@ -19,8 +20,10 @@ int blockdev_signature(const char *path, char *what, size_t len);
 /* The device at path (number rdev) opened with flags | O_EXCL, held so that nothing mounts it
  * while it is used, once what must hold before it is overwritten does: not mounted, not held by
  * anything, not read-only (where it will be written), and no signature unless force. *size: its
- * bytes. The descriptor, or -1 with why, which starts with path ("PATH is mounted on ..."). */
-int blockdev_claim(const char *path, dev_t rdev, int flags, bool writes, bool force, uint64_t *size, char *why,
-		   size_t whylen);
+ * bytes. The descriptor, or -1 with err, which starts with path ("PATH is mounted on ..."; a path
+ * longer than BLOCKDEV_PATH_SHOWN bytes, or mount point, cut to its start and "..."). */
+#define BLOCKDEV_PATH_SHOWN 200
+int blockdev_claim(const char *path, dev_t rdev, int flags, bool writes, bool force, uint64_t *size,
+		   struct dd_err *err);
 
 #endif

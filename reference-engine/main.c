@@ -507,17 +507,17 @@ static int cmd_import(const struct engine_cli *c)
  * --force - as dedisbench treats a device target. *fd: open for writing; or an exit status. */
 static int open_export_device(const struct engine_cli *c, const struct stat *st, struct engine *e, int *fd)
 {
-	char why[PATH_MAX + 300];
+	struct dd_err why;
 	uint64_t size = 0, need = engine_logical_blocks(e) * engine_block_size(e);
 	/* held O_EXCL from here, so nothing mounts it before the export has written it */
-	if ((*fd = blockdev_claim(c->args[1], st->st_rdev, O_WRONLY, true, c->force, &size, why, sizeof why)) < 0)
-		return bad("export: %s%s", why, "");
+	if ((*fd = blockdev_claim(c->args[1], st->st_rdev, O_WRONLY, true, c->force, &size, &why)) < 0)
+		return bad("export: %s%s", why.msg, "");
 	if (size < need) {
 		close(*fd);
 		*fd = -1;
-		snprintf(why, sizeof why, "%s (%llu bytes) is smaller than the volume (%llu bytes)", c->args[1],
+		err_fail(&why, -1, "%s (%llu bytes) is smaller than the volume (%llu bytes)", c->args[1],
 			 (unsigned long long)size, (unsigned long long)need);
-		return bad("export: %s%s", why, "");
+		return bad("export: %s%s", why.msg, "");
 	}
 	return 0;
 }

@@ -44,12 +44,12 @@ static int blockdev_probe(const struct target_request *req, struct target *t, co
 {
 	if (target_lock(&t->lock, req->path, RUNLOCK_OBJECT, req->path, err))
 		return -1;
-	char why[PATH_MAX + 300];
+	struct dd_err why;
 	uint64_t size = 0;
 	int ssz = 512;
-	int fd = blockdev_claim(req->path, st->st_rdev, O_RDONLY, !req->no_writes, req->force, &size, why, sizeof why);
+	int fd = blockdev_claim(req->path, st->st_rdev, O_RDONLY, !req->no_writes, req->force, &size, &why);
 	if (fd < 0)
-		return err_fail(err, -1, "target %s", why);
+		return err_fail(err, -1, "target %s", why.msg);
 	if (ioctl(fd, BLKSSZGET, &ssz)) {
 		int e = errno;
 		close(fd);
