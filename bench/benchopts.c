@@ -34,13 +34,14 @@ static int parse_nominal(void *base, const struct opt_row *r, const char *v, con
 {
 	struct bench_options *o = base;
 	double *dst = &o->rate;
-	const char *num = v, *why = NULL;
+	const char *num = v;
+	struct dd_err why;
 	if (v[0] == 'r' || v[0] == 'w') {
 		dst = v[0] == 'r' ? &o->read_rate : &o->write_rate;
 		num = v + 1;
 	}
 	if (units_parse_rate(num, dst, &why))
-		return err_fail(err, -1, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, shown, why);
+		return err_fail(err, -1, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, shown, why.msg);
 	/* below OPT_RATE_MIN a worker's due times overflowed 64-bit nanoseconds: peak rate */
 	if (*dst > 0 && *dst < OPT_RATE_MIN)
 		return err_fail(err, -1, "%s: %s is too small (at least %g; 0 for none)", label, shown, OPT_RATE_MIN);

@@ -111,35 +111,35 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why)
+int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, struct dd_err *err)
 {
 	char *copy = strdup(s), *next = copy;
 	int k = 0;
 	if (!copy)
-		return *why = "out of memory", -1;
+		return err_fail(err, -1, "out of memory");
 	while (next) { /* every item between commas counts: "4096," is a mistake, not one size */
 		char *t = next, *comma = strchr(next, ',');
 		next = comma ? comma + 1 : NULL;
 		if (comma)
 			*comma = 0;
 		if (!*t) {
-			*why = "an empty block size (a comma too many)";
+			err_fail(err, -1, "an empty block size (a comma too many)");
 			goto bad;
 		}
 		uint64_t v;
-		if (units_parse_size(t, 1, &v, why))
+		if (units_parse_size(t, 1, &v, err))
 			goto bad;
 		if (v < 512 || v > (1u << 20) || (v & (v - 1))) {
-			*why = "a block size must be a power of two from 512 B to 1 MiB";
+			err_fail(err, -1, "a block size must be a power of two from 512 B to 1 MiB");
 			goto bad;
 		}
 		if (k == GEN_MAX_SIZES) {
-			*why = "too many block sizes (at most 16)";
+			err_fail(err, -1, "too many block sizes (at most 16)");
 			goto bad;
 		}
 		for (int i = 0; i < k; i++) {
 			if (sizes[i] == v) {
-				*why = "a block size given twice";
+				err_fail(err, -1, "a block size given twice");
 				goto bad;
 			}
 		}
@@ -147,7 +147,7 @@ int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why)
 	}
 	free(copy);
 	if (k == 0)
-		return *why = "no block size", -1;
+		return err_fail(err, -1, "no block size");
 	qsort(sizes, (size_t)k, sizeof *sizes, cmp_u64);
 	*n = k;
 	return 0;
@@ -160,9 +160,8 @@ int gen_parse_sizes_row(void *base, const struct opt_row *r, const char *v, cons
 			struct dd_err *err)
 {
 	struct gen_options *o = base;
-	const char *why = NULL;
-	if (gen_parse_sizes(v, o->sizes, &o->nsizes, &why))
-		return err_fail(err, -1, "%s: '%s': %s", label, shown, why);
+	if (gen_parse_sizes(v, o->sizes, &o->nsizes, err))
+		return err_forward(err, -1, "%s: '%s'", label, shown);
 	return 0;
 }
 
@@ -181,9 +180,9 @@ static int parse_bounded(void *base, const struct opt_row *r, const char *v, con
 			 double top, const char *what, struct dd_err *err)
 {
 	double x;
-	const char *why = NULL;
+	struct dd_err why;
 	if (units_parse_rate(v, &x, &why))
-		return err_fail(err, -1, "%s: '%s' is not %s: %s", label, shown, what, why);
+		return err_fail(err, -1, "%s: '%s' is not %s: %s", label, shown, what, why.msg);
 	if (x > top)
 		return err_fail(err, -1, "%s: %s is out of range (0 to %g)", label, shown, top);
 	*(double *)((char *)base + r->offset) = x;

@@ -60,11 +60,12 @@ int gen_options_parse(int argc, char **argv, struct gen_options *o, struct dd_er
 /* dedisgen-mpi's command line: the rows marked CMD_MPI, no subcommand; checked as a scan's. */
 int gen_options_parse_mpi(int argc, char **argv, struct gen_options *o, struct dd_err *err);
 void gen_options_free(struct gen_options *o);
-/* Parses "4096,8192" / "4KiB,1MiB" into sorted distinct sizes. Returns 0 or -1 (why set). */
 /* The automatic compressibility sampling rate for a scan of `blocks` blocks (0: unknown): the
  * largest power of two <= 1 with p * blocks <= 2^13, never below 1/256 (1/64 when unknown). */
 double gen_auto_sample_rate(uint64_t blocks);
-int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, const char **why);
+/* Parses "4096,8192" / "4KiB,1MiB" into sorted distinct sizes. Returns 0 or -1 (err: the reason
+ * alone; the caller names the option). */
+int gen_parse_sizes(const char *s, uint64_t *sizes, int *n, struct dd_err *err);
 
 void gen_options_print_help(FILE *f);
 void gen_options_print_man(FILE *f);

@@ -81,7 +81,7 @@ static int apply_count(const struct opt_table *t, const struct opt_row *r, void 
 		       const char *lb, const char *sv, struct dd_err *err)
 {
 	uint64_t n;
-	const char *why = NULL;
+	struct dd_err why;
 	int word = r->choices ? choice_index(r->choices, v) : -1;
 	if (word >= 0) {
 		*(uint64_t *)field(base, r) = (uint64_t)word;
@@ -89,7 +89,7 @@ static int apply_count(const struct opt_table *t, const struct opt_row *r, void 
 	}
 	if (units_parse_count(v, &n, &why)) {
 		if (!r->choices)
-			return fail(err, "%s: '%s' is not a valid count: %s", lb, sv, why);
+			return fail(err, "%s: '%s' is not a valid count: %s", lb, sv, why.msg);
 		char list[256];
 		list_choices(r->choices, false, list, sizeof list);
 		return fail(err, "%s: '%s' is neither %s nor a whole number", lb, sv, list);
@@ -104,9 +104,9 @@ static int apply_size(const struct opt_table *t, const struct opt_row *r, void *
 		      const char *lb, const char *sv, struct dd_err *err)
 {
 	uint64_t n;
-	const char *why = NULL;
+	struct dd_err why;
 	if (units_parse_size(v, r->unit ? r->unit : 1, &n, &why))
-		return fail(err, "%s: '%s' is not a valid size: %s", lb, sv, why);
+		return fail(err, "%s: '%s' is not a valid size: %s", lb, sv, why.msg);
 	if (n < r->min || (r->max && n > r->max))
 		return out_of_range(t, r, lb, sv, err);
 	*(uint64_t *)field(base, r) = n;
@@ -117,9 +117,9 @@ static int apply_duration(const struct opt_row *r, void *base, const char *v, co
 			  struct dd_err *err)
 {
 	uint64_t ns;
-	const char *why = NULL;
+	struct dd_err why;
 	if (units_parse_duration(v, r->unit, &ns, &why))
-		return fail(err, "%s: '%s' is not a valid duration: %s", lb, sv, why);
+		return fail(err, "%s: '%s' is not a valid duration: %s", lb, sv, why.msg);
 	if (r->max && ns > r->max)
 		return fail(err, "%s: %s is longer than %llu days", lb, sv,
 			    (unsigned long long)(r->max / (86400ULL * 1000000000ULL)));
@@ -131,9 +131,9 @@ static int apply_rate(const struct opt_row *r, void *base, const char *v, const 
 		      struct dd_err *err)
 {
 	double x;
-	const char *why = NULL;
+	struct dd_err why;
 	if (units_parse_rate(v, &x, &why))
-		return fail(err, "%s: '%s' is not a valid rate: %s", lb, sv, why);
+		return fail(err, "%s: '%s' is not a valid rate: %s", lb, sv, why.msg);
 	if (x > 0 && x < OPT_RATE_MIN)
 		return fail(err, "%s: %s is too small (at least %g; 0 for none)", lb, sv, OPT_RATE_MIN);
 	*(double *)field(base, r) = x;

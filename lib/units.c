@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/errmsg.h"
 #include "lib/units.h"
 
 #define FRAC_MAX_DIGITS 18
@@ -77,11 +78,9 @@ static const char *scale(const struct decnum *n, uint64_t mult, uint64_t *out, i
 	return NULL;
 }
 
-static int fail(const char **why, const char *reason)
+static int fail(struct dd_err *err, const char *reason)
 {
-	if (why)
-		*why = reason;
-	return -1;
+	return err_fail(err, -1, "%s", reason);
 }
 
 static const char *skip_spaces(const char *p)
@@ -128,35 +127,35 @@ static const struct unit *find_unit(const struct unit *tab, const char *p, size_
 	return NULL;
 }
 
-int units_parse_size(const char *s, uint64_t bare_unit, uint64_t *out, const char **why)
+int units_parse_size(const char *s, uint64_t bare_unit, uint64_t *out, struct dd_err *err)
 {
 	struct decnum n;
-	const char *p = s, *err;
+	const char *p = s, *reason;
 	uint64_t mult = bare_unit, v;
 	int exact;
 
 	if (!s || !*s)
-		return fail(why, "empty value");
-	if ((err = scan_decimal(&p, &n, 1)))
-		return fail(why, err);
+		return fail(err, "empty value");
+	if ((reason = scan_decimal(&p, &n, 1)))
+		return fail(err, reason);
 	if (isalpha((unsigned char)*skip_spaces(p)))
 		p = skip_spaces(p);
 	size_t sl = suffix_len(p);
 	if (sl) {
 		const struct unit *u = find_unit(size_units, p, sl);
 		if (!u)
-			return fail(why, "unknown size suffix (use B, KiB, MiB, GiB, TiB or PiB)");
+			return fail(err, "unknown size suffix (use B, KiB, MiB, GiB, TiB or PiB)");
 		mult = u->mult;
 		p += sl;
 	} else if (bare_unit == 0) {
-		return fail(why, "a unit suffix is required (B, KiB, MiB, GiB, TiB, PiB)");
+		return fail(err, "a unit suffix is required (B, KiB, MiB, GiB, TiB, PiB)");
 	}
 	if (*p)
-		return fail(why, "unexpected characters after the size");
-	if ((err = scale(&n, mult, &v, &exact)))
-		return fail(why, err);
+		return fail(err, "unexpected characters after the size");
+	if ((reason = scale(&n, mult, &v, &exact)))
+		return fail(err, reason);
 	if (!exact)
-		return fail(why, "not a whole number of bytes");
+		return fail(err, "not a whole number of bytes");
 	*out = v;
 	return 0;
 }
@@ -172,14 +171,14 @@ static const struct unit time_units[] = {
 	{NULL, 0},
 };
 
-int units_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns, const char **why)
+int units_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns, struct dd_err *err)
 {
-	const char *p = s, *err;
+	const char *p = s, *reason;
 	uint64_t total = 0;
 	int ncomp = 0;
 
 	if (!s || !*s)
-		return fail(why, "empty value");
+		return fail(err, "empty value");
 	while (*p) {
 		struct decnum n;
 		uint64_t v, mult;
@@ -187,31 +186,31 @@ int units_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns,
 
 		if (ncomp > 0)
 			p = skip_spaces(p);
-		if ((err = scan_decimal(&p, &n, 1)))
-			return fail(why, ncomp && !strcmp(err, "not a number")
-				? "unexpected characters in the duration" : err);
+		if ((reason = scan_decimal(&p, &n, 1)))
+			return fail(err, ncomp && !strcmp(reason, "not a number")
+				? "unexpected characters in the duration" : reason);
 		if (isalpha((unsigned char)*skip_spaces(p)))
 			p = skip_spaces(p);
 		size_t sl = suffix_len(p);
 		if (sl) {
 			const struct unit *u = find_unit(time_units, p, sl);
 			if (!u)
-				return fail(why, "unknown duration suffix (use ns, us, ms, s, m, h or d)");
+				return fail(err, "unknown duration suffix (use ns, us, ms, s, m, h or d)");
 			mult = u->mult;
 			p += sl;
 		} else if (ncomp == 0 && *p == '\0') {
 			if (bare_unit_ns == 0)
-				return fail(why, "a unit suffix is required (ns, us, ms, s, m, h, d)");
+				return fail(err, "a unit suffix is required (ns, us, ms, s, m, h, d)");
 			mult = bare_unit_ns;
 		} else if (*p == '\0') {
-			return fail(why, "missing unit after the last number");
+			return fail(err, "missing unit after the last number");
 		} else {
-			return fail(why, "unexpected characters in the duration");
+			return fail(err, "unexpected characters in the duration");
 		}
-		if ((err = scale(&n, mult, &v, &exact)))
-			return fail(why, err);
+		if ((reason = scale(&n, mult, &v, &exact)))
+			return fail(err, reason);
 		if (v > UINT64_MAX - total)
-			return fail(why, "value too large (overflows 64 bits)");
+			return fail(err, "value too large (overflows 64 bits)");
 		total += v;
 		ncomp++;
 	}
@@ -219,26 +218,26 @@ int units_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns,
 	return 0;
 }
 
-int units_parse_count(const char *s, uint64_t *out, const char **why)
+int units_parse_count(const char *s, uint64_t *out, struct dd_err *err)
 {
-	const char *p = s, *err;
+	const char *p = s, *reason;
 	uint64_t v = 0;
 
 	if (!s || !*s)
-		return fail(why, "empty value");
+		return fail(err, "empty value");
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
 		p += 2;
 		if (!isxdigit((unsigned char)*p))
-			return fail(why, "a hex digit must follow 0x");
+			return fail(err, "a hex digit must follow 0x");
 		for (; isxdigit((unsigned char)*p); p++) {
 			unsigned d = isdigit((unsigned char)*p) ? (unsigned)(*p - '0')
 				: (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
 			if (v > (UINT64_MAX >> 4))
-				return fail(why, "value too large (overflows 64 bits)");
+				return fail(err, "value too large (overflows 64 bits)");
 			v = (v << 4) | d;
 		}
 		if (*p)
-			return fail(why, "unexpected characters after the number");
+			return fail(err, "unexpected characters after the number");
 		*out = v;
 		return 0;
 	}
@@ -246,8 +245,8 @@ int units_parse_count(const char *s, uint64_t *out, const char **why)
 	struct decnum n;
 	uint64_t mult = 1;
 	int exact;
-	if ((err = scan_decimal(&p, &n, 1)))
-		return fail(why, err);
+	if ((reason = scan_decimal(&p, &n, 1)))
+		return fail(err, reason);
 	switch (*p) {
 	case 'k': case 'K': mult = 1000ULL; p++; break;
 	case 'M': mult = 1000000ULL; p++; break;
@@ -255,16 +254,16 @@ int units_parse_count(const char *s, uint64_t *out, const char **why)
 	default: break;
 	}
 	if (*p)
-		return fail(why, "unexpected characters after the number (suffixes: k, M, G)");
-	if ((err = scale(&n, mult, &v, &exact)))
-		return fail(why, err);
+		return fail(err, "unexpected characters after the number (suffixes: k, M, G)");
+	if ((reason = scale(&n, mult, &v, &exact)))
+		return fail(err, reason);
 	if (!exact)
-		return fail(why, "not a whole number");
+		return fail(err, "not a whole number");
 	*out = v;
 	return 0;
 }
 
-int units_parse_rate(const char *s, double *out, const char **why)
+int units_parse_rate(const char *s, double *out, struct dd_err *err)
 {
 	const char *p = s;
 	char num[64];
@@ -272,11 +271,11 @@ int units_parse_rate(const char *s, double *out, const char **why)
 	size_t len;
 
 	if (!s || !*s)
-		return fail(why, "empty value");
+		return fail(err, "empty value");
 	if (*p == '-')
-		return fail(why, "negative values are not allowed");
+		return fail(err, "negative values are not allowed");
 	if (*p == '+')
-		return fail(why, "a sign is not allowed");
+		return fail(err, "a sign is not allowed");
 	/* digits [. digits] [e [+-] digits]: no hex, inf, nan or whitespace for strtod to accept */
 	const char *start = p;
 	int digits = 0;
@@ -286,20 +285,20 @@ int units_parse_rate(const char *s, double *out, const char **why)
 		while (isdigit((unsigned char)*p)) p++, digits++;
 	}
 	if (digits == 0)
-		return fail(why, "not a number");
+		return fail(err, "not a number");
 	if (*p == 'e' || *p == 'E') {
 		const char *q = p + 1;
 		if (*q == '+' || *q == '-')
 			q++;
 		if (!isdigit((unsigned char)*q))
-			return fail(why, "malformed exponent");
+			return fail(err, "malformed exponent");
 		while (isdigit((unsigned char)*q))
 			q++;
 		p = q;
 	}
 	len = (size_t)(p - start);
 	if (len >= sizeof num)
-		return fail(why, "number too long");
+		return fail(err, "number too long");
 	memcpy(num, start, len);
 	num[len] = '\0';
 	switch (*p) {
@@ -308,14 +307,14 @@ int units_parse_rate(const char *s, double *out, const char **why)
 	default: break;
 	}
 	if (*p)
-		return fail(why, "unexpected characters after the number (suffixes: k, M)");
+		return fail(err, "unexpected characters after the number (suffixes: k, M)");
 	errno = 0;
 	v = strtod(num, NULL) * mult;
 	if (!isfinite(v) || errno == ERANGE)
-		return fail(why, errno == ERANGE && v < 1.0 ? "value out of range" : "value too large");
+		return fail(err, errno == ERANGE && v < 1.0 ? "value out of range" : "value too large");
 	/* no storage does 10^12 operations a second; beyond, the schedule's arithmetic loses meaning */
 	if (v > UNITS_RATE_MAX)
-		return fail(why, "value too large (at most 1e12 a second)");
+		return fail(err, "value too large (at most 1e12 a second)");
 	*out = v;
 	return 0;
 }

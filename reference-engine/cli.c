@@ -51,9 +51,9 @@ static int parse_commit_every(void *base, const struct opt_row *r, const char *v
 			      const char *shown, struct dd_err *err)
 {
 	uint64_t *n = (uint64_t *)((char *)base + r->offset);
-	const char *why = NULL;
+	struct dd_err why;
 	if (units_parse_count(v, n, &why))
-		return fail(err, "%s: '%s' is not a valid count: %s", label, shown, why);
+		return fail(err, "%s: '%s' is not a valid count: %s", label, shown, why.msg);
 	if (*n > UINT32_MAX)
 		return fail(err, "%s: '%s' is too large (at most %u)", label, shown, UINT32_MAX);
 	return 0;

@@ -589,8 +589,7 @@ static int cmd_export(const struct engine_cli *c)
 static int cmd_discard(const struct engine_cli *c)
 {
 	uint64_t start, len;
-	const char *why;
-	if (units_parse_count(c->args[1], &start, &why) || units_parse_count(c->args[2], &len, &why))
+	if (units_parse_count(c->args[1], &start, NULL) || units_parse_count(c->args[2], &len, NULL))
 		return bad("discard: START and LEN are block counts (%s %s)", c->args[1], c->args[2]);
 	struct engine_stats g;
 	struct dd_err err;

@@ -41,8 +41,9 @@ static bool reads_a_file(int argc, char **argv)
 
 static void check_units(const char *s)
 {
-	const char *why;
+	struct dd_err why; /* cleared before each parser, so a reason is that parser's */
 	uint64_t v, again;
+	err_clear(&why);
 	if (units_parse_size(s, 1, &v, &why) == 0) {
 		char text[64];
 		units_format_size(v, text, sizeof text);
@@ -50,18 +51,21 @@ static void check_units(const char *s)
 		if (!strchr(text, '.') && (units_parse_size(text, 1, &again, &why) || again != v))
 			harness_fail("size %s = %llu prints as '%s', which reads back differently", s,
 				     (unsigned long long)v, text);
-	} else if (!why || !*why) {
+	} else if (!why.msg[0]) {
 		harness_fail("size '%s' refused without a reason", s);
 	}
-	if (units_parse_duration(s, 1, &v, &why) && (!why || !*why))
+	err_clear(&why);
+	if (units_parse_duration(s, 1, &v, &why) && !why.msg[0])
 		harness_fail("duration '%s' refused without a reason", s);
-	if (units_parse_count(s, &v, &why) && (!why || !*why))
+	err_clear(&why);
+	if (units_parse_count(s, &v, &why) && !why.msg[0])
 		harness_fail("count '%s' refused without a reason", s);
 	double r;
+	err_clear(&why);
 	if (units_parse_rate(s, &r, &why) == 0) {
 		if (!(r >= 0) || r > UNITS_RATE_MAX)
 			harness_fail("rate '%s' parsed as %g", s, r);
-	} else if (!why || !*why) {
+	} else if (!why.msg[0]) {
 		harness_fail("rate '%s' refused without a reason", s);
 	}
 }

@@ -10,43 +10,45 @@
 static uint64_t size_ok(const char *s, uint64_t bare)
 {
 	uint64_t v = 0xdeadbeef;
-	const char *why = NULL;
+	struct dd_err why;
 	int rc = units_parse_size(s, bare, &v, &why);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0)
-		fprintf(stderr, "\n  units_parse_size(\"%s\") failed: %s\n", s, why);
+		fprintf(stderr, "\n  units_parse_size(\"%s\") failed: %s\n", s, why.msg);
 	return v;
 }
 
 static const char *size_bad(const char *s, uint64_t bare)
 {
 	uint64_t v = 12345;
-	const char *why = NULL;
+	static struct dd_err why; /* its reason is returned */
+	err_clear(&why);
 	CU_ASSERT_EQUAL(units_parse_size(s, bare, &v, &why), -1);
-	CU_ASSERT_PTR_NOT_NULL(why);
+	CU_ASSERT(why.msg[0] != 0);
 	CU_ASSERT_EQUAL(v, 12345); /* untouched on error */
-	return why ? why : "";
+	return why.msg;
 }
 
 static uint64_t dur_ok(const char *s, uint64_t bare)
 {
 	uint64_t v = 0xdeadbeef;
-	const char *why = NULL;
+	struct dd_err why;
 	int rc = units_parse_duration(s, bare, &v, &why);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0)
-		fprintf(stderr, "\n  units_parse_duration(\"%s\") failed: %s\n", s, why);
+		fprintf(stderr, "\n  units_parse_duration(\"%s\") failed: %s\n", s, why.msg);
 	return v;
 }
 
 static const char *dur_bad(const char *s, uint64_t bare)
 {
 	uint64_t v = 12345;
-	const char *why = NULL;
+	static struct dd_err why; /* its reason is returned */
+	err_clear(&why);
 	CU_ASSERT_EQUAL(units_parse_duration(s, bare, &v, &why), -1);
-	CU_ASSERT_PTR_NOT_NULL(why);
+	CU_ASSERT(why.msg[0] != 0);
 	CU_ASSERT_EQUAL(v, 12345);
-	return why ? why : "";
+	return why.msg;
 }
 
 static void test_size_suffixes(void)
@@ -110,7 +112,7 @@ static void test_size_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(size_bad("99999999999999999999999", 1), "overflow"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(size_bad("16384PiB", 1), "overflow"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(size_bad("16777216TiB", 1), "overflow"));
-	/* why may be NULL */
+	/* err may be NULL */
 	uint64_t v;
 	CU_ASSERT_EQUAL(units_parse_size("junk", 1, &v, NULL), -1);
 }
@@ -173,7 +175,7 @@ static void test_duration_errors(void)
 static void test_count(void)
 {
 	uint64_t v;
-	const char *why;
+	struct dd_err why;
 	CU_ASSERT(units_parse_count("42", &v, &why) == 0 && v == 42);
 	CU_ASSERT(units_parse_count("0x1F", &v, &why) == 0 && v == 31);
 	CU_ASSERT(units_parse_count("0xffffffffffffffff", &v, &why) == 0 && v == UINT64_MAX);
@@ -198,14 +200,14 @@ static void test_count(void)
 static void test_rate(void)
 {
 	double v;
-	const char *why;
+	struct dd_err why;
 	CU_ASSERT(units_parse_rate("500", &v, &why) == 0 && v == 500.0);
 	CU_ASSERT(units_parse_rate("2k", &v, &why) == 0 && v == 2000.0);
 	CU_ASSERT(units_parse_rate("2.5k", &v, &why) == 0 && v == 2500.0);
 	CU_ASSERT(units_parse_rate("1.5M", &v, &why) == 0 && v == 1500000.0);
 	CU_ASSERT(units_parse_rate("0.5", &v, &why) == 0 && v == 0.5);
 	CU_ASSERT(units_parse_rate("1e12", &v, &why) == 0 && v == 1e12);
-	CU_ASSERT(units_parse_rate("1e308", &v, &why) == -1 && strstr(why, "too large"));
+	CU_ASSERT(units_parse_rate("1e308", &v, &why) == -1 && strstr(why.msg, "too large"));
 	CU_ASSERT(units_parse_rate("1000001M", &v, &why) == -1);
 	CU_ASSERT(units_parse_rate(".5", &v, &why) == 0 && v == 0.5);
 	CU_ASSERT(units_parse_rate("1e3", &v, &why) == 0 && v == 1000.0);
