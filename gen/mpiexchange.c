@@ -156,10 +156,10 @@ static int phase(struct xchg *x, size_t rec, route_deliver_fn deliver, int (*wal
 		MPI_Abort(MPI_COMM_WORLD, EXIT_FAILED);
 	}
 	if (walk && walk(x, &why) && !x->rt.failed && !x->rt.any_failed)
-		route_fail(&x->rt, why.msg);
+		route_fail(&x->rt, &why);
 	int rc = route_finish(&x->rt) ? FAILED_ELSEWHERE : 0;
 	if (rc && x->rt.failed) {
-		run_say(&x->g->r, "%s", x->rt.why);
+		run_say(&x->g->r, "%s", x->rt.err.msg);
 		rc = EXIT_FAILED;
 	}
 	x->delivered = x->rt.delivered;

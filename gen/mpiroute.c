@@ -1,7 +1,6 @@
 /* mpiroute.c - bounded all-to-all rounds of fixed-size records: counts exchanged, then the
  * records, then one allreduce saying whether a rank has more to send and whether one failed. */
 #include <mpi.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gen/mpiroute.h"
@@ -32,10 +31,10 @@ int route_init(struct route *r, size_t rec_bytes, route_deliver_fn deliver, void
 	return 0;
 }
 
-void route_fail(struct route *r, const char *why)
+void route_fail(struct route *r, const struct dd_err *why)
 {
 	if (!r->failed)
-		snprintf(r->why, sizeof r->why, "%s", why);
+		r->err = *why;
 	r->failed = true;
 }
 
@@ -60,7 +59,7 @@ static int round_trip(struct route *r, bool done)
 	for (size_t off = 0; off < (size_t)at && !r->failed; off += r->rec) {
 		struct dd_err why = {0};
 		if (r->deliver(r->recv + off, r->arg, &why))
-			route_fail(r, why.msg);
+			route_fail(r, &why);
 		else
 			r->delivered++;
 	}

@@ -27,7 +27,7 @@ struct route {
 	bool failed;               /* this rank failed (delivery or its own put) */
 	bool any_failed;           /* a rank failed: every rank stops */
 	uint64_t delivered;        /* records delivered here */
-	char why[512];             /* this rank's failure */
+	struct dd_err err;         /* this rank's failure */
 };
 
 /* Every rank calls init, then put as it likes, then finish (collective). 0 or -1 (oom). */
@@ -35,9 +35,10 @@ int route_init(struct route *r, size_t rec_bytes, route_deliver_fn deliver, void
 /* Queues rec for rank dest; a full queue runs a round first (collective with the other ranks'
  * rounds). 0, or -1 when a rank failed (stop putting; call finish). */
 int route_put(struct route *r, int dest, const void *rec);
-/* Marks this rank failed (it stops putting; the others learn it at the next round). */
-void route_fail(struct route *r, const char *why);
-/* Runs rounds until every rank is done. 0, or -1 when some rank failed (r->why says why when
+/* Marks this rank failed, why kept as r->err when it is the first (it stops putting; the others
+ * learn it at the next round). */
+void route_fail(struct route *r, const struct dd_err *why);
+/* Runs rounds until every rank is done. 0, or -1 when some rank failed (r->err says why when
  * it was this one). */
 int route_finish(struct route *r);
 void route_free(struct route *r);
