@@ -289,7 +289,8 @@ int opt_parse_argv(const struct opt_table *t, unsigned mask, int argc, char **ar
 	return 0;
 }
 
-int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, bool *given, struct dd_err *err)
+int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, bool *given, const char *what,
+		 struct dd_err *err)
 {
 	char shown[72];
 	for (const char *p = list; p && *p;) {
@@ -302,9 +303,9 @@ int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char s
 		part[eq - p] = 0;
 		long row = opt_find_long(t, part);
 		if (row < 0 || t->rows[row].type == OT_ACTION)
-			return fail(err, "unknown key '%s'", errmsg_quote(part, shown, sizeof shown));
+			return fail(err, "unknown %s '%s'", what ? what : "key", errmsg_quote(part, shown, sizeof shown));
 		if (given && given[row])
-			return fail(err, "%s given twice", t->rows[row].name);
+			return fail(err, "%s%s%s given twice", what ? what : "", what ? " " : "", t->rows[row].name);
 		if (given)
 			given[row] = true;
 		if (opt_apply(t, &t->rows[row], base, part + (eq - p) + 1, err) < 0)

@@ -99,9 +99,11 @@ int opt_parse_argv(const struct opt_table *t, unsigned mask, int argc, char **ar
 /* A "k=v<sep>k=v" list (e.g. "index=bdb,compress=lz4") applied to base through the rows; a key
  * that no row names, or a part without '=', is refused ("unknown key 'k'", "'p' is not
  * key=value"); with given (a flag per row, may be NULL) a key set twice is too ("k given
- * twice"), and the rows set are marked. A value's refusal is its row's ("--k: ..."; an OT_CUSTOM
- * row words its own). */
-int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, bool *given, struct dd_err *err);
+ * twice"), and the rows set are marked. what, when not NULL, is what the refusals call a key
+ * ("engine option": "unknown engine option 'k'", "engine option k given twice"). A value's
+ * refusal is its row's ("--k: ..."; an OT_CUSTOM row words its own). */
+int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char sep, bool *given, const char *what,
+		 struct dd_err *err);
 
 /* Does --help / the man page show row r's default? (not for flags, "0" or "default", unless
  * the table says OPT_STYLE_ALL_DEFAULTS) */

@@ -145,23 +145,29 @@ static void test_kv(void)
 {
 	struct sample s = {0};
 	struct dd_err e;
-	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode=safe,size=1MiB,flag=yes,name=x", ',', NULL, &e), 0);
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode=safe,size=1MiB,flag=yes,name=x", ',', NULL, NULL, &e), 0);
 	CU_ASSERT_EQUAL(s.mode, 1);
 	CU_ASSERT_EQUAL(s.size, 1048576);
 	CU_ASSERT_TRUE(s.flag);
 	CU_ASSERT_STRING_EQUAL(s.name, "x");
-	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode=safe,bogus=1", ',', NULL, &e), -1);
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode=safe,bogus=1", ',', NULL, NULL, &e), -1);
 	CU_ASSERT_STRING_EQUAL(e.msg, "unknown key 'bogus'");
-	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode", ',', NULL, &e), -1);
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode", ',', NULL, NULL, &e), -1);
 	CU_ASSERT_STRING_EQUAL(e.msg, "'mode' is not key=value");
-	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "size=1", ',', NULL, &e), -1);
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "size=1", ',', NULL, NULL, &e), -1);
 	CU_ASSERT_STRING_EQUAL(e.msg, "--size: 1 is out of range (at least 512 bytes)");
-	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "help=1", ',', NULL, &e), -1);
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "help=1", ',', NULL, NULL, &e), -1);
 	bool given[16] = {false};
-	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode=fast;mode=slow", ';', given, &e), -1);
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode=fast;mode=slow", ';', given, NULL, &e), -1);
 	CU_ASSERT_STRING_EQUAL(e.msg, "mode given twice");
 	CU_ASSERT_TRUE(given[1]);
 	CU_ASSERT_EQUAL(s.mode, 0);
+	/* a caller's own word for a key */
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "bogus=1", ',', NULL, "engine option", &e), -1);
+	CU_ASSERT_STRING_EQUAL(e.msg, "unknown engine option 'bogus'");
+	memset(given, 0, sizeof given);
+	CU_ASSERT_EQUAL(opt_parse_kv(&table, &s, "mode=fast,mode=fast", ',', given, "engine option", &e), -1);
+	CU_ASSERT_STRING_EQUAL(e.msg, "engine option mode given twice");
 	opt_free_strings(&table, &s);
 }
 
