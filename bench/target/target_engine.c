@@ -15,6 +15,7 @@
 #include "bench/target/targetkind.h"
 #include "bench/target/volclaim.h"
 #include "lib/dioalign.h"
+#include "lib/opttable.h"
 #include "lib/pathwithin.h"
 #include "reference-engine/engine.h"
 #include "reference-engine/fpindex.h"
@@ -37,20 +38,73 @@ static int lock_volume_inode(struct target *t, const char *what, struct dd_err *
 }
 
 /* engine:DIR[,OPTION=VALUE]... - the embedded reference engine, formatted on first use. Each
- * option is a row: its name, where its value goes, and what accepts a value. */
-static bool engine_index_ok(const char *v) { return index_find(v) != NULL; } /* the engine's own list */
-static bool engine_compress_ok(const char *v) { return !strcmp(v, "none") || !strcmp(v, "lz4"); }
+ * option is an option table row: a choice, copied into a char[8] of struct target, its first
+ * choice the default. The index names are the engine's index registry's (filled by
+ * engine_option_rows). */
+#define CHOICE_FIELD 8 /* the bytes of engine_index and engine_compress */
+_Static_assert(sizeof ((struct target *)0)->engine_index == CHOICE_FIELD, "engine_index is a char[8]");
+_Static_assert(sizeof ((struct target *)0)->engine_compress == CHOICE_FIELD, "engine_compress is a char[8]");
+static const char *index_names[16];
+static const char *const compress_names[] = {"none", "lz4", NULL};
 
-static const struct engine_opt {
-	const char *name;
-	size_t field;  /* offset of a char[8] in struct target */
-	bool (*valid)(const char *v);
-	const char *choices;
-} engine_opts[] = {
-	{"index", offsetof(struct target, engine_index), engine_index_ok, "mem|bdb|bloom"},
-	{"compress", offsetof(struct target, engine_compress), engine_compress_ok, "none|lz4"},
+/* "a|b|c": the choices of row r. */
+static const char *choices_spelled(const struct opt_row *r, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t k = 0; r->choices[k] && used < len; k++) {
+		int n = snprintf(buf + used, len - used, "%s%s", k ? "|" : "", r->choices[k]);
+		used += n > 0 ? (size_t)n : 0;
+	}
+	return buf;
+}
+
+/* OT_CUSTOM: v, one of the row's choices, into the row's char[8]. */
+static int parse_choice(void *base, const struct opt_row *r, const char *v, const char *label, const char *shown,
+			struct dd_err *err)
+{
+	(void)label;
+	(void)shown; /* the whole value is shown, as the target's other refusals show theirs */
+	for (size_t k = 0; r->choices[k]; k++)
+		if (!strcmp(v, r->choices[k]) && strlen(v) < CHOICE_FIELD) {
+			snprintf((char *)base + r->offset, CHOICE_FIELD, "%s", v);
+			return 0;
+		}
+	char list[128];
+	return err_fail(err, -1, "engine option %s='%s' is not one of %s", r->name, v, choices_spelled(r, list, sizeof list));
+}
+
+static const struct opt_row engine_rows[] = {
+	{.name = "index", .arg = "NAME", .type = OT_CUSTOM, .offset = offsetof(struct target, engine_index),
+	 .choices = index_names, .help = "the volume's fingerprint index", .parse = parse_choice},
+	{.name = "compress", .arg = "HOW", .type = OT_CUSTOM, .offset = offsetof(struct target, engine_compress),
+	 .choices = compress_names, .help = "how the volume stores blocks", .parse = parse_choice},
 };
-#define ENGINE_OPTS (sizeof engine_opts / sizeof engine_opts[0])
+#define ENGINE_OPTS (sizeof engine_rows / sizeof engine_rows[0])
+
+/* The engine target's option table, its index choices taken from the engine's registry. */
+static const struct opt_table *engine_option_rows(void)
+{
+	static const struct opt_table table = {engine_rows, ENGINE_OPTS, 0, 0};
+	for (size_t i = 0; fpindex_registry[i] && i + 1 < sizeof index_names / sizeof index_names[0]; i++)
+		index_names[i] = fpindex_registry[i]->name;
+	return &table;
+}
+
+/* "index=mem|bdb|bloom<sep>compress=none|lz4", each row as before ... after. */
+static const char *options_spelled(const struct opt_table *table, const char *before, const char *after, char *buf,
+				   size_t len)
+{
+	char list[128];
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < table->count && used < len; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s=%s%s", i ? before : before + strspn(before, ", "),
+				 table->rows[i].name, choices_spelled(&table->rows[i], list, sizeof list), after);
+		used += n > 0 ? (size_t)n : 0;
+	}
+	return buf;
+}
 
 /* engine_at: the held directory by a name the engine's API takes, checked to lead to it. */
 static int name_held_volume(struct target *t, const char *shown, struct dd_err *err)
@@ -114,40 +168,36 @@ static int hold_volume(const struct target_request *req, struct target *t, struc
 	return name_held_volume(t, req->path, err);
 }
 
-/* engine:DIR[,OPTION=VALUE]...: DIR into t->path, the options into t. */
+/* engine:DIR[,OPTION=VALUE]...: DIR into t->path, the options into t (each row's first choice
+ * unless given). Part by part, so that the first bad one is the one refused. */
 static int parse_engine_spec(const struct target_request *req, struct target *t, bool given[ENGINE_OPTS],
 			     struct dd_err *err)
 {
+	const struct opt_table *table = engine_option_rows();
 	const char *spec = req->path + strlen("engine:");
 	const char *comma = strchr(spec, ',');
 	size_t dlen = comma ? (size_t)(comma - spec) : strlen(spec);
+	char list[256];
 	if (!dlen || dlen >= sizeof t->path)
-		return err_fail(err, -1, "target %s: give engine:DIR[,index=mem|bdb|bloom][,compress=none|lz4]", req->path);
+		return err_fail(err, -1, "target %s: give engine:DIR%s", req->path,
+			    options_spelled(table, "[,", "]", list, sizeof list));
 	memcpy(t->path, spec, dlen);
 	t->path[dlen] = 0;
-	snprintf(t->engine_index, sizeof t->engine_index, "mem");
-	snprintf(t->engine_compress, sizeof t->engine_compress, "none");
+	for (size_t i = 0; i < table->count; i++)
+		snprintf((char *)t + table->rows[i].offset, CHOICE_FIELD, "%s", table->rows[i].choices[0]);
 	for (const char *opt = comma; opt; opt = strchr(opt + 1, ',')) {
 		const char *v = opt + 1;
-		size_t n = strcspn(v, ","), k;
+		size_t n = strcspn(v, ",");
 		const char *eq = memchr(v, '=', n);
-		for (k = 0; eq && k < ENGINE_OPTS; k++)
-			if ((size_t)(eq - v) == strlen(engine_opts[k].name) && !strncmp(v, engine_opts[k].name, (size_t)(eq - v)))
-				break;
-		if (!eq || k == ENGINE_OPTS)
-			return err_fail(err, -1, "target %s: unknown engine option '%.*s' (index=mem|bdb|bloom, compress=none|lz4)",
-				    req->path, (int)n, v);
-		char value[8] = "";
-		size_t vlen = n - (size_t)(eq + 1 - v);
-		if (vlen < sizeof value)
-			memcpy(value, eq + 1, vlen);
-		if (given[k]) /* the last would win silently */
-			return err_fail(err, -1, "target %s: engine option %s given twice", req->path, engine_opts[k].name);
-		if (!value[0] || !engine_opts[k].valid(value))
-			return err_fail(err, -1, "target %s: engine option %s='%.*s' is not one of %s", req->path,
-				    engine_opts[k].name, (int)vlen, eq + 1, engine_opts[k].choices);
-		snprintf((char *)t + engine_opts[k].field, 8, "%s", value);
-		given[k] = true;
+		char key[16] = "", part[640]; /* longer: the message (512) is cut before the value it shows */
+		if (eq && (size_t)(eq - v) < sizeof key)
+			memcpy(key, v, (size_t)(eq - v));
+		if (!eq || opt_find_long(table, key) < 0)
+			return err_fail(err, -1, "target %s: unknown engine option '%.*s' (%s)", req->path, (int)n, v,
+				    options_spelled(table, ", ", "", list, sizeof list));
+		snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), v);
+		if (opt_parse_kv(table, t, part, ',', given, "engine option", err) < 0)
+			return err_forward(err, -1, "target %s", req->path);
 	}
 	return 0;
 }
