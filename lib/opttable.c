@@ -368,3 +368,16 @@ void opt_print_completion(FILE *f, const struct opt_table *t, unsigned mask)
 		}
 	}
 }
+
+void opt_print_kv_completion(FILE *f, const struct opt_table *t, const char *prefix)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		const struct opt_row *r = &t->rows[i];
+		if (!r->name || r->type == OT_ACTION)
+			continue;
+		fprintf(f, "%s%s= %s", prefix, r->name, r->arg ? r->arg : "-");
+		for (int k = 0; r->arg && r->choices && r->choices[k]; k++)
+			fprintf(f, " %s", r->choices[k]);
+		fputc('\n', f);
+	}
+}

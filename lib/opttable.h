@@ -115,5 +115,8 @@ void opt_print_man_row(FILE *f, const struct opt_table *t, const struct opt_row 
 /* The completion data of the rows in mask, one line each: "OPTION METAVAR CHOICE..." (a dash
  * for no metavariable), a long and a short option each on its own line. */
 void opt_print_completion(FILE *f, const struct opt_table *t, unsigned mask);
+/* The same of a "k=v" list's rows: "PREFIXKEY= METAVAR CHOICE..." (prefix names where the list
+ * goes, e.g. "engine:,"). */
+void opt_print_kv_completion(FILE *f, const struct opt_table *t, const char *prefix);
 
 #endif

@@ -185,6 +185,12 @@ static void test_docs(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "-x -\n"));
 	CU_ASSERT_PTR_NULL(strstr(buf, "-f -\n")); /* mask 2 only */
 	CU_ASSERT_PTR_NULL(strstr(buf, "--time"));
+	f = fmemopen(buf, sizeof buf, "w");
+	opt_print_kv_completion(f, &table, "vol:,");
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "vol:,mode= M fast safe slow\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "vol:,flag= -\n"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "help="));
 }
 
 int suite_opttable(void)
