@@ -10,6 +10,7 @@
 #include "bench/benchopts.h"
 #include "lib/units.h"
 #include "bench/ioengine/ioengine.h"
+#include "bench/target/target.h"
 
 const char *const mode_names[] = {"write", "read", "mixed", NULL};
 /* The first four keep the order of the original `sync = 0..3` codes. */
@@ -626,6 +627,7 @@ void options_print_man(FILE *f)
 void options_print_completion(FILE *f)
 {
 	opt_print_completion(f, &table, 0);
+	target_print_completion(f); /* --target engine:DIR,KEY=VALUE */
 }
 
 json_t *options_to_json(const struct bench_options *o)

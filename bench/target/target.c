@@ -12,6 +12,7 @@
 #include "bench/target/claim.h"
 #include "bench/target/targetkind.h"
 #include "lib/errmsg.h"
+#include "lib/opttable.h"
 #include "reference-engine/engine.h"
 
 /* The first kind of the registry that takes path (st: NULL in the round before stat). */
@@ -154,4 +155,15 @@ void target_release(struct target *t)
 	free(t->file_locks);
 	t->file_locks = NULL;
 	t->nfile_locks = 0;
+}
+
+void target_print_completion(FILE *f)
+{
+	char prefix[32];
+	for (size_t i = 0; i < target_kind_count; i++) {
+		if (!target_kinds[i]->options)
+			continue;
+		snprintf(prefix, sizeof prefix, "%s,", target_kinds[i]->spelling);
+		opt_print_kv_completion(f, target_kinds[i]->options(), prefix);
+	}
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include "lib/errmsg.h"
 #include "lib/runlock.h"
@@ -38,6 +39,7 @@ struct target_observation {
 
 /* One kind of target: a file of its own (target_KIND.c) and a line in registry.c. Optional ops
  * are NULL where the kind has nothing to do (target.c says what NULL means for each). */
+struct opt_table;
 struct target_ops {
 	const char *name;      /* "directory", "file", "block device", "null", "engine volume" */
 	unsigned flags;        /* TARGET_* above */
@@ -49,6 +51,10 @@ struct target_ops {
 	/* Does --target PATH name this kind? st: what stat(2) says of it, or NULL in the first round,
 	 * where only kinds named by their spelling match (null, engine:DIR). */
 	bool (*match)(const char *path, const struct stat *st);
+	/* A kind named by a spelling with OPTION=VALUE parts after it ("engine:DIR,index=bdb"): the
+	 * spelling ("engine:") and its option rows (shell completion offers them). NULL: none. */
+	const char *spelling;
+	const struct opt_table *(*options)(void);
 	/* Lock, validate and size it (nothing written): 0, or -1 with err. */
 	int (*probe)(const struct target_request *req, struct target *t, const struct stat *st, struct dd_err *err);
 	/* Create / size / format what the run writes to. NULL: nothing to make. */
@@ -192,6 +198,9 @@ int target_refuse_output(const struct target *t, const char *what, const char *p
 void target_cleanup(struct target *t, bool keep);
 /* Close what probing opened and drop the run lock (safe on a zeroed or failed target, and twice). */
 void target_release(struct target *t);
+/* The completion data of the kinds' OPTION=VALUE rows, one line each: "SPELLING,KEY= METAVAR
+ * CHOICE..." ("engine:,index= NAME mem bdb bloom"); read by completion/dedisbench. */
+void target_print_completion(FILE *f);
 /* "dedisbench.N": the name of a directory target's worker file. */
 bool target_is_worker_name(const char *name);
 
