@@ -91,7 +91,8 @@ static const struct opt_table *engine_option_rows(void)
 	return &table;
 }
 
-/* "index=mem|bdb|bloom<sep>compress=none|lz4", each row as before ... after. */
+/* Each row as BEFOREname=a|b|cAFTER, the first without before's leading ", " (before ", ":
+ * "index=mem|bdb|bloom, compress=none|lz4"; before "[,", after "]": "[,index=...][,compress=...]"). */
 static const char *options_spelled(const struct opt_table *table, const char *before, const char *after, char *buf,
 				   size_t len)
 {
