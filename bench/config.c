@@ -223,6 +223,39 @@ int config_check_outputs(const struct target *t, const struct bench_options *o, 
 	return 0;
 }
 
+int config_ioengine_rules(struct bench_options *o, struct dd_err *err)
+{
+	const struct ioengine_ops *engine = ioengine_choice((size_t)o->ioengine), *owner;
+	if (engine->flags & IOENGINE_NEEDS_DIRECT) {
+		if (o->sync == SYNC_FSYNC || o->sync == SYNC_DSYNC || o->sync == SYNC_DIRECT_FSYNC)
+			return fail(err, "--ioengine %s works with --sync none or direct (it always uses O_DIRECT)",
+				    engine->name);
+		o->sync = SYNC_DIRECT;
+	}
+	if (!(engine->flags & IOENGINE_ASYNC) && o->iodepth > 1) {
+		char async[96];
+		ioengine_names_with(IOENGINE_ASYNC, " or ", async, sizeof async);
+		return fail(err, "--iodepth %llu needs --ioengine %s (the %s engine has one operation in flight)",
+			    (unsigned long long)o->iodepth, async, engine->name);
+	}
+	const char *foreign = ioengine_foreign_option(o, engine, &owner);
+	if (foreign)
+		return fail(err, "--%s needs --ioengine %s", foreign, owner->name);
+	return 0;
+}
+
+int config_ioengine_fits(const struct bench_options *o, const struct target *t, struct dd_err *err)
+{
+	/* (the default engine, the first choice, is the one a target with its own I/O path leaves alone) */
+	if (t->ops->ioengine_refusal && o->ioengine != 0)
+		return fail(err, "--ioengine %s does not apply to %s", ioengine_choice((size_t)o->ioengine)->name,
+			    t->ops->ioengine_refusal);
+	/* What only the engine knows (kernel support, the device's abilities), before any write. */
+	struct io_ctx probe = {.path = o->target, .depth = (unsigned)o->iodepth,
+			       .opts = ioengine_options(o, t->io), .fd = -1};
+	return t->io->check ? t->io->check(&probe, err) : 0;
+}
+
 static int check_rules(struct bench_config *c, struct dd_err *err)
 {
 	struct bench_options *o = &c->o;
@@ -249,22 +282,8 @@ static int check_rules(struct bench_config *c, struct dd_err *err)
 			return fail(err, "a mixed nominal run with separate rates needs both -nrR and -nwW");
 	}
 	c->nominal = o->rate > 0 || o->read_rate > 0;
-	const struct ioengine_ops *engine = ioengine_choice((size_t)o->ioengine), *owner;
-	if (engine->flags & IOENGINE_NEEDS_DIRECT) {
-		if (o->sync == SYNC_FSYNC || o->sync == SYNC_DSYNC || o->sync == SYNC_DIRECT_FSYNC)
-			return fail(err, "--ioengine %s works with --sync none or direct (it always uses O_DIRECT)",
-				    engine->name);
-		o->sync = SYNC_DIRECT;
-	}
-	if (!(engine->flags & IOENGINE_ASYNC) && o->iodepth > 1) {
-		char async[96];
-		ioengine_names_with(IOENGINE_ASYNC, " or ", async, sizeof async);
-		return fail(err, "--iodepth %llu needs --ioengine %s (the %s engine has one operation in flight)",
-			    (unsigned long long)o->iodepth, async, engine->name);
-	}
-	const char *foreign = ioengine_foreign_option(o, engine, &owner);
-	if (foreign)
-		return fail(err, "--%s needs --ioengine %s", foreign, owner->name);
+	if (config_ioengine_rules(o, err))
+		return -1;
 	c->direct = o->sync == SYNC_DIRECT || o->sync == SYNC_DIRECT_FSYNC;
 	c->fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC;
 	c->dsync = o->sync == SYNC_DSYNC;
@@ -358,16 +377,9 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct dd_err *e
 	c->region_blocks = c->target.region_size / o->block_size;
 
 	unsigned tflags = c->target.ops->flags;
-	/* (the default engine, the first choice, is the one a target with its own I/O path leaves alone) */
-	if (c->target.ops->ioengine_refusal && o->ioengine != 0)
-		return fail(err, "--ioengine %s does not apply to %s", ioengine_choice((size_t)o->ioengine)->name,
-			    c->target.ops->ioengine_refusal);
-	c->engine = c->target.io;
-	/* What only the engine knows (kernel support, the device's abilities), before any write. */
-	struct io_ctx probe = {.path = o->target, .depth = (unsigned)o->iodepth,
-			       .opts = ioengine_options(o, c->engine), .fd = -1};
-	if (c->engine->check && c->engine->check(&probe, err))
+	if (config_ioengine_fits(o, &c->target, err))
 		return -1;
+	c->engine = c->target.io;
 	if ((tflags & TARGET_STORES_NOTHING) && (o->verify != VERIFY_NONE || o->ledger))
 		return fail(err, "--verify and --ledger need a real target (null stores nothing)");
 	if (o->hints && !(tflags & TARGET_TAKES_HINTS))

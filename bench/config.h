@@ -108,6 +108,13 @@ int config_check_output(const struct target *t, const char *what, const char *pa
 int config_check_outputs(const struct target *t, const struct bench_options *o, const char *dist_path,
 			 struct dd_err *err);
 
+/* The --ioengine rules a run, a replay and a backup share, before the target is probed: an engine
+ * that needs O_DIRECT takes --sync none or direct (none becomes direct), --iodepth above 1 needs an
+ * asynchronous engine, an engine's own options need that engine. 0, or -1 with err. */
+int config_ioengine_rules(struct bench_options *o, struct dd_err *err);
+/* ... and once target t is probed (t->io chosen): the engine applies to t's kind and its check
+ * (kernel support) passes. 0, or -1 with err. */
+int config_ioengine_fits(const struct bench_options *o, const struct target *t, struct dd_err *err);
 /* Resolve the outputs' directories once, now (after config_check_outputs, and --output-dir made),
  * and hold them open: what the run writes at its end goes beneath them, never through a
  * directory name swapped meanwhile for a link. 0, or -1 with why (errno kept). */

@@ -161,6 +161,19 @@ static int probe_job_target(const struct bench_options *o, struct target_request
 	return 0;
 }
 
+/* --ioengine's rules for a replay or backup, as for a run: before the target is probed
+ * (t NULL), or after (t: the engine fits its kind, the kernel supports it). 0, or -1 after
+ * saying why. */
+static int check_job_ioengine(struct bench_options *o, const struct target *t)
+{
+	struct dd_err err;
+	if (t ? config_ioengine_fits(o, t, &err) : config_ioengine_rules(o, &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* The open(2) flags of a replay's or backup's transfers. */
 static int job_open_flags(const struct bench_options *o, const struct target *t)
 {
@@ -170,7 +183,8 @@ static int job_open_flags(const struct bench_options *o, const struct target *t)
 static int cmd_replay(struct bench_cli *cli)
 {
 	struct bench_options *o = &cli->o;
-	if (refuse_options(cli, replay_option_applies, "replay", "the trace says what to write where"))
+	if (refuse_options(cli, replay_option_applies, "replay", "the trace says what to write where") ||
+	    check_job_ioengine(o, NULL))
 		return EXIT_BAD_INPUT;
 	if (o->block_size != TRACE_BLOCK) {
 		fprintf(stderr, "dedisbench: --block-size %llu: a replay writes 4 KiB blocks (the trace has one MD5 per 4 KiB)\n",
@@ -202,8 +216,11 @@ static int cmd_replay(struct bench_cli *cli)
 		fprintf(stderr, "dedisbench: %s\n", oerr.msg);
 		goto out;
 	}
+	if (check_job_ioengine(o, &target))
+		goto out;
 	struct replay_job job = {.trace = &trace, .trace_path = o->trace, .target = &target, .seed = seed, .speed = o->speed,
 				 .open_flags = job_open_flags(o, &target), .engine = target.io,
+				 .engine_opts = ioengine_options(o, target.io),
 				 .fsync_each = o->sync == SYNC_FSYNC || o->sync == SYNC_DIRECT_FSYNC, .stop = &stop_requested};
 	status = EXIT_RUN_FAILED;
 	if (prepare_job_target(&target, TRACE_BLOCK, o->json))
@@ -229,7 +246,8 @@ out:
 static int cmd_backup(struct bench_cli *cli)
 {
 	struct bench_options *o = &cli->o;
-	if (refuse_options(cli, backup_option_applies, "--workload backup", "the generations say what to write"))
+	if (refuse_options(cli, backup_option_applies, "--workload backup", "the generations say what to write") ||
+	    check_job_ioengine(o, NULL))
 		return EXIT_BAD_INPUT;
 	struct backup_rates rates;
 	if (backup_parse_rates(o->backup_rates, &rates)) {
@@ -262,6 +280,8 @@ static int cmd_backup(struct bench_cli *cli)
 		fprintf(stderr, "dedisbench: %s\n", oerr.msg);
 		goto out;
 	}
+	if (check_job_ioengine(o, &target))
+		goto out;
 	if (target.ops->flags & TARGET_STORES_NOTHING) {
 		fprintf(stderr, "dedisbench: --workload backup writes a directory (a file per generation), or a file, a "
 				"device or engine:DIR (a region each), not null\n");
@@ -278,7 +298,7 @@ static int cmd_backup(struct bench_cli *cli)
 				 .blocks = target.region_size / o->block_size, .block_size = (uint32_t)o->block_size,
 				 .compress = o->compress == COMPRESS_DIST ? 1 : (uint32_t)o->compress, .rates = rates,
 				 .seed = seed, .open_flags = job_open_flags(o, &target), .engine = target.io,
-				 .space = &space, .stop = &stop_requested};
+				 .engine_opts = ioengine_options(o, target.io), .space = &space, .stop = &stop_requested};
 	status = EXIT_RUN_FAILED;
 	if (prepare_job_target(&target, (uint32_t)o->block_size, o->json))
 		goto out;

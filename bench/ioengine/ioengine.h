@@ -93,6 +93,13 @@ size_t ioengine_opts_offset(const struct ioengine_ops *e);
  * the last ("libaio or io_uring"). */
 void ioengine_names_with(unsigned flags, const char *last_sep, char *buf, size_t len);
 
+/* The engine whose option rows have `name` (io_uring for "sqpoll"), or NULL. */
+const struct ioengine_ops *ioengine_option_owner(const char *name);
+
+/* Unit u run to completion through e on c (opened with depth >= 1; u->index a free slot): queued,
+ * and when e leaves it in flight, committed and waited for. 0, or the errno it failed with. */
+int ioengine_run_one(const struct ioengine_ops *e, struct io_ctx *c, struct io_unit *u);
+
 /* The engines a target kind picks itself (null: no I/O; engine:DIR in process). */
 extern const struct ioengine_ops ioengine_null;
 extern const struct ioengine_ops ioengine_engine;

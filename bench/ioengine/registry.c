@@ -1,8 +1,9 @@
 /* registry.c - the list of I/O engines (adding an engine is one line here plus its own file and
- * its build line): lookups, --ioengine's choices and help lists, each engine's option slice. */
+ * its build line): lookups, --ioengine's choices and help lists, each engine's option slice and rows. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/opttable.h"
 #include "bench/ioengine/ioengine.h"
 
 /* One line per engine, X(name) for `const struct ioengine_ops ioengine_<name>` in its own file;
@@ -66,4 +67,13 @@ void ioengine_names_with(unsigned flags, const char *last_sep, char *buf, size_t
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", sep, ioengine_choice(i)->name);
 		k++;
 	}
+}
+
+const struct ioengine_ops *ioengine_option_owner(const char *name)
+{
+	for (size_t e = 0; ioengine_at(e); e++)
+		for (size_t i = 0; i < ioengine_at(e)->noptions; i++)
+			if (ioengine_at(e)->options[i].name && !strcmp(ioengine_at(e)->options[i].name, name))
+				return ioengine_at(e);
+	return NULL;
 }

@@ -20,8 +20,10 @@
 bool backup_option_applies(const char *name)
 {
 	static const char *const ok[] = {"target", "procs", "file-size", "block-size", "seed", "workload", "generations",
-					 "backup-rates", "compress", "sync", "keep", "force", "json", "quiet", "config",
-					 "space-cmd", NULL};
+					 "backup-rates", "compress", "sync", "ioengine", "keep", "force", "json", "quiet",
+					 "config", "space-cmd", NULL};
+	if (ioengine_option_owner(name))
+		return true; /* --sqpoll...: the chosen engine's own (one write at a time: no --iodepth) */
 	for (int i = 0; ok[i]; i++)
 		if (!strcmp(ok[i], name))
 			return true;
@@ -91,7 +93,8 @@ static int write_generation(const struct backup_job *j, unsigned s, unsigned g, 
 		free(buf);
 		return 1;
 	}
-	struct io_ctx io = {.path = path, .open_flags = j->open_flags | target_open_flags(j->target), .depth = 1, .fd = -1};
+	struct io_ctx io = {.path = path, .open_flags = j->open_flags | target_open_flags(j->target), .depth = 1,
+			    .opts = j->engine_opts, .fd = -1};
 	int rc = j->engine->open(&io);
 	if (rc) {
 		snprintf(sh->errmsg, sizeof sh->errmsg, "stream %u: cannot open %.300s: %s", s, path, strerror(-rc));
@@ -111,10 +114,10 @@ static int write_generation(const struct backup_job *j, unsigned s, unsigned g, 
 			content_fill(&gen, ids[b + k], (char *)buf + (size_t)k * j->block_size);
 		struct io_unit u = {.dir = IO_WRITE, .offset = base + b * j->block_size, .len = n * j->block_size,
 				    .buf = buf, .block = b, .content_id = ids[b]};
-		int q = j->engine->queue(&io, &u);
-		if (q < 0 || u.error) {
+		int failed = ioengine_run_one(j->engine, &io, &u);
+		if (failed) {
 			snprintf(sh->errmsg, sizeof sh->errmsg, "stream %u generation %u: write at offset %llu of %.300s: %s", s,
-				 g + 1, (unsigned long long)u.offset, path, strerror(q < 0 ? -q : u.error));
+				 g + 1, (unsigned long long)u.offset, path, strerror(failed));
 			status = 1;
 			break;
 		}

@@ -31,7 +31,8 @@ void backup_mutate(const uint64_t *prev, uint64_t *out, uint64_t n, const struct
 
 struct backup_job {
 	const struct target *target;     /* probed with streams x generations regions */
-	const struct ioengine_ops *engine;
+	const struct ioengine_ops *engine; /* --ioengine's, or the target's own (engine:) */
+	const void *engine_opts;         /* its option values (io_ctx.opts) */
 	unsigned streams, generations;
 	uint64_t blocks;                 /* per generation */
 	uint32_t block_size;

@@ -1,5 +1,5 @@
-/* replay.c - replay a block trace onto a target through an I/O engine (sync, or the embedded
- * engine): one request at a time, in trace order, content by MD5, paced by the timestamps. */
+/* replay.c - replay a block trace onto a target through an I/O engine (any: each request is run
+ * to completion): one request at a time, in trace order, content by MD5, paced by the timestamps. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -16,8 +16,10 @@
 
 bool replay_option_applies(const char *name)
 {
-	static const char *const ok[] = {"target", "block-size", "seed", "trace", "speed", "sync", "keep", "force",
-					 "json", "quiet", "config", NULL};
+	static const char *const ok[] = {"target", "block-size", "seed", "trace", "speed", "sync", "ioengine", "keep",
+					 "force", "json", "quiet", "config", NULL};
+	if (ioengine_option_owner(name))
+		return true; /* --sqpoll...: the chosen engine's own (one request at a time: no --iodepth) */
 	for (int i = 0; ok[i]; i++)
 		if (!strcmp(ok[i], name))
 			return true;
@@ -42,7 +44,7 @@ static int open_replay_target(const struct replay_job *j, struct io_ctx *io, cha
 {
 	target_worker_path(j->target, 0, path, len, base);
 	*io = (struct io_ctx){.path = path, .open_flags = j->open_flags | target_open_flags(j->target),
-			      .fsync_each = j->fsync_each, .depth = 1, .fd = -1};
+			      .fsync_each = j->fsync_each, .depth = 1, .opts = j->engine_opts, .fd = -1};
 	int orc = j->engine->open(io);
 	if (orc)
 		return err_fail(err, -1, "cannot open %s: %s", path, strerror(-orc));
@@ -96,12 +98,12 @@ static void replay_requests(const struct replay_job *j, struct replay_result *r,
 		struct io_unit u = {.dir = q->write ? IO_WRITE : IO_READ, .offset = base + q->block * TRACE_BLOCK,
 				    .len = q->nblocks * TRACE_BLOCK, .buf = buf, .block = q->block,
 				    .content_id = q->write ? t->ids[q->first_id] : 0, .due_ns = due};
-		int qrc = j->engine->queue(io, &u);
-		if (qrc < 0 || u.error) {
+		int failed = ioengine_run_one(j->engine, io, &u);
+		if (failed) {
 			r->failed = true;
 			snprintf(r->failure, sizeof r->failure, "%s of %u bytes at offset %llu of %.300s (trace request %zu): %s",
 				 q->write ? "write" : "read", u.len, (unsigned long long)u.offset, path, i + 1,
-				 strerror(qrc < 0 ? -qrc : u.error));
+				 strerror(failed));
 			break;
 		}
 		last = now_ns();

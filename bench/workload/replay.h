@@ -18,7 +18,8 @@ struct replay_job {
 	const struct trace *trace;
 	const char *trace_path;
 	const struct target *target;     /* probed and prepared */
-	const struct ioengine_ops *engine; /* sync, or engine for engine: targets */
+	const struct ioengine_ops *engine; /* --ioengine's, or the target's own (engine:, null) */
+	const void *engine_opts;         /* its option values (io_ctx.opts) */
 	uint64_t seed;                   /* the content's seed */
 	double speed;                    /* 0: as fast as possible; else recorded gaps / speed */
 	int open_flags;                  /* O_DIRECT / O_DSYNC from --sync */
