@@ -486,14 +486,12 @@ void config_fill_content(const struct bench_config *c, const struct content_gen 
 	content_fill_recipe(gen, id, r, buf);
 }
 
-int config_open_ledger(struct bench_config *c, char *err, size_t errlen)
+int config_open_ledger(struct bench_config *c, struct dd_err *err)
 {
 	if (!c->ledger)
 		return 0;
-	struct dd_err e;
-	if (ledger_open(&c->ledger_map, c->o.ledger, (uint32_t)c->o.block_size, c->o.procs, c->region_blocks, c->seed, &e))
-		return errmsg_set(err, errlen, -1, "%s", e.msg);
-	return 0;
+	return ledger_open(&c->ledger_map, c->o.ledger, (uint32_t)c->o.block_size, c->o.procs, c->region_blocks, c->seed,
+			   err);
 }
 
 static const char *output_given(const struct bench_options *o, enum config_output k)
@@ -502,7 +500,7 @@ static const char *output_given(const struct bench_options *o, enum config_outpu
 	       : o->output_dir;
 }
 
-int config_hold_outputs(struct bench_config *c, char *why, size_t whylen)
+int config_hold_outputs(struct bench_config *c, struct dd_err *err)
 {
 	static const char *const opt[] = {"--json", "--dist-report", "--access-report", "--output-dir"};
 	for (int k = 0; k < 4; k++)
@@ -513,8 +511,7 @@ int config_hold_outputs(struct bench_config *c, char *why, size_t whylen)
 		struct held_output *h = &c->held[k];
 		if (path && (k == OUT_DIR ? safedir_hold(&h->dir, path, h->via, sizeof h->via)
 					  : safedir_hold_parent(&h->dir, path, h->via, sizeof h->via)) && !(h->via[0] = 0))
-			return errmsg_set(why, whylen, -1, "%s %s: cannot hold its directory: %s", opt[k], path,
-					  strerror(errno));
+			return err_fail_errno(err, -1, errno, "%s %s: cannot hold its directory", opt[k], path);
 	}
 	return 0;
 }

@@ -117,14 +117,14 @@ int config_ioengine_rules(struct bench_options *o, struct dd_err *err);
 int config_ioengine_fits(const struct bench_options *o, const struct target *t, struct dd_err *err);
 /* Resolve the outputs' directories once, now (after config_check_outputs, and --output-dir made),
  * and hold them open: what the run writes at its end goes beneath them, never through a
- * directory name swapped meanwhile for a link. 0, or -1 with why (errno kept). */
-int config_hold_outputs(struct bench_config *cfg, char *why, size_t whylen);
+ * directory name swapped meanwhile for a link. 0, or -1 with err (resource: out of descriptors). */
+int config_hold_outputs(struct bench_config *cfg, struct dd_err *err);
 /* The name to write output k under: through its held directory, else as given (NULL: not asked
  * for). Messages name the output as given (cfg->o). */
 const char *config_output_at(const struct bench_config *cfg, enum config_output k);
 
 /* Create the shared ledger (after the target is prepared); 0 or -1 with err. */
-int config_open_ledger(struct bench_config *cfg, char *err, size_t errlen);
+int config_open_ledger(struct bench_config *cfg, struct dd_err *err);
 
 /* Operations worker w must do of total_ops (the remainder spread over the first workers). */
 static inline uint64_t config_worker_ops(const struct bench_config *c, unsigned w)

@@ -538,7 +538,6 @@ static int refuse_misplaced_options(const struct bench_cli *cli)
  * directories held, the ledger opened. 0, or the exit status after saying why (cfg freed). */
 static int start_run(struct bench_config *cfg, struct space_probe *space, bool *made_output_dir)
 {
-	char msg[1024];
 	/* The target's used space before anything is written (issue 14: observed savings). */
 	struct dd_err err;
 	if (space_begin(cfg, space, &err)) {
@@ -556,12 +555,12 @@ static int start_run(struct bench_config *cfg, struct space_probe *space, bool *
 		return errmsg_resource(e) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
 	/* From here what the run writes at its end goes beneath the directories its outputs have now */
-	if (config_hold_outputs(cfg, msg, sizeof msg) || config_open_ledger(cfg, msg, sizeof msg)) {
-		int e = errno; /* a directory held, the ledger opened: out of memory or descriptors is no bad input */
-		fprintf(stderr, "dedisbench: %s\n", msg);
+	if (config_hold_outputs(cfg, &err) || config_open_ledger(cfg, &err)) {
+		/* a directory held, the ledger opened: out of memory or descriptors is no bad input */
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
 		drop_output_dir(cfg, *made_output_dir);
 		config_free(cfg);
-		return errmsg_resource(e) ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+		return err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
 	}
 	/* A ledger kept by an earlier run describes data the target must keep. */
 	cfg->target.keep_data = cfg->ledger_map.existed;

@@ -182,9 +182,9 @@ static uint64_t ledger_key(const char *ledger)
  * entries for their own. Rank 0's reports, renamed into place at the end, would replace another
  * rank's worker file or target as they would its own, which dedisbench refuses. Another host's
  * same path may be that host's own disk: not compared. Collective: a rank with a problem of its
- * own takes part with cfg NULL. The problem in msg, or NULL. */
-static const char *check_shared(int rank, int size, const struct bench_config *cfg, char *const *reports,
-				size_t nreports, char *msg, size_t msglen)
+ * own takes part with cfg NULL. 0, or -1 with the problem in err. */
+static int check_shared(int rank, int size, const struct bench_config *cfg, char *const *reports, size_t nreports,
+			struct dd_err *err)
 {
 	static const char *const what[] = {"--json", "--dist-report", "--access-report"};
 	char host[MPI_MAX_PROCESSOR_NAME] = "";
@@ -195,19 +195,19 @@ static const char *check_shared(int rank, int size, const struct bench_config *c
 	if (!all)
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUN_FAILED); /* a few bytes: the ranks cannot go on without them */
 	MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, MPI_COMM_WORLD);
-	const char *problem = NULL;
-	for (int k = 0; k < size && !problem; k++)
+	int rc = 0;
+	for (int k = 0; k < size && !rc; k++)
 		if (k != rank && mine[1] && all[2 * k] == mine[0] && all[2 * k + 1] == mine[1])
-			problem = (snprintf(msg, msglen, "--ledger %s: rank %d keeps its ledger there too; give each rank "
-						      "its own (%%r: the rank)", cfg->o.ledger, k), msg);
+			rc = err_fail(err, -1, "--ledger %s: rank %d keeps its ledger there too; give each rank its own "
+					       "(%%r: the rank)", cfg->o.ledger, k);
 	if (cfg && rank && all[0] == mine[0])
-		for (size_t i = 0; i < nreports && !problem; i++) {
-			struct dd_err err;
-			if (reports[i] && config_check_output(&cfg->target, what[i], reports[i], false, &err))
-				problem = (snprintf(msg, msglen, "%s (rank 0 writes it)", err.msg), msg);
+		for (size_t i = 0; i < nreports && !rc; i++) {
+			struct dd_err why;
+			if (reports[i] && config_check_output(&cfg->target, what[i], reports[i], false, &why))
+				rc = err_fail(err, -1, "%s (rank 0 writes it)", why.msg);
 		}
 	free(all);
-	return problem;
+	return rc;
 }
 
 /* One seed for every rank: rank 0's draw unless given. */
@@ -239,8 +239,8 @@ static const char *of_rank(int rank, const char *problem, char *where, size_t le
  * must not share. 0, or the exit status when some rank has a problem (cli or cfg freed). */
 static int probe_ranks(int rank, struct bench_cli *cli, struct bench_config *cfg)
 {
-	struct dd_err err = {.resource = false};
-	char msg[1024], where[1200];
+	struct dd_err err = {.resource = false}, shared;
+	char where[1200];
 	agree_on_seed(rank, cli);
 	const char *problem = NULL;
 	if (rank_path_substitute(&cli->o.target, rank, &err) ||
@@ -268,8 +268,9 @@ static int probe_ranks(int rank, struct bench_cli *cli, struct bench_config *cfg
 	/* collective: every rank takes part, with or without a problem of its own */
 	int size = 1;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	const char *shared = check_shared(rank, size, probed && !problem ? cfg : NULL, reports, nreports, msg, sizeof msg);
-	problem = of_rank(rank, problem ? problem : shared, where, sizeof where);
+	if (check_shared(rank, size, probed && !problem ? cfg : NULL, reports, nreports, &shared) && !problem)
+		problem = shared.msg;
+	problem = of_rank(rank, problem, where, sizeof where);
 	for (size_t i = 0; i < nreports; i++)
 		free(reports[i]);
 	if (!any_rank(rank, problem))
@@ -286,7 +287,7 @@ static int probe_ranks(int rank, struct bench_cli *cli, struct bench_config *cfg
  * this rank created for the run removed again). */
 static int place_part(int rank, struct bench_config *cfg, struct mpi_peers *peers, bool *made_dir)
 {
-	char msg[1024], where[1200];
+	char where[1200];
 	if (cfg->o.rank_content == RANK_CONTENT_REPLICA) {
 		/* A replica's contents are its own: the same distribution, other bytes. */
 		cfg->seed = rng_mix64(cfg->seed ^ ((uint64_t)rank + 1) * 0x9e3779b97f4a7c15ULL) & ((1ULL << 53) - 1);
@@ -307,11 +308,11 @@ static int place_part(int rank, struct bench_config *cfg, struct mpi_peers *peer
 	if (config_place(cfg, &part, &err))
 		problem = err.msg;
 	else if (cfg->o.output_dir && !(*made_dir = !mkdir(cfg->o.output_dir, 0755)) && errno != EEXIST)
-		problem = (snprintf(msg, sizeof msg, "--output-dir %s: %s", cfg->o.output_dir, strerror(errno)), msg);
-	else if (!rank && config_hold_outputs(cfg, msg, sizeof msg)) /* rank 0 reports: beneath them */
-		problem = msg;
-	else if (config_open_ledger(cfg, msg, sizeof msg))
-		problem = msg;
+		problem = (err_fail_errno(&err, -1, errno, "--output-dir %s", cfg->o.output_dir), err.msg);
+	else if (!rank && config_hold_outputs(cfg, &err)) /* rank 0 reports: beneath them */
+		problem = err.msg;
+	else if (config_open_ledger(cfg, &err))
+		problem = err.msg;
 	if (!any_rank(rank, of_rank(rank, problem, where, sizeof where)))
 		return 0;
 	/* bad input on some rank: what this one created for the run goes again (nothing written) */
