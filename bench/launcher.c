@@ -179,14 +179,14 @@ static void check_peers(struct launch *l, bool done)
 {
 	if (!l->peers)
 		return;
-	char why[512];
+	struct dd_err why;
 	enum peers_stop stop =
-		l->peers->check(l->peers->ctx, l->sh, done, l->failed ? l->failure : NULL, l->interrupted, why, sizeof why);
+		l->peers->check(l->peers->ctx, l->sh, done, l->failed ? l->failure : NULL, l->interrupted, &why);
 	if (stop != PEERS_GO && !l->failed && !l->interrupted) {
 		if (stop == PEERS_INTERRUPTED)
 			l->interrupted = true; /* as if the signal had reached this part first */
 		else
-			set_failure(l, "%s", why);
+			set_failure(l, "%s", why.msg);
 		stop_all(l);
 	}
 }

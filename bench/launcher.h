@@ -24,11 +24,11 @@ struct launcher_peers {
 	bool (*start)(void *ctx, bool ready);
 	/* At least every PEERS_CHECK_MS while the workers run, and once after they exited (done):
 	 * this part's live stats and whether it stops early (failure: why, or interrupted). Returns
-	 * PEERS_FAILED, with why, when another part stopped the run by failing (or was lost), and
+	 * PEERS_FAILED, with err, when another part stopped the run by failing (or was lost), and
 	 * PEERS_INTERRUPTED when it stopped it on a signal (mpirun delivers one to every part, not
 	 * at once: the first to take it interrupts the others). */
 	enum peers_stop (*check)(void *ctx, const struct run_shared *sh, bool done, const char *failure,
-				 bool interrupted, char *why, size_t whylen);
+				 bool interrupted, struct dd_err *err);
 	/* Where this part reports (NULL elsewhere): the whole run's stats for the time series row due
 	 * at `tick` (a whole second from t0; or the run's end, once reduce has run: every part's
 	 * final stats), every part's cut at that tick, with *at set to when the row ends; NULL while

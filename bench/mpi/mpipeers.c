@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/errmsg.h"
 #include "bench/mpi/mpipeers.h"
 #include "bench/worker.h"
 
@@ -374,7 +375,7 @@ static void send_tick(struct mpi_peers *p, const struct run_shared *sh, uint64_t
 }
 
 static enum peers_stop peers_check(void *ctx, const struct run_shared *sh, bool done, const char *failure,
-				   bool interrupted, char *why, size_t whylen)
+				   bool interrupted, struct dd_err *err)
 {
 	struct mpi_peers *p = ctx;
 	enum peers_stop stopped = PEERS_GO;
@@ -389,7 +390,7 @@ static enum peers_stop peers_check(void *ctx, const struct run_shared *sh, bool 
 		MPI_Test((MPI_Request *)p->stop_req, &flag, MPI_STATUS_IGNORE);
 		if (flag) {
 			p->stop_posted = false;
-			snprintf(why, whylen, "%s", p->stop_buf + 1);
+			err_fail(err, 0, "%s", p->stop_buf + 1);
 			stopped = p->stop_buf[0] == 'I' ? PEERS_INTERRUPTED : PEERS_FAILED;
 		}
 	}
@@ -400,12 +401,12 @@ static enum peers_stop peers_check(void *ctx, const struct run_shared *sh, bool 
 		take_snapshots(p);
 		if (find_lost(p, now, p->peer_timeout_ns)) {
 			send_stop(p, 'F', p->lost_why);
-			snprintf(why, whylen, "%s", p->lost_why);
+			err_fail(err, 0, "%s", p->lost_why);
 			stopped = PEERS_FAILED;
 		}
 	} else {
 		if (!p->root_lost && root_silent(p, p->peer_timeout_ns) && stopped == PEERS_GO) {
-			snprintf(why, whylen, "rank 0 on %s lost: not heard from for %.1f s", p->rows[0].host,
+			err_fail(err, 0, "rank 0 on %s lost: not heard from for %.1f s", p->rows[0].host,
 				 (double)p->peer_timeout_ns / 1e9);
 			stopped = PEERS_FAILED;
 		}
