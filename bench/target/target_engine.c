@@ -119,15 +119,16 @@ static int name_held_volume(struct target *t, const char *shown, struct dd_err *
 	return 0;
 }
 
-/* The engine's messages name the volume as they were given it (engine_at): say t->path instead. */
-static int said_of_path(const struct target *t, char *msg, size_t len)
+/* The engine's messages name the volume as they were given it (engine_at): err's said of t->path
+ * instead. -1. */
+static int said_of_path(const struct target *t, struct dd_err *err)
 {
 	size_t at = strlen(t->engine_at);
-	char *p = at ? strstr(msg, t->engine_at) : NULL;
+	char *p = at ? strstr(err->msg, t->engine_at) : NULL;
 	if (p) {
-		char rest[1024];
+		char rest[sizeof err->msg];
 		snprintf(rest, sizeof rest, "%s", p + at);
-		snprintf(p, len - (size_t)(p - msg), "%s%s", t->path, rest);
+		snprintf(p, sizeof err->msg - (size_t)(p - err->msg), "%s%s", t->path, rest);
 	}
 	return -1;
 }
@@ -136,7 +137,7 @@ static int said_of_path(const struct target *t, char *msg, size_t len)
 static int engine_failed(const struct target *t, struct dd_err *err)
 {
 	err->resource = false;
-	return said_of_path(t, err->msg, sizeof err->msg);
+	return said_of_path(t, err);
 }
 
 /* Resolves the volume's path once: the directory it is named in is held, and the volume's own
@@ -308,7 +309,7 @@ static int engine_probe(const struct target_request *req, struct target *t, cons
 	if (rc == -ENOENT)
 		return probe_new_volume(req, t, err) ? -1 : target_check_direct(req, t, false, err);
 	if (rc) {
-		said_of_path(t, why.msg, sizeof why.msg);
+		said_of_path(t, &why);
 		return err_fail(err, -1, "target %s: %s", req->path, why.msg);
 	}
 	if (lock_volume_inode(t, req->path, err)) /* an existing volume: by its inode too */
