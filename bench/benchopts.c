@@ -10,6 +10,7 @@
 #include "bench/benchopts.h"
 #include "lib/units.h"
 #include "bench/ioengine/ioengine.h"
+#include "reference-engine/fpindex.h"
 #include "bench/target/target.h"
 
 const char *const mode_names[] = {"write", "read", "mixed", NULL};
@@ -52,8 +53,7 @@ static int parse_nominal(void *base, const struct opt_row *r, const char *v, con
 static const struct opt_row own_rows[] = {
 	/* Target */
 	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
-	 "directory (one file per worker), existing file, block device, engine:DIR[,index=mem|bdb|bloom]"
-	 "[,compress=none|lz4] (the embedded reference engine's volume), or 'null' (no I/O)", 0, NULL},
+	 NULL /* target_help */, 0, NULL},
 	{"procs", 'P', "N", OT_UINT, OFF(procs), "4", NULL, 0, 1, 1024, 0, "Target",
 	 "worker processes, each on its own file or disjoint region", 0, NULL},
 	{"file-size", 'F', "SIZE", OT_SIZE, OFF(file_size), "1GiB", NULL, MIB, 1, 0, 0, "Target",
@@ -180,7 +180,7 @@ static struct opt_table table = {.rows = rows, .help_width = 28};
 const struct opt_table *const bench_options_table = &table;
 
 static const char *ioengine_choices[16 + 1];
-static char ioengine_help[512], iodepth_help[128];
+static char ioengine_help[512], iodepth_help[128], target_help[512];
 
 /* "sync (pread/pwrite), libaio or io_uring (both imply O_DIRECT)": the engines that allow
  * buffered I/O first, then those always direct. */
@@ -211,6 +211,10 @@ __attribute__((constructor)) static void rows_build(void)
 	for (size_t i = 0; ioengine_choice(i) && i < 16; i++)
 		ioengine_choices[i] = ioengine_choice(i)->name;
 	ioengine_help_build(ioengine_help, sizeof ioengine_help);
+	char indexes[128];
+	snprintf(target_help, sizeof target_help, "directory (one file per worker), existing file, block device, "
+		 "engine:DIR[,index=%s][,compress=none|lz4] (the embedded reference engine's volume), or 'null' (no I/O)",
+		 fpindex_names(indexes, sizeof indexes, "|", 0));
 	char async[64];
 	ioengine_names_with(IOENGINE_ASYNC, ", ", async, sizeof async);
 	snprintf(iodepth_help, sizeof iodepth_help, "operations in flight per worker (%s)", async);
@@ -221,6 +225,8 @@ __attribute__((constructor)) static void rows_build(void)
 			r->choices = ioengine_choices, r->def = ioengine_choices[0], r->help = ioengine_help;
 		if (r->offset == OFF(iodepth))
 			r->help = iodepth_help;
+		if (r->offset == OFF(target))
+			r->help = target_help; /* the engine's indexes from its registry */
 		bool last_of_group = i + 1 == nown || strcmp(own_rows[i + 1].group, r->group);
 		for (size_t e = 0; last_of_group && ioengine_at(e); e++) {
 			const struct ioengine_ops *eng = ioengine_at(e);
