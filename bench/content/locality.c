@@ -362,18 +362,12 @@ static int new_stretch(struct builder *b)
 	}
 	while (filled < want && b->unique_left + b->unopened_blocks) {
 		bool group = rng_below(&b->r, b->unique_left + b->unopened_blocks) < b->unopened_blocks;
-		if (group && b->groups[b->opened].len <= want - filled) {
-			const struct group *g = &b->groups[b->opened];
-			if (emit(b, g->first_id, g->len, false))
-				return -1;
-			filled += g->len;
-			open_group(b);
-			continue;
-		}
-		if (group && !b->unique_left) {
-			if (filled)
+		const struct group *g = &b->groups[b->opened];
+		bool fits = group && g->len <= want - filled;
+		/* a group that does not fit waits, unless only groups are left: then it opens a stretch */
+		if (fits || (group && !b->unique_left)) {
+			if (!fits && filled)
 				break;
-			const struct group *g = &b->groups[b->opened];
 			if (emit(b, g->first_id, g->len, false))
 				return -1;
 			filled += g->len;

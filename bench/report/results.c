@@ -487,15 +487,21 @@ static json_t *json_workers(const struct run_result *r)
 	return workers;
 }
 
+/* A distribution as the JSON shows one: its derived rows and its (dups, blocks) records. */
+static json_t *dist_json(const struct dist *d, const struct dist_rows *derived)
+{
+	json_t *obj = report_dist_rows(derived);
+	json_t *rows = json_array();
+	for (size_t i = 0; i < d->nrows; i++)
+		json_array_append_new(rows, json_pack("[I, I]", (json_int_t)d->rows[i].dups, (json_int_t)d->rows[i].blocks));
+	json_object_set_new(obj, "rows", rows);
+	return obj;
+}
+
 /* What was written: its rows against the distribution's. */
 static json_t *json_written(const struct bench_config *c, const struct run_result *r)
 {
-	json_t *wr = report_dist_rows(&r->written_rows);
-	json_t *rows = json_array();
-	for (size_t i = 0; i < r->written.nrows; i++)
-		json_array_append_new(rows, json_pack("[I, I]", (json_int_t)r->written.rows[i].dups,
-						      (json_int_t)r->written.rows[i].blocks));
-	json_object_set_new(wr, "rows", rows);
+	json_t *wr = dist_json(&r->written, &r->written_rows);
 	struct dist_rows want;
 	dist_compute_rows(&c->dist, &want);
 	json_object_set_new(wr, "target", report_dist_rows(&want));
@@ -654,12 +660,7 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 					      (double)p->distinct * bs / p->lz4_bytes));
 	}
 	if (r->have_live) {
-		json_t *lv = report_dist_rows(&r->live_rows);
-		json_t *rows = json_array();
-		for (size_t i = 0; i < r->live.nrows; i++)
-			json_array_append_new(rows, json_pack("[I, I]", (json_int_t)r->live.rows[i].dups,
-							      (json_int_t)r->live.rows[i].blocks));
-		json_object_set_new(lv, "rows", rows);
+		json_t *lv = dist_json(&r->live, &r->live_rows);
 		json_object_set_new(lv, "zero_blocks", json_integer((json_int_t)r->live.zero_blocks));
 		json_object_set_new(doc, "live", lv);
 	}
