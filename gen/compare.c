@@ -42,6 +42,29 @@ static void window_text(const struct dist_locality *l, char *buf, size_t len)
 		snprintf(buf, len, "the whole stream");
 }
 
+/* Bytes over compressed bytes (0 when nothing was measured at that size). */
+static double gran_ratio(uint64_t bytes, uint64_t out)
+{
+	return out ? (double)bytes / (double)out : 0;
+}
+
+/* The curve as a table: one line per piece size. */
+static void gran_table(FILE *out, const struct dist_gran *g)
+{
+	char rate[32];
+	rate_text(g->sample_rate, rate, sizeof rate);
+	fprintf(out, "\n  granularity (128 KiB windows aligned in their file, sample %s, %" PRIu64 " measured; each piece\n"
+		     "    compressed alone, all-zero pieces left out)\n", rate, g->windows);
+	fprintf(out, "    %-8s %10s %10s %10s %12s\n", "piece", "zstd -1", "zstd -3", "LZ4", "pieces");
+	for (int k = 0; k < DIST_GRAN_SIZES; k++) {
+		char size[16];
+		snprintf(size, sizeof size, "%u KiB", (DIST_GRAN_MIN << k) >> 10);
+		fprintf(out, "    %-8s %8.3f:1 %8.3f:1 %8.3f:1 %12" PRIu64 "\n", size, gran_ratio(g->bytes[k], g->zstd1[k]),
+			gran_ratio(g->bytes[k], g->zstd3[k]), gran_ratio(g->bytes[k], g->lz4[k]),
+			g->bytes[k] / ((uint64_t)DIST_GRAN_MIN << k));
+	}
+}
+
 void sections_text(FILE *out, const struct dist *d, const char *indent)
 {
 	if (d->comp.present) {
@@ -60,6 +83,18 @@ void sections_text(FILE *out, const struct dist *d, const char *indent)
 		fprintf(out, "%slocality: %" PRIu64 " blocks analysed (%s); duplicates %.1f %%: %.1f %% of them in runs "
 			">= 8, %.1f %% with a sequential source, mean run %.2f blocks\n", indent, d->locality.analysed, win,
 			100 * f.dup_share, 100 * f.runs_ge8_share, 100 * f.sequential_share, f.mean_dup_run);
+	}
+	if (d->gran.present) {
+		const struct dist_gran *g = &d->gran;
+		const int last = DIST_GRAN_SIZES - 1;
+		char rate[32];
+		rate_text(g->sample_rate, rate, sizeof rate);
+		fprintf(out, "%sgranularity: sample %s, %" PRIu64 " window%s; 4 KiB -> 128 KiB pieces zstd -1 %.3f -> %.3f:1, "
+			"zstd -3 %.3f -> %.3f:1, LZ4 %.3f -> %.3f:1\n", indent, rate, g->windows, g->windows == 1 ? "" : "s",
+			gran_ratio(g->bytes[0], g->zstd1[0]),
+			gran_ratio(g->bytes[last], g->zstd1[last]), gran_ratio(g->bytes[0], g->zstd3[0]),
+			gran_ratio(g->bytes[last], g->zstd3[last]), gran_ratio(g->bytes[0], g->lz4[0]),
+			gran_ratio(g->bytes[last], g->lz4[last]));
 	}
 }
 
@@ -117,6 +152,8 @@ static void show_sections(FILE *out, const struct dist *d)
 			fprintf(out, "    %-16s %21s %21s %21s %21s\n", range, cell[0], cell[1], cell[2], cell[3]);
 		}
 	}
+	if (d->gran.present)
+		gran_table(out, &d->gran);
 }
 
 json_t *comp_json(const struct dist_comp *c)
@@ -150,6 +187,21 @@ json_t *loc_json(const struct dist_locality *l)
 			 (json_int_t)l->window, "duplicates", (json_int_t)l->duplicates, "sequential",
 			 (json_int_t)l->sequential, "dup_share", f.dup_share, "runs_ge8_share", f.runs_ge8_share,
 			 "sequential_share", f.sequential_share, "mean_dup_run", f.mean_dup_run);
+}
+
+json_t *gran_json(const struct dist_gran *g)
+{
+	if (!g->present)
+		return json_null();
+	json_t *pieces = json_array();
+	for (int k = 0; k < DIST_GRAN_SIZES; k++)
+		json_array_append_new(pieces, json_pack("{s:I,s:I,s:f,s:f,s:f}", "size", (json_int_t)(DIST_GRAN_MIN << k),
+							"bytes", (json_int_t)g->bytes[k], "zstd1_ratio",
+							gran_ratio(g->bytes[k], g->zstd1[k]), "zstd3_ratio",
+							gran_ratio(g->bytes[k], g->zstd3[k]), "lz4_ratio",
+							gran_ratio(g->bytes[k], g->lz4[k])));
+	return json_pack("{s:f,s:I,s:o}", "sample_rate", g->sample_rate, "windows", (json_int_t)g->windows, "pieces",
+			 pieces);
 }
 
 void show_text(FILE *out, const char *name, const struct dist *d, uint64_t top)
@@ -229,6 +281,7 @@ json_t *show_json(const char *name, const struct dist *d, uint64_t top)
 	json_object_set_new(o, "top", t);
 	json_object_set_new(o, "compressibility", comp_json(&d->comp));
 	json_object_set_new(o, "locality", loc_json(&d->locality));
+	json_object_set_new(o, "granularity", gran_json(&d->gran));
 	return o;
 }
 

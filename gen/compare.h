@@ -43,6 +43,7 @@ bool compare_within(const struct compare_result *c, const struct compare_limits 
 void sections_text(FILE *out, const struct dist *d, const char *indent);
 json_t *comp_json(const struct dist_comp *c);
 json_t *loc_json(const struct dist_locality *l);
+json_t *gran_json(const struct dist_gran *g);
 
 /* The histogram as a JSON array of {copies_min, copies_max, contents, blocks, share}. */
 json_t *pow2_json(const struct dist *d);

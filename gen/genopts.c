@@ -71,6 +71,10 @@ static const struct opt_row rows[] = {
 	 "of two) or off", SCAN | MPI, gen_parse_sample},
 	{"no-locality", 0, NULL, OT_FLAG, OFF(no_locality), NULL, NULL, 0, 0, 0, 0, NULL,
 	 "do not analyse the order of duplicates (the locality section)", SCAN | MPI, NULL},
+	{"no-granularity", 0, NULL, OT_FLAG, OFF(no_granularity), NULL, NULL, 0, 0, 0, 0, NULL,
+	 "do not measure how compressibility grows with the piece (4 to 128 KiB, the granularity "
+	 "section); it follows --compress-sample otherwise (off: none, a rate: that share of 128 KiB "
+	 "windows)", SCAN, NULL},
 	{"max-ratio-diff", 0, "PCT", OT_CUSTOM, OFF(max_ratio_diff), NULL, NULL, 0, 0, 0, 0, NULL,
 	 "exit 1 when an after-dedup compression ratio (zstd -1, LZ4) differs by more than PCT %", CMP, gen_parse_pp},
 	{"max-tv", 0, "D", OT_CUSTOM, OFF(max_tv), NULL, NULL, 0, 0, 0, 0, NULL,

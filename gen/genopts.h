@@ -39,6 +39,7 @@ struct gen_options {
 	double max_loc_diff;     /* compare: locality shares, percentage points; < 0: not given */
 	double compress_sample;  /* scan: occurrence sampling rate; GEN_SAMPLE_AUTO, 0 = off */
 	bool no_locality;
+	bool no_granularity;     /* scan: no [granularity 1] (it follows --compress-sample otherwise) */
 	bool stripe;             /* dedisgen-mpi: the one PATH is one file or device every host sees */
 	uint64_t top;
 	int kind;                /* 0, 'f' (folder) or 'd' (device): the original DEDISgen flags */

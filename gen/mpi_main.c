@@ -75,6 +75,7 @@ static int prepare_rank(struct gen *g, int threads)
 		status = run_prepare(r, o->sizes, o->nsizes);
 	if (!status)
 		status = mpigen_prepare_owned(g);
+	r->no_gran = true; /* the ranks' windows are not gathered (yet) */
 	if (!status && run_setup_measuring(r, g->pl.total, g->pl.complete, threads)) {
 		run_say(r, "out of memory");
 		status = EXIT_FAILED;

@@ -58,6 +58,8 @@ int run_make_spill_dir(char *dir, const char *what)
 
 void run_free(struct run *r)
 {
+	gran_sampler_free(r->gran);
+	r->gran = NULL;
 	/* Last size first: the first size's DB created the --db directory, and a refused run removes
 	 * it on close only once the other sizes' files in it are gone. */
 	for (int i = r->n - 1; i >= 0; i--) {
@@ -453,6 +455,8 @@ static int measured_sections(struct run *r, struct size_out *s, struct dd_err *e
 		err_fail(err, -1, "out of memory building the compressibility cells");
 		return -1;
 	}
+	if (r->gran)
+		gran_sampler_result(r->gran, &s->dist.gran);
 	if (s->locality) {
 		s->dist.locality = s->loc_own;
 		loc_add(&s->dist.locality, &s->loc_base);
@@ -577,6 +581,7 @@ static int write_size(struct run *r, struct size_out *s, const struct run_totals
 			      (json_int_t)s->spills, "histogram", pow2_json(&s->dist));
 	json_object_set_new(j, "compressibility", comp_json(&s->dist.comp));
 	json_object_set_new(j, "locality", loc_json(&s->dist.locality));
+	json_object_set_new(j, "granularity", gran_json(&s->dist.gran));
 	json_array_append_new(results, j);
 	json_object_set_new(j, "bytes_read", json_integer((json_int_t)bytes));
 	if (!o->quiet)
@@ -773,12 +778,32 @@ int run_check_kind(const struct run *r)
 	return paths_overlap(r) ? -1 : 0;
 }
 
+/* The granularity curve's sampler: it follows --compress-sample (off: none; auto: about 256
+ * windows; a rate: that share of windows). A DB keeps no curve: with -k onto an analysis the
+ * result has none (said). 0, or -1 out of memory. */
+static int setup_gran(struct run *r, uint64_t total, bool complete, bool keep)
+{
+	const struct gen_options *o = r->o;
+	double p = o->compress_sample;
+	if (o->no_granularity || r->no_gran || p == 0)
+		return 0;
+	if (!keep) {
+		if (!o->quiet)
+			run_say(r, "warning: --db %s keeps no granularity curve: the result has none", o->db);
+		return 0;
+	}
+	if (p == GEN_SAMPLE_AUTO)
+		p = gran_auto_rate(complete ? total : 0);
+	return (r->gran = gran_sampler_new(p)) ? 0 : -1;
+}
+
 /* The samplers and recorders of a scan: the rate per block size (auto: from the blocks the walk
  * will read), and with -k the DB's state (its stream goes first, the smaller rate wins, a part
  * without a section leaves it out of the result). */
 int run_setup_measuring(struct run *r, uint64_t total, bool complete, int threads)
 {
 	const struct gen_options *o = r->o;
+	bool keep_gran = true;
 	for (int i = 0; i < r->n; i++) {
 		struct size_out *s = &r->s[i];
 		size_t fl = r->fl;
@@ -802,6 +827,8 @@ int run_setup_measuring(struct run *r, uint64_t total, bool complete, int thread
 				comp_sampler_expect(s->comp, (uint64_t)(p * (double)(total / s->block_size)) / threads + 1);
 		}
 		s->locality = !o->no_locality;
+		if (s->prior)
+			keep_gran = false;
 		if (s->locality && s->prior && !s->meta.locality) {
 			if (!o->quiet)
 				run_say(r, "warning: --db %s (%" PRIu64 " B blocks) holds no locality analysis: the result has none",
@@ -813,7 +840,7 @@ int run_setup_measuring(struct run *r, uint64_t total, bool complete, int thread
 		if (s->locality && s->prior)
 			s->loc_base = s->meta.base;
 	}
-	return 0;
+	return setup_gran(r, total, complete, keep_gran);
 }
 
 
@@ -842,6 +869,7 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 		.read_method = (enum scan_read)o->read_method,
 		.skip_tails = o->skip_tails,
 		.strict = o->strict,
+		.gran = r->gran,
 		.stop = stop,
 		.progress = show_progress ? run_progress_line : NULL,
 	};

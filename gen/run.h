@@ -67,6 +67,8 @@ struct run {
 	uint64_t batches_uring, batches_sync, small_file_fallbacks;
 	uint64_t ranges_mapped, ranges_read; /* large files' ranges hashed in place / read by pread */
 	bool failed;               /* set before run_free: a --db file this run created is removed */
+	bool no_gran;              /* dedisgen-mpi: its ranks' windows are not gathered, none measured */
+	struct gran_sampler *gran; /* the granularity curve, every size's; NULL: none */
 };
 
 void run_say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

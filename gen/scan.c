@@ -166,6 +166,9 @@ struct hstate {
 	int trials[2];                              /* auto: ranges timed by pread [0], mapped [1] */
 	double best[2];                             /* auto: their least thread CPU seconds per byte */
 	double measure_s;                           /* auto, while timing: CPU seconds compressing */
+	uint64_t gran_period;                       /* the granularity windows' selection */
+	struct dist_gran gran;                      /* their sums, handed over at the end */
+	uint8_t *gran_pad;                          /* a file's last window, zero-padded; NULL: off */
 };
 
 /* Blocks a segment or range of len bytes holds at block size bs. */
@@ -198,6 +201,30 @@ static inline int measure(struct hstate *hs, int size, const uint8_t *fp, const 
 	return rc;
 }
 
+/* The granularity windows of `len` bytes of one file at data, the first at file offset a multiple of
+ * DIST_GRAN_WINDOW and at stream byte spos: each selected one measured, the last zero-padded. */
+static int gran_windows(struct hstate *hs, const uint8_t *data, size_t len, uint64_t spos, struct dd_err *err)
+{
+	if (!hs->gran_pad)
+		return 0;
+	for (size_t off = 0; off < len; off += DIST_GRAN_WINDOW) {
+		if (!gran_selected(hs->gran_period, spos + off))
+			continue;
+		const uint8_t *w = data + off;
+		if (len - off < DIST_GRAN_WINDOW) {
+			memcpy(hs->gran_pad, w, len - off);
+			memset(hs->gran_pad + (len - off), 0, DIST_GRAN_WINDOW - (len - off));
+			w = hs->gran_pad;
+		}
+		double t0 = hs->read_how == TRY_BOTH ? thread_cpu_s() : 0;
+		if (gran_measure(hs->codec, w, &hs->gran, err))
+			return -1;
+		if (hs->read_how == TRY_BOTH)
+			hs->measure_s += thread_cpu_s() - t0;
+	}
+	return 0;
+}
+
 /* Hashes (and measures) the packed segments of a buffer at one size into fps; returns the number
  * of blocks, or (size_t)-1 with why filled. */
 static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct buf *b, int size, uint8_t *fps,
@@ -209,6 +236,8 @@ static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct 
 		const struct seg *s = &b->segs[i];
 		size_t nb = (size_t)blocks_of(p->cfg, s->len, bs);
 		const uint8_t *d = b->data + s->off;
+		if (size == 0 && gran_windows(hs, d, s->len, (b->pos[0] + n) * bs, err))
+			return (size_t)-1;
 		for (size_t k = 0; k < nb; k++, n++) {
 			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
 				err_fail(err, -1, "hashing failed (OpenSSL %s)", p->cfg->hash);
@@ -230,6 +259,9 @@ static int hash_window(const struct pipe *p, struct hstate *hs, const struct buf
 	const struct scan_config *cfg = p->cfg;
 	struct fp_ctx *fc = hs->fc;
 	size_t fl = fp_len(fc);
+	/* a range's chunks start at file offsets that are multiples of the chunk, itself of the window */
+	if (gran_windows(hs, data, got, (b->pos[0] + counts[0]) * cfg->sizes[0].block_size, err))
+		return -1;
 	for (int i = 0; i < cfg->nsizes; i++) {
 		size_t bs = cfg->sizes[i].block_size, full = got / bs, tail = got % bs;
 		uint8_t *out = fps[i] + counts[i] * fl;
@@ -506,6 +538,8 @@ static int hash_batch(struct pipe *p, struct hstate *hs, int writer, const struc
 		if (n == run)
 			run_pos = f->pos[i];
 		const uint8_t *d = b->data + f->off;
+		if (i == 0 && gran_windows(hs, d, f->got, f->pos[0] * bs, err))
+			return -1;
 		for (size_t k = 0; k < nb; k++, n++) {
 			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
 				err_fail(err, -1, "hashing failed (OpenSSL %s)", p->cfg->hash);
@@ -550,6 +584,10 @@ static void hstate_flush(struct pipe *p, struct hstate *hs, bool keep)
 			hs->loc[i] = NULL;
 		}
 	}
+	if (hs->gran_pad && keep)
+		gran_sampler_add(cfg->gran, &hs->gran);
+	free(hs->gran_pad);
+	hs->gran_pad = NULL;
 	if (failed)
 		pipe_fail(p, "out of memory gathering the compressibility samples and locality records");
 }
@@ -569,6 +607,12 @@ static bool hstate_init(const struct scan_config *cfg, struct hstate *hs, uint64
 				return false;
 		}
 		if (cfg->sizes[i].loc && !(hs->loc[i] = loc_local_new(cfg->sizes[i].loc)))
+			return false;
+	}
+	if (cfg->gran) {
+		hs->gran_period = gran_sampler_period(cfg->gran);
+		if ((!hs->codec && !(hs->codec = compmodel_codecs_new(DIST_GRAN_WINDOW))) ||
+		    !(hs->gran_pad = malloc(DIST_GRAN_WINDOW)))
 			return false;
 	}
 	return true;

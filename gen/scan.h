@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "gen/compsample.h"
 #include "gen/counter.h"
+#include "gen/gransample.h"
 #include "gen/locstats.h"
 #include "gen/walk.h"
 
@@ -48,6 +49,7 @@ struct scan_config {
 	enum scan_read read_method;
 	bool skip_tails;                /* leave a file's last partial block out */
 	bool strict;                    /* an unreadable entry fails the scan */
+	struct gran_sampler *gran;      /* the granularity curve's windows; NULL: off */
 	volatile sig_atomic_t *stop;    /* set (by a signal handler) to interrupt; may be NULL */
 	void (*progress)(const struct scan_progress *p, void *arg); /* about once a second; may be NULL */
 	void *progress_arg;

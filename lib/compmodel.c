@@ -55,15 +55,24 @@ void compmodel_codecs_free(struct compmodel_codecs *c)
 int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out,
 		      struct dd_err *err)
 {
+	return compmodel_measure_level(c, block, len, 1, true, out, err);
+}
+
+int compmodel_measure_level(struct compmodel_codecs *c, const void *block, size_t len, int zstd_level, bool lz4,
+			    struct compmodel_sizes *out, struct dd_err *err)
+{
 	if (reserve_output(c, len))
 		return err_fail_errno(err, -1, ENOMEM, "a buffer for compressed blocks of %zu bytes", len);
-	size_t z = ZSTD_compressCCtx(c->zstd, c->out, c->cap, block, len, 1);
+	size_t z = ZSTD_compressCCtx(c->zstd, c->out, c->cap, block, len, zstd_level);
 	if (ZSTD_isError(z))
 		return err_fail(err, -1, "zstd: %s", ZSTD_getErrorName(z));
+	out->zstd = (double)(z < len ? z : len);
+	out->lz4 = 0;
+	if (!lz4)
+		return 0;
 	int l = LZ4_compress_default(block, c->out, (int)len, (int)c->cap);
 	if (l <= 0)
 		return err_fail(err, -1, "LZ4 could not compress a block of %zu bytes", len);
-	out->zstd = (double)(z < len ? z : len);
 	out->lz4 = (double)((size_t)l < len ? (size_t)l : len);
 	return 0;
 }

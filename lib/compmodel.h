@@ -3,6 +3,7 @@
 #ifndef DEDIS_COMPMODEL_H
 #define DEDIS_COMPMODEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/content.h"
@@ -55,5 +56,9 @@ void compmodel_codecs_free(struct compmodel_codecs *c);
 /* 0, or -1 with err set (a compressor failing, out of memory). */
 int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out,
 		      struct dd_err *err);
+/* The same at another zstd level (dedisgen's granularity curve: zstd -3), LZ4 too when lz4 is
+ * true (out->lz4 0 otherwise). */
+int compmodel_measure_level(struct compmodel_codecs *c, const void *block, size_t len, int zstd_level, bool lz4,
+			    struct compmodel_sizes *out, struct dd_err *err);
 
 #endif

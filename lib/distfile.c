@@ -1,5 +1,5 @@
 /* distfile.c - the dedis-dist(5) reader and writer: records and the optional [compressibility 2] /
- * [locality 1] sections, strict line-by-line validation with "FILE:LINE: reason" errors. */
+ * [locality 1] / [granularity 1] sections, strict line-by-line validation with "FILE:LINE: reason" errors. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,13 +29,13 @@ struct parser {
 	int legacy;        /* no '#' and no section anywhere: original DEDISbench file, repeated keys add up */
 	/* the sections (see section_header) */
 	int sect;                  /* the one being read, SECT_NONE before the first */
-	size_t sect_line[3];       /* line of each section's header; 0: not seen */
+	size_t sect_line[4];       /* line of each section's header; 0: not seen */
 	int step;                  /* required keywords of the current section read so far (0..2) */
 	size_t kw_line[2];         /* lines of those keywords */
 	size_t measured_line[DIST_CLASSES];
 	size_t ccap;               /* cells allocated */
 	int last_bin[4];           /* locality: last K read per kind */
-	int sect_version[3];       /* the version each section's header gave */
+	int sect_version[4];       /* the version each section's header gave */
 	size_t zero_line;          /* line of the "# zero-blocks:" header; 0: none */
 };
 
@@ -341,11 +341,11 @@ static int parse_record(struct parser *ps, const char *s, size_t len, size_t lin
 
 /* ---- The optional sections: [compressibility 2] (1 read too) and [locality 1] (dedis-dist(5)). ---- */
 
-enum sect { SECT_NONE, SECT_COMP, SECT_LOC, SECT_COUNT };
-static const char *const sect_names[SECT_COUNT] = {"", "compressibility", "locality"};
+enum sect { SECT_NONE, SECT_COMP, SECT_LOC, SECT_GRAN, SECT_COUNT };
+static const char *const sect_names[SECT_COUNT] = {"", "compressibility", "locality", "granularity"};
 /* the newest version of each section this reader knows; [compressibility 2] keeps mean sizes
  * in 1/2^20 of the block (1: 1/1024, which rounded a tiny size to 0) */
-static const int sect_max_version[SECT_COUNT] = {0, 2, 1};
+static const int sect_max_version[SECT_COUNT] = {0, 2, 1, 1};
 #define SECT_VERSION (ps->sect_version[ps->sect])
 #define V1_UNIT 1024 /* [compressibility 1]'s unit of mean sizes, 1/1024 of the block */
 
@@ -487,6 +487,27 @@ static const char *loc_check(const struct dist_locality *l, char *why, size_t le
 	return NULL;
 }
 
+/* Each size's compressed sums within its bytes, nonzero with them, and bytes whole pieces of at
+ * most one per window measured. */
+static const char *gran_check(const struct dist_gran *g, char *why, size_t len)
+{
+	if (!(g->sample_rate > 0 && g->sample_rate <= 1))
+		return snprintf(why, len, "sample probability %g is not in (0, 1]", g->sample_rate), why;
+	for (int k = 0; k < DIST_GRAN_SIZES; k++) {
+		uint64_t size = (uint64_t)DIST_GRAN_MIN << k, b = g->bytes[k];
+		const uint64_t out[3] = {g->zstd1[k], g->zstd3[k], g->lz4[k]};
+		if (b % size || b / size > g->windows)
+			return snprintf(why, len, "piece %" PRIu64 ": %" PRIu64 " bytes are not whole pieces of at most "
+					"one per window (%" PRIu64 " windows)", size, b, g->windows), why;
+		for (int c = 0; c < 3; c++)
+			if (out[c] > b || (out[c] == 0) != (b == 0))
+				return snprintf(why, len, "piece %" PRIu64 ": %" PRIu64 " compressed bytes of %" PRIu64
+						" (each piece compresses to 1 byte or more, at most its size)", size,
+						out[c], b), why;
+	}
+	return NULL;
+}
+
 int dist_sections_check(const struct dist *d, struct dd_err *err)
 {
 	char why[384];
@@ -497,6 +518,10 @@ int dist_sections_check(const struct dist *d, struct dd_err *err)
 	}
 	if (d->locality.present && loc_check(&d->locality, why, sizeof why)) {
 		set_err(err, "[locality 1]", 0, "%s", why);
+		return -1;
+	}
+	if (d->gran.present && gran_check(&d->gran, why, sizeof why)) {
+		set_err(err, "[granularity 1]", 0, "%s", why);
 		return -1;
 	}
 	return 0;
@@ -769,12 +794,84 @@ static int loc_line(struct parser *ps, struct dist_locality *l, const char **f, 
 	return 0;
 }
 
+/* The sample line of [granularity 1]: "sample P WINDOWS". */
+static int gran_sample_line(struct parser *ps, struct dist_gran *g, const char **f, const size_t *fl, size_t nf,
+			    size_t line)
+{
+	char shown[80];
+	if (nf != 3)
+		return parse_fail(ps, line, "[granularity 1] 'sample' expects 2 values ('sample P WINDOWS'), got %zu",
+				  nf - 1);
+	const char *why = parse_prob(f[1], fl[1], &g->sample_rate);
+	quote(shown, sizeof shown, f[1], fl[1]);
+	if (why)
+		return parse_fail(ps, line, "[granularity 1] sample: P '%s': %s", shown, why);
+	why = parse_u64(f[2], fl[2], &g->windows);
+	quote(shown, sizeof shown, f[2], fl[2]);
+	if (why)
+		return parse_fail(ps, line, "[granularity 1] sample: WINDOWS '%s': %s", shown, why);
+	return 0;
+}
+
+/* codecs first, sample second, then a piece line per size (sorted, each at most once; a size
+ * left out measured nothing). */
+static int gran_line(struct parser *ps, struct dist_gran *g, const char **f, const size_t *fl, size_t nf,
+		     size_t line)
+{
+	static const char *const kws[] = {"codecs", "sample", "piece"};
+	int kw = -1;
+	for (int i = 0; i < 3; i++)
+		if (field_is(f[0], fl[0], kws[i]))
+			kw = i;
+	if (kw < 0) {
+		char shown[80];
+		quote(shown, sizeof shown, f[0], fl[0]);
+		return parse_fail(ps, line, "[granularity 1] unknown keyword '%s' (codecs, sample, piece)", shown);
+	}
+	if (kw < 2 && ps->step > kw)
+		return parse_fail(ps, line, "[granularity 1] '%s' repeated (first on line %zu)", kws[kw], ps->kw_line[kw]);
+	if (ps->step < 2 && kw != ps->step)
+		return parse_fail(ps, line, "[granularity 1] '%s' before '%s' (the section starts with 'codecs', then "
+				  "'sample')", kws[kw], kws[ps->step]);
+	if (kw == 0 && (nf != 4 || !field_is(f[1], fl[1], "zstd-1") || !field_is(f[2], fl[2], "zstd-3") ||
+			!field_is(f[3], fl[3], "lz4")))
+		return parse_fail(ps, line, "[granularity 1] codecs: version 1 measures exactly 'codecs zstd-1 zstd-3 lz4'");
+	if (kw == 1 && gran_sample_line(ps, g, f, fl, nf, line))
+		return -1;
+	if (kw == 2) {
+		static const char *const names[] = {"SIZE", "BYTES", "ZSTD1", "ZSTD3", "LZ4", NULL};
+		uint64_t v[5];
+		if (section_numbers(ps, line, "piece", f, fl, nf, names, NULL, v))
+			return -1;
+		int k = 0;
+		while (k < DIST_GRAN_SIZES && ((uint64_t)DIST_GRAN_MIN << k) != v[0])
+			k++;
+		if (k == DIST_GRAN_SIZES)
+			return parse_fail(ps, line, "[granularity 1] piece: SIZE %" PRIu64 " is not one of 4096, 8192, "
+					  "16384, 32768, 65536, 131072", v[0]);
+		if (ps->last_bin[0] >= k)
+			return parse_fail(ps, line, "[granularity 1] piece %" PRIu64 " %s (sizes are sorted, without "
+					  "repeats)", v[0], ps->last_bin[0] == k ? "repeated" : "out of order");
+		ps->last_bin[0] = k;
+		g->bytes[k] = v[1];
+		g->zstd1[k] = v[2];
+		g->zstd3[k] = v[3];
+		g->lz4[k] = v[4];
+	}
+	if (kw < 2) {
+		ps->kw_line[kw] = line;
+		ps->step = kw + 1;
+	}
+	return 0;
+}
+
 /* Ends the current section: required lines present, the whole section consistent. */
 static int section_close(struct parser *ps, struct dist *d, size_t line)
 {
 	char why[384];
 	const char *name = sect_names[ps->sect];
-	static const char *const first[SECT_COUNT][2] = {{"", ""}, {"codecs", "sample"}, {"analysed", "duplicates"}};
+	static const char *const first[SECT_COUNT][2] = {{"", ""}, {"codecs", "sample"}, {"analysed", "duplicates"},
+								 {"codecs", "sample"}};
 	size_t at = ps->sect_line[ps->sect];
 
 	if (ps->sect == SECT_NONE)
@@ -785,6 +882,8 @@ static int section_close(struct parser *ps, struct dist *d, size_t line)
 	if (ps->sect == SECT_COMP && comp_check(&d->comp, why, sizeof why))
 		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
 	if (ps->sect == SECT_LOC && loc_check(&d->locality, why, sizeof why))
+		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
+	if (ps->sect == SECT_GRAN && gran_check(&d->gran, why, sizeof why))
 		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
 	ps->sect = SECT_NONE;
 	return 0;
@@ -813,7 +912,8 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 			which = k;
 	if (which == SECT_NONE) {
 		quote(shown, sizeof shown, name, nl);
-		return parse_fail(ps, line, "unknown section '%s' (this dedis reads compressibility 1 and 2, locality 1)", shown);
+		return parse_fail(ps, line, "unknown section '%s' (this dedis reads compressibility 1 and 2, locality 1, "
+				  "granularity 1)", shown);
 	}
 	if (version > (uint64_t)sect_max_version[which])
 		return parse_fail(ps, line, "section '%s' version %" PRIu64 " is newer than this dedis reads (%d); use a "
@@ -825,8 +925,8 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 				  ps->sect_line[which]);
 	for (int k = which + 1; k < SECT_COUNT; k++)
 		if (ps->sect_line[k])
-			return parse_fail(ps, line, "section '%s' after '%s' (the order is compressibility, then "
-					  "locality)", sect_names[which], sect_names[k]);
+			return parse_fail(ps, line, "section '%s' after '%s' (the order is compressibility, "
+					  "locality, then granularity)", sect_names[which], sect_names[k]);
 	ps->sect = which;
 	ps->sect_version[which] = (int)version;
 	ps->sect_line[which] = line;
@@ -835,8 +935,10 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 		ps->last_bin[k] = -1;
 	if (which == SECT_COMP)
 		d->comp.present = true;
-	else
+	else if (which == SECT_LOC)
 		d->locality.present = true;
+	else
+		d->gran.present = true;
 	return 0;
 }
 
@@ -854,6 +956,8 @@ static int section_line(struct parser *ps, struct dist *d, const char *s, size_t
 	if (is_digit(f[0][0]))
 		return parse_fail(ps, line, "a record inside section '%s' (started on line %zu): records come before "
 				  "the first section", sect_names[ps->sect], ps->sect_line[ps->sect]);
+	if (ps->sect == SECT_GRAN)
+		return gran_line(ps, &d->gran, f, fl, nf, line);
 	return ps->sect == SECT_COMP ? comp_line(ps, &d->comp, f, fl, nf, line)
 				     : loc_line(ps, &d->locality, f, fl, nf, line);
 }
@@ -891,6 +995,21 @@ static int write_locality(FILE *f, const struct dist_locality *l)
 			if (h->count[k])
 				fprintf(f, "%s %d %" PRIu64 " %" PRIu64 "\n", loc_kinds[kind], k, h->count[k], h->blocks[k]);
 	}
+	return 0;
+}
+
+static int write_gran(FILE *f, const struct dist_gran *g)
+{
+	char p[96];
+	format_prob(p, sizeof p, g->sample_rate);
+	fprintf(f, "[granularity 1]\n"
+		   "# 128 KiB windows aligned in their file; the first SIZE bytes of each compressed alone,\n"
+		   "# all-zero pieces left out: bytes in, bytes out per codec (ratio = BYTES / out)\n"
+		   "codecs zstd-1 zstd-3 lz4\n"
+		   "sample %s %" PRIu64 "\n", p, g->windows);
+	for (int k = 0; k < DIST_GRAN_SIZES; k++)
+		fprintf(f, "piece %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", DIST_GRAN_MIN << k, g->bytes[k],
+			g->zstd1[k], g->zstd3[k], g->lz4[k]);
 	return 0;
 }
 
@@ -1168,6 +1287,8 @@ int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, s
 		write_comp(f, &d->comp);
 	if (d->locality.present)
 		write_locality(f, &d->locality);
+	if (d->gran.present)
+		write_gran(f, &d->gran);
 	if (fflush(f) != 0 || ferror(f))
 		return -1;
 	return 0;
@@ -1206,4 +1327,5 @@ void dist_free(struct dist *d)
 	free(d->comp.cells);
 	memset(&d->comp, 0, sizeof d->comp);
 	memset(&d->locality, 0, sizeof d->locality);
+	memset(&d->gran, 0, sizeof d->gran);
 }

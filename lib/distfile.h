@@ -73,6 +73,26 @@ struct dist_locality {
 	struct dist_len_hist zero_runs; /* maximal stretches of duplicates of the zero block */
 };
 
+/* [granularity 1]: how compressibility grows with the piece a store compresses. 128 KiB windows of
+ * the data analysed, aligned in their file (a device: from its start; a file's last window
+ * zero-padded), are selected with probability `sample_rate` (a hash of their stream position:
+ * deterministic); of each, the first DIST_GRAN_MIN << k bytes (k = 0..5: 4 to 128 KiB) are
+ * compressed alone with zstd -1, zstd -3 and LZ4 (block API; a piece that grows counts as stored
+ * raw). All-zero pieces are left out, as ZFS and btrfs leave holes out. Sums of bytes, so
+ * threads' samples add up exactly; the ratio at a size is bytes / compressed bytes. */
+#define DIST_GRAN_SIZES 6
+#define DIST_GRAN_MIN 4096u
+#define DIST_GRAN_WINDOW (DIST_GRAN_MIN << (DIST_GRAN_SIZES - 1))
+struct dist_gran {
+	bool present;
+	double sample_rate;                 /* p in (0, 1] */
+	uint64_t windows;                   /* windows measured (all-zero ones included) */
+	uint64_t bytes[DIST_GRAN_SIZES];    /* bytes of the non-zero pieces measured, per size */
+	uint64_t zstd1[DIST_GRAN_SIZES];    /* their compressed sizes, summed, per codec */
+	uint64_t zstd3[DIST_GRAN_SIZES];
+	uint64_t lz4[DIST_GRAN_SIZES];
+};
+
 struct dist {
 	struct dist_row *rows; /* sorted by dups ascending, no two rows with the same dups */
 	size_t nrows;
@@ -86,6 +106,7 @@ struct dist {
 	size_t merged_rows;
 	struct dist_comp comp;         /* [compressibility 1], when present */
 	struct dist_locality locality; /* [locality 1], when present */
+	struct dist_gran gran;         /* [granularity 1], when present */
 };
 
 /* The derived figures of DESIGN.md; shares are fractions in [0,1]. */
@@ -118,10 +139,11 @@ struct dist_rows {
  * Repeated dups values: an error in any file that contains a '#' or a section (dedis format); in
  * a file without either (an original DEDISbench file) they add up, as DEDISbench itself counted
  * them, and out->merged_rows says how many records were merged.
- * After the records, the optional sections "[compressibility 1]" and "[locality 1]" (each at most
- * once, in that order) fill out->comp / out->locality; an unknown section name, a newer version,
- * a repeated or misplaced section, a record after a section, an unknown or repeated keyword, a
- * missing or extra field and any value or sum that dedis-dist(5) rules out are errors.
+ * After the records, the optional sections "[compressibility 1]", "[locality 1]" and
+ * "[granularity 1]" (each at most once, in that order) fill out->comp / locality / gran; an
+ * unknown section name, a newer version, a repeated or misplaced section, a record after a
+ * section, an unknown or repeated keyword, a missing or extra field and any value or sum that
+ * dedis-dist(5) rules out are errors.
  * On success returns 0 and *out owns its rows and cells (dist_free). On failure *out is zeroed. */
 int dist_load(const char *path, struct dist *out, struct dd_err *err);
 /* Same, from a memory buffer; `name` is used in error messages. */
@@ -133,15 +155,15 @@ int dist_from_rows(const struct dist_row *rows, size_t n, struct dist *out, stru
 
 /* Write: the given header lines (each written as "# <line>"; the caller passes e.g.
  * "block-size: 4096" — the struct's header fields are not written on their own), then
- * "dups blocks" sorted, then the sections present (comp, locality), exactly as dist_parse reads
+ * "dups blocks" sorted, then the sections present (comp, locality, gran), exactly as dist_parse reads
  * them back. Returns 0, or -1 on a write error (or EINVAL: a header with a newline, or a section
  * that dist_sections_check refuses: nothing is written then). */
 int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, size_t nheader);
 
 /* The checks dist_parse applies to a whole section, on the structs (for writers): ranges, order,
  * Σ measured = MEASURED, every class with cells measured and vice versa, a class's contents >=
- * its measured (= with sample 1), and the locality sums of dedis-dist(5). Returns 0, or -1 with
- * err->msg "[SECTION 1]: reason" (err may be NULL). */
+ * its measured (= with sample 1), the locality and the granularity sums of dedis-dist(5).
+ * Returns 0, or -1 with err->msg "[SECTION 1]: reason" (err may be NULL). */
 int dist_sections_check(const struct dist *d, struct dd_err *err);
 
 void dist_compute_rows(const struct dist *d, struct dist_rows *r);

@@ -2,7 +2,7 @@
 # dedisgen-vs-fio-dedupe.sh - analysis speed: dedisgen against fio-dedupe (Debian's fio package)
 # on one file held in the page cache, same block size and thread count, and the machine's
 # SHA-1 hashing limit (openssl speed -multi: that many cores hashing together). dedisgen runs as a
-# user runs it, compressibility and locality analysis on (the default), and again with both off, to show
+# user runs it, compressibility, locality and granularity analysis on (the default), and again with all off, to show
 # what the analysis costs.
 #
 # Run by hand, not by make check (about a minute):
@@ -87,7 +87,7 @@ fio_mbs=$(printf '%s\n' "${fio[@]}" | best)
 gen_cpu=$(printf '%s\n' "${on_cpu[@]}" | median)
 off_cpu=$(printf '%s\n' "${off_cpu[@]}" | median)
 fio_cpu=$(printf '%s\n' "${fio_cpu[@]}" | median)
-sample=$(awk '$1 == "sample" { print $2 " (" $3 " contents measured)" }' "$OUTS/on.dist")
+sample=$(awk '/^\[/ { sec = $1 } sec == "[compressibility" && $1 == "sample" { print $2 " (" $3 " contents measured)" }' "$OUTS/on.dist")
 analysed=$(awk '$1 == "analysed" { print $2 " blocks" ($3 ? ", windows of " $3 : ", whole stream") }' "$OUTS/on.dist")
 rm -f "$OUTS/off.dist"
 # openssl speed prints "sha1  <k-bytes/s>" in units of 1000 bytes/s; with -multi N, of N

@@ -44,7 +44,7 @@ section() { sed -n "/^\[$2 /,/^\[/p" "$1" | grep -v '^[#[]'; }
 "$DEDISGEN" "$IMG" --compress-sample all -o "$E2E_TMP/all.dist" --json "$E2E_TMP/all.json" -q || fail "scan exited $?"
 "$PY" "$BLOCKSTAT" --sections "$IMG" >"$E2E_TMP/bs.sect" || fail "blockstat.py exited $?"
 "$PY" "$BLOCKSTAT" --json-only "$IMG" >"$E2E_TMP/bs.json" || fail "blockstat.py exited $?"
-diff <(sed -n '/^\[/,$p' "$E2E_TMP/all.dist" | grep -v '^#') "$E2E_TMP/bs.sect" >&2 ||
+diff <(sed -n '/^\[/,$p' "$E2E_TMP/all.dist" | no_gran | grep -v '^#') "$E2E_TMP/bs.sect" >&2 ||
 	fail "dedisgen --compress-sample all and blockstat.py disagree (above: < dedisgen, > blockstat)"
 J=$E2E_TMP/all.json B=$E2E_TMP/bs.json
 [ "$(jget "$J" '.results[0].blocks')" = "$(jget "$B" '.blocks')" ] || fail "blocks differ"

@@ -36,6 +36,12 @@ note() {
 	echo "# $*"
 }
 
+# no_gran: a distribution on stdin without its [granularity 1] section (the last one), as a
+# merge, -k or dedisgen-mpi writes it: they keep no granularity curve (dedis-dist(5)).
+no_gran() {
+	sed '/^\[granularity /,$d'
+}
+
 [ -x "$DEDISBENCH" ] || fail "no dedisbench binary at $DEDISBENCH (set top_builddir)"
 command -v jq >/dev/null 2>&1 || skip "jq is not installed (apt-get install jq)"
 

@@ -1,6 +1,6 @@
 /* test_distfile.c - CUnit suite for lib/distfile.c: the bundled distributions against the
  * published Table 1 figures, one malformed file per error class, comments, order, round trip,
- * and the [compressibility 1] / [locality 1] sections (every accept and reject rule). */
+ * and the [compressibility 1] / [locality 1] / [granularity 1] sections (every accept and reject rule). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -516,7 +516,7 @@ static void test_sections_newer_unknown(void)
 					       "this dedis reads (1); use a newer dedis"));
 	CU_ASSERT_EQUAL(dist_load(DATA("bad-section-unknown.dist"), &d, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad-section-unknown.dist:4: unknown section 'dedup-groups' (this dedis "
-					       "reads compressibility 1 and 2, locality 1)"));
+					       "reads compressibility 1 and 2, locality 1, granularity 1)"));
 	CU_ASSERT_PTR_NULL(d.rows);
 }
 
@@ -536,7 +536,7 @@ static const struct {
 	{"[locality 1]", "[Locality 1]", 25, "malformed section header"},
 	{"[locality 1]", "[locality 3]", 25, "section 'locality' version 3 is newer than this dedis reads (1)"},
 	{"[locality 1]", "[locality 99999999999999999999]", 25, "the version is a positive integer"},
-	{"[locality 1]", "[zstd 1]", 25, "unknown section 'zstd' (this dedis reads compressibility 1 and 2, locality 1)"},
+	{"[locality 1]", "[zstd 1]", 25, "unknown section 'zstd' (this dedis reads compressibility 1 and 2, locality 1, granularity 1)"},
 	{"[compressibility 1]", "[compressibility 3]", 11, "section 'compressibility' version 3 is newer"},
 	{"[locality 1]", "[compressibility 1]", 25, "section 'compressibility' given twice (first on line 11)"},
 	{"[locality 1]", " [locality 1]", 25, "a section header starts in column 1"},
@@ -547,7 +547,7 @@ static const struct {
 	{"zero 3 5 40", "zero 3 5 40\n[compressibility 1]", 39,
 	 "section 'compressibility' given twice (first on line 11)"},
 	{"[compressibility 1]", "[locality 1]\nanalysed 0 0\nduplicates 0 0\n[compressibility 1]", 14,
-	 "section 'compressibility' after 'locality' (the order is compressibility, then locality)"},
+	 "section 'compressibility' after 'locality' (the order is compressibility, locality, then granularity)"},
 	{"analysed 2000 0", "analysed 2000 0\n7 3", 29, "a record inside section 'locality'"},
 	/* [compressibility 1] */
 	{"codecs zstd-1 lz4\n", "", 14, "'sample' before 'codecs'"},
@@ -720,6 +720,97 @@ static void test_sections_tiny_means(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a mean size of 0"));
 }
 
+/* [granularity 1]: a file with all three sections reads, writes back byte for byte, and sums from
+ * apart (threads, analyses) add up to a section that checks; every reject rule once. */
+static const char gran_text[] = "# block-size: 4096\n0 40\n1 2\n[locality 1]\n"
+				"# stream order: new = first occurrences, dup = duplicates, copy = copied sequences\n"
+				"# (source +1 each block), zero = duplicates of the zero block; bin k = lengths 2^k..2^(k+1)-1\n"
+				"analysed 44 0\nduplicates 2 1\nnew 5 1 42\ndup 1 1 2\ncopy 1 1 2\n"
+				"[granularity 1]\n"
+				"# 128 KiB windows aligned in their file; the first SIZE bytes of each compressed alone,\n"
+				"# all-zero pieces left out: bytes in, bytes out per codec (ratio = BYTES / out)\n"
+				"codecs zstd-1 zstd-3 lz4\nsample 0.5 3\n"
+				"piece 4096 8192 4000 3900 5000\npiece 8192 16384 7000 6800 9000\n"
+				"piece 16384 32768 12000 11500 17000\npiece 32768 65536 21000 20000 33000\n"
+				"piece 65536 131072 38000 36000 64000\npiece 131072 262144 70000 66000 126000\n";
+
+static const struct {
+	const char *find, *repl;
+	int line;
+	const char *reason;
+} gran_edits[] = {
+	{"codecs zstd-1 zstd-3 lz4", "codecs zstd-1 lz4", 15, "exactly 'codecs zstd-1 zstd-3 lz4'"},
+	{"codecs zstd-1 zstd-3 lz4\n", "", 15, "'sample' before 'codecs'"},
+	{"sample 0.5 3", "sample 0 3", 16, "sample: P '0': out of range"},
+	{"sample 0.5 3", "sample 0.5", 16, "'sample' expects 2 values"},
+	{"sample 0.5 3", "sample 0.5 1", 12, "piece 4096: 8192 bytes are not whole pieces of at most one per window"},
+	{"piece 4096 8192", "piece 4096 8191", 12, "bytes are not whole pieces"},
+	{"piece 8192 16384 7000", "piece 8192 16384 17000", 12, "piece 8192: 17000 compressed bytes of 16384"},
+	{"piece 8192 16384 7000", "piece 8192 16384 0", 12, "1 byte or more"},
+	{"piece 8192", "piece 8000", 18, "SIZE 8000 is not one of 4096"},
+	{"piece 8192", "piece 4096", 18, "piece 4096 repeated"},
+	{"piece 8192 16384 7000 6800 9000\npiece 16384", "piece 16384 32768 12000 11500 17000\npiece 8192", 19,
+	 "piece 8192 out of order"},
+	{"piece 4096 8192 4000 3900 5000", "piece 4096 8192 4000 3900", 17, "'piece' expects 5 values"},
+	{"piece 4096 8192 4000 3900 5000", "pieces 4096 8192 4000 3900 5000", 17, "unknown keyword 'pieces'"},
+	{"[granularity 1]", "[granularity 2]", 12, "section 'granularity' version 2 is newer than this dedis reads (1)"},
+	{"copy 1 1 2\n", "copy 1 1 2\n[granularity 1]\ncodecs zstd-1 zstd-3 lz4\nsample 1 0\n", 15, "given twice"},
+	{"[locality 1]", "[granularity 1]\ncodecs zstd-1 zstd-3 lz4\nsample 1 0\n[locality 1]", 7,
+	 "section 'locality' after 'granularity' (the order is compressibility, locality, then granularity)"},
+	{"piece 4096 8192 4000 3900 5000\n", "", 0, NULL}, /* a size left out measured nothing */
+	{"piece 131072 262144 70000 66000 126000\n", "piece 131072 262144 70000 66000 126000 # last\n", 0, NULL},
+};
+
+static void test_sections_granularity(void)
+{
+	struct dist a, b;
+	struct dd_err err;
+	int rc;
+	CU_ASSERT_EQUAL_FATAL(dist_parse(gran_text, strlen(gran_text), "gran", &a, &err), 0);
+	CU_ASSERT(a.gran.present && a.locality.present && !a.comp.present);
+	CU_ASSERT(a.gran.sample_rate == 0.5 && a.gran.windows == 3 && a.gran.bytes[5] == 262144 &&
+		  a.gran.zstd1[0] == 4000 && a.gran.zstd3[3] == 20000 && a.gran.lz4[5] == 126000);
+	static const char *const header[] = {"block-size: 4096"};
+	char *text = write_to_string(&a, header, 1, &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(text, gran_text);
+	free(text);
+	/* sums made apart add up: twice the windows, twice every sum, at the same rate */
+	b = a;
+	for (int k = 0; k < DIST_GRAN_SIZES; k++) {
+		b.gran.bytes[k] *= 2;
+		b.gran.zstd1[k] *= 2;
+		b.gran.zstd3[k] *= 2;
+		b.gran.lz4[k] *= 2;
+	}
+	b.gran.windows *= 2;
+	CU_ASSERT_EQUAL(dist_sections_check(&b, &err), 0);
+	b.gran.zstd3[2] = b.gran.bytes[2] + 1;
+	CU_ASSERT_EQUAL(dist_sections_check(&b, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[granularity 1]: piece 16384: 65537 compressed bytes"));
+	dist_free(&a);
+	for (size_t i = 0; i < sizeof gran_edits / sizeof gran_edits[0]; i++) {
+		const char *at = strstr(gran_text, gran_edits[i].find);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+		size_t pre = (size_t)(at - gran_text), fl = strlen(gran_edits[i].find), rl = strlen(gran_edits[i].repl);
+		char buf[4096];
+		snprintf(buf, sizeof buf, "%.*s%s%s", (int)pre, gran_text, gran_edits[i].repl, at + fl);
+		memset(&err, 0, sizeof err);
+		rc = dist_parse(buf, strlen(buf), "g.dist", &a, &err);
+		char where[64];
+		snprintf(where, sizeof where, "g.dist:%d: ", gran_edits[i].line);
+		bool ok = gran_edits[i].reason ? rc == -1 && strstr(err.msg, where) == err.msg &&
+						 strstr(err.msg, gran_edits[i].reason) && !a.gran.present
+					       : rc == 0 && a.gran.present;
+		CU_ASSERT(ok);
+		if (!ok)
+			fprintf(stderr, "\n  granularity edit %zu: rc %d, want %d \"%s\", got \"%s\"\n", i, rc,
+				gran_edits[i].line, gran_edits[i].reason ? gran_edits[i].reason : "(accepted)", err.msg);
+		(void)rl;
+		dist_free(&a);
+	}
+}
+
 int suite_distfile(void); /* listed in suites_lib.c */
 
 int suite_distfile(void)
@@ -740,6 +831,7 @@ int suite_distfile(void)
 		{"sections: old files load, a section makes a dedis file", test_sections_legacy},
 		{"sections: newer and unknown sections rejected", test_sections_newer_unknown},
 		{"sections: every reject rule", test_sections_edits},
+		{"sections: granularity reads, writes back, adds up, rejects", test_sections_granularity},
 		{NULL, NULL},
 	};
 	return unit_add_suite("distfile", tests);

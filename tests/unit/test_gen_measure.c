@@ -1,10 +1,11 @@
-/* test_gen_measure.c - dedisgen's compressibility sampling and locality analysis on synthetic
- * streams whose runs, copies and compressed sizes are known by construction. */
+/* test_gen_measure.c - dedisgen's compressibility sampling, granularity curve and locality analysis
+ * on synthetic streams whose runs, copies and compressed sizes are known by construction. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/distcmp.h"
 #include "gen/compsample.h"
+#include "gen/gransample.h"
 #include "gen/counter.h"
 #include "gen/locstats.h"
 #include "gen/genopts.h"
@@ -693,6 +694,74 @@ static void test_select_hash(void)
 	CU_ASSERT_EQUAL(gen_auto_sample_rate(8193), 0.5);
 }
 
+/* ---- the granularity curve ---- */
+
+/* Window selection: one per run of P windows, a pure function of the position; rates rounded. */
+static void test_gran_selection(void)
+{
+	for (uint64_t period = 1; period <= 64; period *= 4)
+		for (uint64_t run = 0; run < 500; run++) {
+			int hits = 0;
+			for (uint64_t w = run * period; w < (run + 1) * period; w++)
+				hits += gran_selected(period, w * DIST_GRAN_WINDOW + (w & 7) * 4096); /* any byte of it */
+			CU_ASSERT_EQUAL(hits, 1);
+		}
+	struct gran_sampler *g = gran_sampler_new(1.0 / 16);
+	CU_ASSERT_EQUAL(gran_sampler_period(g), 16);
+	gran_sampler_free(g);
+	g = gran_sampler_new(1);
+	CU_ASSERT_EQUAL(gran_sampler_period(g), 1);
+	gran_sampler_free(g);
+	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(32) << 20), 1.0);            /* 256 windows */
+	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(1) << 30), 1.0 / 32);        /* 1 GiB: 8192 */
+	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(1) << 40), 1.0 / 1024);      /* floor */
+	CU_ASSERT_EQUAL(gran_auto_rate(0), 1.0 / 64);                        /* unknown */
+}
+
+/* Repeated text compresses better as the piece grows; random bytes stay at 1 (never above their
+ * size); zero pieces are left out; threads' sums add up to one sampler's. */
+static void test_gran_measure(void)
+{
+	uint8_t *w = malloc(DIST_GRAN_WINDOW);
+	struct compmodel_codecs *c = compmodel_codecs_new(DIST_GRAN_WINDOW);
+	struct dist_gran text = {0}, rnd = {0}, holes = {0}, out;
+	struct dd_err err;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	for (size_t i = 0; i < DIST_GRAN_WINDOW; i++) /* lines of a small vocabulary, numbered */
+		w[i] = (uint8_t)("the quick brown fox jumps over the lazy dog 0123456789\n"[(i * 7 / 5 + i / 97) % 55]);
+	CU_ASSERT_EQUAL_FATAL(gran_measure(c, w, &text, &err), 0);
+	struct rng r;
+	rng_split(&r, 3, 38);
+	for (size_t i = 0; i < DIST_GRAN_WINDOW; i += 8) {
+		uint64_t v = rng_next(&r);
+		memcpy(w + i, &v, 8);
+	}
+	CU_ASSERT_EQUAL_FATAL(gran_measure(c, w, &rnd, &err), 0);
+	memset(w, 0, 20000); /* the 4, 8 and 16 KiB pieces are holes now */
+	CU_ASSERT_EQUAL_FATAL(gran_measure(c, w, &holes, &err), 0);
+	for (int k = 0; k < DIST_GRAN_SIZES; k++) {
+		uint64_t size = (uint64_t)DIST_GRAN_MIN << k;
+		CU_ASSERT(text.bytes[k] == size && rnd.bytes[k] == size);
+		CU_ASSERT(rnd.zstd1[k] == size && rnd.zstd3[k] == size && rnd.lz4[k] == size);
+		CU_ASSERT_EQUAL(holes.bytes[k], k < 3 ? 0 : size);
+		if (k)
+			CU_ASSERT((double)text.bytes[k] / text.zstd1[k] > (double)text.bytes[k - 1] / text.zstd1[k - 1]);
+	}
+	/* two threads' parts and one sampler: the sums add up, and the section checks */
+	struct gran_sampler *g = gran_sampler_new(0.5);
+	gran_sampler_add(g, &text);
+	gran_sampler_add(g, &holes);
+	gran_sampler_result(g, &out);
+	CU_ASSERT(out.present && out.windows == 2 && out.sample_rate == 0.5);
+	CU_ASSERT(out.bytes[5] == 2 * DIST_GRAN_WINDOW && out.zstd3[0] == text.zstd3[0] && out.lz4[5] == text.lz4[5] + holes.lz4[5]);
+	struct dist d = {.gran = out};
+	CU_ASSERT_EQUAL(dist_sections_check(&d, &err), 0);
+	gran_sampler_free(g);
+	compmodel_codecs_free(c);
+	free(w);
+}
+
 /* -k's case, by the records: the index also holds contents of a stream before this one (positions
  * below BASE), so the walk's offers lower some records below their first record. A short stream
  * in three parts, each with fewer new keys than the shared table build counts in one batch: the
@@ -785,6 +854,8 @@ int suite_gen_measure(void)
 		{"compressibility: sampled estimates, lowered rate", test_comp_sampled},
 		{"compressibility: selection hash and auto rate", test_select_hash},
 		{"compressibility: joins apart (ranks, threads) add up to one join", test_comp_apart},
+		{"granularity: one window per run of the period, rates", test_gran_selection},
+		{"granularity: text grows, random stays 1, holes left out, sums add up", test_gran_measure},
 		{NULL, NULL},
 	};
 	return unit_add_suite("gen_measure", tests);
