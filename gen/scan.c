@@ -236,6 +236,9 @@ static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct 
 		const struct seg *s = &b->segs[i];
 		size_t nb = (size_t)blocks_of(p->cfg, s->len, bs);
 		const uint8_t *d = b->data + s->off;
+		/* windows from the segment's start: a device's offset when it is read alone (its segments
+		 * fill whole buffers); after another input in the same buffer they are shifted, and the
+		 * window cut by a segment's end is measured zero-padded */
 		if (size == 0 && gran_windows(hs, d, s->len, (b->pos[0] + n) * bs, err))
 			return (size_t)-1;
 		for (size_t k = 0; k < nb; k++, n++) {
