@@ -87,18 +87,22 @@ int gran_measure(struct compmodel_codecs *c, const uint8_t *window, struct dist_
 {
 	size_t zeros = zero_prefix(window);
 	acc->windows++;
-	for (int k = 0; k < DIST_GRAN_SIZES; k++) {
-		size_t size = (size_t)DIST_GRAN_MIN << k;
-		struct compmodel_sizes one, three;
-		if (zeros >= size)
-			continue; /* a hole to a store */
-		if (compmodel_measure_level(c, window, size, 1, true, &one, err) ||
-		    compmodel_measure_level(c, window, size, 3, false, &three, err))
-			return -1;
-		acc->bytes[k] += size;
-		acc->zstd1[k] += (uint64_t)one.zstd;
-		acc->zstd3[k] += (uint64_t)three.zstd;
-		acc->lz4[k] += (uint64_t)one.lz4;
-	}
+	/* level by level: the codec state re-fits its tables on each change of level */
+	for (int level = 1; level <= 3; level += 2)
+		for (int k = 0; k < DIST_GRAN_SIZES; k++) {
+			size_t size = (size_t)DIST_GRAN_MIN << k;
+			struct compmodel_sizes m;
+			if (zeros >= size)
+				continue; /* a hole to a store */
+			if (compmodel_measure_level(c, window, size, level, level == 1, &m, err))
+				return -1;
+			if (level == 1) {
+				acc->bytes[k] += size;
+				acc->zstd1[k] += (uint64_t)m.zstd;
+				acc->lz4[k] += (uint64_t)m.lz4;
+			} else {
+				acc->zstd3[k] += (uint64_t)m.zstd;
+			}
+		}
 	return 0;
 }
