@@ -395,22 +395,15 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	/* The target each phase will probe, probed once before anything is made: a path that is not
 	 * there or a device holding a filesystem is bad input, not phase 01's failure. */
 	static struct target target;
-	char msg[1024];
 	struct target_request req = {.path = o->target, .procs = (unsigned)o->procs, .file_size = o->file_size,
 				     .file_size_given = options_given(cli->given, "file-size"),
 				     .block_size = (uint32_t)o->block_size, .force = o->force};
-	struct dd_err oerr;
-	struct dd_err terr;
-	int probed = target_probe_for_run(&req, sync_direct(o), chosen_ioengine(o), &target, &terr);
-	if (probed)
-		snprintf(msg, sizeof msg, "%s", terr.msg);
-	if (!probed && config_check_output(&target, "--output-dir", o->output_dir, true, &oerr)) {
-		snprintf(msg, sizeof msg, "%s", oerr.msg);
-		probed = -1;
-	}
+	struct dd_err err;
+	int probed = target_probe_for_run(&req, sync_direct(o), chosen_ioengine(o), &target, &err) ||
+		     config_check_output(&target, "--output-dir", o->output_dir, true, &err);
 	target_release(&target);
 	if (probed) {
-		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+		fprintf(stderr, "dedisbench: suite: %s\n", err.msg);
 		return EXIT_BAD_INPUT;
 	}
 	if (mkdir(o->output_dir, 0755) && errno != EEXIST) {
@@ -429,17 +422,13 @@ static int cmd_suite(struct bench_cli *cli, char **args, int nargs)
 	struct suite_job job = {.self = "/proc/self/exe", .args = args, .nargs = nargs, .dir = o->output_dir,
 				.at = at, .quiet = o->quiet, .stop = &stop_requested};
 	static struct runcmp_input in;
-	struct dd_err err;
 	int rc = -1;
-	if (suite_run(&job, &err)) {
-		snprintf(msg, sizeof msg, "%s", err.msg);
+	if (suite_run(&job, &err))
 		rc = stop_requested ? 0 : EXIT_RUN_FAILED; /* interrupted: exit 0 */
-	} else if (runcmp_load(at, &in, &err)) {
-		snprintf(msg, sizeof msg, "%s", err.msg);
+	else if (runcmp_load(at, &in, &err))
 		rc = EXIT_RUN_FAILED;
-	}
 	if (rc >= 0)
-		fprintf(stderr, "dedisbench: suite: %s\n", msg);
+		fprintf(stderr, "dedisbench: suite: %s\n", err.msg);
 	else
 		rc = show_comparison(&in, 1, o, at);
 	safedir_release(&held);
