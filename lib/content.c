@@ -177,9 +177,8 @@ typedef uint16_t words16 __attribute__((vector_size(32)));
 /* 32 random bytes, each b mapped to the symbol (b * alphabet) >> 8 of an alphabet of that many
  * symbols (256: unchanged). Done in place on 16-bit lanes, low and high byte apart, so there is
  * no widening or narrowing: a handful of vector instructions per 32 bytes. */
-static inline void payload_symbols(struct payload_stream *s, lanes4 *v, uint16_t alphabet)
+static inline void map_symbols(lanes4 *v, uint16_t alphabet)
 {
-	payload_next(s, v);
 	if (alphabet == 256)
 		return;
 	words16 w;
@@ -188,6 +187,47 @@ static inline void payload_symbols(struct payload_stream *s, lanes4 *v, uint16_t
 	words16 hi = ((w >> 8) * alphabet) & 0xff00;
 	w = lo | hi;
 	memcpy(v, &w, 32);
+}
+
+static inline void payload_symbols(struct payload_stream *s, lanes4 *v, uint16_t alphabet)
+{
+	payload_next(s, v);
+	map_symbols(v, alphabet);
+}
+
+/* ---- vocabularies (content.h): pools of symbols a band of contents shares ---- */
+
+/* Which pool a content draws from: its band, its alphabet and the pool size, under the seed. */
+static uint64_t vocabulary_key(const struct content_gen *g, uint64_t id, uint16_t alphabet, uint32_t pool)
+{
+	uint64_t band = id >> CONTENT_BAND_BITS;
+	return rng_mix64(g->seed ^ rng_mix64(band ^ 0x766f636162ULL /* "vocab" */) ^ ((uint64_t)alphabet << 8 | pool));
+}
+
+/* 32 bytes of the pool at chunk c: a counter-based stream (any chunk without its predecessors,
+ * so a slice costs its own length), mixed well enough that no compressor finds a pattern. */
+static inline void pool_chunk(uint64_t key, uint64_t c, lanes4 *v)
+{
+	lanes4 x = (lanes4){4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3} * 0x9e3779b97f4a7c15ULL ^ key;
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 32;
+	*v = x;
+}
+
+/* len bytes (a multiple of 32) of the pool from chunk `first` on, wrapping at its end. */
+PAYLOAD_CLONES
+static void vocabulary_slice(uint8_t *out, uint32_t len, uint64_t key, uint64_t pool_chunks, uint64_t first,
+			     uint16_t alphabet)
+{
+	for (uint32_t i = 0; i < len; i += 32) {
+		lanes4 v;
+		pool_chunk(key, (first + i / 32) & (pool_chunks - 1), &v);
+		map_symbols(&v, alphabet);
+		memcpy(out + i, &v, 32);
+	}
 }
 
 /* One sector from its first payload byte: nrand random bytes (symbols of the alphabet), then
@@ -259,20 +299,28 @@ static int recipe_payload(const struct content_gen *g, uint64_t id, const struct
 	struct filler f;
 	uint8_t want[SECTOR];
 	uint32_t bs = g->block_size, sector = bs < SECTOR ? bs : SECTOR;
-	uint32_t literals = content_recipe_literals(r);
+	uint32_t literals = content_recipe_literals(r), share = content_recipe_share(r);
 	uint16_t alphabet = (uint16_t)content_recipe_alphabet(r);
+	uint64_t key = 0, pool_chunks = (uint64_t)CONTENT_SECTOR / 32 << content_recipe_pool(r), slice = 0;
+	if (share) {
+		key = vocabulary_key(g, id, alphabet, content_recipe_pool(r));
+		slice = rng_mix64(id ^ 0x736c696365ULL /* "slice" */) & (pool_chunks - 1);
+	}
 	payload_start(&s, g, id);
 	filler_init(&f, h);
 	for (uint32_t start = 0; start < bs; start += sector) {
 		uint32_t begin = start ? start : (uint32_t)sizeof *h, len = start + sector - begin;
 		uint32_t nlit = literals < len ? literals : len;
-		if (buf) {
-			emit_sector(&s, &f, buf + begin, nlit, len, alphabet);
-		} else {
-			emit_sector(&s, &f, want, nlit, len, alphabet);
-			if (memcmp(cmp + begin, want, len) != 0)
-				return -1;
+		uint32_t shared = (nlit * share / 128) & ~31u, own = nlit - shared;
+		uint8_t *out = buf ? buf + begin : want;
+		/* own literals, filler; then the slice over the filler's start, whose phase it keeps */
+		emit_sector(&s, &f, out, own, len, alphabet);
+		if (shared) {
+			vocabulary_slice(out + own, shared, key, pool_chunks, slice, alphabet);
+			slice += shared / 32;
 		}
+		if (!buf && memcmp(cmp + begin, want, len) != 0)
+			return -1;
 	}
 	return 0;
 }

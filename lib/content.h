@@ -44,7 +44,12 @@ struct content_header {
  *   compressors storage uses on single blocks (zstd -1, LZ4): each 4 KiB sector (the block
  *   itself below 4 KiB) holds `literals` bytes drawn uniformly from an alphabet of `alphabet`
  *   symbols (log2(alphabet) bits each: zstd's entropy coder gains from a small alphabet, LZ4's
- *   byte-oriented literals do not), then filler. */
+ *   byte-oriented literals do not), then filler. A model recipe may also name a vocabulary:
+ *   `share`/128 of each sector's literals are a slice of a pool of 4 KiB << `pool` symbols that
+ *   every content of the same band (CONTENT_BAND consecutive ids) and alphabet draws from, at
+ *   an offset of its own. A block alone sees no repeat (its slice is contiguous), so what it
+ *   compresses to alone is unchanged; a compressor whose window holds several blocks of a band
+ *   finds their slices overlapping, as a long-window compressor finds a file's words again. */
 typedef uint32_t content_recipe;
 #define CONTENT_RECIPE_PLAIN 0u
 #define CONTENT_SECTOR 4096u
@@ -73,11 +78,26 @@ static inline content_recipe content_recipe_make(uint32_t literals, uint32_t alp
 }
 static inline uint32_t content_recipe_literals(content_recipe r) { return r & 0x1fff; }
 static inline uint32_t content_recipe_alphabet(content_recipe r) { return ((r >> 16) & 0xff) + 1; }
+static inline int content_recipe_is_model(content_recipe r) { return (int)(r >> 31); }
+
+/* The vocabulary of a model recipe: share in 1/128 of the literals (0: none, the layout of
+ * recipes before vocabularies), pool size 4 KiB << pool (pool 0..7). Ids share a pool by band. */
+#define CONTENT_SHARE_MAX 127u
+#define CONTENT_POOL_MAX 7u
+#define CONTENT_BAND_BITS 6
+static inline uint32_t content_recipe_share(content_recipe r) { return (r >> 24) & 0x7f; }
+static inline uint32_t content_recipe_pool(content_recipe r) { return (r >> 13) & 0x7; }
+static inline content_recipe content_recipe_vocabulary(content_recipe r, uint32_t share, uint32_t pool)
+{
+	if (!content_recipe_is_model(r))
+		return r;
+	return (r & ~0x7f00e000u) | (share & 0x7f) << 24 | (pool & 0x7) << 13;
+}
 /* Does r name a recipe this version builds (the plain layout, or a valid literals/alphabet pair)? */
 static inline int content_recipe_valid(content_recipe r)
 {
 	return r == CONTENT_RECIPE_PLAIN || content_recipe_ratio_of(r) ||
-	       ((r & 0x7f00e000u) == 0 && (r >> 31) && content_recipe_literals(r) <= CONTENT_SECTOR &&
+	       (content_recipe_is_model(r) && content_recipe_literals(r) <= CONTENT_SECTOR &&
 		content_recipe_alphabet(r) >= CONTENT_MIN_ALPHABET);
 }
 

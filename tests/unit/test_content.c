@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 #include "lib/content.h"
 #include "unit.h"
 
@@ -400,6 +401,79 @@ static void compressible_ratio(void)
 	free(x);
 }
 
+/* Vocabulary recipes: identified like any recipe (share and pool from the header), a flipped bit
+ * in the shared slice is caught. */
+static void vocabulary_identify(void)
+{
+	static const uint32_t sizes[] = {4096, 16384};
+	for (size_t si = 0; si < 2; si++) {
+		uint32_t bs = sizes[si];
+		uint8_t *x = malloc(bs);
+		CU_ASSERT_FATAL(x != NULL);
+		struct content_gen g;
+		CU_ASSERT_FATAL(content_init(&g, 11, bs, 1) == 0);
+		static const uint32_t shares[] = {0, 64, CONTENT_SHARE_MAX}, pools[] = {0, 3, CONTENT_POOL_MAX};
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++) {
+				content_recipe r = content_recipe_vocabulary(content_recipe_make(2000, 16), shares[i], pools[j]);
+				content_recipe back = 0;
+				uint64_t id = 0, want = 1000 + i * 3 + j;
+				CU_ASSERT(content_recipe_valid(r));
+				CU_ASSERT_EQUAL(content_recipe_share(r), shares[i]);
+				CU_ASSERT_EQUAL(content_recipe_pool(r), pools[j]);
+				CU_ASSERT_EQUAL(content_recipe_literals(r), 2000);
+				content_fill_recipe(&g, want, r, x);
+				CU_ASSERT_EQUAL(content_identify_recipe(&g, x, &id, &back), CONTENT_IS_VALID);
+				CU_ASSERT_EQUAL(id, want);
+				CU_ASSERT_EQUAL(back, r);
+				x[1990] ^= 4; /* in the slice (the last literals) when there is one */
+				CU_ASSERT_EQUAL(content_identify(&g, x, &id), CONTENT_IS_GARBAGE);
+			}
+		/* the plain layout and ratio recipes name no vocabulary */
+		CU_ASSERT_EQUAL(content_recipe_vocabulary(CONTENT_RECIPE_PLAIN, 64, 2), CONTENT_RECIPE_PLAIN);
+		CU_ASSERT_EQUAL(content_recipe_vocabulary(content_recipe_ratio(4), 64, 2), content_recipe_ratio(4));
+		free(x);
+	}
+}
+
+/* zstd -1 sizes of 32 blocks of ids first, first + step, ...: each alone (sum), and together in
+ * one 128 KiB piece. */
+static void vocabulary_sizes(const struct content_gen *g, content_recipe r, uint64_t first, uint64_t step,
+			     size_t *alone, size_t *together)
+{
+	enum { VN = 32, VBS = 4096 };
+	uint8_t *w = malloc(VN * VBS), *out = malloc(2 * VN * VBS);
+	CU_ASSERT_FATAL(w && out);
+	*alone = 0;
+	for (int b = 0; b < VN; b++) {
+		content_fill_recipe(g, first + b * step, r, w + b * VBS);
+		*alone += ZSTD_compress(out, 2 * VN * VBS, w + b * VBS, VBS, 1);
+	}
+	*together = ZSTD_compress(out, 2 * VN * VBS, w, VN * VBS, 1);
+	free(w);
+	free(out);
+}
+
+/* A vocabulary leaves what a block compresses to alone as it was (within 1 %; measured 0.06 %),
+ * and makes 32 neighbours of one band compress together far better (asserted <= 0.7 of no
+ * vocabulary; measured 0.35 at share 96, pool 4 KiB); blocks of 32 bands gain nothing (within 2 %;
+ * measured 0.00 %). */
+static void vocabulary_shared_by_band(void)
+{
+	struct content_gen g;
+	CU_ASSERT_FATAL(content_init(&g, 7, 4096, 1) == 0);
+	content_recipe plain = content_recipe_make(2000, 16), shared = content_recipe_vocabulary(plain, 96, 0);
+	uint64_t band = 1ULL << CONTENT_BAND_BITS;
+	size_t alone0, together0, alone1, together1, far0, far1, x;
+	vocabulary_sizes(&g, plain, 5 * band, 1, &alone0, &together0);
+	vocabulary_sizes(&g, shared, 5 * band, 1, &alone1, &together1);
+	CU_ASSERT(alone1 <= alone0 + alone0 / 100 && alone1 + alone0 / 100 >= alone0);
+	CU_ASSERT(together1 * 10 <= together0 * 7);
+	vocabulary_sizes(&g, plain, 5 * band, band, &x, &far0);
+	vocabulary_sizes(&g, shared, 5 * band, band, &x, &far1);
+	CU_ASSERT(far1 * 100 >= far0 * 98);
+}
+
 /* Recipes: the bytes are a pure function of (seed, id, recipe); the header says which recipe,
  * so identification needs no model; a recipe of the plain layout is the plain layout. */
 static void recipes_identify(void)
@@ -483,6 +557,8 @@ int suite_content(void)
 		{"compressible: R must be 1..20", compress_range},
 		{"compressible: about R:1 by an in-process estimate", compressible_ratio},
 		{"recipes: pure, identified from the header, torn or flipped is garbage", recipes_identify},
+		{"vocabulary: share and pool in the header, a flipped slice bit is garbage", vocabulary_identify},
+		{"vocabulary: alone unchanged, a band compresses together, bands apart do not", vocabulary_shared_by_band},
 		{NULL, NULL},
 	};
 	return unit_add_suite("content", tests);
