@@ -18,7 +18,7 @@ double gran_auto_rate(uint64_t bytes)
 	double p = 1;
 	if (!bytes)
 		return 1.0 / 64;
-	while (p > 1.0 / 1024 && p * (double)windows > 256)
+	while (p > 1.0 / 1024 && p * (double)windows > 1024)
 		p /= 2;
 	return p;
 }
@@ -67,42 +67,4 @@ void gran_sampler_free(struct gran_sampler *s)
 		return;
 	pthread_mutex_destroy(&s->lock);
 	free(s);
-}
-
-/* How many of the window's first bytes are zero (whole words; the window is 8-aligned or not,
- * memcpy reads it either way). */
-static size_t zero_prefix(const uint8_t *w)
-{
-	size_t i = 0;
-	for (; i < DIST_GRAN_WINDOW; i += 8) {
-		uint64_t x;
-		memcpy(&x, w + i, 8);
-		if (x)
-			break;
-	}
-	return i;
-}
-
-int gran_measure(struct compmodel_codecs *c, const uint8_t *window, struct dist_gran *acc, struct dd_err *err)
-{
-	size_t zeros = zero_prefix(window);
-	acc->windows++;
-	/* level by level: the codec state re-fits its tables on each change of level */
-	for (int level = 1; level <= 3; level += 2)
-		for (int k = 0; k < DIST_GRAN_SIZES; k++) {
-			size_t size = (size_t)DIST_GRAN_MIN << k;
-			struct compmodel_sizes m;
-			if (zeros >= size)
-				continue; /* a hole to a store */
-			if (compmodel_measure_level(c, window, size, level, level == 1, &m, err))
-				return -1;
-			if (level == 1) {
-				acc->bytes[k] += size;
-				acc->zstd1[k] += (uint64_t)m.zstd;
-				acc->lz4[k] += (uint64_t)m.lz4;
-			} else {
-				acc->zstd3[k] += (uint64_t)m.zstd;
-			}
-		}
-	return 0;
 }

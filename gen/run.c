@@ -778,7 +778,7 @@ int run_check_kind(const struct run *r)
 	return paths_overlap(r) ? -1 : 0;
 }
 
-/* The granularity curve's sampler: it follows --compress-sample (off: none; auto: about 256
+/* The granularity curve's sampler: it follows --compress-sample (off: none; auto: about 1024
  * windows; a rate: that share of windows). A DB keeps no curve: with -k onto an analysis the
  * result has none (said). 0, or -1 out of memory. */
 static int setup_gran(struct run *r, uint64_t total, bool complete, bool keep)

@@ -217,7 +217,7 @@ static int gran_windows(struct hstate *hs, const uint8_t *data, size_t len, uint
 			w = hs->gran_pad;
 		}
 		double t0 = hs->read_how == TRY_BOTH ? thread_cpu_s() : 0;
-		if (gran_measure(hs->codec, w, &hs->gran, err))
+		if (compmodel_measure_window(hs->codec, w, &hs->gran, err))
 			return -1;
 		if (hs->read_how == TRY_BOTH)
 			hs->measure_s += thread_cpu_s() - t0;

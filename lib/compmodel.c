@@ -77,6 +77,44 @@ int compmodel_measure_level(struct compmodel_codecs *c, const void *block, size_
 	return 0;
 }
 
+/* How many of the window's first bytes are zero (whole words; the window is 8-aligned or not,
+ * memcpy reads it either way). */
+static size_t zero_prefix(const uint8_t *w)
+{
+	size_t i = 0;
+	for (; i < DIST_GRAN_WINDOW; i += 8) {
+		uint64_t x;
+		memcpy(&x, w + i, 8);
+		if (x)
+			break;
+	}
+	return i;
+}
+
+int compmodel_measure_window(struct compmodel_codecs *c, const uint8_t *window, struct dist_gran *acc, struct dd_err *err)
+{
+	size_t zeros = zero_prefix(window);
+	acc->windows++;
+	/* level by level: the codec state re-fits its tables on each change of level */
+	for (int level = 1; level <= 3; level += 2)
+		for (int k = 0; k < DIST_GRAN_SIZES; k++) {
+			size_t size = (size_t)DIST_GRAN_MIN << k;
+			struct compmodel_sizes m;
+			if (zeros >= size)
+				continue; /* a hole to a store */
+			if (compmodel_measure_level(c, window, size, level, level == 1, &m, err))
+				return -1;
+			if (level == 1) {
+				acc->bytes[k] += size;
+				acc->zstd1[k] += (uint64_t)m.zstd;
+				acc->lz4[k] += (uint64_t)m.lz4;
+			} else {
+				acc->zstd3[k] += (uint64_t)m.zstd;
+			}
+		}
+	return 0;
+}
+
 /* ---- calibration ---- */
 
 /* The grid: literal counts in 1/32 of a sector, and alphabets from 2 to 256 symbols, roughly
@@ -207,6 +245,7 @@ struct model_class {
 	size_t first;              /* into pick[] */
 	size_t n;
 	uint64_t total;
+	unsigned lo, hi;           /* the classes whose cells it picks from (borrow_range) */
 };
 
 struct compmodel {
@@ -217,6 +256,8 @@ struct compmodel {
 	size_t *pick_cell;         /* per class range: the cell */
 	uint64_t *pick_cum;        /* per class range: cumulative contents up to and including it */
 	size_t npick;
+	uint32_t share, pool;      /* the vocabulary every model recipe names (compmodel_set_vocabulary) */
+	bool banded;               /* neighbouring ids pick neighbouring cells (compmodel_set_vocabulary) */
 };
 
 /* Which classes' cells class k uses: its own when it measured enough, else its nearest
@@ -244,6 +285,8 @@ static int build_picks(struct compmodel *m, const struct dist_comp *comp)
 	for (unsigned k = 0; k < DIST_CLASSES; k++) {
 		unsigned lo, hi;
 		borrow_range(comp, k, &lo, &hi);
+		m->cls[k].lo = lo;
+		m->cls[k].hi = hi;
 		m->cls[k].first = used;
 		uint64_t total = 0;
 		for (size_t i = 0; i < comp->ncells; i++) {
@@ -330,10 +373,20 @@ void compmodel_free(struct compmodel *m)
 	free(m);
 }
 
+/* Contents of a class below this many bands' worth keep independent picks: banding a small class
+ * would leave its histogram to a handful of draws. */
+#define BANDED_MIN_BANDS 64
+
 size_t compmodel_cell(const struct compmodel *m, unsigned cls, uint64_t seed, uint64_t id)
 {
 	const struct model_class *k = &m->cls[cls < DIST_CLASSES ? cls : DIST_CLASSES - 1];
 	uint64_t u = rng_mix64(rng_mix64(id ^ 0x636f6d70ULL /* "comp" */) ^ seed);
+	if (m->banded && k->total >= (uint64_t)BANDED_MIN_BANDS << CONTENT_BAND_BITS) {
+		/* the band's quantile, and a sixteenth of the range either way per id: still uniform
+		 * over ids (a uniform plus an independent offset, modulo 1), so the histogram holds */
+		uint64_t band = rng_mix64(rng_mix64((id >> CONTENT_BAND_BITS) ^ 0x62616e64ULL /* "band" */) ^ seed);
+		u = band + (u >> 3) - (UINT64_C(1) << 60);
+	}
 	uint64_t x = (uint64_t)(((unsigned __int128)u * k->total) >> 64);
 	const uint64_t *cum = m->pick_cum + k->first;
 	size_t lo = 0, hi = k->n - 1;
@@ -349,7 +402,52 @@ size_t compmodel_cell(const struct compmodel *m, unsigned cls, uint64_t seed, ui
 
 content_recipe compmodel_recipe(const struct compmodel *m, size_t cell)
 {
-	return m->cells[cell].recipe;
+	return content_recipe_vocabulary(m->cells[cell].recipe, m->share, m->pool);
+}
+
+static bool compresses_better(const struct model_cell *a, const struct model_cell *b)
+{
+	return a->target.zstd < b->target.zstd || (a->target.zstd == b->target.zstd && a->target.lz4 < b->target.lz4);
+}
+
+/* A class's cells from most to least compressible (insertion sort: a class has a few hundred
+ * cells at most), each keeping its weight, so that nearby quantiles are blocks that compress
+ * alike and a band of neighbouring ids compresses like the blocks of one file. */
+static void sort_class_by_size(struct compmodel *m, const struct model_class *k)
+{
+	size_t *cell = m->pick_cell + k->first;
+	uint64_t *cum = m->pick_cum + k->first;
+	for (size_t i = k->n; i-- > 1;)
+		cum[i] -= cum[i - 1]; /* weights */
+	for (size_t i = 1; i < k->n; i++) {
+		size_t x = cell[i], j = i;
+		uint64_t w = cum[i];
+		for (; j > 0 && compresses_better(&m->cells[x], &m->cells[cell[j - 1]]); j--) {
+			cell[j] = cell[j - 1];
+			cum[j] = cum[j - 1];
+		}
+		cell[j] = x;
+		cum[j] = w;
+	}
+	for (size_t i = 1; i < k->n; i++)
+		cum[i] += cum[i - 1];
+}
+
+bool compmodel_borrowed(const struct compmodel *m, unsigned cls, unsigned *lo, unsigned *hi)
+{
+	*lo = m->cls[cls].lo;
+	*hi = m->cls[cls].hi;
+	return *lo != cls || *hi != cls;
+}
+
+void compmodel_set_vocabulary(struct compmodel *m, uint32_t share, uint32_t pool, bool banded)
+{
+	m->share = share > CONTENT_SHARE_MAX ? CONTENT_SHARE_MAX : share;
+	m->pool = pool > CONTENT_POOL_MAX ? CONTENT_POOL_MAX : pool;
+	if (banded && !m->banded)
+		for (unsigned k = 0; k < DIST_CLASSES; k++)
+			sort_class_by_size(m, &m->cls[k]);
+	m->banded = m->banded || banded;
 }
 
 struct compmodel_sizes compmodel_expected(const struct compmodel *m, size_t cell)

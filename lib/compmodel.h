@@ -30,6 +30,13 @@ void compmodel_free(struct compmodel *m);
  * copy of a content, in every process, gets the same one. Then its recipe and expected sizes. */
 size_t compmodel_cell(const struct compmodel *m, unsigned cls, uint64_t seed, uint64_t id);
 content_recipe compmodel_recipe(const struct compmodel *m, size_t cell);
+/* Does copy class cls borrow its cells (fewer than COMPMODEL_MIN_MEASURED measured contents of its
+ * own)? The classes it takes them from in *lo..*hi either way. */
+bool compmodel_borrowed(const struct compmodel *m, unsigned cls, unsigned *lo, unsigned *hi);
+/* From now on every model recipe names this vocabulary (content.h: share/128 of the literals from
+ * a pool of 4 KiB << pool; share 0: none, as built), and, when banded, neighbouring ids (a band of
+ * content.h) pick cells that compress alike, as a file's blocks do. Plain cells stay plain. */
+void compmodel_set_vocabulary(struct compmodel *m, uint32_t share, uint32_t pool, bool banded);
 struct compmodel_sizes compmodel_expected(const struct compmodel *m, size_t cell);
 /* What the cell was asked to reach (the distribution's means, in bytes of this block size). */
 struct compmodel_sizes compmodel_target(const struct compmodel *m, size_t cell);
@@ -56,6 +63,12 @@ void compmodel_codecs_free(struct compmodel_codecs *c);
 /* 0, or -1 with err set (a compressor failing, out of memory). */
 int compmodel_measure(struct compmodel_codecs *c, const void *block, size_t len, struct compmodel_sizes *out,
 		      struct dd_err *err);
+/* Measures one window of DIST_GRAN_WINDOW bytes into acc ([granularity 1] of dedis-dist(5)): its
+ * first 4, 8, .. 128 KiB, each compressed alone by zstd -1, zstd -3 and LZ4, all-zero pieces left
+ * out. dedisgen measures the data's windows with it, dedisbench its own content's. 0, or -1 with
+ * err set. */
+int compmodel_measure_window(struct compmodel_codecs *c, const uint8_t *window, struct dist_gran *acc,
+			     struct dd_err *err);
 /* The same at another zstd level (dedisgen's granularity curve: zstd -3), LZ4 too when lz4 is
  * true (out->lz4 0 otherwise). */
 int compmodel_measure_level(struct compmodel_codecs *c, const void *block, size_t len, int zstd_level, bool lz4,

@@ -712,8 +712,8 @@ static void test_gran_selection(void)
 	g = gran_sampler_new(1);
 	CU_ASSERT_EQUAL(gran_sampler_period(g), 1);
 	gran_sampler_free(g);
-	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(32) << 20), 1.0);            /* 256 windows */
-	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(1) << 30), 1.0 / 32);        /* 1 GiB: 8192 */
+	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(128) << 20), 1.0);           /* 1024 windows */
+	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(1) << 30), 1.0 / 8);         /* 1 GiB: 8192 */
 	CU_ASSERT_EQUAL(gran_auto_rate(UINT64_C(1) << 40), 1.0 / 1024);      /* floor */
 	CU_ASSERT_EQUAL(gran_auto_rate(0), 1.0 / 64);                        /* unknown */
 }
@@ -730,16 +730,16 @@ static void test_gran_measure(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	for (size_t i = 0; i < DIST_GRAN_WINDOW; i++) /* lines of a small vocabulary, numbered */
 		w[i] = (uint8_t)("the quick brown fox jumps over the lazy dog 0123456789\n"[(i * 7 / 5 + i / 97) % 55]);
-	CU_ASSERT_EQUAL_FATAL(gran_measure(c, w, &text, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(compmodel_measure_window(c, w, &text, &err), 0);
 	struct rng r;
 	rng_split(&r, 3, 38);
 	for (size_t i = 0; i < DIST_GRAN_WINDOW; i += 8) {
 		uint64_t v = rng_next(&r);
 		memcpy(w + i, &v, 8);
 	}
-	CU_ASSERT_EQUAL_FATAL(gran_measure(c, w, &rnd, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(compmodel_measure_window(c, w, &rnd, &err), 0);
 	memset(w, 0, 20000); /* the 4, 8 and 16 KiB pieces are holes now */
-	CU_ASSERT_EQUAL_FATAL(gran_measure(c, w, &holes, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(compmodel_measure_window(c, w, &holes, &err), 0);
 	for (int k = 0; k < DIST_GRAN_SIZES; k++) {
 		uint64_t size = (uint64_t)DIST_GRAN_MIN << k;
 		CU_ASSERT(text.bytes[k] == size && rnd.bytes[k] == size);
