@@ -462,6 +462,9 @@ int config_place(struct bench_config *c, const struct bench_part *part, struct d
 	if (o->compress == COMPRESS_DIST && c->dist.comp.present &&
 	    compmodel_build(&c->model, &c->dist.comp, (uint32_t)o->block_size, &model))
 		return fail(err, "%s", model.msg);
+	if (c->model && o->layout == LAYOUT_RUNS &&
+	    grancal_fit(c->model, &c->dist, (uint32_t)o->block_size, c->seed, &c->vocabulary, &model))
+		return fail(err, "%s", model.msg);
 	return 0;
 }
 

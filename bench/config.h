@@ -7,6 +7,7 @@
 #include "lib/compmodel.h"
 #include "lib/distfile.h"
 #include "bench/content/dupgen.h"
+#include "bench/content/grancal.h"
 #include "bench/ioengine/ioengine.h"
 #include "bench/benchopts.h"
 #include "lib/safefile.h"
@@ -59,6 +60,8 @@ struct bench_config {
 	/* --compress dist with a distribution that says how its contents compress: each content's
 	 * recipe (NULL: the plain layout at --compress R, or incompressible) */
 	struct compmodel *model;
+	/* its vocabulary, fitted to the distribution's [granularity 1] (fitted false: none) */
+	struct grancal_result vocabulary;
 	uint32_t content_compress;  /* content_init's R: --compress R, or 1 */
 	struct bench_part part;     /* this run in the whole (a stand-alone run: all of it) */
 	bool placed;                /* config_place done: the layout exists */

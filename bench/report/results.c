@@ -278,6 +278,37 @@ static void print_scaled(FILE *f, const struct bench_config *c, const struct run
 	target_free(&tg);
 }
 
+/* Copy classes with too few measured contents take their cells from their neighbours
+ * (compmodel_borrowed): said, since their compressibility is then not their own. */
+static void print_borrowed(FILE *f, const struct bench_config *c)
+{
+	if (!c->model)
+		return;
+	bool present[DIST_CLASSES] = {false};
+	for (size_t i = 0; i < c->dist.nrows; i++)
+		present[compmodel_class(c->dist.rows[i].dups + 1)] = true;
+	for (unsigned k = 0; k < DIST_CLASSES; k++) {
+		unsigned lo, hi;
+		if (!present[k] || !compmodel_borrowed(c->model, k, &lo, &hi))
+			continue;
+		fprintf(f, "compressibility: copy class %u (%llu measured) uses classes %u-%u\n", k,
+			(unsigned long long)c->dist.comp.class_measured[k], lo, hi);
+	}
+}
+
+/* The vocabulary fitted to the distribution's granularity curve (bench/content/grancal.h). */
+static void print_vocabulary(FILE *f, const struct bench_config *c)
+{
+	const struct grancal_result *v = &c->vocabulary;
+	if (!v->fitted)
+		return;
+	int last = DIST_GRAN_SIZES - 1;
+	fprintf(f, "granularity: neighbours share %u %% of literals (pool %u KiB); zstd -3 4->128 KiB: "
+		"data x%.2f, replica x%.2f\n", v->share * 100 / 128, 4u << v->pool,
+		grancal_ratio(&c->dist.gran, 1, last) / grancal_ratio(&c->dist.gran, 1, 0),
+		grancal_growth(v, 1, last));
+}
+
 /* How the run's content was made: scaling, content kind, compressibility, overwrites. */
 static void print_content(FILE *f, const struct bench_config *c, const struct run_result *r)
 {
@@ -302,6 +333,8 @@ static void print_content(FILE *f, const struct bench_config *c, const struct ru
 		fprintf(f, "; %llu overwrites, %.1f %% changed the block's content", (unsigned long long)r->overwrites,
 			100.0 * (double)r->overwrites_changed / (double)r->overwrites);
 	fputc('\n', f);
+	print_borrowed(f, c);
+	print_vocabulary(f, c);
 }
 
 /* What the run wrote and what stays live, against the distribution. */
@@ -564,6 +597,26 @@ static void json_scaled_target(const struct bench_config *c, const struct run_re
 	target_free(&tg);
 }
 
+/* The fitted vocabulary and the growth of the ratio from 4 KiB, data and replica sample, per
+ * codec and piece size. */
+static json_t *json_vocabulary(const struct bench_config *c)
+{
+	const struct grancal_result *v = &c->vocabulary;
+	static const char *const codec[3] = {"zstd1", "zstd3", "lz4"};
+	json_t *growth = json_object();
+	for (int k = 0; k < 3; k++) {
+		json_t *data = json_array(), *rep = json_array();
+		for (int i = 0; i < DIST_GRAN_SIZES; i++) {
+			json_array_append_new(data, json_real(grancal_ratio(&c->dist.gran, k, i) / grancal_ratio(&c->dist.gran, k, 0)));
+			json_array_append_new(rep, json_real(grancal_growth(v, k, i)));
+		}
+		json_object_set_new(growth, codec[k], json_pack("{s:o, s:o}", "data", data, "replica_sample", rep));
+	}
+	return json_pack("{s:I, s:I, s:I, s:o}", "share_of_128", (json_int_t)v->share, "pool_bytes",
+			 (json_int_t)(CONTENT_SECTOR << v->pool), "band_ids", (json_int_t)(1 << CONTENT_BAND_BITS),
+			 "growth_from_4k", growth);
+}
+
 /* How the content was made (model, layout, compressibility, scaling, overwrites). */
 static json_t *json_content(const struct bench_config *c, const struct run_result *r)
 {
@@ -582,6 +635,8 @@ static json_t *json_content(const struct bench_config *c, const struct run_resul
 	json_scaled_target(c, r, content);
 	json_object_set_new(content, "changed_share",
 			    json_real(r->overwrites ? (double)r->overwrites_changed / (double)r->overwrites : 0.0));
+	if (c->vocabulary.fitted)
+		json_object_set_new(content, "vocabulary", json_vocabulary(c));
 	return content;
 }
 
