@@ -325,9 +325,6 @@ static int live_dist(const struct bench_config *c, struct run_result *r, const s
 	return 0;
 }
 
-/* Packing tolerance: stored bytes against what the generator's content should compress to. */
-#define PHYSICAL_TOLERANCE 0.03
-
 /* The engine must hold exactly what the generator left: as many mapped blocks as the ledgers
  * have written blocks, as many distinct stored blocks as they have distinct contents, stored
  * bytes within PHYSICAL_TOLERANCE of what those contents compress to, a clean fsck, and every
@@ -360,7 +357,8 @@ static void validate_engine(const struct bench_config *c, struct run_result *r, 
 	r->physical_deviation = r->expected_physical_bytes
 					? (double)r->observed.physical_bytes / (double)r->expected_physical_bytes - 1
 					: (r->observed.physical_bytes ? 1 : 0);
-	physical_ok = physical_ok && r->physical_deviation <= PHYSICAL_TOLERANCE && r->physical_deviation >= -PHYSICAL_TOLERANCE;
+	physical_ok = physical_ok && r->physical_deviation <= ENGINE_PHYSICAL_TOLERANCE &&
+		     r->physical_deviation >= -ENGINE_PHYSICAL_TOLERANCE;
 	/* A run that did not empty the volume and has no ledger of its earlier writes (a read of a kept
 	 * volume) knows nothing of what it must hold: not a mismatch, and not a match of counts either. */
 	r->engine_holdings_unknown = !target_engine_emptied(&c->target) && !c->ledger_map.existed;

@@ -232,7 +232,7 @@ static int cmd_replay(struct bench_cli *cli)
 	} else {
 		if (!o->quiet)
 			replay_print(stdout, &job, o, &res);
-		status = finish_job(res.failed, res.failure, o->json ? replay_json(&job, o, &res) : NULL, o->json);
+		status = finish_job(res.failed || res.mismatch, res.failure, o->json ? replay_json(&job, o, &res) : NULL, o->json);
 	}
 	target_cleanup(&target, o->keep);
 out:

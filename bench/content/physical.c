@@ -117,12 +117,16 @@ static bool every(struct walk *w, uint64_t id)
 	return true;
 }
 
+uint64_t physical_engine_block_bytes(const void *block, uint32_t bs, char *scratch, int cap)
+{
+	int z = LZ4_compress_default(block, scratch, (int)bs, cap);
+	return z > 0 && (uint32_t)z + 4 <= bs - bs / 8 ? (uint64_t)z + 4 : bs;
+}
+
 static int engine_visit(struct walk *w, uint64_t id)
 {
 	struct engine_sum *e = w->arg;
-	uint32_t bs = w->gen.block_size;
-	int z = LZ4_compress_default(w->buf, e->out, (int)bs, e->cap);
-	e->bytes += z > 0 && (uint32_t)z + 4 <= bs - bs / 8 ? (uint64_t)z + 4 : bs;
+	e->bytes += physical_engine_block_bytes(w->buf, w->gen.block_size, e->out, e->cap);
 	return 0;
 }
 

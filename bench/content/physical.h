@@ -32,5 +32,8 @@ int physical_estimate(const struct bench_config *c, const uint64_t *words, uint6
  * content is rebuilt and compressed. 0, or -1 (memory). */
 int physical_engine_bytes(const struct bench_config *c, const uint64_t *words, uint64_t n,
 			  const struct id_counts *dups, bool lz4, uint64_t *bytes);
+/* The same rule for one block of bs bytes on an lz4 volume (scratch: LZ4_compressBound(bs) bytes,
+ * cap of them): what replay checks its trace's contents against. */
+uint64_t physical_engine_block_bytes(const void *block, uint32_t bs, char *scratch, int cap);
 
 #endif

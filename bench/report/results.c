@@ -181,8 +181,7 @@ static void print_line(FILE *f, const char *label, uint64_t ops, uint64_t bytes,
 		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3, (double)h->max / 1e3);
 }
 
-/* The engine line: what the volume must hold against what it holds, fsck, the reads. */
-static void print_engine(FILE *f, const struct run_result *r)
+void results_print_engine(FILE *f, const struct run_result *r)
 {
 	const struct engine_stats *ob = &r->observed;
 	double want_ratio = r->expected_distinct ? (double)r->expected_mapped / (double)r->expected_distinct : 0;
@@ -437,7 +436,7 @@ void results_print(FILE *f, const struct bench_config *c, const struct run_resul
 			(unsigned long long)p->distinct, p->sampled < p->distinct ? ", estimated from a sample" : "");
 	}
 	if (r->have_engine)
-		print_engine(f, r);
+		results_print_engine(f, r);
 	print_verify(f, c, r);
 	print_space_host_access(f, r);
 }
@@ -542,7 +541,7 @@ static json_t *json_written(const struct bench_config *c, const struct run_resul
 }
 
 /* The engine volume's counters against what the run's ledger says it must hold. */
-static json_t *json_engine(const struct run_result *r)
+json_t *results_engine_json(const struct run_result *r)
 {
 	const struct engine_stats *ob = &r->observed;
 	json_t *exp = json_pack("{s:I, s:I, s:f, s:I}", "mapped_blocks", (json_int_t)r->expected_mapped,
@@ -701,7 +700,7 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	if (r->have_written)
 		json_object_set_new(doc, "written", json_written(c, r));
 	if (r->have_engine)
-		json_object_set_new(doc, "engine", json_engine(r));
+		json_object_set_new(doc, "engine", results_engine_json(r));
 	json_object_set_new(doc, "content", json_content(c, r));
 	if (r->have_physical && r->physical.distinct) {
 		const struct physical_estimate *p = &r->physical;

@@ -75,6 +75,14 @@ enum run_status { RUN_OK, RUN_INTERRUPTED, RUN_FAILED, RUN_MISMATCH };
 extern const char *const run_status_names[];
 enum run_status results_status(const struct bench_config *c, const struct run_result *r, struct dd_err *why);
 
+/* The engine line (what the volume must hold against what it holds, fsck, the reads: MATCH or
+ * MISMATCH) and its JSON twin, the "engine" key: of a run, and of a replay (which fills only the
+ * engine's fields of a zeroed run_result). */
+void results_print_engine(FILE *f, const struct run_result *r);
+json_t *results_engine_json(const struct run_result *r);
+/* How far the engine's stored bytes may be from the expected (packing bins left part-full). */
+#define ENGINE_PHYSICAL_TOLERANCE 0.03
+
 /* Sums the workers into total[] and all. */
 void results_merge(struct run_result *r);
 void results_print(FILE *f, const struct bench_config *c, const struct run_result *r);

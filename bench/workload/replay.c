@@ -2,6 +2,7 @@
  * to completion): one request at a time, in trace order, content by MD5, paced by the timestamps. */
 #include <errno.h>
 #include <fcntl.h>
+#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -12,6 +13,7 @@
 #include "bench/workload/replay.h"
 #include "lib/report.h"
 #include "bench/report/results.h"
+#include "bench/content/physical.h"
 #include "bench/worker.h"
 
 bool replay_option_applies(const char *name)
@@ -117,6 +119,89 @@ static void replay_requests(const struct replay_job *j, struct replay_result *r,
 	r->seconds = (double)(last - t0) / 1e9;
 }
 
+/* What the engine must store of the live contents (live: trace_live_contents'), by its packing
+ * rule on an lz4 volume (physical_engine_block_bytes), a whole block each otherwise. 0, or -1. */
+static int expected_engine_bytes(const struct replay_job *j, const uint8_t *live, uint64_t distinct, bool lz4,
+				 uint64_t *bytes)
+{
+	*bytes = distinct * TRACE_BLOCK;
+	if (!lz4)
+		return 0;
+	struct content_gen gen;
+	int cap = LZ4_compressBound(TRACE_BLOCK);
+	char *scratch = malloc((size_t)cap);
+	void *buf = aligned_alloc(64, TRACE_BLOCK);
+	int rc = -1;
+	if (!scratch || !buf || content_init(&gen, j->seed, TRACE_BLOCK, 1))
+		goto out;
+	*bytes = 0;
+	for (uint64_t id = 0; id < j->trace->distinct + 2; id++) {
+		if (!live[id])
+			continue;
+		if (id == TRACE_ZERO_ID)
+			memset(buf, 0, TRACE_BLOCK);
+		else
+			content_fill(&gen, id, buf);
+		*bytes += physical_engine_block_bytes(buf, TRACE_BLOCK, scratch, cap);
+	}
+	rc = 0;
+out:
+	free(scratch);
+	free(buf);
+	return rc;
+}
+
+/* The end-to-end check a run of an engine volume gets (launcher.c's validate_engine), against
+ * what the requests done leave: mapped blocks, distinct stored contents, stored bytes, a clean
+ * fsck. Its verdict in r: failed when the check could not be made, mismatch when it fails. */
+static void check_engine(const struct replay_job *j, struct replay_result *r)
+{
+	struct run_result *e = &r->engine;
+	uint64_t mapped = 0, distinct = 0;
+	uint8_t *live = trace_live_contents(j->trace, r->done, &mapped, &distinct);
+	struct target_observation obs;
+	struct dd_err err;
+	r->have_engine = e->have_engine = true;
+	e->expected_mapped = mapped;
+	e->expected_distinct = distinct;
+	if (!live)
+		err_fail(&err, -1, "out of memory counting the live blocks");
+	if (!live || target_observe(j->target, true, &obs, &err)) {
+		snprintf(e->mismatch[e->nmismatch++], sizeof e->mismatch[0], "%.300s", err.msg);
+		e->engine_unchecked = true;
+	} else {
+		e->observed = obs.stats;
+		e->fsck_problems = obs.fsck_problems;
+		e->engine_unchecked = obs.fsck_problems < 0 || obs.close_rc;
+		if (e->engine_unchecked)
+			snprintf(e->mismatch[e->nmismatch++], sizeof e->mismatch[0], "validating %.200s: %s: %s",
+				 j->target->path, obs.fsck_problems < 0 ? "fsck" : "closing the volume",
+				 strerror(obs.fsck_problems < 0 ? (int)-obs.fsck_problems : -obs.close_rc));
+		bool physical_ok = expected_engine_bytes(j, live, distinct, !strcmp(obs.stats.compress, "lz4"),
+							 &e->expected_physical_bytes) == 0;
+		e->physical_deviation = e->expected_physical_bytes
+						? (double)obs.stats.physical_bytes / (double)e->expected_physical_bytes - 1
+						: (obs.stats.physical_bytes ? 1 : 0);
+		physical_ok = physical_ok && e->physical_deviation <= ENGINE_PHYSICAL_TOLERANCE &&
+			      e->physical_deviation >= -ENGINE_PHYSICAL_TOLERANCE;
+		/* a volume this replay did not empty holds what came before: only fsck is checked */
+		e->engine_holdings_unknown = !target_engine_emptied(j->target);
+		e->engine_match = !e->engine_unchecked && e->fsck_problems == 0 &&
+				  (e->engine_holdings_unknown || (obs.stats.mapped_blocks == mapped &&
+								  obs.stats.referenced_blocks == distinct && physical_ok));
+	}
+	free(live);
+	if (e->engine_unchecked) {
+		r->failed = true;
+		snprintf(r->failure, sizeof r->failure, "the engine volume could not be validated: %s",
+			 e->mismatch[e->nmismatch - 1]);
+	} else if (!e->engine_match) {
+		r->mismatch = true;
+		snprintf(r->failure, sizeof r->failure, "the engine does not hold what the replay wrote (the engine "
+			 "line says what differs)");
+	}
+}
+
 int replay_run(const struct replay_job *j, struct replay_result *r, struct dd_err *err)
 {
 	const struct trace *t = j->trace;
@@ -157,6 +242,8 @@ int replay_run(const struct replay_job *j, struct replay_result *r, struct dd_er
 	if (slack > 0)
 		(void)prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
 	free(buf);
+	if (!r->failed && j->target->ops->observe)
+		check_engine(j, r);
 	return 0;
 }
 
@@ -195,6 +282,8 @@ void replay_print(FILE *f, const struct replay_job *j, const struct bench_option
 	fprintf(f, "live: %llu blocks written, %llu distinct contents (dedup ratio %.3f), as the trace leaves them\n",
 		(unsigned long long)r->live_blocks, (unsigned long long)r->live_distinct,
 		r->live_distinct ? (double)r->live_blocks / (double)r->live_distinct : 0);
+	if (r->have_engine)
+		results_print_engine(f, &r->engine);
 }
 
 static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h, double s)
@@ -219,5 +308,11 @@ json_t *replay_json(const struct replay_job *j, const struct bench_options *o, c
 	json_object_set_new(doc, "totals", dir_json(r->done, r->bytes[0] + r->bytes[1], &r->all, r->seconds));
 	json_object_set_new(doc, "reads", dir_json(r->ops[IO_READ], r->bytes[IO_READ], &r->lat[IO_READ], r->seconds));
 	json_object_set_new(doc, "writes", dir_json(r->ops[IO_WRITE], r->bytes[IO_WRITE], &r->lat[IO_WRITE], r->seconds));
+	if (r->have_engine)
+		json_object_set_new(doc, "engine", results_engine_json(&r->engine));
+	if (r->mismatch) {
+		json_object_set_new(doc, "status", json_string(run_status_names[RUN_MISMATCH]));
+		json_object_set_new(doc, "error", json_string(r->failure));
+	}
 	return doc;
 }

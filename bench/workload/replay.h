@@ -12,6 +12,7 @@
 #include "bench/ioengine/ioengine.h"
 #include "bench/benchopts.h"
 #include "bench/target/target.h"
+#include "bench/report/results.h"
 #include "bench/workload/trace.h"
 
 struct replay_job {
@@ -35,13 +36,19 @@ struct replay_result {
 	uint64_t done;                   /* requests completed */
 	uint64_t live_blocks, live_distinct; /* what the trace leaves (trace_live) */
 	bool interrupted, failed;
+	bool mismatch;                   /* the engine does not hold what the replay wrote (failure says) */
 	char failure[512];
+	/* A target that counts its holdings (an engine volume): what the requests done leave, against
+	 * what it holds, as a run's engine check (only the engine's fields of engine are filled). */
+	bool have_engine;
+	struct run_result engine;
 };
 
 /* Options that mean something to a replay; any other given is refused (bad input). */
 bool replay_option_applies(const char *name);
 
-/* Run the job: 0 when it ran (r says how it ended), -1 when it could not start (err). */
+/* Run the job: 0 when it ran (r says how it ended: failed, mismatch, interrupted), -1 when it could
+ * not start (err). */
 int replay_run(const struct replay_job *j, struct replay_result *r, struct dd_err *err);
 
 void replay_print(FILE *f, const struct replay_job *j, const struct bench_options *o, const struct replay_result *r);

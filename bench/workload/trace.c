@@ -232,16 +232,16 @@ void trace_free(struct trace *t)
 	memset(t, 0, sizeof *t);
 }
 
-int trace_live(const struct trace *t, uint64_t *blocks, uint64_t *distinct)
+uint8_t *trace_live_contents(const struct trace *t, size_t nreq, uint64_t *blocks, uint64_t *distinct)
 {
 	/* block -> id of its last write, then the distinct ids among them */
 	struct u64map last = {0};
-	uint8_t *seen = calloc(t->distinct + 2, 1);
-	int rc = -1;
-	if (!seen || u64map_init(&last, t->write_blocks))
+	uint8_t *live = calloc(t->distinct + 2, 1);
+	bool ok = false;
+	if (!live || u64map_init(&last, t->write_blocks))
 		goto out;
 	*blocks = *distinct = 0;
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < nreq && i < t->n; i++) {
 		const struct trace_req *r = &t->req[i];
 		for (uint32_t k = 0; r->write && k < r->nblocks; k++) {
 			uint64_t *id = u64map_at(&last, r->block + k);
@@ -254,13 +254,23 @@ int trace_live(const struct trace *t, uint64_t *blocks, uint64_t *distinct)
 	size_t slot = 0;
 	uint64_t block, id;
 	while (u64map_next(&last, &slot, &block, &id))
-		if (!seen[id]) {
-			seen[id] = 1;
+		if (!live[id]) {
+			live[id] = 1;
 			(*distinct)++;
 		}
-	rc = 0;
+	ok = true;
 out:
 	u64map_free(&last);
-	free(seen);
-	return rc;
+	if (!ok) {
+		free(live);
+		live = NULL;
+	}
+	return live;
+}
+
+int trace_live(const struct trace *t, uint64_t *blocks, uint64_t *distinct)
+{
+	uint8_t *live = trace_live_contents(t, t->n, blocks, distinct);
+	free(live);
+	return live ? 0 : -1;
 }

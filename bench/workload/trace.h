@@ -46,5 +46,8 @@ void trace_free(struct trace *t);
 /* What the trace leaves on the target: blocks written at least once, and distinct contents
  * among their last writes (the zero block counted as one). 0, or -1 (memory). */
 int trace_live(const struct trace *t, uint64_t *blocks, uint64_t *distinct);
+/* The same after the first nreq requests, and which contents those are: an array indexed by
+ * content id (TRACE_ZERO_ID .. t->distinct + 1), 1 where live; free() it. NULL: out of memory. */
+uint8_t *trace_live_contents(const struct trace *t, size_t nreq, uint64_t *blocks, uint64_t *distinct);
 
 #endif

@@ -35,8 +35,18 @@ want=$((live_md5 + (zero_live ? 0 : 1)))
 jcheck "$E2E_TMP/g.json" ".results[0].blocks == $span and .results[0].distinct == $want" \
 	"dedisgen: want $span blocks, $want distinct" '.results[0] | {blocks, distinct, zero_blocks}'
 
-# the engine: every live block mapped, each distinct content stored once
-expect_ok replay "$T" --target "engine:$E2E_TMP/vol" --keep --seed 5 -q
+# the engine: every live block mapped, each distinct content stored once; the replay checks it
+# end to end as a run does (issue 39: it printed no engine line and wrote no "engine" key)
+expect_ok replay "$T" --target "engine:$E2E_TMP/vol" --keep --seed 5 -j "$E2E_TMP/e.json"
+grep -q "^engine (mem index): expected $live_blocks mapped blocks, $live_md5 distinct .*fsck clean.*: MATCH\$" \
+	"$E2E_TMP/out" || fail "no engine MATCH line for the replay: $(grep '^engine' "$E2E_TMP/out")"
+jcheck "$E2E_TMP/e.json" ".status == \"ok\" and .engine.match and .engine.expected_known and
+	.engine.expected.mapped_blocks == $live_blocks and .engine.expected.distinct_blocks == $live_md5 and
+	.engine.observed.mapped_blocks == $live_blocks and .engine.observed.fsck_problems == 0"
+# on an lz4 volume the stored bytes are each content's LZ4 size by the packer's rule, exactly
+expect_ok replay "$T" --target "engine:$E2E_TMP/vol-lz4,compress=lz4" --seed 5 -q -j "$E2E_TMP/e4.json"
+jcheck "$E2E_TMP/e4.json" '.engine.match and .engine.compress == "lz4" and .engine.physical_deviation == 0 and
+	.engine.expected.physical_bytes < .engine.expected.distinct_blocks * 4096'
 "$DEDISENGINE" stat "$E2E_TMP/vol" --json >"$E2E_TMP/s.json" || fail "dedisengine stat failed"
 jcheck "$E2E_TMP/s.json" ".mapped_blocks == $live_blocks and .referenced_blocks == $live_md5" \
 	"engine: want $live_blocks mapped, $live_md5 distinct" '{mapped_blocks, referenced_blocks}'
