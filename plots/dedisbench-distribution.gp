@@ -41,7 +41,9 @@ set format x "%.0f"
 set format y "%g"
 set yrange [base:100]
 set grid ytics
-set key top right
+# outside the plot, above it: inside it covered the points (kernel-trees has contents of ~1 M copies,
+# at the right end, and the small buckets sit at the top left)
+set key above maxcols 2
 set style fill solid 0.7 border -1
 if (ARGC >= 4 && strlen(ARG4) > 0) {
 	set bmargin 8

@@ -31,12 +31,28 @@ rows = exists("STATS_records") ? STATS_records : 0
 wl = (rows == 1 ? "linespoints pt 7 ps 1" : "lines")
 xr = (rows == 1 ? "[0:*]" : "[*:*]")
 colour(d) = (d eq "read" ? 0x3070b0 : 0xc04020)
+# Rows come a second apart; the last covers only what remained of the run when it ended (a few
+# operations as the workers stop, once drawn as a final throughput drop that read as a stall and
+# a p99 spike): when it covers under 0.9 s it is drawn apart, an open point not joined to the
+# line, titled as partial. (A run of one row, all of it partial, keeps its one point.)
+partial_t = NaN
+if (rows >= 2) {
+	stats ARG1 using ($0 == rows - 2 ? $1 : NaN) skip 1 nooutput
+	before_last = STATS_max
+	stats ARG1 using ($0 == rows - 1 ? $1 : NaN) skip 1 nooutput
+	if (STATS_max - before_last < 0.9) { partial_t = STATS_max }
+}
+whole(v) = ($1 == partial_t ? NaN : v)
+part(v) = ($1 == partial_t ? v : NaN)
+# the partial points' curves are always there (gnuplot has no empty iteration), titled only when
+# they hold the point
+partial_title(name) = (partial_t == partial_t ? name." (last, partial second)" : "")
 
 # The host columns, when the header names them (older time series have none).
 host = strstrt(system(sprintf("head -1 '%s'", ARG1)), "host_cpu_busy_pct") > 0
 set multiplot layout (host ? 3 : 2),1 title (ARGC >= 3 ? ARG3 : "dedisbench: throughput and p99 latency, per second")
 set grid
-set key top right
+set key below  # not over the last, partial point at the right edge
 set xlabel "time (s)"
 set lmargin 12
 if (strlen(dirs) == 0) {
@@ -50,7 +66,9 @@ if (strlen(dirs) == 0) {
 	set xrange @xr
 	set ylabel "throughput (MiB/s)"
 	set yrange [0:*]
-	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 3))) with @wl lw 2 lc rgb colour(d) title d
+	plot for [d in dirs] ARG1 skip 1 using 1:(whole(column(col(d, 3)))) with @wl lw 2 lc rgb colour(d) title d, \
+	     for [d in dirs] ARG1 skip 1 using 1:(part(column(col(d, 3)))) with points pt 6 ps 1.5 lc rgb colour(d) \
+		title partial_title(d)
 	set ylabel "p99 latency (us)"
 	set yrange [*:*]
 	set logscale y
@@ -66,8 +84,11 @@ if (strlen(dirs) == 0) {
 	dec(x) = 10 ** floor(log10(x))
 	if (hi == 0) { set yrange [0.1:10] } else { if (lo == hi) { \
 		set yrange [(lo / 2 < dec(lo) ? lo / 2 : dec(lo)) : (hi * 2 > 10 * dec(hi) ? hi * 2 : 10 * dec(hi))] } }
-	plot for [d in dirs] ARG1 skip 1 using 1:(column(col(d, 2)) > 0 && column(col(d, 5)) > 0 ? column(col(d, 5)) : NaN) \
-		with linespoints lw 2 pt 7 ps 0.5 lc rgb colour(d) title d." p99"
+	p99(d) = (column(col(d, 2)) > 0 && column(col(d, 5)) > 0 ? column(col(d, 5)) : NaN)
+	plot for [d in dirs] ARG1 skip 1 using 1:(whole(p99(d))) with linespoints lw 2 pt 7 ps 0.5 lc rgb colour(d) \
+		title d." p99", \
+	     for [d in dirs] ARG1 skip 1 using 1:(part(p99(d))) with points pt 6 ps 1.5 lc rgb colour(d) \
+		title partial_title(d." p99")
 }
 if (host) {
 	unset logscale y
@@ -77,7 +98,7 @@ if (host) {
 	set y2tics
 	set y2range [0:*]
 	set ytics nomirror
-	set key bottom right
+	set key inside bottom right
 	if (rows == 0) {
 		# nothing sampled: an empty panel that says so (a plot of no points is an error)
 		set label 1 "no samples: the run was shorter than 0.1 s and did nothing" at graph 0.5, 0.5 center

@@ -40,9 +40,28 @@ static int load_one(const char *path, const char *name, struct runcmp_input *in,
 	return 0;
 }
 
+/* The input's own name, for the plots' key: PATH's last component, without ".json". */
+static void short_label_of(const char *path, char *out, size_t len)
+{
+	size_t end = strlen(path);
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	size_t n = end - start;
+	if (n > 5 && !strncmp(path + end - 5, ".json", 5))
+		n -= 5;
+	snprintf(out, len, "%.*s", (int)(n < len - 1 ? n : len - 1), path + start);
+	for (char *c = out; *c; c++)
+		if (*c == '|')
+			*c = '/'; /* the separator of the plot script's key titles */
+}
+
 int runcmp_load(const char *path, struct runcmp_input *in, struct dd_err *err)
 {
 	memset(in, 0, sizeof *in);
+	short_label_of(path, in->short_label, sizeof in->short_label);
 	struct stat st;
 	if (stat(path, &st))
 		return err_fail_errno(err, -1, errno, "%s", path);
@@ -120,6 +139,7 @@ static double num(const json_t *doc, const char *a, const char *b, const char *c
 /* The figures of one phase of one input. */
 struct figures {
 	double iops, mib_s, p50, p99, p999, saved, efficiency, cpu, mem_mib;
+	bool noise; /* efficiency above RUNCMP_EFFICIENCY_NOISE: saved and efficiency are not figures */
 };
 
 static struct figures figures_of(const json_t *doc)
@@ -127,10 +147,11 @@ static struct figures figures_of(const json_t *doc)
 	struct figures f = {num(doc, "totals", "iops", NULL), num(doc, "totals", "mib_per_s", NULL),
 			    num(doc, "totals", "latency_us", "p50"), num(doc, "totals", "latency_us", "p99"),
 			    num(doc, "totals", "latency_us", "p99_9"), -1, num(doc, "space", "efficiency", NULL),
-			    num(doc, "host", "cpu_busy_pct", NULL), -1};
+			    num(doc, "host", "cpu_busy_pct", NULL), -1, false};
 	double logical = num(doc, "space", "logical_bytes", NULL), observed = num(doc, "space", "observed_bytes", NULL);
 	if (logical > 0 && observed > 0)
 		f.saved = logical / observed;
+	f.noise = f.efficiency > RUNCMP_EFFICIENCY_NOISE;
 	double mx = num(doc, "host", "mem_used_bytes_max", NULL), st = num(doc, "host", "mem_used_bytes_start", NULL);
 	if (mx >= 0 && st >= 0)
 		f.mem_mib = (mx - st) / 1048576.0;
@@ -171,15 +192,38 @@ static void cell(FILE *f, double v, const char *fmt, int width)
 void runcmp_unique_labels(struct runcmp_input *in, unsigned n)
 {
 	for (unsigned i = 1; i < n; i++) {
-		bool dup = false;
-		for (unsigned k = 0; k < i && !dup; k++)
-			dup = !strcmp(in[i].label, in[k].label);
+		bool dup = false, short_dup = false;
+		for (unsigned k = 0; k < i; k++) {
+			dup = dup || !strcmp(in[i].label, in[k].label);
+			short_dup = short_dup || !strcmp(in[i].short_label, in[k].short_label);
+		}
 		if (dup) {
 			char l[sizeof in[i].label + 16];
 			snprintf(l, sizeof l, "%.64s (#%u)", in[i].label, i + 1);
 			snprintf(in[i].label, sizeof in[i].label, "%.79s", l);
 		}
+		if (short_dup) {
+			char l[sizeof in[i].short_label + 16];
+			snprintf(l, sizeof l, "%.30s (#%u)", in[i].short_label, i + 1);
+			snprintf(in[i].short_label, sizeof in[i].short_label, "%.39s", l);
+		}
 	}
+}
+
+/* Why a noisy phase shows no saved figure: its efficiency, beyond what any store can do. */
+static void print_noise(FILE *f, const struct runcmp_input *in, unsigned n, const char **phases, unsigned np)
+{
+	for (unsigned p = 0; p < np; p++)
+		for (unsigned i = 0; i < n; i++) {
+			int k = find_phase(&in[i], phases[p]);
+			struct figures x = k < 0 ? (struct figures){.noise = false} : figures_of(in[i].doc[k]);
+			if (!x.noise)
+				continue;
+			fprintf(f, "noise: %s on %s: efficiency %.2f (%.2f:1 saved) is more than a store can do (above "
+				   "%.2f): the used space moved for another reason (other writers on the file system?); "
+				   "not a result\n",
+				phases[p], in[i].label, x.efficiency, x.saved, RUNCMP_EFFICIENCY_NOISE);
+		}
 }
 
 void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n)
@@ -211,10 +255,15 @@ void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n)
 			cell(f, x.p99, " %*.1f", 9);
 			cell(f, x.p999, " %*.1f", 10);
 			char saved[32] = "-";
-			if (x.saved >= 0)
+			if (x.noise)
+				snprintf(saved, sizeof saved, "noise");
+			else if (x.saved >= 0)
 				snprintf(saved, sizeof saved, "%.2f:1", x.saved);
 			fprintf(f, " %7s", saved);
-			cell(f, x.efficiency, " %*.2f", 6);
+			if (x.noise)
+				fprintf(f, " %6s", "noise");
+			else
+				cell(f, x.efficiency, " %*.2f", 6);
 			cell(f, x.cpu, " %*.1f", 6);
 			cell(f, x.mem_mib, " %*.1f", 8);
 			if (base > 0 && x.iops >= 0)
@@ -222,6 +271,7 @@ void runcmp_print(FILE *f, const struct runcmp_input *in, unsigned n)
 			fputc('\n', f);
 		}
 	}
+	print_noise(f, in, n, phases, np);
 }
 
 int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, bool plot, struct dd_err *err)
@@ -254,8 +304,9 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 		fprintf(f, "%s", phases[p]);
 		for (unsigned i = 0; i < n; i++) {
 			int k = find_phase(&in[i], phases[p]);
-			struct figures x = k < 0 ? (struct figures){-1, -1, -1, -1, -1, -1, -1, -1, -1} : figures_of(in[i].doc[k]);
-			fprintf(f, ",%.3f,%.3f,%.4f", x.iops < 0 ? 0 : x.iops, x.p99 < 0 ? 0 : x.p99, x.saved < 0 ? 0 : x.saved);
+			struct figures x = k < 0 ? (struct figures){-1, -1, -1, -1, -1, -1, -1, -1, -1, false} : figures_of(in[i].doc[k]);
+			fprintf(f, ",%.3f,%.3f,%.4f", x.iops < 0 ? 0 : x.iops, x.p99 < 0 ? 0 : x.p99,
+				x.saved < 0 || x.noise ? 0 : x.saved);
 		}
 		fputc('\n', f);
 	}
@@ -268,8 +319,10 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 		return err_fail_errno(err, -1, errno, "cannot write %s", csv);
 	if (!plot)
 		return 0;
-	char png[4200], ninputs[16];
+	char png[4200], ninputs[16], titles[RUNCMP_MAX_INPUTS * 41] = "";
 	snprintf(ninputs, sizeof ninputs, "%u", n);
+	for (unsigned i = 0; i < n; i++) /* the key's titles, '|'-separated (short_label has none) */
+		snprintf(titles + strlen(titles), sizeof titles - strlen(titles), "%s%s", i ? "|" : "", in[i].short_label);
 	static const char *const what[] = {"iops", "latency", "saved"};
 	for (int w = 0; w < 3; w++) {
 		snprintf(png, sizeof png, "%s/compare-%s.png", dir, what[w]);
@@ -283,8 +336,8 @@ int runcmp_write(const char *dir, const struct runcmp_input *in, unsigned n, boo
 		}
 		close(sf.fd);
 		sf.fd = -1;
-		const char *args[] = {csv, sf.tmp, ninputs, what[w]};
-		if (plot_render("dedisbench-compare.gp", args, 4, sf.tmp, png, err)) {
+		const char *args[] = {csv, sf.tmp, ninputs, what[w], titles};
+		if (plot_render("dedisbench-compare.gp", args, 5, sf.tmp, png, err)) {
 			safefile_abort(&sf);
 			return -1;
 		}
