@@ -82,7 +82,8 @@ static json_t *rank_json(const struct mpi_peers *p, int k, const struct run_resu
 	hist_merge(&all, &d[0].lat);
 	hist_merge(&all, &d[1].lat);
 	double s = row->seconds;
-	return json_pack("{s:i, s:s, s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}", "rank", k, "host", row->host,
+	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}", "rank", k, "host",
+			 row->host, "target", row->target,
 			 "first_worker", (int)row->first_worker, "workers", (int)row->workers, "status",
 			 row->lost ? "lost" : row->failed ? "failed" : row->interrupted ? "interrupted" : "ok", "ops",
 			 (json_int_t)(d[0].ops + d[1].ops), "bytes", (json_int_t)(d[0].bytes + d[1].bytes), "read_ops",
@@ -90,9 +91,57 @@ static json_t *rank_json(const struct mpi_peers *p, int k, const struct run_resu
 			 "write_bytes", (json_int_t)d[1].bytes, "seconds", s, "latency_us", report_latency(&all));
 }
 
+/* --target as given, before each rank substituted its %r and %h: what the header names. */
+static char target_pattern[512];
+
+/* Is rank k the first rank on its host? */
+static bool first_on_host(const struct mpi_peers *p, int k)
+{
+	for (int j = 0; j < k; j++)
+		if (!strcmp(p->rows[j].host, p->rows[k].host))
+			return false;
+	return true;
+}
+
+/* The distinct hosts of the ranks, in rank order, ", "-separated into list (cut short with
+ * "..." when it does not fit). Their number. */
+static unsigned host_list(const struct mpi_peers *p, char *list, size_t len)
+{
+	unsigned n = 0;
+	size_t used = 0;
+	list[0] = 0;
+	for (int k = 0; k < p->size; k++) {
+		if (!first_on_host(p, k))
+			continue;
+		n++;
+		int w = snprintf(list + used, len - used, "%s%s", used ? ", " : "", p->rows[k].host);
+		if (w < 0 || (size_t)w >= len - used) {
+			snprintf(list + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+			used = len - 1;
+		} else {
+			used += (size_t)w;
+		}
+	}
+	return n;
+}
+
+static json_t *hosts_json(const struct mpi_peers *p)
+{
+	json_t *a = json_array();
+	for (int k = 0; k < p->size; k++)
+		if (first_on_host(p, k))
+			json_array_append_new(a, json_string(p->rows[k].host));
+	return a;
+}
+
+/* The ranks' line (how many, on which hosts, the target pattern) and a row per rank, with its
+ * own target: the header names only the pattern. */
 static void print_ranks(FILE *f, const struct mpi_peers *p, const struct run_result *r)
 {
-	fprintf(f, "ranks: %d (%u workers in all)\n", p->size, p->total_procs);
+	char hosts[1024];
+	unsigned nhosts = host_list(p, hosts, sizeof hosts);
+	fprintf(f, "ranks: %d on %u host%s (%s), %u workers in all; targets %s\n", p->size, nhosts, nhosts == 1 ? "" : "s",
+		hosts, p->total_procs, target_pattern);
 	for (int k = 0; k < p->size; k++) {
 		const struct rank_row *row = &p->rows[k];
 		uint64_t ops = 0, bytes = 0;
@@ -105,9 +154,9 @@ static void print_ranks(FILE *f, const struct mpi_peers *p, const struct run_res
 				hist_merge(&h, &r->w[i].dir[x].lat);
 			}
 		double s = row->seconds > 0 ? row->seconds : 1e-9;
-		fprintf(f, "  rank %-4d %-20s %3u workers %12llu ops %10.1f IOPS %9.2f MiB/s  p99 %.1f us%s\n", k, row->host,
-			row->workers, (unsigned long long)ops, (double)ops / s, (double)bytes / 1048576.0 / s,
-			(double)hist_percentile(&h, 99) / 1e3, row->lost ? "  (lost: as last heard)" : "");
+		fprintf(f, "  rank %-4d %-20s %3u workers %12llu ops %10.1f IOPS %9.2f MiB/s  p99 %.1f us  on %s%s\n", k,
+			row->host, row->workers, (unsigned long long)ops, (double)ops / s, (double)bytes / 1048576.0 / s,
+			(double)hist_percentile(&h, 99) / 1e3, row->target, row->lost ? "  (lost: as last heard)" : "");
 	}
 }
 
@@ -115,8 +164,11 @@ static void print_ranks(FILE *f, const struct mpi_peers *p, const struct run_res
 static int report(struct bench_config *cfg, const struct mpi_peers *p, struct run_result *res)
 {
 	int status = 0;
-	/* The whole run's workers, for the summary and the JSON. */
+	/* The whole run's workers, for the summary and the JSON; its target, the pattern every rank
+	 * was given (rank 0's own path named only rank 0's part: the rank rows name each one's). */
 	cfg->o.procs = p->total_procs;
+	char *own_target = cfg->o.target;
+	cfg->o.target = target_pattern;
 	if (!cfg->o.quiet) {
 		results_print(stdout, cfg, res);
 		print_ranks(stdout, p, res);
@@ -141,7 +193,8 @@ static int report(struct bench_config *cfg, const struct mpi_peers *p, struct ru
 		json_t *ranks = json_array();
 		for (int k = 0; k < p->size; k++)
 			json_array_append_new(ranks, rank_json(p, k, res));
-		json_object_set_new(doc, "mpi", json_pack("{s:i, s:s, s:i, s:o}", "ranks", p->size, "rank_content",
+		json_object_set_new(doc, "mpi", json_pack("{s:i, s:s, s:o, s:s, s:i, s:o}", "ranks", p->size, "target_pattern",
+							  target_pattern, "hosts", hosts_json(p), "rank_content",
 							  rank_content_names[cfg->o.rank_content], "lost_ranks",
 							  (int)p->lost, "per_rank", ranks));
 		if (report_write_atomic(doc, config_output_at(cfg, OUT_JSON))) {
@@ -150,6 +203,7 @@ static int report(struct bench_config *cfg, const struct mpi_peers *p, struct ru
 		}
 		json_decref(doc);
 	}
+	cfg->o.target = own_target;
 	return status;
 }
 
@@ -243,6 +297,7 @@ static int probe_ranks(int rank, struct bench_cli *cli, struct bench_config *cfg
 	char where[1200];
 	agree_on_seed(rank, cli);
 	const char *problem = NULL;
+	snprintf(target_pattern, sizeof target_pattern, "%s", cli->o.target ? cli->o.target : "");
 	if (rank_path_substitute(&cli->o.target, rank, &err) ||
 	    rank_path_substitute(&cli->o.ledger, rank, &err) ||
 	    rank_path_substitute(&cli->o.output_dir, rank, &err))
@@ -382,7 +437,7 @@ static int run(int rank, struct bench_cli *cli)
 	if (status)
 		return status;
 	struct mpi_peers peers;
-	if (any_rank(rank, mpi_peers_init(&peers, (unsigned)cfg.o.procs, cfg.o.peer_timeout_ns) ? "out of memory" : NULL)) {
+	if (any_rank(rank, mpi_peers_init(&peers, (unsigned)cfg.o.procs, cfg.target.path, cfg.o.peer_timeout_ns) ? "out of memory" : NULL)) {
 		mpi_peers_free(&peers);
 		config_free(&cfg);
 		return EXIT_RUN_FAILED;

@@ -53,7 +53,7 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
-int mpi_peers_init(struct mpi_peers *p, unsigned procs, uint64_t peer_timeout_ns)
+int mpi_peers_init(struct mpi_peers *p, unsigned procs, const char *target, uint64_t peer_timeout_ns)
 {
 	memset(p, 0, sizeof *p);
 	MPI_Comm_rank(MPI_COMM_WORLD, &p->rank);
@@ -69,6 +69,7 @@ int mpi_peers_init(struct mpi_peers *p, unsigned procs, uint64_t peer_timeout_ns
 	char name[MPI_MAX_PROCESSOR_NAME];
 	MPI_Get_processor_name(name, &len);
 	snprintf(mine.host, sizeof mine.host, "%.*s", len, name);
+	snprintf(mine.target, sizeof mine.target, "%s", target);
 	mine.workers = procs;
 	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, p->rows, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
 	for (int k = 0; k < p->size; k++) {

@@ -11,6 +11,7 @@
 /* What rank 0 knows of each rank after the reduction. */
 struct rank_row {
 	char host[64];
+	char target[512];  /* its --target, %r and %h substituted (cut short past 511 bytes) */
 	unsigned first_worker, workers;
 	double seconds;
 	bool lost;        /* never sent its final results: its workers' stats are as last heard */
@@ -59,8 +60,9 @@ struct mpi_peers {
 	char lost_why[256];
 };
 
-/* Call after MPI_Init: learns every rank's host and worker count (procs here). 0 or -1. */
-int mpi_peers_init(struct mpi_peers *p, unsigned procs, uint64_t peer_timeout_ns);
+/* Call after MPI_Init: learns every rank's host, target and worker count (procs and target
+ * here). 0 or -1. */
+int mpi_peers_init(struct mpi_peers *p, unsigned procs, const char *target, uint64_t peer_timeout_ns);
 void mpi_peers_hooks(struct mpi_peers *p, struct launcher_peers *hooks);
 void mpi_peers_free(struct mpi_peers *p);
 

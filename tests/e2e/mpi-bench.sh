@@ -68,8 +68,20 @@ note "replica: each rank within 2 pp on its own, $union distinct contents, none 
 
 # 3. A size bound is the whole run's, in equal quotas; a rate is the whole run's.
 targets
-mpi_ok -T "$T/c%r" -P 1 -w --file-size 8MiB --size 10MiB --quiet --json "$E2E_TMP/size.json"
+mpi_ok -T "$T/c%r" -P 1 -w --file-size 8MiB --size 10MiB --json "$E2E_TMP/size.json"
 jcheck "$E2E_TMP/size.json" '.totals.ops == 2560 and ([.mpi.per_rank[].ops] | unique) == [640]' "equal quotas of --size"
+# The summary names the whole run's target, the pattern every rank was given (rank 0's own path
+# once named it alone), the hosts, and each rank's own target (issue 39)
+host=$(jget "$E2E_TMP/size.json" '.mpi.per_rank[0].host')
+grep -q "^dedisbench: peak write, seq, .* on $T/c%r (" "$E2E_TMP/out" ||
+	fail "the header does not name the target pattern: $(head -1 "$E2E_TMP/out")"
+grep -qx "ranks: 4 on 1 host ($host), 4 workers in all; targets $T/c%r" "$E2E_TMP/out" ||
+	fail "no ranks line naming the hosts and the pattern: $(grep '^ranks' "$E2E_TMP/out")"
+for k in 0 1 2 3; do
+	grep -qE "^  rank $k +$host .* on $T/c$k\$" "$E2E_TMP/out" || fail "rank $k's row does not name its target: $(grep "rank $k " "$E2E_TMP/out")"
+done
+jcheck "$E2E_TMP/size.json" ".config.target == \"$T/c%r\" and .mpi.target_pattern == \"$T/c%r\" and .mpi.hosts == [\"$host\"] and
+	[.mpi.per_rank[].target] == [\"$T/c0\", \"$T/c1\", \"$T/c2\", \"$T/c3\"]"
 targets
 mpi_ok -T "$T/c%r" -P 1 -w --file-size 8MiB --time 3s --rate 400 --quiet --json "$E2E_TMP/rate.json" \
 	--output-dir "$E2E_TMP/series"
