@@ -564,6 +564,12 @@ static int parse_argv(int argc, char **argv, struct bench_cli *cli, struct dd_er
 
 int options_parse(int argc, char **argv, struct bench_cli *cli, struct dd_err *err)
 {
+	return options_parse_with(argc, argv, NULL, NULL, cli, err);
+}
+
+int options_parse_with(int argc, char **argv, options_loader *load, void *ctx, struct bench_cli *cli,
+		       struct dd_err *err)
+{
 	/* Pass 1 validates the command line and finds --config; pass 2 lets it override the file. */
 	struct bench_cli first;
 	options_defaults(&first);
@@ -578,7 +584,7 @@ int options_parse(int argc, char **argv, struct bench_cli *cli, struct dd_err *e
 		rc = parse_argv(argc, argv, cli, err);
 		goto out;
 	}
-	if (config && (rc = options_load_ini(cli, config, err)))
+	if (config && (rc = load ? load(cli, config, ctx, err) : options_load_ini(cli, config, err)))
 		goto out;
 	/* The load is one choice made by two kinds of option: peak on the command line replaces the
 	 * file's rates, and a rate there the file's peak (they were refused as excluding each other,

@@ -97,6 +97,11 @@ struct bench_cli {
 /* Fill defaults, then the config file (-f/--config, if any), then the command line (which
  * wins). Returns 0, or -1 with err set. Allocates strings: options_free(). */
 int options_parse(int argc, char **argv, struct bench_cli *cli, struct dd_err *err);
+/* options_parse with the --config file's options applied by load (cli, the file's path, ctx)
+ * instead of options_load_ini: one job of a job file of several (bench/jobfile.h). */
+typedef int options_loader(struct bench_cli *cli, const char *path, void *ctx, struct dd_err *err);
+int options_parse_with(int argc, char **argv, options_loader *load, void *ctx, struct bench_cli *cli,
+		       struct dd_err *err);
 /* Apply one "key = value" from an INI file (section may be NULL); the same path the config
  * reader uses. Exposed so tests can prove CLI == INI. */
 int options_apply_ini(struct bench_cli *cli, const char *section, const char *key, const char *value,

@@ -13,6 +13,8 @@
 #include "bench/workload/backup.h"
 #include "bench/config.h"
 #include "lib/errmsg.h"
+#include "bench/jobfile.h"
+#include "bench/jobrun.h"
 #include "bench/launcher.h"
 #include "lib/report.h"
 #include "bench/workload/replay.h"
@@ -660,6 +662,45 @@ static int cmd_run(struct bench_cli *cli)
 	return status;
 }
 
+/* A run of options (of the command line, or of a job): a replay, a backup or a run of the option
+ * table's workloads. The exit status; takes cli->o. */
+static int run_options(struct bench_cli *cli)
+{
+	int rc;
+	if (refuse_misplaced_options(cli))
+		rc = EXIT_BAD_INPUT;
+	else if (cli->o.trace || cli->o.workload == WORKLOAD_BACKUP)
+		rc = cli->o.trace ? cmd_replay(cli) : cmd_backup(cli);
+	else
+		return cmd_run(cli); /* (config_build took cli->o) */
+	options_free(&cli->o);
+	return rc;
+}
+
+/* --config naming a job file of several jobs ([global], stonewall, two jobs or more): every job
+ * checked, then run (one job: here, as the options of a plain run). The exit status, or -1: no
+ * such file, the command line is a run of its own. */
+static int run_job_file(int argc, char **argv)
+{
+	static struct jobfile jf; /* large: not on the stack */
+	struct dd_err err = {.resource = false};
+	int rc = jobfile_load(argc, argv, &jf, &err);
+	if (rc < 0)
+		fprintf(stderr, "dedisbench: %s\n", err.msg);
+	if (rc < 0)
+		rc = err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
+	else if (rc == 0)
+		rc = -1;
+	else if (jf.njobs == 1)
+		jf.jobs[0].cli_taken = true, rc = run_options(&jf.jobs[0].cli);
+	else {
+		stop_signals_catch(on_stop_signal);
+		rc = jobrun_all(&jf, run_options, stdout, stderr, &stop_requested);
+	}
+	jobfile_free(&jf);
+	return rc;
+}
+
 static int bench_main(int argc, char **argv)
 {
 	struct bench_cli cli;
@@ -670,17 +711,18 @@ static int bench_main(int argc, char **argv)
 	static struct subcommand sub;
 	if (split_subcommand(&argc, argv, &sub))
 		return EXIT_BAD_INPUT;
-	int rc = parse_command_line(argc, argv, &cli);
+	int rc = sub.suite || sub.compare ? -1 : run_job_file(argc, argv);
 	if (rc >= 0)
 		return rc;
+	rc = parse_command_line(argc, argv, &cli);
+	if (rc >= 0)
+		return rc;
+	if (!sub.suite && !sub.compare)
+		return run_options(&cli);
 	if (refuse_misplaced_options(&cli))
 		rc = EXIT_BAD_INPUT;
-	else if (sub.suite || sub.compare)
-		rc = sub.suite ? cmd_suite(&cli, sub.passthrough, sub.npass) : cmd_compare(&cli, sub.inputs, sub.ninputs);
-	else if (cli.o.trace || cli.o.workload == WORKLOAD_BACKUP)
-		rc = cli.o.trace ? cmd_replay(&cli) : cmd_backup(&cli);
 	else
-		return cmd_run(&cli); /* (config_build took cli.o) */
+		rc = sub.suite ? cmd_suite(&cli, sub.passthrough, sub.npass) : cmd_compare(&cli, sub.inputs, sub.ninputs);
 	options_free(&cli.o);
 	return rc;
 }
