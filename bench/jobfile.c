@@ -418,6 +418,19 @@ static int parse_jobs(const struct layout *lo, int argc, char **argv, struct job
 	return rc ? -1 : 0;
 }
 
+/* The job sections by name: a file naming one ([dedisbench] twice) is a run as before. */
+static int distinct_jobs(const struct layout *lo)
+{
+	int n = 0;
+	for (int s = 0; s < lo->nsections; s++) {
+		bool seen = lo->sections[s].global;
+		for (int k = 0; k < s && !seen; k++)
+			seen = !strcmp(lo->sections[k].name, lo->sections[s].name);
+		n += !seen;
+	}
+	return n;
+}
+
 int jobfile_parse_text(const char *text, const char *name, int argc, char **argv, struct jobfile *jf,
 		       struct dd_err *err)
 {
@@ -433,8 +446,8 @@ int jobfile_parse_text(const char *text, const char *name, int argc, char **argv
 	options_free(&first.o);
 	struct layout lo = {.name = jf->path};
 	int rc = scan_layout(text, &lo, err);
-	if (rc == 0 && !lo.global_header && !lo.any_stonewall && lo.njobs < 2)
-		rc = 1; /* a file of one run, as before */
+	if (rc == 0 && !lo.global_header && !lo.any_stonewall && distinct_jobs(&lo) < 2)
+		rc = 1; /* a file of one run, as before (a section repeated is that section, as libinih reads it) */
 	else if (rc == 0)
 		rc = parse_jobs(&lo, argc, argv, jf, argv_given, err) || check_groups(jf, err) || check_json(jf, err) ? -1 : 0;
 	free(lo.lines);

@@ -172,7 +172,8 @@ static int show_group(const struct jobfile *jf, struct job_proc *p, unsigned fro
 	for (unsigned i = from; i < to; i++) {
 		const struct jobfile_job *j = &jf->jobs[i];
 		char *summary = kept_text(p[i].out_fd), *errors = kept_text(p[i].err_fd), last[1024] = "";
-		fprintf(out, "%s== job %s (group %u of %u) ==\n", i ? "\n" : "", j->name, j->group, jf->ngroups);
+		if (!j->cli.o.quiet) /* (--quiet: no summary, nor its header) */
+			fprintf(out, "%s== job %s (group %u of %u) ==\n", i ? "\n" : "", j->name, j->group, jf->ngroups);
 		if (summary)
 			fputs(summary, out);
 		fflush(out);

@@ -43,6 +43,7 @@ int suite_options(void);
 int suite_space(void);
 int suite_targets(void);
 int suite_workloads(void);
+int suite_jobfile(void);
 int suite_engine_index(void);
 int suite_engine_paths(void);
 /* dedisgen (tests/unit/test_gen) */
