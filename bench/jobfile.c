@@ -199,13 +199,31 @@ struct job_texts {
 	const char *global, *own;
 };
 
+/* Was a rate (rate, read-rate, write-rate) given? */
+static bool rate_given(const bool *given)
+{
+	return options_given(given, "rate") || options_given(given, "read-rate") || options_given(given, "write-rate");
+}
+
+/* The file's options of one job: its global lines, then its own (the texts, read once: path only
+ * names the file in messages). The load is one choice made by two kinds of key, as between the
+ * file and the command line: the job's peak replaces [global]'s rates, its rate [global]'s peak. */
 static int load_job(struct bench_cli *cli, const char *path, void *ctx, struct dd_err *err)
 {
 	const struct job_texts *t = ctx;
-	(void)path; /* the texts are the file's, read once */
-	if (options_parse_ini_text(cli, t->global, path, err))
+	struct bench_cli own;
+	options_defaults(&own);
+	int rc = options_parse_ini_text(&own, t->own, path, err) || options_parse_ini_text(cli, t->global, path, err) ||
+		 options_parse_ini_text(cli, t->own, path, err);
+	bool peak = options_given(own.given, "peak"), rate = rate_given(own.given);
+	options_free(&own.o);
+	if (rc)
 		return -1;
-	return options_parse_ini_text(cli, t->own, path, err);
+	if (peak && !rate)
+		cli->o.rate = cli->o.read_rate = cli->o.write_rate = 0;
+	if (rate && !peak)
+		cli->o.peak = false;
+	return 0;
 }
 
 static int load_nothing(struct bench_cli *cli, const char *path, void *ctx, struct dd_err *err)

@@ -118,6 +118,15 @@ static void stonewall_in_global_and_global_alone(void)
 	CU_ASSERT_EQUAL_FATAL(parse("[global]\ntarget = null\nprocs = 4\n[a]\nprocs = 6\n", &err), 1);
 	CU_ASSERT_EQUAL(jf.jobs[0].cli.o.procs, 6);
 	jobfile_free(&jf);
+	/* the load: a job's peak replaces [global]'s rate, a job's rate [global]'s peak */
+	CU_ASSERT_EQUAL_FATAL(parse("[global]\ntarget = null\nrate = 1000\n[a]\npeak = 1\n[b]\n", &err), 1);
+	CU_ASSERT(jf.jobs[0].cli.o.peak && jf.jobs[0].cli.o.rate == 0);
+	CU_ASSERT(!jf.jobs[1].cli.o.peak && jf.jobs[1].cli.o.rate == 1000);
+	jobfile_free(&jf);
+	CU_ASSERT_EQUAL_FATAL(parse("[global]\ntarget = null\npeak = 1\n[a]\nrate = 500\n[b]\n", &err), 1);
+	CU_ASSERT(!jf.jobs[0].cli.o.peak && jf.jobs[0].cli.o.rate == 500);
+	CU_ASSERT(jf.jobs[1].cli.o.peak);
+	jobfile_free(&jf);
 }
 
 static void refusals_name_file_and_line(void)
