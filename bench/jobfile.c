@@ -509,6 +509,21 @@ int jobfile_load(int argc, char **argv, struct jobfile *jf, struct dd_err *err)
 	return rc;
 }
 
+int jobfile_refuse_several(int argc, char **argv, const char *prog, struct dd_err *err)
+{
+	struct jobfile *jf = malloc(sizeof *jf);
+	if (!jf)
+		return 0; /* (options_parse reads the file next, and says what it finds) */
+	int rc = jobfile_load(argc, argv, jf, err);
+	bool several = rc > 0 && jf->njobs > 1;
+	if (several)
+		fail(err, "config file %s: %u jobs: %s runs one (dedisbench runs a job file of several)", jf->path,
+		     jf->njobs, prog);
+	jobfile_free(jf);
+	free(jf);
+	return rc < 0 || several ? -1 : 0;
+}
+
 void jobfile_free(struct jobfile *jf)
 {
 	for (unsigned i = 0; i < jf->njobs; i++) {

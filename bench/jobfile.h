@@ -41,6 +41,9 @@ bool jobfile_global_section(const char *name);
  * key, a bad value, a job name twice or unfit for a file name, a job without a target, jobs of
  * one group on one target, json in a job's section; resource set when memory ran out. */
 int jobfile_load(int argc, char **argv, struct jobfile *jf, struct dd_err *err);
+/* For a program that runs one job (dedisbench-mpi): -1 with err when argv's --config is a job
+ * file of several jobs, or one refused as such; else 0. */
+int jobfile_refuse_several(int argc, char **argv, const char *prog, struct dd_err *err);
 /* The options of the jobs not taken by a run, and the JSON path. */
 void jobfile_free(struct jobfile *jf);
 

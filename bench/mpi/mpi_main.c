@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "bench/workload/access.h"
 #include "bench/config.h"
+#include "bench/jobfile.h"
 #include "bench/launcher.h"
 #include "bench/mpi/mpipeers.h"
 #include "lib/pathwithin.h"
@@ -464,7 +465,11 @@ int main(int argc, char **argv)
 	struct bench_cli cli;
 	struct dd_err err;
 	/* What needs no other rank is answered before MPI starts (the build generates the man page). */
+	struct dd_err jobs_err;
+	bool several_jobs = jobfile_refuse_several(argc, argv, PROG, &jobs_err);
 	int parsed = options_parse(argc, argv, &cli, &err);
+	if (several_jobs && !cli.want_help && !cli.want_version) /* (its own words, not a key set twice) */
+		parsed = -1, err = jobs_err;
 	if (!parsed && (cli.want_help || cli.want_version || getenv("DEDIS_PRINT_MAN_OPTIONS"))) {
 		if (getenv("DEDIS_PRINT_MAN_OPTIONS"))
 			options_print_man(stdout);

@@ -110,3 +110,16 @@ refuse "[a]\ntarget = null\n[b]\ntarget = null\n[a]\ntarget = null\n" "bad.ini:5
 refuse "[a]\ntarget = $T/fresh\n[b]\nprocs = 2\n" "bad.ini:3: job 'b' has no target"
 refuse "[a]\ntarget = $T/fresh\n[b]\ntarget = $T/fresh/\n" "bad.ini:3: job 'b' would run beside job 'a' (line 1) on the same target"
 [ -z "$(ls -A "$T/fresh")" ] || fail "a refused job file wrote into its target: $(ls "$T/fresh")"
+
+# dedisbench-mpi runs one job: a job file of several is refused, in its own words (where it is
+# built and mpirun is found).
+if [ -x "$top_builddir/dedisbench-mpi" ] && command -v mpirun >/dev/null 2>&1; then
+	RC=0
+	mpirun --oversubscribe --allow-run-as-root -n 2 "$top_builddir/dedisbench-mpi" --config "$T/jobs.ini" \
+		>"$T/out" 2>"$T/err" || RC=$?
+	[ "$RC" -eq 2 ] || fail "dedisbench-mpi on a job file of several jobs: exit $RC, want 2: $(head -c 400 "$T/err")"
+	grep -q "^dedisbench-mpi: config file $T/jobs.ini: 3 jobs: dedisbench-mpi runs one" "$T/err" ||
+		fail "dedisbench-mpi's refusal: $(head -c 400 "$T/err")"
+else
+	note "no dedisbench-mpi or mpirun: its refusal of a job file of several jobs is not checked"
+fi
