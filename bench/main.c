@@ -685,15 +685,15 @@ static int run_job_file(int argc, char **argv)
 	static struct jobfile jf; /* large: not on the stack */
 	struct dd_err err = {.resource = false};
 	int rc = jobfile_load(argc, argv, &jf, &err);
-	if (rc < 0)
+	if (rc < 0) {
 		fprintf(stderr, "dedisbench: %s\n", err.msg);
-	if (rc < 0)
 		rc = err.resource ? EXIT_RUN_FAILED : EXIT_BAD_INPUT;
-	else if (rc == 0)
+	} else if (rc == 0) {
 		rc = -1;
-	else if (jf.njobs == 1)
-		jf.jobs[0].cli_taken = true, rc = run_options(&jf.jobs[0].cli);
-	else {
+	} else if (jf.njobs == 1) {
+		jf.jobs[0].cli_taken = true;
+		rc = run_options(&jf.jobs[0].cli);
+	} else {
 		stop_signals_catch(on_stop_signal);
 		rc = jobrun_all(&jf, run_options, stdout, stderr, &stop_requested);
 	}
@@ -714,6 +714,11 @@ static int bench_main(int argc, char **argv)
 	int rc = sub.suite || sub.compare ? -1 : run_job_file(argc, argv);
 	if (rc >= 0)
 		return rc;
+	struct dd_err err;
+	if (sub.suite && jobfile_refuse_several(argc, argv, "dedisbench suite", &err)) {
+		fprintf(stderr, "dedisbench: %s\n", err.msg); /* (each phase would run every job) */
+		return EXIT_BAD_INPUT;
+	}
 	rc = parse_command_line(argc, argv, &cli);
 	if (rc >= 0)
 		return rc;

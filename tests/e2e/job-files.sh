@@ -111,6 +111,13 @@ refuse "[a]\ntarget = $T/fresh\n[b]\nprocs = 2\n" "bad.ini:3: job 'b' has no tar
 refuse "[a]\ntarget = $T/fresh\n[b]\ntarget = $T/fresh/\n" "bad.ini:3: job 'b' would run beside job 'a' (line 1) on the same target"
 [ -z "$(ls -A "$T/fresh")" ] || fail "a refused job file wrote into its target: $(ls "$T/fresh")"
 
+# dedisbench suite runs one job (each of its phases would run them all)
+run_bench suite --config "$T/jobs.ini" --output-dir "$T/suite"
+[ "$RC" -eq 2 ] || fail "suite with a job file of several jobs: exit $RC, want 2"
+grep -q "^dedisbench: config file $T/jobs.ini: 3 jobs: dedisbench suite runs one" "$T/err" ||
+	fail "suite's refusal: $(head -c 400 "$T/err")"
+[ ! -e "$T/suite" ] || fail "a refused suite made its --output-dir"
+
 # dedisbench-mpi runs one job: a job file of several is refused, in its own words (where it is
 # built and mpirun is found).
 if [ -x "$top_builddir/dedisbench-mpi" ] && command -v mpirun >/dev/null 2>&1; then
