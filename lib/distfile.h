@@ -93,6 +93,77 @@ struct dist_gran {
 	uint64_t lz4[DIST_GRAN_SIZES];
 };
 
+/* [alignment 1]: what a store deduplicating fixed records of k base blocks sees (k = 2 << i, i =
+ * 0..DIST_ALIGN_SIZES-1: 8 to 128 KiB records at 4 KiB blocks), and where copies sit relative to
+ * their sources modulo DIST_ALIGN_MOD blocks (mod k for k dividing 32: fold, residue r mod k).
+ * Records are aligned in their file (a device: from its start) and a file's last record is padded
+ * with zero blocks, as a file system's records and shared/tools/granjudge.py's pieces are; an
+ * all-zero record counts like any other (one distinct content: a fixed-block store dedups it too).
+ * A record's identity is derived from its blocks' fingerprints (nothing is hashed again).
+ * records[i]: every record of 2 << i blocks (exact). distinct[i]: the distinct ones, exact at
+ * sample_rate 1; past a memory bound only records whose identity hash falls in a 1/2^j share are
+ * kept (content-defined: every copy of a record is in or out alike) and distinct[i] is the number
+ * kept / sample_rate. The fixed dedup ratio at 2 << i blocks is records[i] / distinct[i].
+ * Copy shifts (shift_*): over the blocks [locality 1] analysed, each copied run (a copy_runs
+ * stretch: non-zero duplicates, each one block past its predecessor's source) by its (copy
+ * position - source position) mod DIST_ALIGN_MOD, in stream positions (a file or a device alone:
+ * its own block offsets); runs and the blocks they hold, per residue. A copy with residue 0 mod k
+ * can share whole k-block records with its source; any other residue never can. */
+#define DIST_ALIGN_SIZES 5
+#define DIST_ALIGN_MOD 32
+struct dist_align {
+	bool present;
+	double sample_rate;                     /* p in (0, 1], a power of two's inverse */
+	uint64_t records[DIST_ALIGN_SIZES];     /* records of 2 << i blocks */
+	uint64_t distinct[DIST_ALIGN_SIZES];    /* distinct records (estimated when p < 1), <= records */
+	uint64_t shift_runs[DIST_ALIGN_MOD];    /* copied runs whose (copy - source) mod 32 is r */
+	uint64_t shift_blocks[DIST_ALIGN_MOD];  /* the blocks those runs hold (>= runs) */
+};
+
+/* [cdc 1]: what a store chunking by content (a backup store: borg, restic, Data Domain) sees. The
+ * chunker (gen/cdcchunk.h) is FastCDC's: a gear hash over the last 64 bytes, normalised chunking
+ * (the strict mask before `avg` bytes, the loose one after), min = avg / 4, max = avg * 8; its
+ * gear table comes from lib/rng with a fixed seed. It runs over the bytes dedisgen reads: a file
+ * or a device as one stream (a tar too), a directory file by file, as backup tools chunk files.
+ * Large files are read in ranges of `range` bytes by several threads, so a chunk also ends at each
+ * range's end (1 cut in range / avg; the chunking resynchronises within a chunk or two).
+ * chunks, bytes: every chunk and its bytes (exact). The rest is over the *sampled* chunks: those
+ * whose cheap content hash (the gear hash at their end and their length) falls in a sample_rate
+ * share; all copies of a chunk are sampled alike, so sampled_bytes / distinct_bytes estimates the
+ * CDC dedup ratio without bias. A sampled chunk's source is the first occurrence of its content
+ * (by stream position); a later one is a duplicate.
+ * shifted_*: duplicates whose (position - source position) mod block_size is not 0, not all zero:
+ * redundancy a fixed block_size dedup does not see (none of their blocks line up with the
+ * source's). runs: maximal stretches of shifted duplicates that follow each other in the stream
+ * (each starting where the previous one ended), by length in bytes, bin k = [2^k, 2^(k+1)); at
+ * sample_rate < 1 a run is cut wherever a chunk was not sampled (use them at 1). shifts: shifted
+ * duplicates per exact shift (1 .. block_size - 1), sorted, chunks and bytes.
+ * Sums: sampled = distinct + zero + aligned + shifted (chunks and bytes alike); the CDC dedup
+ * ratio is sampled_bytes / distinct_bytes, the share fixed dedup misses shifted_bytes /
+ * sampled_bytes. */
+#define DIST_CDC_RUN_BINS 48
+struct dist_cdc_shift {
+	uint32_t shift;         /* (copy - source) mod block_size, 1 .. block_size - 1 */
+	uint64_t chunks, bytes; /* shifted duplicate chunks at this shift and their bytes */
+};
+struct dist_cdc {
+	bool present;
+	uint32_t avg, min, max;           /* chunker sizes (bytes): avg a power of two, 256 .. 2^24 */
+	uint64_t block_size;              /* the fixed dedup the shifts are measured against */
+	uint64_t range;                   /* forced cuts at multiples of this in large files (0: none) */
+	double sample_rate;               /* p in (0, 1], a power of two's inverse */
+	uint64_t chunks, bytes;           /* all chunks (exact) */
+	uint64_t sampled_chunks, sampled_bytes;   /* the sampled ones */
+	uint64_t distinct_chunks, distinct_bytes; /* distinct sampled contents */
+	uint64_t zero_chunks, zero_bytes;         /* sampled duplicates that are all zero */
+	uint64_t aligned_chunks, aligned_bytes;   /* sampled duplicates with shift 0 (not zero) */
+	uint64_t shifted_chunks, shifted_bytes;   /* sampled duplicates with shift != 0 (not zero) */
+	uint64_t run_count[DIST_CDC_RUN_BINS];    /* runs of shifted duplicates, by bytes */
+	uint64_t run_bytes[DIST_CDC_RUN_BINS];
+	struct dist_cdc_shift *shifts;    /* sorted by shift, no repeats; Σ = shifted_* */
+	size_t nshifts;
+};
+
 struct dist {
 	struct dist_row *rows; /* sorted by dups ascending, no two rows with the same dups */
 	size_t nrows;
@@ -107,6 +178,8 @@ struct dist {
 	struct dist_comp comp;         /* [compressibility 1], when present */
 	struct dist_locality locality; /* [locality 1], when present */
 	struct dist_gran gran;         /* [granularity 1], when present */
+	struct dist_align align;       /* [alignment 1], when present */
+	struct dist_cdc cdc;           /* [cdc 1], when present (owns shifts) */
 };
 
 /* The derived figures of DESIGN.md; shares are fractions in [0,1]. */
