@@ -75,6 +75,14 @@ static const struct opt_row rows[] = {
 	 "do not measure how compressibility grows with the piece (4 to 128 KiB, the granularity "
 	 "section); it follows --compress-sample otherwise (off: none, a rate: that share of 128 KiB "
 	 "windows)", SCAN, NULL},
+	{"no-alignment", 0, NULL, OT_FLAG, OFF(no_alignment), NULL, NULL, 0, 0, 0, 0, NULL,
+	 "do not count fixed dedup at 2 to 32 blocks nor where copies sit modulo 32 blocks (the "
+	 "alignment section)", SCAN, NULL},
+	{"no-cdc", 0, NULL, OT_FLAG, OFF(no_cdc), NULL, NULL, 0, 0, 0, 0, NULL,
+	 "do not chunk the data by content (the cdc section: a backup store's dedup, shifted copies)", SCAN, NULL},
+	{"cdc-avg", 0, "SIZE", OT_CUSTOM, OFF(cdc_avg), "8KiB", NULL, 0, 0, 0, 0, NULL,
+	 "the content-defined chunker's average chunk, a power of two from 256 B to 16 MiB (min a "
+	 "quarter of it, max eight times)", SCAN, gen_parse_cdc_avg},
 	{"max-ratio-diff", 0, "PCT", OT_CUSTOM, OFF(max_ratio_diff), NULL, NULL, 0, 0, 0, 0, NULL,
 	 "exit 1 when an after-dedup compression ratio (zstd -1, LZ4) differs by more than PCT %", CMP, gen_parse_pp},
 	{"max-tv", 0, "D", OT_CUSTOM, OFF(max_tv), NULL, NULL, 0, 0, 0, 0, NULL,
@@ -225,6 +233,20 @@ int gen_parse_sample(void *base, const struct opt_row *r, const char *v, const c
 		return err_fail(err, -1, "%s: '%s' is not a rate (auto, all, off or 1/N with N a power of two)", label,
 				shown);
 	}
+	return 0;
+}
+
+int gen_parse_cdc_avg(void *base, const struct opt_row *r, const char *v, const char *label, const char *shown,
+		      struct dd_err *err)
+{
+	uint64_t *avg = (uint64_t *)((char *)base + r->offset), n;
+	struct dd_err why;
+	if (units_parse_size(v, 1, &n, &why))
+		return err_fail(err, -1, "%s: '%s' is not a size: %s", label, shown, why.msg);
+	if (n < 256 || n > (1u << 24) || (n & (n - 1)))
+		return err_fail(err, -1, "%s: '%s': the average chunk must be a power of two from 256 B to 16 MiB",
+				label, shown);
+	*avg = n;
 	return 0;
 }
 

@@ -40,6 +40,9 @@ struct gen_options {
 	double compress_sample;  /* scan: occurrence sampling rate; GEN_SAMPLE_AUTO, 0 = off */
 	bool no_locality;
 	bool no_granularity;     /* scan: no [granularity 1] (it follows --compress-sample otherwise) */
+	bool no_alignment;       /* scan: no [alignment 1] */
+	bool no_cdc;             /* scan: no [cdc 1] */
+	uint64_t cdc_avg;        /* scan: the chunker's average chunk (bytes, a power of two) */
 	bool stripe;             /* dedisgen-mpi: the one PATH is one file or device every host sees */
 	uint64_t top;
 	int kind;                /* 0, 'f' (folder) or 'd' (device): the original DEDISgen flags */
@@ -49,7 +52,8 @@ struct gen_options {
 /* The rows (lib/opttable), each with the mask of enum gen_cmd it applies to. */
 extern const struct opt_table *const gen_options_table;
 /* The values of the custom rows: -b SIZES, -p PATH, percentage points, a fraction, --compress-sample. */
-opt_parse_fn gen_parse_sizes_row, gen_parse_path, gen_parse_pp, gen_parse_fraction, gen_parse_sample;
+opt_parse_fn gen_parse_sizes_row, gen_parse_path, gen_parse_pp, gen_parse_fraction, gen_parse_sample,
+	gen_parse_cdc_avg;
 extern const char *const gen_hash_names[];
 extern const char *const gen_read_names[];
 extern const char *const gen_cmd_names[]; /* by bit index: scan, merge, show, compare (not mpi) */

@@ -80,6 +80,8 @@ struct loc_recorder {
 		size_t n;
 	} *copied;
 	size_t ncopied, copiedcap;
+	uint64_t shift_runs[DIST_ALIGN_MOD];   /* loc_compute's copied runs by (copy - source) mod 32 */
+	uint64_t shift_blocks[DIST_ALIGN_MOD];
 	struct win *wins;        /* sorted by number */
 	size_t nwin, wincap;
 	/* the windows' arrays, carved from chunks of WIN_CHUNK windows, each window faulted in at
@@ -890,6 +892,8 @@ struct runs {
 	bool continued[RUN_TYPES];   /* the piece started inside a run of that type */
 	bool lead_open[RUN_TYPES];   /* ... which has not ended yet */
 	uint64_t lead_len[RUN_TYPES]; /* its length here when it ended */
+	uint64_t shift_runs[DIST_ALIGN_MOD];   /* copied runs started here, by (pos - first) mod 32 */
+	uint64_t shift_blocks[DIST_ALIGN_MOD]; /* their blocks here */
 };
 
 static void hist_add(struct dist_len_hist *h, uint64_t len)
@@ -946,6 +950,9 @@ static void push(struct runs *t, uint64_t pos, uint64_t first)
 	if (dup && !zero) {
 		if (!t->len[RUN_COPY] || t->prev_zero || !next)
 			end_run(t, RUN_COPY);
+		unsigned shift = (unsigned)((pos - first) % DIST_ALIGN_MOD); /* the same along a run */
+		t->shift_runs[shift] += !t->len[RUN_COPY];
+		t->shift_blocks[shift]++;
 		t->len[RUN_COPY]++;
 	} else {
 		end_run(t, RUN_COPY);
@@ -1100,10 +1107,23 @@ int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_fi
 	}
 	fanout_run(pieces, compute_pieces, &j);
 	stitch(&j, out);
+	memset(r->shift_runs, 0, sizeof r->shift_runs);
+	memset(r->shift_blocks, 0, sizeof r->shift_blocks);
+	for (size_t k = 0; k < pieces; k++)
+		for (int m = 0; m < DIST_ALIGN_MOD; m++) {
+			r->shift_runs[m] += j.pieces[k].t.shift_runs[m];
+			r->shift_blocks[m] += j.pieces[k].t.shift_blocks[m];
+		}
 	free(j.pieces);
 	out->window = level ? LOC_WINDOW : 0;
 	out->present = true;
 	return 0;
+}
+
+void loc_copy_shifts(const struct loc_recorder *r, struct dist_align *out)
+{
+	memcpy(out->shift_runs, r->shift_runs, sizeof out->shift_runs);
+	memcpy(out->shift_blocks, r->shift_blocks, sizeof out->shift_blocks);
 }
 
 int loc_each_window(const struct loc_recorder *r, loc_window_fn fn, void *arg)

@@ -78,6 +78,9 @@ int loc_load_window(struct loc_recorder *r, uint64_t window, const uint64_t *fir
  * depend on the cut. 0 or -1 (oom). */
 int loc_compute(struct loc_recorder *r, uint64_t stream_blocks, uint64_t zero_first, size_t pieces,
 		struct dist_locality *out);
+/* The copied runs loc_compute saw, by (copy - source) mod DIST_ALIGN_MOD: out's shift_runs and
+ * shift_blocks ([alignment 1]; a continued run counts once, where it started). */
+void loc_copy_shifts(const struct loc_recorder *r, struct dist_align *out);
 /* The resolved windows kept (after loc_compute), for saving. */
 typedef int (*loc_window_fn)(uint64_t window, const uint64_t *firsts, void *arg);
 int loc_each_window(const struct loc_recorder *r, loc_window_fn fn, void *arg);

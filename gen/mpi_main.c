@@ -76,6 +76,7 @@ static int prepare_rank(struct gen *g, int threads)
 	if (!status)
 		status = mpigen_prepare_owned(g);
 	r->no_gran = true; /* the ranks' windows are not gathered (yet) */
+	r->no_align_cdc = true; /* nor their records of 2..32 blocks and chunks */
 	if (!status && run_setup_measuring(r, g->pl.total, g->pl.complete, threads)) {
 		run_say(r, "out of memory");
 		status = EXIT_FAILED;

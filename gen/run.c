@@ -60,6 +60,10 @@ void run_free(struct run *r)
 {
 	gran_sampler_free(r->gran);
 	r->gran = NULL;
+	align_set_free(r->align);
+	r->align = NULL;
+	cdc_set_free(r->cdc);
+	r->cdc = NULL;
 	/* Last size first: the first size's DB created the --db directory, and a refused run removes
 	 * it on close only once the other sizes' files in it are gone. */
 	for (int i = r->n - 1; i >= 0; i--) {
@@ -397,6 +401,21 @@ static int join_visit(const uint8_t *fp, uint64_t count, uint64_t first, void *a
  * resolves the locality records' first positions (by copies where the records are the whole
  * stream, else against a table of the records built before the walk). With -k the DB's samples
  * and locality windows take part (its positions come first). */
+/* The first size's [alignment 1] (its records, the copies' shifts when its locality was
+ * analysed) and [cdc 1]. 0, or -1 out of memory. */
+static int first_size_sections(struct run *r, struct size_out *s)
+{
+	if (r->align) {
+		if (align_set_result(r->align, &s->dist.align))
+			return -1;
+		if (s->loc)
+			loc_copy_shifts(s->loc, &s->dist.align);
+	}
+	if (r->cdc && cdc_set_result(r->cdc, s->block_size, r->cdc_range, &s->dist.cdc))
+		return -1;
+	return 0;
+}
+
 static int measured_sections(struct run *r, struct size_out *s, struct dd_err *err)
 {
 	uint64_t zero_first = UINT64_MAX;
@@ -457,6 +476,10 @@ static int measured_sections(struct run *r, struct size_out *s, struct dd_err *e
 	}
 	if (r->gran)
 		gran_sampler_result(r->gran, &s->dist.gran);
+	if (s == &r->s[0] && first_size_sections(r, s)) {
+		err_fail(err, -1, "out of memory counting the records and the chunks");
+		return -1;
+	}
 	if (s->locality) {
 		s->dist.locality = s->loc_own;
 		loc_add(&s->dist.locality, &s->loc_base);
@@ -797,6 +820,27 @@ static int setup_gran(struct run *r, uint64_t total, bool complete, bool keep)
 	return (r->gran = gran_sampler_new(p)) ? 0 : -1;
 }
 
+/* The records of 2..32 blocks and the chunker, unless turned off; a DB keeps neither, so with -k
+ * onto an analysis the result has none (said). 0, or -1 out of memory. */
+static int setup_align_cdc(struct run *r, uint64_t total, bool complete, bool keep)
+{
+	const struct gen_options *o = r->o;
+	bool align = !o->no_alignment && !r->no_align_cdc, cdc = !o->no_cdc && !r->no_align_cdc;
+	struct cdc_params params;
+	if (!keep && (align || cdc)) {
+		if (!o->quiet)
+			run_say(r, "warning: --db %s keeps no records of 2 to 32 blocks nor chunks: the result has no "
+				"alignment nor cdc section", o->db);
+		return 0;
+	}
+	if (align && !(r->align = align_set_new()))
+		return -1;
+	if (cdc && (cdc_params_init(&params, (uint32_t)(o->cdc_avg ? o->cdc_avg : CDC_AVG_DEFAULT)) ||
+		    !(r->cdc = cdc_set_new(&params, cdc_auto_rate(complete ? total : 0, params.avg)))))
+		return -1;
+	return 0;
+}
+
 /* The samplers and recorders of a scan: the rate per block size (auto: from the blocks the walk
  * will read), and with -k the DB's state (its stream goes first, the smaller rate wins, a part
  * without a section leaves it out of the result). */
@@ -840,7 +884,9 @@ int run_setup_measuring(struct run *r, uint64_t total, bool complete, int thread
 		if (s->locality && s->prior)
 			s->loc_base = s->meta.base;
 	}
-	return setup_gran(r, total, complete, keep_gran);
+	if (setup_gran(r, total, complete, keep_gran))
+		return -1;
+	return setup_align_cdc(r, total, complete, keep_gran);
 }
 
 
@@ -870,6 +916,8 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 		.skip_tails = o->skip_tails,
 		.strict = o->strict,
 		.gran = r->gran,
+		.align = r->align,
+		.cdc = r->cdc,
 		.stop = stop,
 		.progress = show_progress ? run_progress_line : NULL,
 	};
@@ -894,6 +942,7 @@ int run_scan(struct run *r, struct walk *w, int threads, volatile sig_atomic_t *
 	r->small_file_fallbacks = st->small_file_fallbacks;
 	r->ranges_mapped = st->ranges_mapped;
 	r->ranges_read = st->ranges_read;
+	r->cdc_range = st->range;
 	free(sizes);
 	return failed;
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "gen/counter.h"
 #include "lib/fingerprint.h"
+#include "gen/alignstats.h"
+#include "gen/cdcstats.h"
 #include "gen/locstats.h"
 #include "gen/genopts.h"
 #include "gen/output.h"
@@ -69,6 +71,10 @@ struct run {
 	bool failed;               /* set before run_free: a --db file this run created is removed */
 	bool no_gran;              /* dedisgen-mpi: its ranks' windows are not gathered, none measured */
 	struct gran_sampler *gran; /* the granularity curve, every size's; NULL: none */
+	bool no_align_cdc;         /* dedisgen-mpi: the ranks' records and chunks are not gathered */
+	struct align_set *align;   /* the first size's records of 2..32 blocks; NULL: none */
+	struct cdc_set *cdc;       /* the chunks (the first size's dist gets them); NULL: none */
+	uint64_t cdc_range;        /* the scan's range of large files: forced cuts */
 };
 
 void run_say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

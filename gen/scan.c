@@ -169,6 +169,10 @@ struct hstate {
 	uint64_t gran_period;                       /* the granularity windows' selection */
 	struct dist_gran gran;                      /* their sums, handed over at the end */
 	uint8_t *gran_pad;                          /* a file's last window, zero-padded; NULL: off */
+	struct align_set *align;                    /* the first size's records; NULL: off */
+	uint64_t zero_id;                           /* the zero block's identity at the first size */
+	struct cdc_set *cdc;                        /* the chunks; NULL: off */
+	struct cdc_cursor cur;                      /* the chunk under way in the piece being read */
 };
 
 /* Blocks a segment or range of len bytes holds at block size bs. */
@@ -225,6 +229,26 @@ static int gran_windows(struct hstate *hs, const uint8_t *data, size_t len, uint
 	return 0;
 }
 
+/* A whole piece (a file, a segment) through the chunker, at stream byte spos. 0, or -1. */
+static int piece_chunks(struct hstate *hs, const uint8_t *data, size_t len, uint64_t spos, struct dd_err *err)
+{
+	if (!hs->cdc)
+		return 0;
+	if (cdc_feed(hs->cdc, &hs->cur, hs->fc, data, len, spos) || cdc_end(hs->cdc, &hs->cur, hs->fc))
+		return err_fail(err, -1, "out of memory for the chunks (or hashing failed)");
+	return 0;
+}
+
+/* A piece's n block fingerprints at the first size, the first at block first_index of its file,
+ * into the records of 2..32 blocks. 0, or -1. */
+static int piece_records(struct hstate *hs, const uint8_t *fps, size_t fl, size_t n, uint64_t first_index,
+			 struct dd_err *err)
+{
+	if (hs->align && align_set_add(hs->align, fps, fl, n, first_index, hs->zero_id))
+		return err_fail(err, -1, "out of memory for the records of 2 to 32 blocks");
+	return 0;
+}
+
 /* Hashes (and measures) the packed segments of a buffer at one size into fps; returns the number
  * of blocks, or (size_t)-1 with why filled. */
 static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct buf *b, int size, uint8_t *fps,
@@ -241,6 +265,9 @@ static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct 
 		 * window cut by a segment's end is measured zero-padded */
 		if (size == 0 && gran_windows(hs, d, s->len, (b->pos[0] + n) * bs, err))
 			return (size_t)-1;
+		if (size == 0 && piece_chunks(hs, d, s->len, (b->pos[0] + n) * bs, err))
+			return (size_t)-1;
+		size_t from = n;
 		for (size_t k = 0; k < nb; k++, n++) {
 			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
 				err_fail(err, -1, "hashing failed (OpenSSL %s)", p->cfg->hash);
@@ -249,6 +276,8 @@ static size_t hash_packed(const struct pipe *p, struct hstate *hs, const struct 
 			if (measure(hs, size, fps + n * fl, d + k * bs, b->pos[size] + n, err))
 				return (size_t)-1;
 		}
+		if (size == 0 && piece_records(hs, fps + from * fl, fl, nb, 0, err))
+			return (size_t)-1;
 	}
 	return n;
 }
@@ -263,8 +292,11 @@ static int hash_window(const struct pipe *p, struct hstate *hs, const struct buf
 	struct fp_ctx *fc = hs->fc;
 	size_t fl = fp_len(fc);
 	/* a range's chunks start at file offsets that are multiples of the chunk, itself of the window */
-	if (gran_windows(hs, data, got, (b->pos[0] + counts[0]) * cfg->sizes[0].block_size, err))
+	uint64_t spos = (b->pos[0] + counts[0]) * cfg->sizes[0].block_size;
+	if (gran_windows(hs, data, got, spos, err))
 		return -1;
+	if (hs->cdc && cdc_feed(hs->cdc, &hs->cur, fc, data, got, spos))
+		return err_fail(err, -1, "out of memory for the chunks (or hashing failed)");
 	for (int i = 0; i < cfg->nsizes; i++) {
 		size_t bs = cfg->sizes[i].block_size, full = got / bs, tail = got % bs;
 		uint8_t *out = fps[i] + counts[i] * fl;
@@ -423,6 +455,16 @@ static int hash_range(struct pipe *p, struct hstate *hs, const struct buf *b, ui
 	return rc;
 }
 
+/* A large file's range is read: its last chunk ends with it (the next range is another thread's:
+ * its first chunk starts afresh), its blocks at the first size go into the records. 0 or -1. */
+static int range_end(const struct pipe *p, struct hstate *hs, const struct buf *b, const uint8_t *fps,
+		     size_t n, struct dd_err *err)
+{
+	if (hs->cdc && cdc_end(hs->cdc, &hs->cur, hs->fc))
+		return err_fail(err, -1, "out of memory for the chunks (or hashing failed)");
+	return piece_records(hs, fps, fp_len(hs->fc), n, b->off / p->cfg->sizes[0].block_size, err);
+}
+
 /* "path: why" goes to the list of what the hashers could not read (one error each). */
 static void pipe_bad(struct pipe *p, const char *path, const char *why)
 {
@@ -541,8 +583,10 @@ static int hash_batch(struct pipe *p, struct hstate *hs, int writer, const struc
 		if (n == run)
 			run_pos = f->pos[i];
 		const uint8_t *d = b->data + f->off;
-		if (i == 0 && gran_windows(hs, d, f->got, f->pos[0] * bs, err))
+		if (i == 0 && (gran_windows(hs, d, f->got, f->pos[0] * bs, err) ||
+			       piece_chunks(hs, d, f->got, f->pos[0] * bs, err)))
 			return -1;
+		size_t from = n;
 		for (size_t k = 0; k < nb; k++, n++) {
 			if (fp_hash(hs->fc, d + k * bs, bs, fps + n * fl)) {
 				err_fail(err, -1, "hashing failed (OpenSSL %s)", p->cfg->hash);
@@ -551,6 +595,8 @@ static int hash_batch(struct pipe *p, struct hstate *hs, int writer, const struc
 			if (measure(hs, i, fps + n * fl, d + k * bs, f->pos[i] + k, err))
 				return -1;
 		}
+		if (i == 0 && piece_records(hs, fps + from * fl, fl, nb, 0, err))
+			return -1;
 	}
 	return count_run(p, hs, writer, i, fps + run * fl, n - run, run_pos, err);
 }
@@ -591,6 +637,17 @@ static void hstate_flush(struct pipe *p, struct hstate *hs, bool keep)
 		gran_sampler_add(cfg->gran, &hs->gran);
 	free(hs->gran_pad);
 	hs->gran_pad = NULL;
+	pthread_mutex_lock(&p->lock);
+	if (hs->align && keep)
+		failed |= align_set_merge(cfg->align, hs->align) != 0;
+	if (hs->cdc && keep)
+		failed |= cdc_set_merge(cfg->cdc, hs->cdc) != 0;
+	pthread_mutex_unlock(&p->lock);
+	align_set_free(hs->align);
+	hs->align = NULL;
+	cdc_set_free(hs->cdc);
+	hs->cdc = NULL;
+	cdc_cursor_free(&hs->cur);
 	if (failed)
 		pipe_fail(p, "out of memory gathering the compressibility samples and locality records");
 }
@@ -618,6 +675,18 @@ static bool hstate_init(const struct scan_config *cfg, struct hstate *hs, uint64
 		    !(hs->gran_pad = malloc(DIST_GRAN_WINDOW)))
 			return false;
 	}
+	if (cfg->align) {
+		size_t bs = (size_t)cfg->sizes[0].block_size;
+		uint8_t *zero = calloc(1, bs), fp[64];
+		bool ok = zero && !fp_hash(hs->fc, zero, bs, fp);
+		free(zero);
+		if (!ok || !(hs->align = align_set_new()))
+			return false;
+		hs->zero_id = align_block_id(fp);
+	}
+	if (cfg->cdc && (!(hs->cdc = cdc_set_new(cdc_set_params(cfg->cdc), cdc_set_rate(cfg->cdc))) ||
+			 cdc_cursor_init(&hs->cur, cdc_set_params(cfg->cdc))))
+		return false;
 	return true;
 }
 
@@ -741,6 +810,10 @@ static void *hasher(void *arg)
 		if (b->file) {
 			memset(counts, 0, sizeof counts);
 			h = hash_range(p, &hs, b, fps, counts, chunk, &why);
+			if (h == 0)
+				h = range_end(p, &hs, b, fps[0], counts[0], &why);
+			hs.cur.done = 0; /* a range left out leaves no chunk under way */
+			hs.cur.h = 0;
 		} else if (b->batch) {
 			read_batch(p, &hs, b); /* counted as it is hashed: below, nothing is left to count */
 			for (int i = 0; i < cfg->nsizes && !h && !pipe_failed(p); i++)
@@ -1254,6 +1327,7 @@ static void pipe_stats(struct pipe *p, struct scan_stats *st)
 	st->small_file_fallbacks = p->small_file_fallbacks;
 	st->ranges_mapped = p->ranges_mapped;
 	st->ranges_read = p->ranges_read;
+	st->range = p->cap;
 }
 
 int scan_run(const struct scan_config *cfg, struct scan_stats *st)

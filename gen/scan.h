@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "gen/alignstats.h"
+#include "gen/cdcstats.h"
 #include "gen/compsample.h"
 #include "gen/counter.h"
 #include "gen/gransample.h"
@@ -50,6 +52,9 @@ struct scan_config {
 	bool skip_tails;                /* leave a file's last partial block out */
 	bool strict;                    /* an unreadable entry fails the scan */
 	struct gran_sampler *gran;      /* the granularity curve's windows; NULL: off */
+	struct align_set *align;        /* the first size's records of 2..32 blocks, every thread's
+					 * merged in at its end; NULL: off */
+	struct cdc_set *cdc;            /* the chunks of every thread, merged likewise; NULL: off */
 	volatile sig_atomic_t *stop;    /* set (by a signal handler) to interrupt; may be NULL */
 	void (*progress)(const struct scan_progress *p, void *arg); /* about once a second; may be NULL */
 	void *progress_arg;
@@ -69,6 +74,7 @@ struct scan_stats {
 				    * (the kernel did not run their open or read, or the ring failed) */
 	uint64_t ranges_mapped;    /* ranges of large files hashed in place (mapped) ... */
 	uint64_t ranges_read;      /* ... and read by pread */
+	uint64_t range;            /* the size of large files' ranges (their chunking restarts at each) */
 	char failure[512];         /* why scan_run returned -1 */
 };
 

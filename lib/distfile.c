@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/distfile.h"
+#include "lib/reserve.h"
 #include "lib/errmsg.h"
 
 /* A record as read, with the line it came from (for duplicate-key messages). */
@@ -29,13 +30,14 @@ struct parser {
 	int legacy;        /* no '#' and no section anywhere: original DEDISbench file, repeated keys add up */
 	/* the sections (see section_header) */
 	int sect;                  /* the one being read, SECT_NONE before the first */
-	size_t sect_line[4];       /* line of each section's header; 0: not seen */
-	int step;                  /* required keywords of the current section read so far (0..2) */
-	size_t kw_line[2];         /* lines of those keywords */
+	size_t sect_line[6];       /* line of each section's header; 0: not seen */
+	int step;                  /* required keywords of the current section read so far (0..4) */
+	size_t kw_line[4];         /* lines of those keywords */
 	size_t measured_line[DIST_CLASSES];
 	size_t ccap;               /* cells allocated */
 	int last_bin[4];           /* locality: last K read per kind */
-	int sect_version[4];       /* the version each section's header gave */
+	int sect_version[6];       /* the version each section's header gave */
+	size_t scap;               /* [cdc 1] shifts allocated */
 	size_t zero_line;          /* line of the "# zero-blocks:" header; 0: none */
 };
 
@@ -341,11 +343,12 @@ static int parse_record(struct parser *ps, const char *s, size_t len, size_t lin
 
 /* ---- The optional sections: [compressibility 2] (1 read too) and [locality 1] (dedis-dist(5)). ---- */
 
-enum sect { SECT_NONE, SECT_COMP, SECT_LOC, SECT_GRAN, SECT_COUNT };
-static const char *const sect_names[SECT_COUNT] = {"", "compressibility", "locality", "granularity"};
+enum sect { SECT_NONE, SECT_COMP, SECT_LOC, SECT_GRAN, SECT_ALIGN, SECT_CDC, SECT_COUNT };
+static const char *const sect_names[SECT_COUNT] = {"", "compressibility", "locality", "granularity", "alignment",
+						   "cdc"};
 /* the newest version of each section this reader knows; [compressibility 2] keeps mean sizes
  * in 1/2^20 of the block (1: 1/1024, which rounded a tiny size to 0) */
-static const int sect_max_version[SECT_COUNT] = {0, 2, 1, 1};
+static const int sect_max_version[SECT_COUNT] = {0, 2, 1, 1, 1, 1};
 #define SECT_VERSION (ps->sect_version[ps->sect])
 #define V1_UNIT 1024 /* [compressibility 1]'s unit of mean sizes, 1/1024 of the block */
 
@@ -508,6 +511,88 @@ static const char *gran_check(const struct dist_gran *g, char *why, size_t len)
 	return NULL;
 }
 
+/* Distinct records at most the records and nonzero with them; shift residues' runs within their
+ * blocks and nonzero with them. */
+static const char *align_check(const struct dist_align *a, char *why, size_t len)
+{
+	if (!(a->sample_rate > 0 && a->sample_rate <= 1))
+		return snprintf(why, len, "sample probability %g is not in (0, 1]", a->sample_rate), why;
+	for (int i = 0; i < DIST_ALIGN_SIZES; i++)
+		if (a->distinct[i] > a->records[i] || (a->distinct[i] == 0) != (a->records[i] == 0))
+			return snprintf(why, len, "record %d: %" PRIu64 " distinct of %" PRIu64 " records (at most "
+					"as many, and some when there are records)", 2 << i, a->distinct[i],
+					a->records[i]), why;
+	for (int r = 0; r < DIST_ALIGN_MOD; r++)
+		if (a->shift_runs[r] > a->shift_blocks[r] || (a->shift_runs[r] == 0) != (a->shift_blocks[r] == 0))
+			return snprintf(why, len, "shift %d: %" PRIu64 " runs of %" PRIu64 " blocks (a run holds a block "
+					"or more)", r, a->shift_runs[r], a->shift_blocks[r]), why;
+	return NULL;
+}
+
+/* a + b + c + d == want, without overflow. */
+static bool sum4_is(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t want)
+{
+	uint64_t t;
+	return !__builtin_add_overflow(a, b, &t) && !__builtin_add_overflow(t, c, &t) &&
+	       !__builtin_add_overflow(t, d, &t) && t == want;
+}
+
+/* The runs' bins and sums, the shifts' order and sums. */
+static const char *cdc_runs_shifts_check(const struct dist_cdc *c, char *why, size_t len)
+{
+	uint64_t rb = 0, rc = 0, sc = 0, sb = 0;
+	for (int k = 0; k < DIST_CDC_RUN_BINS; k++) {
+		uint64_t n = c->run_count[k], b = c->run_bytes[k], lo, hi;
+		if (!n && !b)
+			continue;
+		bool bad = (n == 0) != (b == 0) || (k < 63 && (__builtin_mul_overflow(n, UINT64_C(1) << k, &lo) || b < lo)) ||
+			   (k < 62 && !__builtin_mul_overflow(n, UINT64_C(2) << k, &hi) && b >= hi);
+		if (bad || __builtin_add_overflow(rb, b, &rb) || __builtin_add_overflow(rc, n, &rc))
+			return snprintf(why, len, "run %d: %" PRIu64 " runs of %" PRIu64 " bytes (lengths 2^%d..2^%d-1 "
+					"each)", k, n, b, k, k + 1), why;
+	}
+	if (rb < c->shifted_bytes || (c->sample_rate == 1 && rb != c->shifted_bytes) || rc > c->shifted_chunks)
+		return snprintf(why, len, "the runs hold %" PRIu64 " bytes in %" PRIu64 " runs, the shifted duplicates "
+				"%" PRIu64 " bytes in %" PRIu64 " chunks", rb, rc, c->shifted_bytes, c->shifted_chunks), why;
+	for (size_t i = 0; i < c->nshifts; i++) {
+		const struct dist_cdc_shift *x = &c->shifts[i];
+		if (!x->shift || x->shift >= c->block_size || (i && x->shift <= x[-1].shift) || !x->chunks ||
+		    x->bytes < x->chunks || __builtin_add_overflow(sc, x->chunks, &sc) ||
+		    __builtin_add_overflow(sb, x->bytes, &sb))
+			return snprintf(why, len, "shift %u: out of range (1..%" PRIu64 "), out of order, repeated or "
+					"empty", x->shift, c->block_size - 1), why;
+	}
+	if (sc != c->shifted_chunks || sb != c->shifted_bytes)
+		return snprintf(why, len, "the shifts hold %" PRIu64 " chunks of %" PRIu64 " bytes, the shifted "
+				"duplicates %" PRIu64 " of %" PRIu64, sc, sb, c->shifted_chunks, c->shifted_bytes), why;
+	return NULL;
+}
+
+/* Version 1's chunker sizes, the sample within the chunks, its parts adding up. */
+static const char *cdc_check(const struct dist_cdc *c, char *why, size_t len)
+{
+	if (c->avg < 256 || c->avg > (1u << 24) || (c->avg & (c->avg - 1)) || c->min != c->avg / 4 ||
+	    c->max != c->avg * 8)
+		return snprintf(why, len, "chunker %u %u %u: AVG a power of two from 256 to 2^24, MIN AVG/4, MAX "
+				"AVG*8", c->avg, c->min, c->max), why;
+	if (!(c->sample_rate > 0 && c->sample_rate <= 1) || c->block_size < 2 || c->block_size > (1u << 30))
+		return snprintf(why, len, "sample probability %g is not in (0, 1], or BLOCK %" PRIu64 " not in 2..2^30",
+				c->sample_rate, c->block_size), why;
+	uint64_t most;
+	if (c->sampled_chunks > c->chunks || c->sampled_bytes > c->bytes || (c->chunks == 0) != (c->bytes == 0) ||
+	    c->bytes < c->chunks || (!__builtin_mul_overflow(c->chunks, (uint64_t)c->max, &most) && c->bytes > most) ||
+	    (c->sampled_chunks == 0) != (c->sampled_bytes == 0) || c->sampled_bytes < c->sampled_chunks)
+		return snprintf(why, len, "chunks %" PRIu64 " %" PRIu64 " sampled %" PRIu64 " %" PRIu64 ": the sample "
+				"is a part of the chunks, each 1..MAX bytes", c->chunks, c->bytes, c->sampled_chunks,
+				c->sampled_bytes), why;
+	if (!sum4_is(c->distinct_chunks, c->zero_chunks, c->aligned_chunks, c->shifted_chunks, c->sampled_chunks) ||
+	    !sum4_is(c->distinct_bytes, c->zero_bytes, c->aligned_bytes, c->shifted_bytes, c->sampled_bytes) ||
+	    (c->sampled_chunks && !c->distinct_chunks))
+		return snprintf(why, len, "distinct, zero, aligned and shifted chunks (and bytes) do not add up to the "
+				"sampled ones"), why;
+	return cdc_runs_shifts_check(c, why, len);
+}
+
 int dist_sections_check(const struct dist *d, struct dd_err *err)
 {
 	char why[384];
@@ -522,6 +607,14 @@ int dist_sections_check(const struct dist *d, struct dd_err *err)
 	}
 	if (d->gran.present && gran_check(&d->gran, why, sizeof why)) {
 		set_err(err, "[granularity 1]", 0, "%s", why);
+		return -1;
+	}
+	if (d->align.present && align_check(&d->align, why, sizeof why)) {
+		set_err(err, "[alignment 1]", 0, "%s", why);
+		return -1;
+	}
+	if (d->cdc.present && cdc_check(&d->cdc, why, sizeof why)) {
+		set_err(err, "[cdc 1]", 0, "%s", why);
 		return -1;
 	}
 	return 0;
@@ -865,18 +958,156 @@ static int gran_line(struct parser *ps, struct dist_gran *g, const char **f, con
 	return 0;
 }
 
+/* The keyword of a section line among kws (n of them), or -1 with the error said. */
+static int section_keyword(struct parser *ps, const char *const *kws, int n, const char *list, const char **f,
+			   const size_t *fl, size_t line)
+{
+	for (int i = 0; i < n; i++)
+		if (field_is(f[0], fl[0], kws[i]))
+			return i;
+	char shown[80];
+	quote(shown, sizeof shown, f[0], fl[0]);
+	parse_fail(ps, line, "[%s 1] unknown keyword '%s' (%s)", sect_names[ps->sect], shown, list);
+	return -1;
+}
+
+/* The first `required` keywords come once each, in order, before the others; the others each
+ * after them (any number). 0, or -1 with the error said. */
+static int section_order(struct parser *ps, const char *const *kws, int kw, int required, size_t line)
+{
+	if (kw < required && ps->step > kw)
+		return parse_fail(ps, line, "[%s 1] '%s' repeated (first on line %zu)", sect_names[ps->sect], kws[kw],
+				  ps->kw_line[kw]);
+	if (ps->step < required && kw != ps->step)
+		return parse_fail(ps, line, "[%s 1] '%s' before '%s' (the section starts with '%s')",
+				  sect_names[ps->sect], kws[kw], kws[ps->step], kws[ps->step]);
+	if (kw < required) {
+		ps->kw_line[kw] = line;
+		ps->step = kw + 1;
+	}
+	return 0;
+}
+
+/* records (the sizes, fixed by the version), sample, then record and shift lines (each sorted). */
+static int align_line(struct parser *ps, struct dist_align *a, const char **f, const size_t *fl, size_t nf,
+		      size_t line)
+{
+	static const char *const kws[] = {"records", "sample", "record", "shift"};
+	int kw = section_keyword(ps, kws, 4, "records, sample, record, shift", f, fl, line);
+	if (kw < 0 || section_order(ps, kws, kw, 2, line))
+		return -1;
+	if (kw == 0 && (nf != 6 || !field_is(f[1], fl[1], "2") || !field_is(f[2], fl[2], "4") ||
+			!field_is(f[3], fl[3], "8") || !field_is(f[4], fl[4], "16") || !field_is(f[5], fl[5], "32")))
+		return parse_fail(ps, line, "[alignment 1] records: version 1 counts exactly 'records 2 4 8 16 32'");
+	if (kw == 1) {
+		char shown[80];
+		if (nf != 2)
+			return parse_fail(ps, line, "[alignment 1] 'sample' expects 1 value ('sample P'), got %zu", nf - 1);
+		const char *why = parse_prob(f[1], fl[1], &a->sample_rate);
+		quote(shown, sizeof shown, f[1], fl[1]);
+		if (why)
+			return parse_fail(ps, line, "[alignment 1] sample: P '%s': %s", shown, why);
+	}
+	if (kw >= 2) {
+		static const char *const rnames[] = {"K", "RECORDS", "DISTINCT", NULL}, *snames[] = {"R", "RUNS", "BLOCKS", NULL};
+		static const uint64_t smax[] = {DIST_ALIGN_MOD - 1, 0, 0};
+		uint64_t v[3];
+		if (section_numbers(ps, line, kws[kw], f, fl, nf, kw == 2 ? rnames : snames, kw == 2 ? NULL : smax, v))
+			return -1;
+		int k = (int)v[0];
+		if (kw == 2) {
+			k = 0;
+			while (k < DIST_ALIGN_SIZES && (UINT64_C(2) << k) != v[0])
+				k++;
+			if (k == DIST_ALIGN_SIZES)
+				return parse_fail(ps, line, "[alignment 1] record: K %" PRIu64 " is not one of 2, 4, 8, 16, 32",
+						  v[0]);
+		}
+		if (ps->last_bin[kw] >= k)
+			return parse_fail(ps, line, "[alignment 1] %s %" PRIu64 " %s (sorted, without repeats)", kws[kw], v[0],
+					  ps->last_bin[kw] == k ? "repeated" : "out of order");
+		ps->last_bin[kw] = k;
+		(kw == 2 ? a->records : a->shift_runs)[k] = v[1];
+		(kw == 2 ? a->distinct : a->shift_blocks)[k] = v[2];
+	}
+	return 0;
+}
+
+/* chunker, sample, chunks, duplicates, then run and shift lines (each sorted). */
+static int cdc_line(struct parser *ps, struct dist_cdc *c, const char **f, const size_t *fl, size_t nf, size_t line)
+{
+	static const char *const kws[] = {"chunker", "sample", "chunks", "duplicates", "run", "shift"};
+	static const char *const names[][7] = {
+		{"gear", "AVG", "MIN", "MAX", NULL},
+		{"P", "BLOCK", "RANGE", NULL},
+		{"CHUNKS", "BYTES", "SAMPLED_CHUNKS", "SAMPLED_BYTES", "DISTINCT_CHUNKS", "DISTINCT_BYTES", NULL},
+		{"ZERO_CHUNKS", "ZERO_BYTES", "ALIGNED_CHUNKS", "ALIGNED_BYTES", "SHIFTED_CHUNKS", "SHIFTED_BYTES", NULL},
+		{"K", "COUNT", "BYTES", NULL},
+		{"SHIFT", "CHUNKS", "BYTES", NULL}};
+	static const uint64_t chunker_max[] = {1u << 24, 1u << 22, 1u << 27};
+	static const uint64_t run_max[] = {DIST_CDC_RUN_BINS - 1, 0, 0}, shift_max[] = {UINT32_MAX, 0, 0};
+	int kw = section_keyword(ps, kws, 6, "chunker, sample, chunks, duplicates, run, shift", f, fl, line);
+	if (kw < 0 || section_order(ps, kws, kw, 4, line))
+		return -1;
+	uint64_t v[6];
+	if (kw == 0) {
+		if (nf != 5 || !field_is(f[1], fl[1], "gear"))
+			return parse_fail(ps, line, "[cdc 1] chunker: version 1 reads 'chunker gear AVG MIN MAX'");
+		if (section_numbers(ps, line, kws[kw], f + 1, fl + 1, nf - 1, names[0] + 1, chunker_max, v))
+			return -1;
+		c->avg = (uint32_t)v[0], c->min = (uint32_t)v[1], c->max = (uint32_t)v[2];
+	} else if (kw == 1) {
+		char shown[80];
+		if (nf != 4)
+			return parse_fail(ps, line, "[cdc 1] 'sample' expects 3 values ('sample P BLOCK RANGE'), got %zu",
+					  nf - 1);
+		const char *why = parse_prob(f[1], fl[1], &c->sample_rate);
+		quote(shown, sizeof shown, f[1], fl[1]);
+		if (why)
+			return parse_fail(ps, line, "[cdc 1] sample: P '%s': %s", shown, why);
+		if (section_numbers(ps, line, kws[kw], f + 1, fl + 1, nf - 1, names[1] + 1, NULL, v))
+			return -1;
+		c->block_size = v[0], c->range = v[1];
+	} else if (section_numbers(ps, line, kws[kw], f, fl, nf, names[kw], kw == 4 ? run_max : kw == 5 ? shift_max : NULL, v)) {
+		return -1;
+	}
+	if (kw == 2)
+		c->chunks = v[0], c->bytes = v[1], c->sampled_chunks = v[2], c->sampled_bytes = v[3],
+		c->distinct_chunks = v[4], c->distinct_bytes = v[5];
+	if (kw == 3)
+		c->zero_chunks = v[0], c->zero_bytes = v[1], c->aligned_chunks = v[2], c->aligned_bytes = v[3],
+		c->shifted_chunks = v[4], c->shifted_bytes = v[5];
+	if (kw == 4) {
+		if (ps->last_bin[0] >= (int)v[0])
+			return parse_fail(ps, line, "[cdc 1] run %" PRIu64 " %s (sorted, without repeats)", v[0],
+					  ps->last_bin[0] == (int)v[0] ? "repeated" : "out of order");
+		ps->last_bin[0] = (int)v[0];
+		c->run_count[v[0]] = v[1];
+		c->run_bytes[v[0]] = v[2];
+	}
+	if (kw == 5) {
+		if (c->nshifts == ps->scap && array_reserve((void **)&c->shifts, &ps->scap, c->nshifts + 1,
+							    sizeof *c->shifts, 64))
+			return parse_fail(ps, line, "out of memory");
+		c->shifts[c->nshifts++] = (struct dist_cdc_shift){(uint32_t)v[0], v[1], v[2]};
+	}
+	return 0;
+}
+
 /* Ends the current section: required lines present, the whole section consistent. */
 static int section_close(struct parser *ps, struct dist *d, size_t line)
 {
 	char why[384];
 	const char *name = sect_names[ps->sect];
-	static const char *const first[SECT_COUNT][2] = {{"", ""}, {"codecs", "sample"}, {"analysed", "duplicates"},
-								 {"codecs", "sample"}};
+	static const char *const first[SECT_COUNT][4] = {{"", ""}, {"codecs", "sample"}, {"analysed", "duplicates"},
+								 {"codecs", "sample"}, {"records", "sample"},
+								 {"chunker", "sample", "chunks", "duplicates"}};
+	const int required = ps->sect == SECT_CDC ? 4 : 2;
 	size_t at = ps->sect_line[ps->sect];
 
 	if (ps->sect == SECT_NONE)
 		return 0;
-	if (ps->step < 2)
+	if (ps->step < required)
 		return parse_fail(ps, at, "[%s %d] has no '%s' line (ends on line %zu)", name, SECT_VERSION,
 				  first[ps->sect][ps->step], line);
 	if (ps->sect == SECT_COMP && comp_check(&d->comp, why, sizeof why))
@@ -884,6 +1115,10 @@ static int section_close(struct parser *ps, struct dist *d, size_t line)
 	if (ps->sect == SECT_LOC && loc_check(&d->locality, why, sizeof why))
 		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
 	if (ps->sect == SECT_GRAN && gran_check(&d->gran, why, sizeof why))
+		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
+	if (ps->sect == SECT_ALIGN && align_check(&d->align, why, sizeof why))
+		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
+	if (ps->sect == SECT_CDC && cdc_check(&d->cdc, why, sizeof why))
 		return parse_fail(ps, at, "[%s %d] %s", name, SECT_VERSION, why);
 	ps->sect = SECT_NONE;
 	return 0;
@@ -913,7 +1148,7 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 	if (which == SECT_NONE) {
 		quote(shown, sizeof shown, name, nl);
 		return parse_fail(ps, line, "unknown section '%s' (this dedis reads compressibility 1 and 2, locality 1, "
-				  "granularity 1)", shown);
+				  "granularity 1, alignment 1, cdc 1)", shown);
 	}
 	if (version > (uint64_t)sect_max_version[which])
 		return parse_fail(ps, line, "section '%s' version %" PRIu64 " is newer than this dedis reads (%d); use a "
@@ -926,7 +1161,7 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 	for (int k = which + 1; k < SECT_COUNT; k++)
 		if (ps->sect_line[k])
 			return parse_fail(ps, line, "section '%s' after '%s' (the order is compressibility, "
-					  "locality, then granularity)", sect_names[which], sect_names[k]);
+					  "locality, granularity, alignment, then cdc)", sect_names[which], sect_names[k]);
 	ps->sect = which;
 	ps->sect_version[which] = (int)version;
 	ps->sect_line[which] = line;
@@ -937,8 +1172,12 @@ static int section_header(struct parser *ps, struct dist *d, const char *s, size
 		d->comp.present = true;
 	else if (which == SECT_LOC)
 		d->locality.present = true;
-	else
+	else if (which == SECT_GRAN)
 		d->gran.present = true;
+	else if (which == SECT_ALIGN)
+		d->align.present = true;
+	else
+		d->cdc.present = true;
 	return 0;
 }
 
@@ -958,6 +1197,10 @@ static int section_line(struct parser *ps, struct dist *d, const char *s, size_t
 				  "the first section", sect_names[ps->sect], ps->sect_line[ps->sect]);
 	if (ps->sect == SECT_GRAN)
 		return gran_line(ps, &d->gran, f, fl, nf, line);
+	if (ps->sect == SECT_ALIGN)
+		return align_line(ps, &d->align, f, fl, nf, line);
+	if (ps->sect == SECT_CDC)
+		return cdc_line(ps, &d->cdc, f, fl, nf, line);
 	return ps->sect == SECT_COMP ? comp_line(ps, &d->comp, f, fl, nf, line)
 				     : loc_line(ps, &d->locality, f, fl, nf, line);
 }
@@ -995,6 +1238,49 @@ static int write_locality(FILE *f, const struct dist_locality *l)
 			if (h->count[k])
 				fprintf(f, "%s %d %" PRIu64 " %" PRIu64 "\n", loc_kinds[kind], k, h->count[k], h->blocks[k]);
 	}
+	return 0;
+}
+
+static int write_align(FILE *f, const struct dist_align *a)
+{
+	char p[96];
+	format_prob(p, sizeof p, a->sample_rate);
+	fprintf(f, "[alignment 1]\n"
+		   "# record K RECORDS DISTINCT: records of K blocks aligned in their file, the last padded with\n"
+		   "# zero blocks (fixed dedup ratio = RECORDS / DISTINCT); shift R RUNS BLOCKS: copied runs\n"
+		   "# whose (copy - source) mod 32 blocks is R\n"
+		   "records 2 4 8 16 32\n"
+		   "sample %s\n", p);
+	for (int i = 0; i < DIST_ALIGN_SIZES; i++)
+		if (a->records[i])
+			fprintf(f, "record %d %" PRIu64 " %" PRIu64 "\n", 2 << i, a->records[i], a->distinct[i]);
+	for (int r = 0; r < DIST_ALIGN_MOD; r++)
+		if (a->shift_runs[r])
+			fprintf(f, "shift %d %" PRIu64 " %" PRIu64 "\n", r, a->shift_runs[r], a->shift_blocks[r]);
+	return 0;
+}
+
+static int write_cdc(FILE *f, const struct dist_cdc *c)
+{
+	char p[96];
+	format_prob(p, sizeof p, c->sample_rate);
+	fprintf(f, "[cdc 1]\n"
+		   "# content-defined chunks (gear hash, normalised): all, then the sampled ones' duplicates by\n"
+		   "# where they sit against their source: zero, aligned (shift 0 mod BLOCK), shifted; runs of\n"
+		   "# shifted duplicates by bytes (bin k = 2^k..2^(k+1)-1); shifted duplicates per shift\n"
+		   "chunker gear %u %u %u\n"
+		   "sample %s %" PRIu64 " %" PRIu64 "\n"
+		   "chunks %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n"
+		   "duplicates %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		c->avg, c->min, c->max, p, c->block_size, c->range, c->chunks, c->bytes, c->sampled_chunks,
+		c->sampled_bytes, c->distinct_chunks, c->distinct_bytes, c->zero_chunks, c->zero_bytes,
+		c->aligned_chunks, c->aligned_bytes, c->shifted_chunks, c->shifted_bytes);
+	for (int k = 0; k < DIST_CDC_RUN_BINS; k++)
+		if (c->run_count[k])
+			fprintf(f, "run %d %" PRIu64 " %" PRIu64 "\n", k, c->run_count[k], c->run_bytes[k]);
+	for (size_t i = 0; i < c->nshifts; i++)
+		fprintf(f, "shift %u %" PRIu64 " %" PRIu64 "\n", c->shifts[i].shift, c->shifts[i].chunks,
+			c->shifts[i].bytes);
 	return 0;
 }
 
@@ -1126,8 +1412,10 @@ int dist_parse(const char *text, size_t len, const char *name, struct dist *out,
 	*out = d;
 	rc = 0;
 done:
-	if (rc)
+	if (rc) {
 		free(d.comp.cells);
+		free(d.cdc.shifts);
+	}
 	free(ps.rows);
 	return rc;
 }
@@ -1289,6 +1577,10 @@ int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, s
 		write_locality(f, &d->locality);
 	if (d->gran.present)
 		write_gran(f, &d->gran);
+	if (d->align.present)
+		write_align(f, &d->align);
+	if (d->cdc.present)
+		write_cdc(f, &d->cdc);
 	if (fflush(f) != 0 || ferror(f))
 		return -1;
 	return 0;
@@ -1328,4 +1620,7 @@ void dist_free(struct dist *d)
 	memset(&d->comp, 0, sizeof d->comp);
 	memset(&d->locality, 0, sizeof d->locality);
 	memset(&d->gran, 0, sizeof d->gran);
+	memset(&d->align, 0, sizeof d->align);
+	free(d->cdc.shifts);
+	memset(&d->cdc, 0, sizeof d->cdc);
 }

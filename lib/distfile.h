@@ -134,9 +134,11 @@ struct dist_align {
  * (by stream position); a later one is a duplicate.
  * shifted_*: duplicates whose (position - source position) mod block_size is not 0, not all zero:
  * redundancy a fixed block_size dedup does not see (none of their blocks line up with the
- * source's). runs: maximal stretches of shifted duplicates that follow each other in the stream
- * (each starting where the previous one ended), by length in bytes, bin k = [2^k, 2^(k+1)); at
- * sample_rate < 1 a run is cut wherever a chunk was not sampled (use them at 1). shifts: shifted
+ * source's). runs: maximal stretches of shifted duplicates at one distance from their sources
+ * (copy - source position, exact), each chunk starting where the previous one ended, by length
+ * in bytes (first chunk's start to last chunk's end), bin k = [2^k, 2^(k+1)); at sample_rate
+ * p < 1 up to (1/p - 1) * 2 * avg unsampled bytes may lie between two chunks of a run (their
+ * bytes then count in it: Σ run_bytes >= shifted_bytes, = at p 1). shifts: shifted
  * duplicates per exact shift (1 .. block_size - 1), sorted, chunks and bytes.
  * Sums: sampled = distinct + zero + aligned + shifted (chunks and bytes alike); the CDC dedup
  * ratio is sampled_bytes / distinct_bytes, the share fixed dedup misses shifted_bytes /

@@ -516,7 +516,7 @@ static void test_sections_newer_unknown(void)
 					       "this dedis reads (1); use a newer dedis"));
 	CU_ASSERT_EQUAL(dist_load(DATA("bad-section-unknown.dist"), &d, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad-section-unknown.dist:4: unknown section 'dedup-groups' (this dedis "
-					       "reads compressibility 1 and 2, locality 1, granularity 1)"));
+					       "reads compressibility 1 and 2, locality 1, granularity 1, alignment 1, cdc 1)"));
 	CU_ASSERT_PTR_NULL(d.rows);
 }
 
@@ -536,7 +536,7 @@ static const struct {
 	{"[locality 1]", "[Locality 1]", 25, "malformed section header"},
 	{"[locality 1]", "[locality 3]", 25, "section 'locality' version 3 is newer than this dedis reads (1)"},
 	{"[locality 1]", "[locality 99999999999999999999]", 25, "the version is a positive integer"},
-	{"[locality 1]", "[zstd 1]", 25, "unknown section 'zstd' (this dedis reads compressibility 1 and 2, locality 1, granularity 1)"},
+	{"[locality 1]", "[zstd 1]", 25, "unknown section 'zstd' (this dedis reads compressibility 1 and 2, locality 1, granularity 1, alignment 1, cdc 1)"},
 	{"[compressibility 1]", "[compressibility 3]", 11, "section 'compressibility' version 3 is newer"},
 	{"[locality 1]", "[compressibility 1]", 25, "section 'compressibility' given twice (first on line 11)"},
 	{"[locality 1]", " [locality 1]", 25, "a section header starts in column 1"},
@@ -547,7 +547,7 @@ static const struct {
 	{"zero 3 5 40", "zero 3 5 40\n[compressibility 1]", 39,
 	 "section 'compressibility' given twice (first on line 11)"},
 	{"[compressibility 1]", "[locality 1]\nanalysed 0 0\nduplicates 0 0\n[compressibility 1]", 14,
-	 "section 'compressibility' after 'locality' (the order is compressibility, locality, then granularity)"},
+	 "section 'compressibility' after 'locality' (the order is compressibility, locality, granularity, alignment, then cdc)"},
 	{"analysed 2000 0", "analysed 2000 0\n7 3", 29, "a record inside section 'locality'"},
 	/* [compressibility 1] */
 	{"codecs zstd-1 lz4\n", "", 14, "'sample' before 'codecs'"},
@@ -756,7 +756,7 @@ static const struct {
 	{"[granularity 1]", "[granularity 2]", 12, "section 'granularity' version 2 is newer than this dedis reads (1)"},
 	{"copy 1 1 2\n", "copy 1 1 2\n[granularity 1]\ncodecs zstd-1 zstd-3 lz4\nsample 1 0\n", 15, "given twice"},
 	{"[locality 1]", "[granularity 1]\ncodecs zstd-1 zstd-3 lz4\nsample 1 0\n[locality 1]", 7,
-	 "section 'locality' after 'granularity' (the order is compressibility, locality, then granularity)"},
+	 "section 'locality' after 'granularity' (the order is compressibility, locality, granularity, alignment, then cdc)"},
 	{"piece 4096 8192 4000 3900 5000\n", "", 0, NULL}, /* a size left out measured nothing */
 	{"piece 131072 262144 70000 66000 126000\n", "piece 131072 262144 70000 66000 126000 # last\n", 0, NULL},
 };
