@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/reserve.h"
+#include "lib/u64map.h"
 #include "lib/rng.h"
 #include "gen/cdcstats.h"
 
@@ -11,14 +12,16 @@ struct chunk_rec {
 	uint64_t id;   /* the fingerprint's first 8 bytes */
 	uint64_t key;  /* the sampling hash: kept while its low bits under the period are zero */
 	uint64_t pos;  /* stream byte position */
-	uint32_t len;
-	uint32_t zero; /* all bytes zero */
+	uint64_t len;
 };
 
 struct cdc_set {
 	struct cdc_params params;
 	uint64_t period;
 	uint64_t chunks, bytes;
+	uint64_t zero_tail;        /* the gear hash of 64 zero bytes: the end of every all-zero chunk */
+	uint64_t zero_chunks, zero_bytes;
+	struct u64map zero_lens;   /* the all-zero chunks' lengths: one content each */
 	struct chunk_rec *recs;
 	size_t n, cap;
 };
@@ -40,6 +43,8 @@ struct cdc_set *cdc_set_new(const struct cdc_params *params, double p)
 		return NULL;
 	s->params = *params;
 	s->period = 1;
+	for (int k = 0; k < 64; k++)
+		s->zero_tail = (s->zero_tail << 1) + cdc_gear()[0];
 	while (s->period < (UINT64_C(1) << 62) && (double)s->period * p < 0.75)
 		s->period *= 2;
 	return s;
@@ -47,8 +52,10 @@ struct cdc_set *cdc_set_new(const struct cdc_params *params, double p)
 
 void cdc_set_free(struct cdc_set *s)
 {
-	if (s)
+	if (s) {
 		free(s->recs);
+		u64map_free(&s->zero_lens);
+	}
 	free(s);
 }
 
@@ -112,12 +119,21 @@ static int emit(struct cdc_set *s, struct fp_ctx *fc, const uint8_t *data, size_
 	uint8_t fp[64];
 	s->chunks++;
 	s->bytes += len;
+	if ((h == s->zero_tail || len < s->params.min) && all_zero(data, len)) {
+		uint64_t *seen = u64map_at(&s->zero_lens, len);
+		if (!seen)
+			return -1;
+		*seen = 1;
+		s->zero_chunks++;
+		s->zero_bytes += len;
+		return 0;
+	}
 	uint64_t key = rng_mix64(h ^ ((uint64_t)len * UINT64_C(0x9e3779b97f4a7c15)));
 	if (key & (s->period - 1))
 		return 0;
 	if (fp_hash(fc, data, len, fp))
 		return -1;
-	struct chunk_rec r = {.key = key, .pos = pos, .len = (uint32_t)len, .zero = all_zero(data, len)};
+	struct chunk_rec r = {.key = key, .pos = pos, .len = len};
 	memcpy(&r.id, fp, sizeof r.id);
 	return push_rec(s, &r);
 }
@@ -164,6 +180,18 @@ int cdc_set_merge(struct cdc_set *into, struct cdc_set *from)
 	}
 	into->chunks += from->chunks;
 	into->bytes += from->bytes;
+	into->zero_chunks += from->zero_chunks;
+	into->zero_bytes += from->zero_bytes;
+	uint64_t len, one;
+	for (size_t at = 0; u64map_next(&from->zero_lens, &at, &len, &one);) {
+		uint64_t *seen = u64map_at(&into->zero_lens, len);
+		if (!seen)
+			return -1;
+		*seen = 1;
+	}
+	u64map_free(&from->zero_lens);
+	memset(&from->zero_lens, 0, sizeof from->zero_lens);
+	from->zero_chunks = from->zero_bytes = 0;
 	for (size_t k = 0; k < from->n; k++)
 		if (push_rec(into, &from->recs[k]))
 			return -1;
@@ -242,7 +270,11 @@ int cdc_set_result(struct cdc_set *s, uint64_t block_size, uint64_t range, struc
 	memset(out, 0, sizeof *out);
 	*out = (struct dist_cdc){.present = true, .avg = s->params.avg, .min = s->params.min, .max = s->params.max,
 				 .block_size = block_size, .range = range, .sample_rate = 1.0 / (double)s->period,
-				 .chunks = s->chunks, .bytes = s->bytes};
+				 .chunks = s->chunks, .bytes = s->bytes, .zero_chunks = s->zero_chunks,
+				 .zero_bytes = s->zero_bytes};
+	uint64_t len, one;
+	for (size_t at = 0; u64map_next(&s->zero_lens, &at, &len, &one);)
+		out->zero_distinct_bytes += len;
 	qsort(s->recs, s->n, sizeof *s->recs, by_id_pos);
 	size_t nshifted = 0;
 	uint64_t src_pos = 0, prev_id = 0;
@@ -258,10 +290,7 @@ int cdc_set_result(struct cdc_set *s, uint64_t block_size, uint64_t range, struc
 			continue;
 		}
 		uint64_t shift = (r.pos - src_pos) % block_size;
-		if (r.zero) {
-			out->zero_chunks++;
-			out->zero_bytes += r.len;
-		} else if (!shift) {
+		if (!shift) {
 			out->aligned_chunks++;
 			out->aligned_bytes += r.len;
 		} else {

@@ -14,8 +14,8 @@
 
 /* The automatic rate for `bytes` of data (0: unknown, 1/8): every chunk up to CDC_AUTO_SAMPLED
  * expected chunks, then about that many (at least 1/64 of them). The sampled chunks are the ones
- * fingerprinted (SHA-1 again over their bytes): on a 472 MiB tar all of them cost 0.26 s of CPU,
- * a quarter of the whole analysis; 2^15 put the CDC dedup within 0.5 % of all chunks' there. */
+ * fingerprinted (the scan's hash again over their bytes); on a 472 MiB tar of /usr/share (51,916
+ * chunks) sampling half of them moved the CDC dedup by 0.02 % (1.14130 -> 1.14152). */
 #define CDC_AUTO_SAMPLED (1u << 15)
 double cdc_auto_rate(uint64_t bytes, uint32_t avg);
 

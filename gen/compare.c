@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gen/alignshow.h"
 #include "gen/compare.h"
 #include "lib/report.h"
 
@@ -96,6 +97,7 @@ void sections_text(FILE *out, const struct dist *d, const char *indent)
 			gran_ratio(g->bytes[last], g->zstd3[last]), gran_ratio(g->bytes[0], g->lz4[0]),
 			gran_ratio(g->bytes[last], g->lz4[last]));
 	}
+	align_cdc_summary(out, d, indent);
 }
 
 static void show_sections(FILE *out, const struct dist *d)
@@ -154,6 +156,7 @@ static void show_sections(FILE *out, const struct dist *d)
 	}
 	if (d->gran.present)
 		gran_table(out, &d->gran);
+	align_cdc_tables(out, d);
 }
 
 json_t *comp_json(const struct dist_comp *c)
@@ -282,6 +285,8 @@ json_t *show_json(const char *name, const struct dist *d, uint64_t top)
 	json_object_set_new(o, "compressibility", comp_json(&d->comp));
 	json_object_set_new(o, "locality", loc_json(&d->locality));
 	json_object_set_new(o, "granularity", gran_json(&d->gran));
+	json_object_set_new(o, "alignment", align_json(&d->align, d->block_size));
+	json_object_set_new(o, "cdc", cdc_json(&d->cdc));
 	return o;
 }
 

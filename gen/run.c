@@ -14,6 +14,7 @@
 #include "lib/devnum.h"
 #include "lib/report.h"
 #include "lib/pathwithin.h"
+#include "gen/alignshow.h"
 #include "gen/run.h"
 #include "lib/safefile.h"
 #include "gen/sidedata.h"
@@ -605,6 +606,8 @@ static int write_size(struct run *r, struct size_out *s, const struct run_totals
 	json_object_set_new(j, "compressibility", comp_json(&s->dist.comp));
 	json_object_set_new(j, "locality", loc_json(&s->dist.locality));
 	json_object_set_new(j, "granularity", gran_json(&s->dist.gran));
+	json_object_set_new(j, "alignment", align_json(&s->dist.align, s->block_size));
+	json_object_set_new(j, "cdc", cdc_json(&s->dist.cdc));
 	json_array_append_new(results, j);
 	json_object_set_new(j, "bytes_read", json_integer((json_int_t)bytes));
 	if (!o->quiet)

@@ -31,8 +31,8 @@ struct parser {
 	/* the sections (see section_header) */
 	int sect;                  /* the one being read, SECT_NONE before the first */
 	size_t sect_line[6];       /* line of each section's header; 0: not seen */
-	int step;                  /* required keywords of the current section read so far (0..4) */
-	size_t kw_line[4];         /* lines of those keywords */
+	int step;                  /* required keywords of the current section read so far (0..5) */
+	size_t kw_line[5];         /* lines of those keywords */
 	size_t measured_line[DIST_CLASSES];
 	size_t ccap;               /* cells allocated */
 	int last_bin[4];           /* locality: last K read per kind */
@@ -578,17 +578,22 @@ static const char *cdc_check(const struct dist_cdc *c, char *why, size_t len)
 	if (!(c->sample_rate > 0 && c->sample_rate <= 1) || c->block_size < 2 || c->block_size > (1u << 30))
 		return snprintf(why, len, "sample probability %g is not in (0, 1], or BLOCK %" PRIu64 " not in 2..2^30",
 				c->sample_rate, c->block_size), why;
-	uint64_t most;
-	if (c->sampled_chunks > c->chunks || c->sampled_bytes > c->bytes || (c->chunks == 0) != (c->bytes == 0) ||
+	uint64_t most, nonzero_chunks = c->chunks - c->zero_chunks, nonzero_bytes = c->bytes - c->zero_bytes;
+	if (c->zero_chunks > c->chunks || c->zero_bytes > c->bytes || c->zero_distinct_bytes > c->zero_bytes ||
+	    (c->zero_chunks == 0) != (c->zero_bytes == 0) || (c->zero_bytes == 0) != (c->zero_distinct_bytes == 0))
+		return snprintf(why, len, "chunks %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 ": the zero "
+				"chunks are a part of the chunks, their distinct bytes a part of theirs", c->chunks,
+				c->bytes, c->zero_chunks, c->zero_bytes, c->zero_distinct_bytes), why;
+	if (c->sampled_chunks > nonzero_chunks || c->sampled_bytes > nonzero_bytes || (c->chunks == 0) != (c->bytes == 0) ||
 	    c->bytes < c->chunks || (!__builtin_mul_overflow(c->chunks, (uint64_t)c->max, &most) && c->bytes > most) ||
 	    (c->sampled_chunks == 0) != (c->sampled_bytes == 0) || c->sampled_bytes < c->sampled_chunks)
 		return snprintf(why, len, "chunks %" PRIu64 " %" PRIu64 " sampled %" PRIu64 " %" PRIu64 ": the sample "
-				"is a part of the chunks, each 1..MAX bytes", c->chunks, c->bytes, c->sampled_chunks,
-				c->sampled_bytes), why;
-	if (!sum4_is(c->distinct_chunks, c->zero_chunks, c->aligned_chunks, c->shifted_chunks, c->sampled_chunks) ||
-	    !sum4_is(c->distinct_bytes, c->zero_bytes, c->aligned_bytes, c->shifted_bytes, c->sampled_bytes) ||
+				"is a part of the non-zero chunks, each 1..MAX bytes", c->chunks, c->bytes,
+				c->sampled_chunks, c->sampled_bytes), why;
+	if (!sum4_is(c->distinct_chunks, 0, c->aligned_chunks, c->shifted_chunks, c->sampled_chunks) ||
+	    !sum4_is(c->distinct_bytes, 0, c->aligned_bytes, c->shifted_bytes, c->sampled_bytes) ||
 	    (c->sampled_chunks && !c->distinct_chunks))
-		return snprintf(why, len, "distinct, zero, aligned and shifted chunks (and bytes) do not add up to the "
+		return snprintf(why, len, "distinct, aligned and shifted chunks (and bytes) do not add up to the "
 				"sampled ones"), why;
 	return cdc_runs_shifts_check(c, why, len);
 }
@@ -1033,21 +1038,22 @@ static int align_line(struct parser *ps, struct dist_align *a, const char **f, c
 	return 0;
 }
 
-/* chunker, sample, chunks, duplicates, then run and shift lines (each sorted). */
+/* chunker, sample, chunks, sampled, duplicates, then run and shift lines (each sorted). */
 static int cdc_line(struct parser *ps, struct dist_cdc *c, const char **f, const size_t *fl, size_t nf, size_t line)
 {
-	static const char *const kws[] = {"chunker", "sample", "chunks", "duplicates", "run", "shift"};
+	static const char *const kws[] = {"chunker", "sample", "chunks", "sampled", "duplicates", "run", "shift"};
 	static const char *const names[][7] = {
 		{"gear", "AVG", "MIN", "MAX", NULL},
 		{"P", "BLOCK", "RANGE", NULL},
-		{"CHUNKS", "BYTES", "SAMPLED_CHUNKS", "SAMPLED_BYTES", "DISTINCT_CHUNKS", "DISTINCT_BYTES", NULL},
-		{"ZERO_CHUNKS", "ZERO_BYTES", "ALIGNED_CHUNKS", "ALIGNED_BYTES", "SHIFTED_CHUNKS", "SHIFTED_BYTES", NULL},
+		{"CHUNKS", "BYTES", "ZERO_CHUNKS", "ZERO_BYTES", "ZERO_DISTINCT_BYTES", NULL},
+		{"CHUNKS", "BYTES", "DISTINCT_CHUNKS", "DISTINCT_BYTES", NULL},
+		{"ALIGNED_CHUNKS", "ALIGNED_BYTES", "SHIFTED_CHUNKS", "SHIFTED_BYTES", NULL},
 		{"K", "COUNT", "BYTES", NULL},
 		{"SHIFT", "CHUNKS", "BYTES", NULL}};
 	static const uint64_t chunker_max[] = {1u << 24, 1u << 22, 1u << 27};
 	static const uint64_t run_max[] = {DIST_CDC_RUN_BINS - 1, 0, 0}, shift_max[] = {UINT32_MAX, 0, 0};
-	int kw = section_keyword(ps, kws, 6, "chunker, sample, chunks, duplicates, run, shift", f, fl, line);
-	if (kw < 0 || section_order(ps, kws, kw, 4, line))
+	int kw = section_keyword(ps, kws, 7, "chunker, sample, chunks, sampled, duplicates, run, shift", f, fl, line);
+	if (kw < 0 || section_order(ps, kws, kw, 5, line))
 		return -1;
 	uint64_t v[6];
 	if (kw == 0) {
@@ -1068,16 +1074,16 @@ static int cdc_line(struct parser *ps, struct dist_cdc *c, const char **f, const
 		if (section_numbers(ps, line, kws[kw], f + 1, fl + 1, nf - 1, names[1] + 1, NULL, v))
 			return -1;
 		c->block_size = v[0], c->range = v[1];
-	} else if (section_numbers(ps, line, kws[kw], f, fl, nf, names[kw], kw == 4 ? run_max : kw == 5 ? shift_max : NULL, v)) {
+	} else if (section_numbers(ps, line, kws[kw], f, fl, nf, names[kw], kw == 5 ? run_max : kw == 6 ? shift_max : NULL, v)) {
 		return -1;
 	}
 	if (kw == 2)
-		c->chunks = v[0], c->bytes = v[1], c->sampled_chunks = v[2], c->sampled_bytes = v[3],
-		c->distinct_chunks = v[4], c->distinct_bytes = v[5];
+		c->chunks = v[0], c->bytes = v[1], c->zero_chunks = v[2], c->zero_bytes = v[3], c->zero_distinct_bytes = v[4];
 	if (kw == 3)
-		c->zero_chunks = v[0], c->zero_bytes = v[1], c->aligned_chunks = v[2], c->aligned_bytes = v[3],
-		c->shifted_chunks = v[4], c->shifted_bytes = v[5];
-	if (kw == 4) {
+		c->sampled_chunks = v[0], c->sampled_bytes = v[1], c->distinct_chunks = v[2], c->distinct_bytes = v[3];
+	if (kw == 4)
+		c->aligned_chunks = v[0], c->aligned_bytes = v[1], c->shifted_chunks = v[2], c->shifted_bytes = v[3];
+	if (kw == 5) {
 		if (ps->last_bin[0] >= (int)v[0])
 			return parse_fail(ps, line, "[cdc 1] run %" PRIu64 " %s (sorted, without repeats)", v[0],
 					  ps->last_bin[0] == (int)v[0] ? "repeated" : "out of order");
@@ -1085,7 +1091,7 @@ static int cdc_line(struct parser *ps, struct dist_cdc *c, const char **f, const
 		c->run_count[v[0]] = v[1];
 		c->run_bytes[v[0]] = v[2];
 	}
-	if (kw == 5) {
+	if (kw == 6) {
 		if (c->nshifts == ps->scap && array_reserve((void **)&c->shifts, &ps->scap, c->nshifts + 1,
 							    sizeof *c->shifts, 64))
 			return parse_fail(ps, line, "out of memory");
@@ -1099,10 +1105,10 @@ static int section_close(struct parser *ps, struct dist *d, size_t line)
 {
 	char why[384];
 	const char *name = sect_names[ps->sect];
-	static const char *const first[SECT_COUNT][4] = {{"", ""}, {"codecs", "sample"}, {"analysed", "duplicates"},
+	static const char *const first[SECT_COUNT][5] = {{"", ""}, {"codecs", "sample"}, {"analysed", "duplicates"},
 								 {"codecs", "sample"}, {"records", "sample"},
-								 {"chunker", "sample", "chunks", "duplicates"}};
-	const int required = ps->sect == SECT_CDC ? 4 : 2;
+								 {"chunker", "sample", "chunks", "sampled", "duplicates"}};
+	const int required = ps->sect == SECT_CDC ? 5 : 2;
 	size_t at = ps->sect_line[ps->sect];
 
 	if (ps->sect == SECT_NONE)
@@ -1265,15 +1271,16 @@ static int write_cdc(FILE *f, const struct dist_cdc *c)
 	char p[96];
 	format_prob(p, sizeof p, c->sample_rate);
 	fprintf(f, "[cdc 1]\n"
-		   "# content-defined chunks (gear hash, normalised): all, then the sampled ones' duplicates by\n"
-		   "# where they sit against their source: zero, aligned (shift 0 mod BLOCK), shifted; runs of\n"
-		   "# shifted duplicates by bytes (bin k = 2^k..2^(k+1)-1); shifted duplicates per shift\n"
+		   "# content-defined chunks (gear hash, normalised): all and the all-zero ones (exact); the\n"
+		   "# sampled non-zero ones, distinct; their duplicates aligned (shift 0 mod BLOCK) or shifted;\n"
+		   "# runs of shifted duplicates by bytes (bin k = 2^k..2^(k+1)-1); shifted duplicates per shift\n"
 		   "chunker gear %u %u %u\n"
 		   "sample %s %" PRIu64 " %" PRIu64 "\n"
-		   "chunks %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n"
-		   "duplicates %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-		c->avg, c->min, c->max, p, c->block_size, c->range, c->chunks, c->bytes, c->sampled_chunks,
-		c->sampled_bytes, c->distinct_chunks, c->distinct_bytes, c->zero_chunks, c->zero_bytes,
+		   "chunks %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n"
+		   "sampled %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n"
+		   "duplicates %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		c->avg, c->min, c->max, p, c->block_size, c->range, c->chunks, c->bytes, c->zero_chunks, c->zero_bytes,
+		c->zero_distinct_bytes, c->sampled_chunks, c->sampled_bytes, c->distinct_chunks, c->distinct_bytes,
 		c->aligned_chunks, c->aligned_bytes, c->shifted_chunks, c->shifted_bytes);
 	for (int k = 0; k < DIST_CDC_RUN_BINS; k++)
 		if (c->run_count[k])
@@ -1607,6 +1614,16 @@ void dist_compute_rows(const struct dist *d, struct dist_rows *r)
 	}
 	if (r->distinct)
 		r->ratio = (double)r->total_blocks / (double)r->distinct;
+}
+
+double dist_cdc_ratio(const struct dist_cdc *c)
+{
+	double nonzero = (double)(c->bytes - c->zero_bytes), stored = (double)c->zero_distinct_bytes;
+	if (c->sampled_bytes)
+		stored += nonzero * (double)c->distinct_bytes / (double)c->sampled_bytes;
+	else
+		stored += nonzero; /* nothing sampled: nothing known to repeat */
+	return stored > 0 ? (double)c->bytes / stored : 0;
 }
 
 void dist_free(struct dist *d)

@@ -127,22 +127,25 @@ struct dist_align {
  * or a device as one stream (a tar too), a directory file by file, as backup tools chunk files.
  * Large files are read in ranges of `range` bytes by several threads, so a chunk also ends at each
  * range's end (1 cut in range / avg; the chunking resynchronises within a chunk or two).
- * chunks, bytes: every chunk and its bytes (exact). The rest is over the *sampled* chunks: those
- * whose cheap content hash (the gear hash at their end and their length) falls in a sample_rate
- * share; all copies of a chunk are sampled alike, so sampled_bytes / distinct_bytes estimates the
- * CDC dedup ratio without bias. A sampled chunk's source is the first occurrence of its content
- * (by stream position); a later one is a duplicate.
- * shifted_*: duplicates whose (position - source position) mod block_size is not 0, not all zero:
- * redundancy a fixed block_size dedup does not see (none of their blocks line up with the
+ * chunks, bytes: every chunk and its bytes (exact). zero_*: the all-zero chunks among them (exact:
+ * zeros fill disk images, and one content that heavy would swing a sample), zero_distinct_bytes
+ * the bytes of their distinct contents (one per length). The rest is over the *sampled* non-zero
+ * chunks: those whose cheap content hash (the gear hash at their end and their length) falls in a
+ * sample_rate share; all copies of a chunk are sampled alike (content-defined sampling). A sampled
+ * chunk's source is the first occurrence of its content (by stream position); a later one is a
+ * duplicate.
+ * aligned_*: duplicates whose (position - source position) mod block_size is 0; shifted_*: the
+ * others, redundancy a fixed block_size dedup does not see (none of their blocks line up with the
  * source's). runs: maximal stretches of shifted duplicates at one distance from their sources
  * (copy - source position, exact), each chunk starting where the previous one ended, by length
  * in bytes (first chunk's start to last chunk's end), bin k = [2^k, 2^(k+1)); at sample_rate
  * p < 1 up to (1/p - 1) * 2 * avg unsampled bytes may lie between two chunks of a run (their
- * bytes then count in it: Σ run_bytes >= shifted_bytes, = at p 1). shifts: shifted
- * duplicates per exact shift (1 .. block_size - 1), sorted, chunks and bytes.
- * Sums: sampled = distinct + zero + aligned + shifted (chunks and bytes alike); the CDC dedup
- * ratio is sampled_bytes / distinct_bytes, the share fixed dedup misses shifted_bytes /
- * sampled_bytes. */
+ * bytes then count in it: Σ run_bytes >= shifted_bytes, = at p 1). shifts: shifted duplicates
+ * per exact shift (1 .. block_size - 1), sorted, chunks and bytes.
+ * Sums: sampled = distinct + aligned + shifted (chunks and bytes alike). The CDC dedup ratio
+ * (dist_cdc_ratio) is bytes / stored, stored = zero_distinct_bytes + (bytes - zero_bytes) *
+ * distinct_bytes / sampled_bytes (exact at sample_rate 1); the share fixed dedup misses is
+ * shifted_bytes / sampled_bytes of the non-zero bytes. */
 #define DIST_CDC_RUN_BINS 48
 struct dist_cdc_shift {
 	uint32_t shift;         /* (copy - source) mod block_size, 1 .. block_size - 1 */
@@ -155,11 +158,12 @@ struct dist_cdc {
 	uint64_t range;                   /* forced cuts at multiples of this in large files (0: none) */
 	double sample_rate;               /* p in (0, 1], a power of two's inverse */
 	uint64_t chunks, bytes;           /* all chunks (exact) */
-	uint64_t sampled_chunks, sampled_bytes;   /* the sampled ones */
+	uint64_t zero_chunks, zero_bytes;         /* all-zero chunks (exact, not sampled) */
+	uint64_t zero_distinct_bytes;             /* their distinct contents' bytes */
+	uint64_t sampled_chunks, sampled_bytes;   /* the sampled non-zero ones */
 	uint64_t distinct_chunks, distinct_bytes; /* distinct sampled contents */
-	uint64_t zero_chunks, zero_bytes;         /* sampled duplicates that are all zero */
-	uint64_t aligned_chunks, aligned_bytes;   /* sampled duplicates with shift 0 (not zero) */
-	uint64_t shifted_chunks, shifted_bytes;   /* sampled duplicates with shift != 0 (not zero) */
+	uint64_t aligned_chunks, aligned_bytes;   /* sampled duplicates with shift 0 */
+	uint64_t shifted_chunks, shifted_bytes;   /* sampled duplicates with shift != 0 */
 	uint64_t run_count[DIST_CDC_RUN_BINS];    /* runs of shifted duplicates, by bytes */
 	uint64_t run_bytes[DIST_CDC_RUN_BINS];
 	struct dist_cdc_shift *shifts;    /* sorted by shift, no repeats; Σ = shifted_* */
@@ -242,6 +246,8 @@ int dist_write(FILE *f, const struct dist *d, const char *const *header_lines, s
 int dist_sections_check(const struct dist *d, struct dd_err *err);
 
 void dist_compute_rows(const struct dist *d, struct dist_rows *r);
+/* [cdc 1]'s dedup ratio (see struct dist_cdc); 0 when it holds no chunk. */
+double dist_cdc_ratio(const struct dist_cdc *c);
 void dist_free(struct dist *d);
 
 #endif
