@@ -54,6 +54,7 @@ int suite_gen_options(void);
 int suite_gen_measure(void);
 int suite_gen_batchread(void);
 int suite_gen_mapread(void);
+int suite_gen_align(void);
 /* dedisengine (tests/unit/test_engine) */
 int suite_engine_index(void);
 
