@@ -1,6 +1,7 @@
 /* cdcchunk.c - the FastCDC-style chunker: its gear table from the project's PRNG, its masks, and
  * the cut search (the hash is rolled only from min - 64 on: the bytes before cannot matter). */
 #include <pthread.h>
+#include <string.h>
 #include "lib/rng.h"
 #include "gen/cdcchunk.h"
 
@@ -43,7 +44,11 @@ int cdc_params_init(struct cdc_params *p, uint32_t avg)
 	p->max = avg * 8;
 	p->mask_strict = spread_mask(b + 2);
 	p->mask_loose = spread_mask(b - 2);
-	(void)cdc_gear();
+	/* roll() skips zeros at the hash's fixed point: it must not be a cut (it is not, for this
+	 * table: a cut there would make every chunk of zeros its minimum) */
+	uint64_t zero_fixed = 0 - cdc_gear()[0];
+	if (!(zero_fixed & p->mask_strict) || !(zero_fixed & p->mask_loose))
+		return -1;
 	return 0;
 }
 
@@ -56,41 +61,72 @@ static uint64_t tail_hash(const uint8_t *end, size_t n)
 	return h;
 }
 
+/* Rolls bytes [i, end) of d into *h, testing each against mask (0: no test). Returns the index of
+ * the first byte whose hash passes (a cut there), or end. Unrolled by four: the hash's one-cycle
+ * chain (a lea) is then the limit, not the loop's bookkeeping. Runs of zero bytes, once the hash
+ * has reached its fixed point on them (-gear[0]: 2h + gear[0] = h), are skipped eight at a time:
+ * the hash stays there, and that value never passes the masks (cdc_params_init checks). */
+static size_t roll(const uint8_t *d, size_t i, size_t end, uint64_t *h, uint64_t mask)
+{
+	const uint64_t zero_fixed = 0 - gear[0];
+	uint64_t x = *h;
+#define ROLL1(k)                                             \
+	do {                                                 \
+		x = (x << 1) + gear[d[i + (k)]];             \
+		if (mask && !(x & mask)) {                   \
+			*h = x;                              \
+			return i + (k);                      \
+		}                                            \
+	} while (0)
+	while (i + 4 <= end) {
+		if (x == zero_fixed) {
+			uint64_t w;
+			while (i + 8 <= end && (memcpy(&w, d + i, 8), w == 0))
+				i += 8;
+			if (i + 4 > end)
+				break;
+		}
+		ROLL1(0);
+		ROLL1(1);
+		ROLL1(2);
+		ROLL1(3);
+		i += 4;
+	}
+	for (; i < end; i++)
+		ROLL1(0);
+#undef ROLL1
+	*h = x;
+	return end;
+}
+
 size_t cdc_scan(const struct cdc_params *p, uint64_t *h, size_t done, const uint8_t *data, size_t n, bool *cut)
 {
 	/* chunk positions: [0, min - 64) unseen, [.., min - 1) rolled, then tested: strict below
 	 * avg - 1, loose from there to max - 1, where the chunk ends whatever the hash */
-	size_t roll = p->min - WINDOW, first = p->min - 1, normal = p->avg - 1, last = p->max - 1;
-	size_t i = 0, pos = done;
-	uint64_t x = *h;
+	const size_t bound[4] = {p->min - WINDOW, p->min - 1, p->avg - 1, p->max - 1};
+	const uint64_t mask[4] = {0, 0, p->mask_strict, p->mask_loose};
+	size_t i = 0;
 	*cut = false;
-	if (pos < roll) {
-		size_t skip = roll - pos < n ? roll - pos : n;
-		i += skip;
-		pos += skip;
+	if (done < bound[0])
+		i = bound[0] - done < n ? bound[0] - done : n;
+	for (int phase = 1; phase < 4 && i < n; phase++) {
+		size_t pos = done + i;
+		if (pos >= bound[phase])
+			continue;
+		size_t end = bound[phase] - pos < n - i ? i + (bound[phase] - pos) : n;
+		size_t at = roll(data, i, end, h, mask[phase]);
+		if (at < end) {
+			*cut = true;
+			return at + 1;
+		}
+		i = end;
 	}
-	for (; i < n && pos < first; i++, pos++)
-		x = (x << 1) + gear[data[i]];
-	for (; i < n && pos < normal; i++, pos++) {
-		x = (x << 1) + gear[data[i]];
-		if (!(x & p->mask_strict))
-			goto cut;
+	if (i < n) { /* at max - 1: the chunk ends there whatever the hash */
+		*h = (*h << 1) + gear[data[i]];
+		*cut = true;
+		return i + 1;
 	}
-	for (; i < n && pos < last; i++, pos++) {
-		x = (x << 1) + gear[data[i]];
-		if (!(x & p->mask_loose))
-			goto cut;
-	}
-	if (i < n) { /* pos == last: max reached */
-		x = (x << 1) + gear[data[i]];
-		goto cut;
-	}
-	*h = x;
 	return n;
-cut:
-	*h = x;
-	*cut = true;
-	return i + 1;
 }
 
 size_t cdc_next(const struct cdc_params *p, const uint8_t *data, size_t n, uint64_t *tail)

@@ -105,9 +105,14 @@ static int push_rec(struct cdc_set *s, const struct chunk_rec *r)
 	return 0;
 }
 
+/* Eight bytes at a time: a disk image's zero chunks are a quarter of its bytes. */
 static bool all_zero(const uint8_t *d, size_t n)
 {
-	for (size_t k = 0; k < n; k++)
+	size_t k = 0;
+	for (uint64_t w; k + 8 <= n; k += 8)
+		if (memcpy(&w, d + k, 8), w)
+			return false;
+	for (; k < n; k++)
 		if (d[k])
 			return false;
 	return true;

@@ -2,7 +2,7 @@
 # dedisgen-vs-fio-dedupe.sh - analysis speed: dedisgen against fio-dedupe (Debian's fio package)
 # on one file held in the page cache, same block size and thread count, and the machine's
 # SHA-1 hashing limit (openssl speed -multi: that many cores hashing together). dedisgen runs as a
-# user runs it, compressibility, locality and granularity analysis on (the default), and again with all off, to show
+# user runs it, compressibility, locality, granularity, alignment and CDC analysis on (the default), and again with all off, to show
 # what the analysis costs.
 #
 # Run by hand, not by make check (about a minute):
@@ -77,7 +77,7 @@ time_run() {
 on=() off=() fio=() on_cpu=() off_cpu=() fio_cpu=()
 for _ in $(seq "$REPS"); do
 	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" -o "$OUTS/on.dist" "$FILE"); on+=("$w"); on_cpu+=("$c")
-	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" --compress-sample off --no-locality -o "$OUTS/off.dist" "$FILE")
+	read -r w c < <(time_run "$GEN" -q -b "$BS" -t "$THREADS" --compress-sample off --no-locality --no-alignment --no-cdc -o "$OUTS/off.dist" "$FILE")
 	off+=("$w"); off_cpu+=("$c")
 	read -r w c < <(time_run "$FIO_DEDUPE" -b "$BS" -t "$THREADS" "$FILE"); fio+=("$w"); fio_cpu+=("$c")
 done
@@ -107,7 +107,7 @@ overhead=$(awk -v a="$gen_mbs" -v b="$off_mbs" 'BEGIN { printf "%.1f", (b > 0 ? 
 cpu_overhead=$(awk -v a="$gen_cpu" -v b="$off_cpu" 'BEGIN { printf "%.1f", (b > 0 ? 100 * (b / a - 1) : 0) }')
 cpu_ratio=$(awk -v a="$gen_cpu" -v b="$fio_cpu" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 echo "dedisgen:         $gen_mbs MB/s (analysis on: compress sample $sample; locality $analysed)"
-echo "  analysis off:   $off_mbs MB/s (--compress-sample off --no-locality): the analysis costs $overhead % of wall time"
+echo "  analysis off:   $off_mbs MB/s (--compress-sample off --no-locality --no-alignment --no-cdc): the analysis costs $overhead % of wall time"
 echo "fio-dedupe:       $fio_mbs MB/s"
 echo "runs, wall MB/s:  on ${on[*]}; off ${off[*]}; fio-dedupe ${fio[*]}"
 echo "per CPU-second:   on $gen_cpu, off $off_cpu, fio-dedupe $fio_cpu MB (medians of ${on_cpu[*]}; ${off_cpu[*]}; ${fio_cpu[*]})"
