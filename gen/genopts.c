@@ -80,9 +80,9 @@ static const struct opt_row rows[] = {
 	 "alignment section)", SCAN, NULL},
 	{"no-cdc", 0, NULL, OT_FLAG, OFF(no_cdc), NULL, NULL, 0, 0, 0, 0, NULL,
 	 "do not chunk the data by content (the cdc section: a backup store's dedup, shifted copies)", SCAN, NULL},
-	{"cdc-avg", 0, "SIZE", OT_CUSTOM, OFF(cdc_avg), "8KiB", NULL, 0, 0, 0, 0, NULL,
+	{"cdc-avg", 0, "SIZE", OT_SIZE, OFF(cdc_avg), "8KiB", NULL, 1, 256, 1 << 24, 0, NULL,
 	 "the content-defined chunker's average chunk, a power of two from 256 B to 16 MiB (min a "
-	 "quarter of it, max eight times)", SCAN, gen_parse_cdc_avg},
+	 "quarter of it, max eight times)", SCAN, NULL},
 	{"max-ratio-diff", 0, "PCT", OT_CUSTOM, OFF(max_ratio_diff), NULL, NULL, 0, 0, 0, 0, NULL,
 	 "exit 1 when an after-dedup compression ratio (zstd -1, LZ4) differs by more than PCT %", CMP, gen_parse_pp},
 	{"max-tv", 0, "D", OT_CUSTOM, OFF(max_tv), NULL, NULL, 0, 0, 0, 0, NULL,
@@ -236,20 +236,6 @@ int gen_parse_sample(void *base, const struct opt_row *r, const char *v, const c
 	return 0;
 }
 
-int gen_parse_cdc_avg(void *base, const struct opt_row *r, const char *v, const char *label, const char *shown,
-		      struct dd_err *err)
-{
-	uint64_t *avg = (uint64_t *)((char *)base + r->offset), n;
-	struct dd_err why;
-	if (units_parse_size(v, 1, &n, &why))
-		return err_fail(err, -1, "%s: '%s' is not a size: %s", label, shown, why.msg);
-	if (n < 256 || n > (1u << 24) || (n & (n - 1)))
-		return err_fail(err, -1, "%s: '%s': the average chunk must be a power of two from 256 B to 16 MiB",
-				label, shown);
-	*avg = n;
-	return 0;
-}
-
 void gen_options_free(struct gen_options *o)
 {
 	for (int i = 0; i < o->npaths; i++)
@@ -313,6 +299,9 @@ static int check_command(const struct gen_options *o, struct dd_err *err)
 			return fail(err, "-k/--keep-db needs --db DIR");
 		if (o->nsizes > 1 && !o->output && !o->db)
 			return fail(err, "several block sizes need -o OUT (written as OUT.<size>)");
+		if (o->cdc_avg & (o->cdc_avg - 1))
+			return fail(err, "--cdc-avg: %llu B is not a power of two (the chunker's masks are whole bits)",
+				    (unsigned long long)o->cdc_avg);
 		break;
 	case CMD_MPI:
 		if (o->npaths == 0)

@@ -52,8 +52,7 @@ struct gen_options {
 /* The rows (lib/opttable), each with the mask of enum gen_cmd it applies to. */
 extern const struct opt_table *const gen_options_table;
 /* The values of the custom rows: -b SIZES, -p PATH, percentage points, a fraction, --compress-sample. */
-opt_parse_fn gen_parse_sizes_row, gen_parse_path, gen_parse_pp, gen_parse_fraction, gen_parse_sample,
-	gen_parse_cdc_avg;
+opt_parse_fn gen_parse_sizes_row, gen_parse_path, gen_parse_pp, gen_parse_fraction, gen_parse_sample;
 extern const char *const gen_hash_names[];
 extern const char *const gen_read_names[];
 extern const char *const gen_cmd_names[]; /* by bit index: scan, merge, show, compare (not mpi) */

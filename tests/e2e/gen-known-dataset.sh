@@ -151,7 +151,7 @@ fi
 if [ "${#as_other[@]}" -gt 0 ] || [ "$(id -u)" -ne 0 ]; then
 	for size in 8192 2000000; do
 		head -c "$size" /dev/urandom >"$U/x/b" && chmod 000 "$U/x/b"
-		"${as_other[@]}" "$DEDISGEN" "$U" -o - 2>"$E2E_TMP/err" | sed -n '/^\[locality/,$p' >"$E2E_TMP/loc.$size" ||
+		"${as_other[@]}" "$DEDISGEN" "$U" -o - 2>"$E2E_TMP/err" | awk '/^\[/ { s = $1 == "[locality" } s' >"$E2E_TMP/loc.$size" ||
 			fail "a scan with an unreadable file failed: $(cat "$E2E_TMP/err")"
 		grep -q "x/b" "$E2E_TMP/err" || fail "the unreadable file ($size B) was not reported: $(cat "$E2E_TMP/err")"
 		rm -f "$U/x/b"

@@ -36,10 +36,11 @@ note() {
 	echo "# $*"
 }
 
-# no_gran: a distribution on stdin without its [granularity 1] section (the last one), as a
-# merge, -k or dedisgen-mpi writes it: they keep no granularity curve (dedis-dist(5)).
+# no_gran: a distribution on stdin without its [granularity 1], [alignment 1] and [cdc 1]
+# sections (the last ones), as a merge, -k or dedisgen-mpi writes it: they keep none of them
+# (dedis-dist(5)).
 no_gran() {
-	sed '/^\[granularity /,$d'
+	sed '/^\[\(granularity\|alignment\|cdc\) /,$d'
 }
 
 [ -x "$DEDISBENCH" ] || fail "no dedisbench binary at $DEDISBENCH (set top_builddir)"
