@@ -8,8 +8,9 @@
 #include "lib/distfile.h"
 
 /* Records kept per size before a set is compacted (sorted, repeats dropped) and, when that does
- * not halve it, sampled by identity (half the contents out, every copy of each alike). */
-#define ALIGN_KEEP (UINT64_C(1) << 21)
+ * not halve it, sampled by identity (half the contents out, every copy of each alike): 8 MiB per
+ * size and thread at most (40 MiB for the five sizes). */
+#define ALIGN_KEEP (UINT64_C(1) << 20)
 
 /* A set of records' identities per size: a thread's, or all threads' merged into one. */
 struct align_set;

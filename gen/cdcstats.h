@@ -9,8 +9,9 @@
 #include "lib/fingerprint.h"
 #include "gen/cdcchunk.h"
 
-/* Sampled chunks kept per set before the sampling rate is halved (32 bytes each). */
-#define CDC_KEEP (UINT64_C(1) << 21)
+/* Sampled chunks kept per set before the sampling rate is halved (32 bytes each: 32 MiB a thread
+ * at most, and as much for the merged set). */
+#define CDC_KEEP (UINT64_C(1) << 20)
 
 /* The automatic rate for `bytes` of data (0: unknown, 1/8): every chunk up to CDC_AUTO_SAMPLED
  * expected chunks, then about that many (at least 1/64 of them). The sampled chunks are the ones

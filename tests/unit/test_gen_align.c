@@ -177,6 +177,28 @@ static void test_align_records(void)
 	align_set_free(b);
 }
 
+/* Past ALIGN_KEEP distinct records a size is sampled by identity: records stay exact, distinct
+ * is estimated (3 * 2^20 random blocks: 1.5 * 2^20 distinct records of 2 blocks, within 2 %). */
+static void test_align_sampled(void)
+{
+	size_t n = 3u << 20;
+	struct rng r;
+	uint64_t *ids = malloc(n * sizeof *ids);
+	rng_seed(&r, 42);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = rng_next(&r);
+	struct align_set *a = align_set_new();
+	CU_ASSERT_EQUAL(align_set_add(a, (const uint8_t *)ids, 8, n, 0, 0), 0);
+	struct dist_align out = {0};
+	CU_ASSERT_EQUAL(align_set_result(a, &out), 0);
+	CU_ASSERT(out.sample_rate < 1);
+	CU_ASSERT_EQUAL(out.records[0], n / 2);
+	CU_ASSERT(out.distinct[0] > n / 2 * 0.98 && out.distinct[0] <= n / 2);
+	CU_ASSERT(out.distinct[4] > n / 32 * 0.9 && out.distinct[4] <= n / 32);
+	align_set_free(a);
+	free(ids);
+}
+
 static const char base_text[] = "# dedisgen test\n# block-size: 4096\n0 10\n1 2\n";
 
 static void test_sections_round_trip(void)
@@ -224,6 +246,7 @@ int suite_gen_align(void)
 		{"chunker fed in pieces cuts the same", test_chunker_resumable},
 		{"a shifted copy: one run at its shift, sets merged", test_cdc_shifted_copy},
 		{"records of 2..32 blocks, padded, merged", test_align_records},
+		{"records past the memory bound: sampled by identity", test_align_sampled},
 		{"[alignment 1] and [cdc 1] round-trip; old files load", test_sections_round_trip},
 		{NULL, NULL},
 	};
