@@ -425,6 +425,12 @@ void config_part_alone(const struct bench_config *c, struct bench_part *part)
 	part->space_ops = part->run_ops;
 }
 
+/* The shifted copies the layout reproduces: the distribution's [cdc 1], when it has one. */
+static const struct dist_cdc *shifted_source(const struct bench_config *c)
+{
+	return c->dist.cdc.present ? &c->dist.cdc : NULL;
+}
+
 int config_place(struct bench_config *c, const struct bench_part *part, struct dd_err *err)
 {
 	struct bench_options *o = &c->o;
@@ -444,7 +450,7 @@ int config_place(struct bench_config *c, const struct bench_part *part, struct d
 	if (c->scaled && scaled_build(&c->layout, &c->dist, c->dist.zero_blocks, c->scale_blocks, c->seed))
 		return fail_resource(err, "out of memory scaling the distribution");
 	if (c->scaled && o->layout == LAYOUT_RUNS && c->dist.locality.present &&
-	    scaled_build_runs(&c->layout, &c->dist.locality, c->seed))
+	    scaled_build_runs(&c->layout, &c->dist.locality, shifted_source(c), (uint32_t)o->block_size, c->seed))
 		return fail_resource(err, "out of memory laying the distribution out in copied runs");
 	/* Verifying an earlier run's data without its ledger, its seed given: what each block's first
 	 * write put there follows from the layout that run had (scaled to the whole target). */
@@ -453,7 +459,8 @@ int config_place(struct bench_config *c, const struct bench_part *part, struct d
 			return fail_resource(err, "out of memory scaling the distribution");
 		c->have_verify_layout = true;
 		if (o->layout == LAYOUT_RUNS && c->dist.locality.present &&
-		    scaled_build_runs(&c->verify_layout, &c->dist.locality, c->seed))
+		    scaled_build_runs(&c->verify_layout, &c->dist.locality, shifted_source(c), (uint32_t)o->block_size,
+				      c->seed))
 			return fail_resource(err, "out of memory laying the distribution out in copied runs");
 	}
 	c->placed = true;
@@ -478,6 +485,30 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct dd_err *e
 	struct bench_part part;
 	config_part_alone(c, &part);
 	return config_place(c, &part, err);
+}
+
+/* content_gen's recipe_of: the recipe the model gives content id (a shifted block's halves), by its
+ * class in the layout the blocks were written with. */
+static content_recipe recipe_of(const void *ctx, uint64_t id)
+{
+	const struct bench_config *c = ctx;
+	if (!c->model || id == CONTENT_ZERO)
+		return CONTENT_RECIPE_PLAIN;
+	struct dupgen g;
+	if (c->scaled)
+		dupgen_init_scaled(&g, c->have_verify_layout ? &c->verify_layout : &c->layout, 0);
+	else
+		dupgen_init(&g, &c->dup, 0);
+	return compmodel_pick(c->model, dupgen_class(&g, id), c->seed, id);
+}
+
+int config_content_init(const struct bench_config *c, struct content_gen *gen, uint64_t seed)
+{
+	if (content_init(gen, seed, (uint32_t)c->o.block_size, c->content_compress))
+		return -1;
+	gen->recipe_of = recipe_of;
+	gen->recipe_ctx = c;
+	return 0;
 }
 
 void config_fill_content(const struct bench_config *c, const struct content_gen *gen, const struct dupgen *g,

@@ -77,6 +77,9 @@ struct bench_config {
 /* The outputs a run writes when it ends (and --output-dir's files made as it starts). */
 enum config_output { OUT_JSON, OUT_DIST_REPORT, OUT_ACCESS_REPORT, OUT_DIR };
 
+/* The run's content generator under seed: content_init with the run's block size and R, and the
+ * model's recipes for a shifted block's halves. 0, or -1 (a bad geometry). */
+int config_content_init(const struct bench_config *c, struct content_gen *gen, uint64_t seed);
 /* The bytes of content `id` as this run writes them (its recipe from the model, if any); g is
  * the dupgen the id came from, which knows its copy class. */
 void config_fill_content(const struct bench_config *c, const struct content_gen *gen, const struct dupgen *g,

@@ -131,7 +131,7 @@ static int setup(struct wctx *w)
 	else
 		dupgen_init(&w->dup, &c->dup, number);
 	w->slot_next = c->scale_by_block ? 0 : config_worker_slot0(c, w->index);
-	if (content_init(&w->content, seed, (uint32_t)c->o.block_size, c->content_compress))
+	if (config_content_init(c, &w->content, seed))
 		return EINVAL;
 	w->quota = c->total_ops ? config_worker_ops(c, w->index) : UINT64_MAX;
 

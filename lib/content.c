@@ -36,6 +36,7 @@
  * compressed on its own pays the compressor's frame and code tables too: from 64 KiB on that
  * is within the same 10 %, at 4 KiB zstd stays within 10 % and gzip up to R = 4 only, and at
  * 512 B the header and frame alone exceed the budget beyond R = 2. */
+#include <stdlib.h>
 #include <string.h>
 #include "lib/content.h"
 #include "lib/rng.h"
@@ -96,6 +97,8 @@ int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint
 	g->block_size = block_size;
 	g->compress = compress;
 	g->random_bytes = random_bytes_at(block_size, compress);
+	g->recipe_of = NULL;
+	g->recipe_ctx = NULL;
 	return 0;
 }
 
@@ -325,8 +328,49 @@ static int recipe_payload(const struct content_gen *g, uint64_t id, const struct
 	return 0;
 }
 
+/* A block-sized buffer per thread and use (a shifted block's second half; identification's
+ * expected block), kept for the thread's life: shifted blocks are a few per cent of a run. NULL
+ * when out of memory. */
+static uint8_t *scratch(int which, size_t len)
+{
+	static _Thread_local uint8_t *buf[2];
+	static _Thread_local size_t size[2];
+	if (size[which] < len) {
+		free(buf[which]);
+		buf[which] = aligned_alloc(64, (len + 63) & ~(size_t)63);
+		size[which] = buf[which] ? len : 0;
+	}
+	return buf[which];
+}
+
+static content_recipe recipe_of(const struct content_gen *g, uint64_t id)
+{
+	return g->recipe_of ? g->recipe_of(g->recipe_ctx, id) : CONTENT_RECIPE_PLAIN;
+}
+
+/* A shifted block (content.h): A's bytes from `shift` on, then B's first `shift` bytes. Out of
+ * memory for B's half, zeros stand there (and the block fails verification, as it should). */
+static void fill_shifted(const struct content_gen *g, uint64_t id, uint8_t *buf)
+{
+	uint32_t shift, bs = g->block_size;
+	uint64_t b = content_shifted_source(id, &shift), a = b - 1;
+	content_fill_recipe(g, a, recipe_of(g, a), buf);
+	memmove(buf, buf + shift, bs - shift);
+	uint8_t *second = scratch(0, bs);
+	if (!second) {
+		memset(buf + bs - shift, 0, shift);
+		return;
+	}
+	content_fill_recipe(g, b, recipe_of(g, b), second);
+	memcpy(buf + bs - shift, second, shift);
+}
+
 void content_fill_recipe(const struct content_gen *g, uint64_t id, content_recipe r, void *buf)
 {
+	if (content_is_shifted(id) && g->block_size > CONTENT_SHIFT_UNIT) {
+		fill_shifted(g, id, buf);
+		return;
+	}
 	if (id == CONTENT_ZERO) {
 		memset(buf, 0, g->block_size);
 		return;
@@ -442,6 +486,37 @@ static int payload_check(const struct content_gen *g, uint64_t id, const struct 
 	return g->compress > 1 ? compressible_payload(g, id, h, g->random_bytes, NULL, p) : -1;
 }
 
+/* A shifted block: B's header inside it, at block_size - shift for a shift of whole units, and
+ * every byte as fill_shifted makes them. 0 with *id, or -1. */
+static int identify_shifted(const struct content_gen *g, const uint8_t *p, uint64_t *id, content_recipe *recipe)
+{
+	uint32_t bs = g->block_size;
+	for (uint32_t shift = CONTENT_SHIFT_UNIT; shift + CONTENT_SHIFT_UNIT <= bs && shift / CONTENT_SHIFT_UNIT < 64;
+	     shift += CONTENT_SHIFT_UNIT) {
+		struct content_header h;
+		memcpy(&h, p + bs - shift, sizeof h);
+		if (h.magic_seed_tag != seed_tag(g->seed) || h.seed_check != rng_mix64(g->seed))
+			continue;
+		uint64_t b = h.id_masked ^ g->id_mask, r64 = h.block_check ^ block_check(g, b);
+		uint64_t candidate = content_shifted_id(b, shift);
+		uint32_t back;
+		if (r64 > UINT32_MAX || !content_recipe_valid((content_recipe)r64) ||
+		    content_shifted_source(candidate, &back) != b || !content_is_shifted(candidate))
+			continue;
+		uint8_t *want = scratch(1, bs);
+		if (!want)
+			return -1;
+		content_fill_recipe(g, candidate, CONTENT_RECIPE_PLAIN, want);
+		if (memcmp(want, p, bs) != 0)
+			continue;
+		*id = candidate;
+		if (recipe)
+			*recipe = (content_recipe)r64;
+		return 0;
+	}
+	return -1;
+}
+
 /* A block whose header names another seed: intact if it verifies as that seed's content. */
 static enum content_kind identify_foreign(const struct content_gen *g, const void *buf, uint64_t *id)
 {
@@ -466,6 +541,8 @@ enum content_kind content_identify_recipe(const struct content_gen *g, const voi
 				*recipe = CONTENT_RECIPE_PLAIN;
 			return CONTENT_IS_ZERO;
 		}
+		if (identify_shifted(g, p, id, recipe) == 0)
+			return CONTENT_IS_VALID;
 		return identify_foreign(g, p, id);
 	}
 	uint64_t candidate = h.id_masked ^ g->id_mask;

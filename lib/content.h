@@ -20,6 +20,34 @@ static inline uint64_t content_unique_id(uint64_t worker, uint64_t n)
 	return CONTENT_UNIQUE_BIT | (worker << CONTENT_WORKER_SHIFT) | (n & ((1ULL << CONTENT_WORKER_SHIFT) - 1));
 }
 
+/* A shifted block (a shifted copy: redundancy a fixed-block dedup does not see, as a tar's or an
+ * edited file's): the bytes of contents A = B - 1 and B laid end to end, from `shift` bytes into
+ * A (a multiple of CONTENT_SHIFT_UNIT, 1 .. block_size / unit - 1 units) - A's tail, then B's head,
+ * whose header names B. Consecutive B give consecutive ids, so a run of them is a copy of a
+ * sequence of contents shifted by `shift`, which a content-defined chunker finds again. Its id:
+ * the unique bit, SHIFTED, bit 60 when B is a layout-unique id (bits 63 and 62), the shift in units
+ * at bits 48-53, B's low 40 bits. Fresh unique ids of workers 2^21 .. 2^22 - 1 would read as
+ * shifted: workers stay below 2^21. */
+#define CONTENT_SHIFTED_BIT (1ULL << 61)
+#define CONTENT_SHIFT_UNIT 64u
+#define CONTENT_SHIFT_ID_MASK ((1ULL << 40) - 1)
+static inline int content_is_shifted(uint64_t id)
+{
+	return (id >> 61) == 5 && (id & (0x3fULL << 54 | 0xffULL << 40)) == 0 && ((id >> 48) & 0x3f) != 0;
+}
+static inline uint64_t content_shifted_id(uint64_t b, uint32_t shift)
+{
+	uint64_t layout_unique = (b >> 62) == 3 ? 1ULL << 60 : 0;
+	return (1ULL << 63) | CONTENT_SHIFTED_BIT | layout_unique | (uint64_t)(shift / CONTENT_SHIFT_UNIT) << 48 |
+	       (b & CONTENT_SHIFT_ID_MASK);
+}
+/* B, and the shift in bytes, of a shifted id. */
+static inline uint64_t content_shifted_source(uint64_t id, uint32_t *shift)
+{
+	*shift = (uint32_t)((id >> 48) & 0x3f) * CONTENT_SHIFT_UNIT;
+	return (id & (1ULL << 60) ? 3ULL << 62 : 0) | (id & CONTENT_SHIFT_ID_MASK);
+}
+
 /* Every non-zero block starts with this 32-byte header, so a reader can tell which content a
  * block holds (the verifier and the engine's validation use it). */
 #define CONTENT_MAGIC 0x53494445444bULL /* "KDEDIS" little-endian-ish, 48 bits */
@@ -107,12 +135,17 @@ struct content_gen {
 	uint32_t block_size;
 	uint32_t compress; /* R: blocks compress about R:1; 1 = incompressible */
 	uint32_t random_bytes; /* random (incompressible) bytes per block after the header */
+	/* The recipe content `id` is built by, for the halves of a shifted block (their headers are
+	 * not at its start): NULL, the generator's own (content_fill). */
+	content_recipe (*recipe_of)(const void *ctx, uint64_t id);
+	const void *recipe_ctx;
 };
 
 /* block_size: multiple of 64, >= 64; compress: 1..CONTENT_MAX_COMPRESS. */
 int content_init(struct content_gen *g, uint64_t seed, uint32_t block_size, uint32_t compress);
 
-/* Fill buf (block_size bytes, 8-byte aligned) with the bytes of content `id`. */
+/* Fill buf (block_size bytes, 8-byte aligned) with the bytes of content `id` (a shifted id: its
+ * two halves, each by its recipe_of recipe). */
 void content_fill(const struct content_gen *g, uint64_t id, void *buf);
 /* The same content built by recipe r (CONTENT_RECIPE_PLAIN: content_fill, which is the ratio
  * recipe of the generator's R when R > 1). The bytes depend on (seed, id, r): a content must

@@ -7,6 +7,7 @@
 #include "lib/compmodel.h"
 #include "lib/content.h"
 #include "bench/content/dupgen.h"
+#include "bench/content/shifted.h"
 
 int dupgen_build(struct dupgen_table *t, const struct dist *d)
 {
@@ -277,9 +278,10 @@ int scaled_to_dist(const struct scaled_layout *l, struct dist *out)
 	return 0;
 }
 
-int scaled_build_runs(struct scaled_layout *l, const struct dist_locality *loc, uint64_t seed)
+int scaled_build_runs(struct scaled_layout *l, const struct dist_locality *loc, const struct dist_cdc *cdc,
+		      uint32_t block_size, uint64_t seed)
 {
-	if (locality_build(&l->runs, l, loc, seed))
+	if (locality_build(&l->runs, l, loc, seed) || (cdc && shifted_place(&l->runs, cdc, block_size, seed)))
 		return -1;
 	l->has_runs = true;
 	return 0;

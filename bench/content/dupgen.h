@@ -63,8 +63,10 @@ struct scaled_layout {
 /* zero_blocks: the distribution's "# zero-blocks: N" (0 if none). */
 int scaled_build(struct scaled_layout *l, const struct dist *d, uint64_t zero_blocks, uint64_t n, uint64_t seed);
 /* Lay the rows out in copied runs with the distribution's [locality] (locality.h) instead of
- * scattering them: 0, or -1 out of memory. */
-int scaled_build_runs(struct scaled_layout *l, const struct dist_locality *loc, uint64_t seed);
+ * scattering them, and, with cdc (NULL: none), shifted copies in place of unique blocks
+ * (shifted.h): 0, or -1 out of memory. */
+int scaled_build_runs(struct scaled_layout *l, const struct dist_locality *loc, const struct dist_cdc *cdc,
+		      uint32_t block_size, uint64_t seed);
 void scaled_free(struct scaled_layout *l);
 /* The scaled layout as a distribution (what the target should hold): 0, or -1 out of memory. */
 int scaled_to_dist(const struct scaled_layout *l, struct dist *out);

@@ -17,6 +17,7 @@
 #define CAL_WINDOWS 96
 
 struct calibration {
+	struct scaled_layout *layout;
 	struct compmodel *m;
 	uint64_t seed;
 	uint32_t block_size, per_window;
@@ -55,6 +56,18 @@ static void pick_windows(struct calibration *c, const struct scaled_layout *l)
 			c->cls[(size_t)w * c->per_window + b] = dupgen_class(&g, id);
 		}
 	}
+}
+
+/* content_gen's recipe_of for the halves of a shifted block: the model's pick by the class the
+ * calibration layout gives the id, as bench/config.c's is for a run. */
+static content_recipe calibration_recipe(const void *ctx, uint64_t id)
+{
+	const struct calibration *c = ctx;
+	struct dupgen g;
+	if (id == CONTENT_ZERO)
+		return CONTENT_RECIPE_PLAIN;
+	dupgen_init_scaled(&g, c->layout, 0);
+	return compmodel_pick(c->m, dupgen_class(&g, id), c->seed, id);
 }
 
 /* Fill window w with the model's current vocabulary. */
@@ -211,9 +224,10 @@ int grancal_fit(struct compmodel *m, const struct dist *d, uint32_t block_size, 
 	if (!d->gran.present || !d->locality.present || block_size > DIST_GRAN_WINDOW || DIST_GRAN_WINDOW % block_size ||
 	    zstd_mean_ratio(&d->gran, 0) <= 0 || zstd_mean_ratio(&d->gran, DIST_GRAN_SIZES - 1) <= 0)
 		return 0;
-	struct calibration c = {.m = m, .seed = seed, .block_size = block_size, .per_window = DIST_GRAN_WINDOW / block_size};
 	struct scaled_layout l;
 	memset(&l, 0, sizeof l);
+	struct calibration c = {.layout = &l, .m = m, .seed = seed, .block_size = block_size,
+				.per_window = DIST_GRAN_WINDOW / block_size};
 	size_t n = (size_t)CAL_WINDOWS * c.per_window;
 	int rc = -1;
 	c.ids = malloc(n * sizeof *c.ids);
@@ -222,10 +236,12 @@ int grancal_fit(struct compmodel *m, const struct dist *d, uint32_t block_size, 
 	c.codecs = compmodel_codecs_new(DIST_GRAN_WINDOW);
 	if (!c.ids || !c.cls || !c.window || !c.codecs || content_init(&c.gen, seed, block_size, 1) ||
 	    scaled_build(&l, d, d->zero_blocks, CAL_BYTES / block_size, seed) ||
-	    scaled_build_runs(&l, &d->locality, seed)) {
+	    scaled_build_runs(&l, &d->locality, d->cdc.present ? &d->cdc : NULL, block_size, seed)) {
 		err_fail(err, -1, "out of memory fitting the content vocabulary");
 		goto out;
 	}
+	c.gen.recipe_of = calibration_recipe;
+	c.gen.recipe_ctx = &c;
 	pick_windows(&c, &l);
 	if (search(&c, &d->gran, out, err))
 		goto out;

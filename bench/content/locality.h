@@ -22,6 +22,7 @@ struct locality_stats {
 	uint64_t groups;          /* copied sequences: runs of contents of one row, copied together */
 	uint64_t new_stretches, dup_runs;
 	uint64_t first_blocks, dup_blocks, zero_dups;
+	uint64_t shifted_runs, shifted_blocks; /* shifted copies (shifted.h) in place of unique blocks */
 };
 
 struct locality_layout {

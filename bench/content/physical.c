@@ -28,7 +28,7 @@ static int walk_live(struct walk *w, const uint64_t *words, uint64_t n, const st
 	else
 		dupgen_init(&w->g, &c->dup, 0);
 	w->buf = aligned_alloc(64, c->o.block_size);
-	if (!w->buf || content_init(&w->gen, c->seed, (uint32_t)c->o.block_size, c->content_compress))
+	if (!w->buf || config_content_init(c, &w->gen, c->seed))
 		goto out;
 	size_t slot = 0;
 	uint64_t id, count;

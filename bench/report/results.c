@@ -320,6 +320,10 @@ static void print_content(FILE *f, const struct bench_config *c, const struct ru
 		fprintf(f, " to %llu blocks", (unsigned long long)c->scale_blocks);
 	if (c->layout.has_runs)
 		fprintf(f, " in copied runs");
+	const struct locality_stats *ls = &c->layout.runs.stats;
+	if (c->layout.has_runs && ls->shifted_runs)
+		fprintf(f, " (%llu shifted copies, %llu blocks)", (unsigned long long)ls->shifted_runs,
+			(unsigned long long)ls->shifted_blocks);
 	if (c->model)
 		fprintf(f, ", each content compressible as its copy class in the distribution");
 	else if (o->compress > 1)
@@ -628,6 +632,10 @@ static json_t *json_content(const struct bench_config *c, const struct run_resul
 									 : json_integer((json_int_t)o->compress));
 	if (c->scaled)
 		json_object_set_new(content, "scale_blocks", json_integer((json_int_t)c->scale_blocks));
+	if (c->layout.has_runs)
+		json_object_set_new(content, "shifted_copies",
+				    json_pack("{s:I, s:I}", "runs", (json_int_t)c->layout.runs.stats.shifted_runs, "blocks",
+					      (json_int_t)c->layout.runs.stats.shifted_blocks));
 	char how[512];
 	scaling_caption(c, how, sizeof how);
 	json_object_set_new(content, "scaling", json_string(how));

@@ -474,6 +474,60 @@ static void vocabulary_shared_by_band(void)
 	CU_ASSERT(far1 * 100 >= far0 * 98);
 }
 
+/* A recipe oracle for shifted halves: ids below 100 a model recipe with a vocabulary, others plain. */
+static content_recipe test_recipe_of(const void *ctx, uint64_t id)
+{
+	(void)ctx;
+	return id < 100 ? content_recipe_vocabulary(content_recipe_make(1500, 12), 64, 1) : CONTENT_RECIPE_PLAIN;
+}
+
+/* Shifted ids: the encoding round-trips (a duplicated B and a layout-unique one), no other id
+ * reads as shifted; the block is A's bytes from the shift on, then B's head; identification finds
+ * it (with and without recipes for the halves), a flipped bit anywhere is garbage. */
+static void shifted_blocks(void)
+{
+	uint32_t shift;
+	uint64_t lu = (3ULL << 62) | 12345;
+	CU_ASSERT_EQUAL(content_shifted_source(content_shifted_id(77, 512), &shift), 77);
+	CU_ASSERT_EQUAL(shift, 512);
+	CU_ASSERT_EQUAL(content_shifted_source(content_shifted_id(lu, 4032), &shift), lu);
+	CU_ASSERT_EQUAL(shift, 4032);
+	CU_ASSERT(content_is_shifted(content_shifted_id(lu, 64)));
+	CU_ASSERT(!content_is_shifted(0) && !content_is_shifted(77) && !content_is_shifted(lu));
+	for (uint64_t w = 0; w < (1u << 21); w += 4099)
+		CU_ASSERT(!content_is_shifted(content_unique_id(w, 5)));
+	uint8_t *a = malloc(4096), *b = malloc(4096), *x = malloc(4096);
+	CU_ASSERT_FATAL(a && b && x);
+	for (int with_model = 0; with_model < 2; with_model++) {
+		struct content_gen g;
+		CU_ASSERT_FATAL(content_init(&g, 21, 4096, 1) == 0);
+		if (with_model)
+			g.recipe_of = test_recipe_of;
+		static const uint64_t sources[] = {50, (3ULL << 62) | 700};
+		static const uint32_t shifts[] = {64, 512, 2048, 4032};
+		for (int i = 0; i < 2; i++)
+			for (int j = 0; j < 4; j++) {
+				uint64_t bid = sources[i], id = content_shifted_id(bid, shifts[j]), got = 0;
+				content_fill_recipe(&g, bid - 1, with_model ? test_recipe_of(NULL, bid - 1) : 0, a);
+				content_fill_recipe(&g, bid, with_model ? test_recipe_of(NULL, bid) : 0, b);
+				content_fill(&g, id, x);
+				CU_ASSERT_EQUAL(memcmp(x, a + shifts[j], 4096 - shifts[j]), 0);
+				CU_ASSERT_EQUAL(memcmp(x + 4096 - shifts[j], b, shifts[j]), 0);
+				CU_ASSERT_EQUAL(content_identify(&g, x, &got), CONTENT_IS_VALID);
+				CU_ASSERT_EQUAL(got, id);
+				static const uint32_t at[] = {0, 2047, 4095};
+				for (int k = 0; k < 3; k++) {
+					x[at[k]] ^= 0x10;
+					CU_ASSERT_EQUAL(content_identify(&g, x, &got), CONTENT_IS_GARBAGE);
+					x[at[k]] ^= 0x10;
+				}
+			}
+	}
+	free(a);
+	free(b);
+	free(x);
+}
+
 /* Recipes: the bytes are a pure function of (seed, id, recipe); the header says which recipe,
  * so identification needs no model; a recipe of the plain layout is the plain layout. */
 static void recipes_identify(void)
@@ -558,6 +612,7 @@ int suite_content(void)
 		{"compressible: about R:1 by an in-process estimate", compressible_ratio},
 		{"recipes: pure, identified from the header, torn or flipped is garbage", recipes_identify},
 		{"vocabulary: share and pool in the header, a flipped slice bit is garbage", vocabulary_identify},
+		{"shifted blocks: ids round-trip, bytes are A's tail and B's head, identified, flips caught", shifted_blocks},
 		{"vocabulary: alone unchanged, a band compresses together, bands apart do not", vocabulary_shared_by_band},
 		{NULL, NULL},
 	};
