@@ -255,6 +255,66 @@ void opt_build_getopt(const struct opt_table *t, unsigned mask, struct option *l
 	shorts[ns] = 0;
 }
 
+/* The optimal-string-alignment distance of a and b (insertions, deletions, substitutions and
+ * swaps of neighbours cost 1; "porcs" is one from "procs"), or limit + 1 once above limit. */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	enum { LONGEST = 48 };
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > LONGEST || lb > LONGEST || (la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	size_t d[LONGEST + 1][LONGEST + 1];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *opt_nearest_long(const struct opt_table *t, unsigned mask, const char *typed)
+{
+	char name[64];
+	while (*typed == '-')
+		typed++;
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(typed, "="), typed);
+	/* close: a slip of one character in a short name, up to a third of a longer one ("blocksize",
+	 * "numjob"); farther, a suggestion is a guess that misleads more than it helps */
+	size_t limit = strlen(name) < 6 ? 1 : strlen(name) / 3, best = limit + 1;
+	const char *nearest = NULL;
+	for (size_t i = 0; *name && i < t->count; i++) {
+		const struct opt_row *r = &t->rows[i];
+		if (!r->name || !in_mask(r, mask))
+			continue;
+		size_t d = edit_distance(name, r->name, limit);
+		if (d < best)
+			best = d, nearest = r->name;
+	}
+	return nearest;
+}
+
+/* The refusal of an unknown long option: the nearest option's name when one is close. */
+static int unknown_long(const struct opt_table *t, unsigned mask, const char *arg, const char *w, const char *sep,
+			struct dd_err *err)
+{
+	char shown[72];
+	const char *near = opt_nearest_long(t, mask, arg);
+	if (near)
+		return fail(err, "%s%sunknown option '%s' (did you mean --%s?)", w, sep,
+			    errmsg_quote(arg, shown, sizeof shown), near);
+	return fail(err, "%s%sunknown option '%s' (see --help)", w, sep, errmsg_quote(arg, shown, sizeof shown));
+}
+
 int opt_parse_argv(const struct opt_table *t, unsigned mask, int argc, char **argv, const char *who,
 		   opt_row_fn *on_row, void *ctx, int *operands, struct dd_err *err)
 {
@@ -271,8 +331,7 @@ int opt_parse_argv(const struct opt_table *t, unsigned mask, int argc, char **ar
 		if (c == '?') {
 			if (optopt && optopt < 256)
 				return fail(err, "%s%sunknown option '-%c' (see --help)", w, sep, optopt);
-			return fail(err, "%s%sunknown option '%s' (see --help)", w, sep,
-				    errmsg_quote(argv[optind - 1], shown, sizeof shown));
+			return unknown_long(t, mask, argv[optind - 1], w, sep, err);
 		}
 		if (c == ':') {
 			if (optopt && optopt < 256)
@@ -322,9 +381,36 @@ bool opt_shows_default(const struct opt_table *t, const struct opt_row *r)
 	return r->def && r->type != OT_FLAG && strcmp(r->def, "0") && strcmp(r->def, "default");
 }
 
+/* Text from column `at` on, wrapped at spaces to OPT_HELP_COLUMNS, each further line indented
+ * by `indent` (a word longer than a line gets one of its own). */
+static void print_wrapped(FILE *f, const char *text, size_t at, size_t indent)
+{
+	size_t col = at;
+	bool line_empty = true;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t len = strcspn(p, " ");
+		if (!len)
+			break;
+		if (!line_empty && col + 1 + len > OPT_HELP_COLUMNS) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+			line_empty = true;
+		}
+		if (!line_empty)
+			fputc(' ', f), col++;
+		fwrite(p, 1, len, f);
+		col += len;
+		line_empty = false;
+		p += len;
+	}
+	fputc('\n', f);
+}
+
 void opt_print_help_row(FILE *f, const struct opt_table *t, const struct opt_row *r, const char *suffix)
 {
-	char left[64];
+	char left[64], text[2048];
 	int n;
 	if (r->short_opt && r->name)
 		n = snprintf(left, sizeof left, "  -%c, --%s", r->short_opt, r->name);
@@ -334,14 +420,13 @@ void opt_print_help_row(FILE *f, const struct opt_table *t, const struct opt_row
 		n = snprintf(left, sizeof left, "  -%c", r->short_opt);
 	if (r->arg && n < (int)sizeof left)
 		snprintf(left + n, sizeof left - (size_t)n, " %s", r->arg);
+	snprintf(text, sizeof text, "%s%s%s%s%s", r->help, opt_shows_default(t, r) ? " [" : "",
+		 opt_shows_default(t, r) ? r->def : "", opt_shows_default(t, r) ? "]" : "", suffix ? suffix : "");
 	/* two blanks at least between an option that fills the column and its help: one would make
 	 * the help's first word look like the metavariable */
-	fprintf(f, "%-*s %s%s", t->help_width, left, strlen(left) >= (size_t)t->help_width ? " " : "", r->help);
-	if (opt_shows_default(t, r))
-		fprintf(f, " [%s]", r->def);
-	if (suffix)
-		fputs(suffix, f);
-	fputc('\n', f);
+	size_t width = (size_t)t->help_width, at = strlen(left) >= width ? strlen(left) + 2 : width + 1;
+	fprintf(f, "%-*s %s", t->help_width, left, strlen(left) >= width ? " " : "");
+	print_wrapped(f, text, at, width + 1);
 }
 
 void opt_print_man_row(FILE *f, const struct opt_table *t, const struct opt_row *r, const char *tail)

@@ -80,6 +80,10 @@ void opt_free_strings(const struct opt_table *t, void *base);
 /* The row of a long name / of a short letter in mask; -1 when none. */
 long opt_find_long(const struct opt_table *t, const char *name);
 long opt_find_short(const struct opt_table *t, unsigned mask, int c);
+/* The long name (without "--") of the row in mask nearest to typed ("--porcs", "blocksize=4k":
+ * dashes and a value ignored) by edit distance, when it is close enough to be the one meant
+ * (one slip in a name under 6 characters, a third of a longer one); NULL when none is. */
+const char *opt_nearest_long(const struct opt_table *t, unsigned mask, const char *typed);
 /* A boolean word: 1/0, yes/no, true/false, on/off (any case); 0, or -1. */
 int opt_parse_bool(const char *v, bool *out);
 
@@ -108,7 +112,11 @@ int opt_parse_kv(const struct opt_table *t, void *base, const char *list, char s
 /* Does --help / the man page show row r's default? (not for flags, "0" or "default", unless
  * the table says OPT_STYLE_ALL_DEFAULTS) */
 bool opt_shows_default(const struct opt_table *t, const struct opt_row *r);
-/* One --help line: the option column, the help, " [default]", then suffix (may be NULL). */
+/* The width --help fits its lines to (a terminal's 80 columns). */
+#define OPT_HELP_COLUMNS 80
+/* One --help entry: the option column, the help, " [default]", then suffix (may be NULL),
+ * wrapped at spaces into OPT_HELP_COLUMNS, the lines after the first indented to the help's
+ * column (deeper than any option: a reader tells an entry's own line by its indent of 2 or 6). */
 void opt_print_help_row(FILE *f, const struct opt_table *t, const struct opt_row *r, const char *suffix);
 /* One man page item of row r (see optdoc_man_item); tail is roff appended to the help. */
 void opt_print_man_row(FILE *f, const struct opt_table *t, const struct opt_row *r, const char *tail);

@@ -55,7 +55,7 @@ expect_only "mem bdb bloom" _dedisbench dedisbench -T engine : /vol,index = ''
 expect_only "engine:/vol,compress=lz4" _dedisbench dedisbench --target engine:/vol,compress=l
 
 # Every long option of --help is offered.
-want=$("$top_builddir/dedisbench" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+' | tr '\n' ' ')
+want=$("$top_builddir/dedisbench" --help | grep -oE -- '^ {2,6}(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+' | tr '\n' ' ')
 expect "$want" _dedisbench dedisbench --
 
 # An uninstalled binary: the source tree next to build/ (a fake tree with its own distribution).
@@ -78,7 +78,7 @@ expect "--compress-sample --no-locality" _dedisgen dedisgen /srv --
 expect "--max-diff --max-ratio-diff --max-tv --max-locality-diff" _dedisgen dedisgen compare --
 got_all=" "
 for sub in /srv merge show compare; do comp _dedisgen dedisgen $sub --; got_all+="$got "; done
-for opt in $("$top_builddir/dedisgen" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+'); do
+for opt in $("$top_builddir/dedisgen" --help | grep -oE -- '^ {2,6}(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+'); do
 	[[ $got_all == *" $opt "* ]] || fail "dedisgen --help has $opt but no subcommand's completion offers it"
 done
 expect_only "auto pread mmap" _dedisgen dedisgen /srv --read-method ''
@@ -97,7 +97,7 @@ expect_only "img.raw" _dedisengine dedisengine import --commit-every = 4 vol i
 rm img.raw
 got_all=" "
 for c in format stat fsck gc import export discard; do comp _dedisengine dedisengine $c vol --; got_all+="$got "; done
-for opt in $("$top_builddir/dedisengine" --help | grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+'); do
+for opt in $("$top_builddir/dedisengine" --help | grep -oE -- '^ {2,6}(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+'); do
 	[[ $got_all == *" $opt "* ]] || fail "dedisengine --help has $opt but no command's completion offers it"
 done
 comp _dedisengine dedisengine stat --

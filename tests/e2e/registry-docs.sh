@@ -50,11 +50,12 @@ check() {
 }
 
 declare -A HELP
-for tool in dedisbench dedisgen dedisengine; do HELP[$tool]=$("$tool" --help); done
+# each option's entry on one line (--help wraps long ones), as the completion reads it
+for tool in dedisbench dedisgen dedisengine; do HELP[$tool]=$(_dedis_help_entries "$tool"); done
 
 # help_line TOOL OPT: the line of TOOL --help that describes OPT.
 help_line() {
-	grep -E -- "^ +(-[A-Za-z0-9], )?$2( |$)" <<<"${HELP[$1]}" || fail "$1 --help has no line for $2"
+	grep -E -- "^ {2,6}(-[A-Za-z0-9], )?$2( |$)" <<<"${HELP[$1]}" || fail "$1 --help has no line for $2"
 }
 
 # man_text TOOL: the man page as plain text (font escapes and roff's '\-' undone).
@@ -95,7 +96,7 @@ refused_choices() {
 
 # options_with_values TOOL: the long options of TOOL --help that take a value.
 options_with_values() {
-	grep -oE -- '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]* [^ ]' <<<"${HELP[$1]}" | grep -oE -- '--[a-z0-9-]+'
+	grep -oE -- '^ {2,6}(-[A-Za-z0-9], )?--[a-z][a-z0-9-]* [^ ]' <<<"${HELP[$1]}" | grep -oE -- '--[a-z0-9-]+'
 }
 
 # completion_words TOOL OPT: the words that put the completion of TOOL where OPT applies (the

@@ -193,11 +193,51 @@ static void test_docs(void)
 	CU_ASSERT_PTR_NULL(strstr(buf, "help="));
 }
 
+/* An unknown long option names the nearest one when it is close, and nothing otherwise. */
+static void test_nearest(void)
+{
+	CU_ASSERT_STRING_EQUAL(opt_nearest_long(&table, 0, "--szie"), "size"); /* two letters swapped */
+	CU_ASSERT_STRING_EQUAL(opt_nearest_long(&table, 0, "--counts=3"), "count");
+	CU_ASSERT_STRING_EQUAL(opt_nearest_long(&table, 0, "nmae"), "name");
+	CU_ASSERT_PTR_NULL(opt_nearest_long(&table, 0, "--bogus"));
+	CU_ASSERT_PTR_NULL(opt_nearest_long(&table, 0, "--"));
+	CU_ASSERT_PTR_NULL(opt_nearest_long(&table, 2, "--mdoe")); /* --mode is not in mask 2 */
+	CU_ASSERT_STRING_EQUAL(opt_nearest_long(&table, 1, "--mdoe"), "mode");
+	char a0[] = "p", a1[] = "--szie=1", a2[] = "--zzzzzz";
+	char *argv[] = {a0, a1, NULL}, *argv2[] = {a0, a2, NULL};
+	int seen[16] = {0}, operands;
+	struct dd_err e;
+	CU_ASSERT_EQUAL(opt_parse_argv(&table, 0, 2, argv, "sub", count_rows, seen, &operands, &e), -1);
+	CU_ASSERT_STRING_EQUAL(e.msg, "sub: unknown option '--szie=1' (did you mean --size?)");
+	CU_ASSERT_EQUAL(opt_parse_argv(&table, 0, 2, argv2, NULL, count_rows, seen, &operands, &e), -1);
+	CU_ASSERT_STRING_EQUAL(e.msg, "unknown option '--zzzzzz' (see --help)");
+}
+
+/* A long help is wrapped at spaces within OPT_HELP_COLUMNS, its further lines at the help's
+ * column. */
+static void test_help_wrap(void)
+{
+	static const struct opt_row longer = {"long-one", 'l', "VALUE", OT_STRING, 0, "x", NULL, 0, 0, 0, 0, "G",
+		"one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+		"sixteen seventeen", 0, NULL};
+	char buf[1024];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	opt_print_help_row(f, &table, &longer, " (scan, merge)");
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, "  -l, --long-one VALUE  one two three four five six seven eight nine ten eleven\n"
+				    "                     twelve thirteen fourteen fifteen sixteen seventeen [x]\n"
+				    "                     (scan, merge)\n");
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		CU_ASSERT(strlen(line) <= OPT_HELP_COLUMNS);
+}
+
 int suite_opttable(void)
 {
 	static const struct unit_test tests[] = {
 		{"every row type through the one parser; defaults; strings freed", test_types},
 		{"ranges and refusals, in both wordings", test_ranges},
+		{"an unknown long option: the nearest name when close", test_nearest},
+		{"--help entries wrapped to 80 columns", test_help_wrap},
 		{"getopt from the rows of a subcommand mask; operands; missing values", test_masks},
 		{"k=v lists against the rows", test_kv},
 		{"--help lines and completion data from the rows", test_docs},
