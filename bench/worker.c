@@ -170,6 +170,7 @@ static int setup(struct wctx *w)
 	w->io.path = (w->eng->flags & IOENGINE_NO_FILE) ? NULL : strdup(path);
 	w->shown = target_shown(&c->target, w->io.path);
 	w->io.open_flags = (c->direct ? O_DIRECT : 0) | (c->dsync ? O_DSYNC : 0) | target_open_flags(&c->target);
+	w->io.read_only = c->target.no_writes;
 	w->io.fsync_each = c->fsync_each;
 	w->io.hints = c->o.hints;
 	w->io.depth = depth;

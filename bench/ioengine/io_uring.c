@@ -103,7 +103,7 @@ static int uring_open(struct io_ctx *c)
 	s->last_at = calloc(buckets, sizeof *s->last_at);
 	if (!s->cqes || !s->done || !s->behind || !s->last_at)
 		return -ENOMEM;
-	c->fd = open(c->path, O_RDWR | O_CLOEXEC | O_DIRECT | c->open_flags);
+	c->fd = open(c->path, (c->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_DIRECT | c->open_flags);
 	if (c->fd < 0)
 		return -errno;
 	int rc = ring_init_fast(c, &s->ring);

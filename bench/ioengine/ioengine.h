@@ -24,6 +24,7 @@ struct io_unit {
 struct io_ctx {
 	const char *path;    /* NULL for the null engine */
 	int open_flags;      /* O_DIRECT / O_DSYNC as the sync mode asks */
+	bool read_only;      /* the run only reads: opened O_RDONLY, so a read-only file or mount takes it */
 	bool fsync_each;     /* fsync after every write */
 	bool hints;          /* engine: a NODEDUP hint on writes of fresh unique content */
 	unsigned depth;      /* slots in flight at most */

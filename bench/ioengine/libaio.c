@@ -28,7 +28,7 @@ static int aio_open(struct io_ctx *c)
 	c->priv = s;
 	if (!s->iocbs || !s->pending || !s->events)
 		return -ENOMEM;
-	c->fd = open(c->path, O_RDWR | O_CLOEXEC | O_DIRECT | c->open_flags);
+	c->fd = open(c->path, (c->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_DIRECT | c->open_flags);
 	if (c->fd < 0)
 		return -errno;
 	int rc = io_setup((int)c->depth, &s->ctx);

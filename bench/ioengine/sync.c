@@ -9,7 +9,7 @@
 
 static int sync_open(struct io_ctx *c)
 {
-	c->fd = open(c->path, O_RDWR | O_CLOEXEC | c->open_flags);
+	c->fd = open(c->path, (c->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | c->open_flags);
 	return c->fd < 0 ? -errno : 0;
 }
 

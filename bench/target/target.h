@@ -106,6 +106,8 @@ struct target {
 	                         * BLOCKDEV: [0]. Workers check the file they open is this one. */
 	int dir_fd;             /* DIR: the directory; worker files are created relative to it */
 	bool dir_fd_open;
+	bool dir_read_only;     /* DIR: a run that only reads, in a directory it may not write: its
+	                         * worker files are opened as they are, read-only */
 	int excl_fd;            /* BLOCKDEV: held open with O_EXCL for the run (no mount meanwhile) */
 	bool excl_fd_open;
 	struct runlock lock;    /* one run per target: taken first thing by target_probe */

@@ -104,10 +104,27 @@ static int probe_room(const struct target_request *req, struct target *t, struct
 	if (fstatvfs(t->dir_fd, &vfs))
 		return err_fail(err, -1, "target directory %s: %s", req->path, strerror(errno));
 	uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	if (need > avail)
+	if (need > avail && !t->dir_read_only) /* (nothing is allocated there: holes read as zeros) */
 		return err_fail(err, -1, "target directory %s has %llu MiB free, the run needs %llu MiB (%u x %llu MiB)",
 				req->path, (unsigned long long)(avail >> 20), (unsigned long long)mib_up(need), req->procs,
 				(unsigned long long)mib_up(req->file_size));
+	return 0;
+}
+
+/* A run that only reads, in a directory it may not write (a read-only mount, no permission):
+ * nothing can be created or extended there, so each worker file must be there at --file-size. */
+static int probe_read_only_dir(const struct target_request *req, struct target *t, struct dd_err *err)
+{
+	for (unsigned w = 0; w < req->procs; w++) {
+		char name[32];
+		struct stat st;
+		worker_name(w, name, sizeof name);
+		bool missing = fstatat(t->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0;
+		if (missing || (uint64_t)st.st_size < req->file_size)
+			return err_fail(err, -1, "target directory %s is not writable and %s is %s: a run that only reads "
+						 "there needs every worker file at --file-size", req->path, name,
+					missing ? "missing" : "shorter");
+	}
 	return 0;
 }
 
@@ -125,8 +142,13 @@ static int dir_probe(const struct target_request *req, struct target *t, const s
 		return -1;
 	t->sector_size = dio_align(req->path);
 	t->region_size = req->file_size;
-	if (access(req->path, W_OK | X_OK))
-		return err_fail(err, -1, "target directory %s is not writable: %s", req->path, strerror(errno));
+	if (access(req->path, W_OK | X_OK)) {
+		int e = errno;
+		/* a run that only reads needs only to read what is there */
+		if (!req->no_writes || access(req->path, R_OK | X_OK))
+			return err_fail(err, -1, "target directory %s is not writable: %s", req->path, strerror(e));
+		t->dir_read_only = true;
+	}
 	t->dir_fd = open(req->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->dir_fd < 0)
 		return err_fail(err, -1, "target directory %s: %s", req->path, strerror(errno));
@@ -135,7 +157,9 @@ static int dir_probe(const struct target_request *req, struct target *t, const s
 		return err_fail(err, -1, "out of memory");
 	t->nfile_locks = req->procs;
 	room_for_file_locks(req->procs);
-	return probe_room(req, t, err) ? -1 : target_check_direct(req, t, false, err);
+	if (probe_room(req, t, err) || (t->dir_read_only && probe_read_only_dir(req, t, err)))
+		return -1;
+	return target_check_direct(req, t, false, err);
 }
 
 /* A worker file this run just created, locked by its inode as one probing found is (another run
@@ -160,13 +184,16 @@ static int open_worker_file(struct target *t, unsigned w, struct dd_err *err)
 {
 	char name[32];
 	worker_name(w, name, sizeof name);
-	int fd = openat(t->dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = -1;
+	errno = EEXIST; /* a read-only directory's files are all there (probe_read_only_dir) */
+	if (!t->dir_read_only)
+		fd = openat(t->dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		t->created[w] = true;
 		if (lock_created(t, w, fd, err))
 			return -1;
 	} else if (errno == EEXIST) {
-		fd = openat(t->dir_fd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		fd = openat(t->dir_fd, name, (t->dir_read_only ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		struct stat st;
 		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || !same_file(file_id_of(&st), t->files[w]))) {
 			close(fd);
@@ -198,8 +225,9 @@ static int dir_prepare(struct target *t, uint32_t block_size, struct dd_err *err
 		 * later runs' check as dedisbench's and be overwritten without --force. */
 		if (!t->no_writes || t->created[w])
 			claim_mark(fd);
-		/* Reserve the space now so a full filesystem fails here, not mid-run. */
-		int rc = target_size_file(fd, t->region_size, t->sparse);
+		/* Reserve the space now so a full filesystem fails here, not mid-run (a read-only
+		 * directory's files are long enough: probe_read_only_dir). */
+		int rc = t->dir_read_only ? 0 : target_size_file(fd, t->region_size, t->sparse);
 		close(fd);
 		if (rc)
 			return err_fail(err, -1, "cannot size %s/dedisbench.%u to %llu bytes: %s", t->path, w,

@@ -52,7 +52,8 @@ static int file_probe(const struct target_request *req, struct target *t, const 
 		return -1;
 	char label[PATH_MAX + 16];
 	snprintf(label, sizeof label, "target %s", req->path);
-	if (access(req->path, R_OK | W_OK))
+	/* a run that only reads needs only read access (a file of a read-only mount, mode 0444) */
+	if (access(req->path, req->no_writes ? R_OK : R_OK | W_OK))
 		return err_fail(err, -1, "%s: %s", label, strerror(errno));
 	/* Its own size, split; extended only when --file-size asks for more (as fio's size=). */
 	uint64_t per = req->file_size;
@@ -70,6 +71,10 @@ static int file_probe(const struct target_request *req, struct target *t, const 
 	t->device_size = (uint64_t)st->st_size;
 	t->sector_size = dio_align(req->path);
 	uint64_t need = per * req->procs;
+	if (need > (uint64_t)st->st_size && req->no_writes)
+		return err_fail(err, -1, "target %s (%llu bytes): a run that only reads cannot extend it to %llu bytes "
+					 "(leave --file-size out, or make it smaller)", req->path,
+				(unsigned long long)st->st_size, (unsigned long long)need);
 	if (need > (uint64_t)st->st_size) {
 		struct statvfs vfs;
 		if (statvfs(req->path, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < need - (uint64_t)st->st_size)
@@ -82,7 +87,7 @@ static int file_probe(const struct target_request *req, struct target *t, const 
 static int file_prepare(struct target *t, uint32_t block_size, struct dd_err *err)
 {
 	(void)block_size;
-	int fd = open(t->path, O_RDWR | O_CLOEXEC);
+	int fd = open(t->path, (t->no_writes ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (fd < 0)
 		return err_fail(err, -1, "cannot open %s: %s", t->path, strerror(errno));
 	if (target_check_opened(t, 0, fd)) {

@@ -46,7 +46,7 @@ static int open_replay_target(const struct replay_job *j, struct io_ctx *io, cha
 {
 	target_worker_path(j->target, 0, path, len, base);
 	*io = (struct io_ctx){.path = path, .open_flags = j->open_flags | target_open_flags(j->target),
-			      .fsync_each = j->fsync_each, .depth = 1, .opts = j->engine_opts, .fd = -1};
+			      .read_only = j->target->no_writes, .fsync_each = j->fsync_each, .depth = 1, .opts = j->engine_opts, .fd = -1};
 	int orc = j->engine->open(io);
 	if (orc)
 		return err_fail(err, -1, "cannot open %s: %s", path, strerror(-orc));

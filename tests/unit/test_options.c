@@ -155,14 +155,33 @@ static void errors_name_what_and_where(void)
 	options_free(&c.o);
 }
 
-static void help_and_man_list_every_option(void)
+/* dedisbench --help unwrapped (each run of blanks and line ends one space). Free it. */
+static char *help_unwrapped(void)
 {
-	char *buf = NULL, *man = NULL;
-	size_t len = 0, mlen = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *text = NULL, *flat;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(f != NULL);
 	options_print_help(f, "dedisbench");
 	fclose(f);
-	f = open_memstream(&man, &mlen);
+	flat = malloc(len + 1);
+	CU_ASSERT_FATAL(flat != NULL);
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i] == '\n' ? ' ' : text[i];
+		if (c != ' ' || (n && flat[n - 1] != ' '))
+			flat[n++] = c;
+	}
+	flat[n] = 0;
+	free(text);
+	return flat;
+}
+
+static void help_and_man_list_every_option(void)
+{
+	char *buf = help_unwrapped(), *man = NULL;
+	size_t mlen = 0;
+	FILE *f = open_memstream(&man, &mlen);
 	options_print_man(f);
 	fclose(f);
 	for (size_t i = 0; i < bench_option_count; i++) {
