@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib/errmsg.h"
+#include "lib/distname.h"
 #include "bench/workload/access.h"
 #include "bench/config.h"
 #include "lib/pathwithin.h"
@@ -20,26 +21,6 @@
 #define fail(err, ...) errmsg_set((err)->msg, sizeof (err)->msg, -1, __VA_ARGS__)
 /* A failure of the machine, not of the input (memory ran out): exit 1, not 2. */
 #define fail_resource(err, ...) ((err)->resource = true, fail(err, __VA_ARGS__))
-
-static bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int config_find_dist(const char *name, char *path, size_t len)
-{
-	const char *env = getenv("DEDIS_DISTDIR");
-	const char *dirs[] = {env, DEDIS_SRCDIR "/distributions", DEDIS_DATADIR "/distributions"};
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i])
-			continue;
-		snprintf(path, len, "%s/%s.dist", dirs[i], name);
-		if (is_file(path))
-			return 0;
-	}
-	return -1;
-}
 
 /* An output path (JSON, output dir) must be creatable: its parent exists and is writable. */
 static int check_output_parent(const char *what, const char *path, struct dd_err *err)
@@ -301,14 +282,9 @@ static int check_rules(struct bench_config *c, struct dd_err *err)
 
 static int load_dist(struct bench_config *c, struct dd_err *err)
 {
-	const char *d = c->o.dist;
-	struct stat st; /* a FIFO or device by a bare name is that file, refused by dist_load, not "no such file" */
-	if (strchr(d, '/') || (stat(d, &st) == 0 && !S_ISDIR(st.st_mode)))
-		snprintf(c->dist_path, sizeof c->dist_path, "%s", d);
-	else if (config_find_dist(d, c->dist_path, sizeof c->dist_path))
-		return fail(err, "--dist %s: no such file, and not a bundled distribution "
-				 "(archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees)", d);
 	struct dd_err de;
+	if (distname_resolve(c->o.dist, c->dist_path, sizeof c->dist_path, &de))
+		return fail(err, "--dist %s", de.msg);
 	if (dist_load(c->dist_path, &c->dist, &de)) {
 		err->resource = de.resource;
 		return fail(err, "--dist: %s", de.msg);

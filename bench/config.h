@@ -97,8 +97,6 @@ void config_part_alone(const struct bench_config *cfg, struct bench_part *part);
 /* The operations of a size bound of `ops` that workers [first, first + n) of `workers` do
  * (equal quotas, the remainder spread over the first workers). */
 uint64_t config_share_ops(uint64_t ops, uint64_t workers, uint64_t first, uint64_t n);
-/* Where a bundled distribution NAME lives (installed or source tree); 0 if found. */
-int config_find_dist(const char *name, char *path, size_t len);
 void config_free(struct bench_config *cfg);
 /* A report (or, is_dir, a directory of them) at path must not replace the data of target t: not
  * the target file or device, a worker file of a directory target, or anything in an engine volume;

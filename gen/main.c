@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "gen/compare.h"
+#include "lib/distname.h"
 #include "lib/devnum.h"
 #include "lib/fanout.h"
 #include "gen/merge.h"
@@ -304,6 +305,18 @@ out:
 	return rc;
 }
 
+/* The file input i of show or compare reads: its path, or a bundled distribution's (by name, as
+ * dedisbench --dist finds it). NULL after saying why. */
+static const char *input_file(const struct gen_options *o, int i, char *path, size_t len)
+{
+	struct dd_err e;
+	if (distname_resolve(o->paths[i], path, len, &e)) {
+		say("%s", e.msg);
+		return NULL;
+	}
+	return path;
+}
+
 /* show and compare render --plot into a temp name renamed over FILE.png: a device or FIFO cannot
  * take it (refused before reading, as the scan does), and a --plot naming one of
  * their distribution files (a slip of the tab key) would replace it with the PNG. The entry the
@@ -330,7 +343,9 @@ static bool plot_refused(const struct gen_options *o, int ninputs)
 	if (lstat(o->plot, &ps))
 		return false;
 	for (int i = 0; i < ninputs; i++) {
-		if (stat(o->paths[i], &is) == 0 && is.st_dev == ps.st_dev && is.st_ino == ps.st_ino) {
+		char file[PATH_MAX];
+		struct dd_err e;
+		if (distname_resolve(o->paths[i], file, sizeof file, &e) == 0 && stat(file, &is) == 0 && is.st_dev == ps.st_dev && is.st_ino == ps.st_ino) {
 			say("output --plot %s is also an input (%s)", o->plot, o->paths[i]);
 			return true;
 		}
@@ -338,11 +353,16 @@ static bool plot_refused(const struct gen_options *o, int ninputs)
 	return false;
 }
 
-/* 0, or the exit status: bad input, or a failure when memory or descriptors ran out. */
-static int load(const char *path, struct dist *d, bool quiet)
+/* Input i (a file, or a bundled distribution's name) loaded: 0, or the exit status: bad input,
+ * or a failure when memory or descriptors ran out. */
+static int load(const struct gen_options *o, int i, struct dist *d, bool quiet)
 {
 	struct dd_err e;
-	if (dist_load(path, d, &e)) {
+	char file[PATH_MAX];
+	const char *path = o->paths[i];
+	if (!input_file(o, i, file, sizeof file))
+		return EXIT_BAD_INPUT;
+	if (dist_load(file, d, &e)) {
 		say("%s", e.msg);
 		return e.resource ? EXIT_FAILED : EXIT_BAD_INPUT;
 	}
@@ -373,7 +393,7 @@ static int cmd_show(const struct gen_options *o)
 	}
 	if (plot_refused(o, 1))
 		return EXIT_BAD_INPUT;
-	int rc = load(o->paths[0], &d, false);
+	int rc = load(o, 0, &d, false);
 	if (rc)
 		return rc;
 	if (o->json_stdout)
@@ -393,10 +413,10 @@ static int cmd_compare(const struct gen_options *o)
 	struct dist a, b;
 	if (plot_refused(o, 2))
 		return EXIT_BAD_INPUT;
-	int rc = load(o->paths[0], &a, false);
+	int rc = load(o, 0, &a, false);
 	if (rc)
 		return rc;
-	if ((rc = load(o->paths[1], &b, false))) {
+	if ((rc = load(o, 1, &b, false))) {
 		dist_free(&a);
 		return rc;
 	}
