@@ -6,11 +6,11 @@
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/distname.h"
 #include "lib/errmsg.h"
 #include "bench/benchopts.h"
 #include "lib/units.h"
 #include "bench/ioengine/ioengine.h"
-#include "reference-engine/fpindex.h"
 #include "bench/target/target.h"
 
 const char *const mode_names[] = {"write", "read", "mixed", NULL};
@@ -46,7 +46,7 @@ static int parse_nominal(void *base, const struct opt_row *r, const char *v, con
 		return err_fail(err, -1, "%s: '%s' is not a valid rate (RATE, rRATE or wRATE): %s", label, shown, why.msg);
 	/* below OPT_RATE_MIN a worker's due times overflowed 64-bit nanoseconds: peak rate */
 	if (*dst > 0 && *dst < OPT_RATE_MIN)
-		return err_fail(err, -1, "%s: %s is too small (at least %g; 0 for none)", label, shown, OPT_RATE_MIN);
+		return err_fail(err, -1, "%s: %s is too small (at least %g, or 0 for peak)", label, shown, OPT_RATE_MIN);
 	return 0;
 }
 
@@ -82,7 +82,7 @@ static const struct opt_row own_rows[] = {
 	{"nurand-a", 0, "A", OT_UINT, OFF(nurand_a), "0", NULL, 0, 0, 0, 0, "Workload",
 	 "NURand's A; 0 means N/10 of each worker's blocks, as DEDISbench", 0, NULL},
 	{"dist", 'd', "NAME|FILE", OT_STRING, OFF(dist), "personalfiles", NULL, 0, 0, 0, 0, "Workload",
-	 "duplicate distribution: archival, personalfiles, highperf, kernels, ubuntuamd, kernel-trees, or a file", 0, NULL},
+	 "duplicate distribution: " DISTNAME_BUNDLED ", or a file", 0, NULL},
 	{"populate", 0, "HOW", OT_ENUM, OFF(populate), "default", populate_names, 0, 0, 0, 0, "Workload",
 	 "fill the target first: none, content, zero, or default (content for read/mixed, none for write) [default]", 0, NULL},
 	{"content", 'c', "MODEL", OT_ENUM, OFF(content), "scaled", content_names, 0, 0, 0, 0, "Workload",
@@ -109,12 +109,13 @@ static const struct opt_row own_rows[] = {
 	{"peak", 'p', NULL, OT_FLAG, OFF(peak), NULL, NULL, 0, 0, 0, 0, "Load",
 	 "stress: closed loop, as fast as possible (the default)", 0, NULL},
 	{"rate", 'n', "RATE", OT_CUSTOM, OFF(rate), "0", NULL, 0, 0, 0, 0, "Load",
-	 "nominal: RATE ops/s in total (0.001 to 1e12), open loop; -nrR / -nwW set read / write rates", 0,
+	 "nominal: RATE ops/s in total, open loop: 0.001 to 1e12, or 0 for peak (as -p); -n rR / -n wW "
+	 "set the read / write rates of a mixed run", 0,
 	 parse_nominal},
 	{"read-rate", 0, "RATE", OT_RATE, OFF(read_rate), "0", NULL, 0, 0, 0, 0, "Load",
-	 "nominal read ops/s of a mixed run", 0, NULL},
+	 "nominal read ops/s of a mixed run (as --rate; with --write-rate)", 0, NULL},
 	{"write-rate", 0, "RATE", OT_RATE, OFF(write_rate), "0", NULL, 0, 0, 0, 0, "Load",
-	 "nominal write ops/s of a mixed run", 0, NULL},
+	 "nominal write ops/s of a mixed run (as --rate; with --read-rate)", 0, NULL},
 	{"time", 't', "DUR", OT_DURATION, OFF(time_ns), "0", NULL, NS_PER_MIN, 0, MAX_RUN_NS, 0, "Load",
 	 "run for DUR (30s, 5m; bare number: minutes)", 0, NULL},
 	{"size", 's', "SIZE", OT_SIZE, OFF(size), "0", NULL, MIB, 0, 0, 0, "Load",
@@ -176,11 +177,11 @@ static const struct opt_row own_rows[] = {
 static struct opt_row rows[OPT_MAX_ROWS]; /* bench_cli.given has one flag per row */
 const struct opt_row *const bench_option_table = rows;
 size_t bench_option_count;
-static struct opt_table table = {.rows = rows, .help_width = 28};
+static struct opt_table table = {.rows = rows, .help_width = 26};
 const struct opt_table *const bench_options_table = &table;
 
 static const char *ioengine_choices[16 + 1];
-static char ioengine_help[512], iodepth_help[128], target_help[512];
+static char ioengine_help[512], iodepth_help[128], target_help_text[768];
 
 /* "sync (pread/pwrite), libaio or io_uring (both imply O_DIRECT)": the engines that allow
  * buffered I/O first, then those always direct. */
@@ -211,10 +212,9 @@ __attribute__((constructor)) static void rows_build(void)
 	for (size_t i = 0; ioengine_choice(i) && i < 16; i++)
 		ioengine_choices[i] = ioengine_choice(i)->name;
 	ioengine_help_build(ioengine_help, sizeof ioengine_help);
-	char indexes[128];
-	snprintf(target_help, sizeof target_help, "directory (one file per worker), existing file, block device, "
-		 "engine:DIR[,index=%s][,compress=none|lz4] (the embedded reference engine's volume), or 'null' (no I/O)",
-		 fpindex_names(indexes, sizeof indexes, "|", 0));
+	char kinds[sizeof target_help_text - 64];
+	target_help(kinds, sizeof kinds);
+	snprintf(target_help_text, sizeof target_help_text, "where the run goes: %s", kinds);
 	char async[64];
 	ioengine_names_with(IOENGINE_ASYNC, ", ", async, sizeof async);
 	snprintf(iodepth_help, sizeof iodepth_help, "operations in flight per worker (%s)", async);
@@ -226,7 +226,7 @@ __attribute__((constructor)) static void rows_build(void)
 		if (r->offset == OFF(iodepth))
 			r->help = iodepth_help;
 		if (r->offset == OFF(target))
-			r->help = target_help; /* the engine's indexes from its registry */
+			r->help = target_help_text; /* the kinds from their registry */
 		bool last_of_group = i + 1 == nown || strcmp(own_rows[i + 1].group, r->group);
 		for (size_t e = 0; last_of_group && ioengine_at(e); e++) {
 			const struct ioengine_ops *eng = ioengine_at(e);
@@ -602,11 +602,31 @@ out:
 	return rc;
 }
 
+const struct bench_subcommand bench_subcommands[] = {
+	{"replay", "replay TRACE --target PATH [OPTION]...", "replay an FIU IODedup block trace (--trace)"},
+	{"suite", "suite --target PATH --output-dir DIR [OPTION]...",
+	 "the DEDISbench paper's phases, a run each, then compared"},
+	{"compare", "compare RESULT... [--output-dir DIR [--plot]]",
+	 "runs' or suites' results (JSON, suite directories) side by side"},
+	{"backup", "--workload backup --target PATH [OPTION]...",
+	 "Data Domain's synthetic backups: generations of each stream"},
+	{NULL, NULL, NULL},
+};
+
+void options_print_usage(FILE *f, const char *prog)
+{
+	fprintf(f, "Usage: %s --target PATH [OPTION]...\n", prog);
+	for (size_t i = 0; bench_subcommands[i].name; i++)
+		fprintf(f, "       %s %s\n", prog, bench_subcommands[i].synopsis);
+}
+
 void options_print_help(FILE *f, const char *prog)
 {
-	fprintf(f, "Usage: %s [OPTION]...\n"
-		   "Benchmark block storage with I/O whose content follows a real duplicate distribution.\n",
-		prog);
+	options_print_usage(f, prog);
+	fputs("Benchmark block storage with I/O whose content follows a real duplicate\n"
+	      "distribution.\n\nCommands:\n", f);
+	for (size_t i = 0; bench_subcommands[i].name; i++)
+		fprintf(f, "  %-9s %s\n", bench_subcommands[i].name, bench_subcommands[i].about);
 	const char *group = NULL;
 	for (size_t i = 0; i < bench_option_count; i++) {
 		const struct opt_row *d = &bench_option_table[i];
@@ -617,7 +637,8 @@ void options_print_help(FILE *f, const char *prog)
 		opt_print_help_row(f, &table, d, NULL);
 	}
 	fprintf(f, "\nSizes take B, KiB, MiB, GiB, TiB; durations s, m, h. Exit status: 0 success,\n"
-		   "1 a failure during the run (I/O error, worker lost), 2 bad input (nothing written).\n");
+		   "1 a failure during the run (I/O error, worker lost), 2 bad input (nothing\n"
+		   "written).\n");
 }
 
 void options_print_man(FILE *f)

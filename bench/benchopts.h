@@ -121,6 +121,14 @@ const void *ioengine_options(const struct bench_options *o, const struct ioengin
 const char *ioengine_foreign_option(const struct bench_options *o, const struct ioengine_ops *chosen,
 				    const struct ioengine_ops **owner);
 
+/* What dedisbench does besides a run of the options' workload: the word (argv[1]; backup: the
+ * --workload), its synopsis after the program name, and a few words for --help. NULL-ended. */
+struct bench_subcommand {
+	const char *name, *synopsis, *about;
+};
+extern const struct bench_subcommand bench_subcommands[];
+/* The synopsis lines: a run, then each subcommand's. */
+void options_print_usage(FILE *f, const char *prog);
 void options_print_help(FILE *f, const char *prog);
 /* The OPTIONS section of the man page (roff), generated from the table. */
 void options_print_man(FILE *f);

@@ -3,6 +3,7 @@
  * makes of its command line, --help and the man page OPTIONS. */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/distname.h"
 #include "lib/errmsg.h"
 #include "gen/genopts.h"
 #include "lib/units.h"
@@ -412,28 +413,29 @@ void gen_options_print_help(FILE *f)
 	      "       dedisgen merge DBDIR... (--db OUT | -o OUT.dist) [OPTION]...\n"
 	      "       dedisgen show FILE.dist [--json] [--top N] [--plot FILE.png]\n"
 	      "       dedisgen compare A.dist B.dist [--json] [--max-diff PP] [--plot FILE.png]\n"
-	      "Extract the duplicate distribution of a directory tree, files or a block device (scan),\n"
-	      "merge analyses kept in Berkeley DB, show or compare distribution files.\n\nOptions:\n",
+	      "Extract the duplicate distribution of a directory tree, files or a block device\n"
+	      "(scan), merge analyses kept in Berkeley DB, show or compare distribution files\n"
+	      "(a file, or a bundled distribution by name:\n" DISTNAME_BUNDLED ").\n\nOptions:\n",
 	      f);
 	print_rows(f, 0);
-	fputs("\nSizes take B, KiB, MiB, GiB. Exit status: 0 success, 1 a failure while reading or writing\n"
-	      "(compare: a row beyond --max-diff), 2 bad input (nothing written).\n",
+	fputs("\nSizes take B, KiB, MiB, GiB. Exit status: 0 success, 1 a failure while reading\n"
+	      "or writing (compare: a row beyond --max-diff), 2 bad input (nothing written).\n",
 	      f);
 }
 
 void gen_options_print_help_mpi(FILE *f)
 {
 	fputs("Usage: mpirun [-n N] dedisgen-mpi PATH... [OPTION]...\n"
-	      "Extract the duplicate distribution of data read by the ranks of an MPI job: each rank reads\n"
-	      "its own PATHs (%r: the rank, %h: the host), or a stripe of one file or device given to every\n"
-	      "rank (across hosts: --stripe); rank 0 writes the distribution of all the data, as one\n"
-	      "dedisgen of it in rank order.\n"
+	      "Extract the duplicate distribution of data read by the ranks of an MPI job: each\n"
+	      "rank reads its own PATHs (%r: the rank, %h: the host), or a stripe of one file\n"
+	      "or device given to every rank (across hosts: --stripe); rank 0 writes the\n"
+	      "distribution of all the data, as one dedisgen of it in rank order.\n"
 	      "--threads is per rank (0: the host's cores shared by its ranks).\n\n"
 	      "Options:\n",
 	      f);
 	print_rows(f, CMD_MPI);
-	fputs("\nSizes take B, KiB, MiB, GiB. Exit status: 0 success, 1 a failure while reading or writing\n"
-	      "(on any rank), 2 bad input (on any rank; nothing written).\n",
+	fputs("\nSizes take B, KiB, MiB, GiB. Exit status: 0 success, 1 a failure while reading\n"
+	      "or writing (on any rank), 2 bad input (on any rank; nothing written).\n",
 	      f);
 }
 

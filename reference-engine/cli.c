@@ -203,10 +203,12 @@ void cli_print_help(FILE *f)
 	      "The reference fixed-block deduplication engine: a volume is a directory.\n\n"
 	      "Commands:\n"
 	      "  format DIR --size SIZE     create a volume\n"
-	      "  stat DIR                   counters: mapped and physical blocks, dedup ratio, index\n"
+	      "  stat DIR                   counters: mapped and physical blocks, dedup ratio,\n"
+	      "                             index\n"
 	      "  fsck DIR                   check every invariant (exit 0 consistent, 1 not)\n"
 	      "  gc DIR                     reclaim blocks no logical block references\n"
-	      "  import DIR FILE            write FILE (or a device) into the volume from block 0\n"
+	      "  import DIR FILE            write FILE (or a device) into the volume from\n"
+	      "                             block 0\n"
 	      "  export DIR FILE            read the whole volume out into FILE\n"
 	      "  discard DIR START LEN      unmap LEN blocks from block START\n\nOptions:\n", f);
 	registry_rows();

@@ -167,3 +167,31 @@ void target_print_completion(FILE *f)
 		opt_print_kv_completion(f, target_kinds[i]->options(), prefix);
 	}
 }
+
+/* "[,KEY=a|b]" for each row of a kind's options, after its form. */
+static size_t spell_options(const struct opt_table *t, char *buf, size_t len)
+{
+	size_t used = 0;
+	for (size_t i = 0; i < t->count; i++) {
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "[,%s=", t->rows[i].name);
+		for (size_t k = 0; t->rows[i].choices && t->rows[i].choices[k]; k++)
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", k ? "|" : "",
+						 t->rows[i].choices[k]);
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "]");
+	}
+	return used;
+}
+
+void target_help(char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < target_kind_count && used < len; i++) {
+		const struct target_ops *k = target_kinds[i];
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "; " : "", k->usage);
+		if (k->options && used < len)
+			used += spell_options(k->options(), buf + used, len - used);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, " (%s)", k->about);
+	}
+}

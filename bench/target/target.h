@@ -42,6 +42,9 @@ struct target_observation {
 struct opt_table;
 struct target_ops {
 	const char *name;      /* "directory", "file", "block device", "null", "engine volume" */
+	/* How --help shows it: the --target form ("DEVICE", "engine:DIR"; a kind with options() has
+	 * "[,KEY=a|b]" added from its rows) and what it is, a few words. */
+	const char *usage, *about;
 	unsigned flags;        /* TARGET_* above */
 	/* Why --ioengine (other than sync) cannot drive it (NULL: any can): "--ioengine X does not
 	 * apply to " this; and why dedisbench-mpi cannot (NULL: it can). */
@@ -203,6 +206,8 @@ void target_release(struct target *t);
 /* The completion data of the kinds' OPTION=VALUE rows, one line each: "SPELLING,KEY= METAVAR
  * CHOICE..." ("engine:,index= NAME mem bdb bloom"); read by completion/dedisbench. */
 void target_print_completion(FILE *f);
+/* --target's help from the registry, every kind in match order: "FORM (about), ..." into buf. */
+void target_help(char *buf, size_t len);
 /* "dedisbench.N": the name of a directory target's worker file. */
 bool target_is_worker_name(const char *name);
 

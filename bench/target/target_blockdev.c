@@ -110,6 +110,8 @@ static void blockdev_release(struct target *t)
 
 const struct target_ops target_blockdev_ops = {
 	.name = "block device",
+	.usage = "DEVICE",
+	.about = "a block device, a region per worker",
 	.match = blockdev_match,
 	.probe = blockdev_probe,
 	.worker_file = target_single_file,

@@ -327,6 +327,8 @@ static void dir_release(struct target *t)
 
 const struct target_ops target_dir_ops = {
 	.name = "directory",
+	.usage = "DIR",
+	.about = "a directory, a file per worker",
 	.flags = TARGET_FILE_PER_WORKER,
 	.match = dir_match,
 	.probe = dir_probe,

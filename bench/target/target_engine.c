@@ -493,6 +493,8 @@ static void engine_release(struct target *t)
 
 const struct target_ops target_engine_ops = {
 	.name = "engine volume",
+	.usage = "engine:DIR",
+	.about = "the embedded reference engine's volume, formatted on first use",
 	.flags = TARGET_VALIDATED | TARGET_TAKES_HINTS | TARGET_SPARSE_FOR_COMMAND | TARGET_SHOWN_BY_PATH,
 	.ioengine_refusal = "an engine target (it runs in process)",
 	.mpi_refusal = "an engine target is one process's volume: dedisbench-mpi drives targets of their own per rank",

@@ -142,6 +142,8 @@ int target_refuse_self(const struct target *t, const char *what, const char *pat
 
 const struct target_ops target_file_ops = {
 	.name = "file",
+	.usage = "FILE",
+	.about = "an existing file, a region per worker",
 	.match = file_match,
 	.probe = file_probe,
 	.prepare = file_prepare,

@@ -20,6 +20,8 @@ static int null_probe(const struct target_request *req, struct target *t, const 
 
 const struct target_ops target_null_ops = {
 	.name = "null",
+	.usage = "null",
+	.about = "no I/O: the generator alone",
 	.flags = TARGET_STORES_NOTHING,
 	.io = &ioengine_null,
 	.match = null_match,

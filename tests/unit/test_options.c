@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bench/benchopts.h"
+#include "bench/target/target.h"
 #include "unit.h"
 
 /* A valid non-default value for a row, as text. */
@@ -155,7 +156,8 @@ static void errors_name_what_and_where(void)
 	options_free(&c.o);
 }
 
-/* dedisbench --help unwrapped (each run of blanks and line ends one space). Free it. */
+/* dedisbench --help unwrapped (each run of blanks and line ends one space), every line checked to
+ * be at most 80 columns. Free it. */
 static char *help_unwrapped(void)
 {
 	char *text = NULL, *flat;
@@ -166,8 +168,10 @@ static char *help_unwrapped(void)
 	fclose(f);
 	flat = malloc(len + 1);
 	CU_ASSERT_FATAL(flat != NULL);
-	size_t n = 0;
+	size_t n = 0, line = 0;
 	for (size_t i = 0; i < len; i++) {
+		line = text[i] == '\n' ? 0 : line + 1;
+		CU_ASSERT(line <= 80);
 		char c = text[i] == '\n' ? ' ' : text[i];
 		if (c != ' ' || (n && flat[n - 1] != ' '))
 			flat[n++] = c;
@@ -175,6 +179,23 @@ static char *help_unwrapped(void)
 	flat[n] = 0;
 	free(text);
 	return flat;
+}
+
+/* --help names every target kind of the registry (its form and words) and every subcommand. */
+static void help_names_kinds_and_subcommands(void)
+{
+	char *flat = help_unwrapped();
+	for (size_t i = 0; i < target_kind_count; i++) {
+		CU_ASSERT_PTR_NOT_NULL(strstr(flat, target_kinds[i]->usage));
+		CU_ASSERT_PTR_NOT_NULL(strstr(flat, target_kinds[i]->about));
+	}
+	for (size_t i = 0; bench_subcommands[i].name; i++) {
+		char want[96];
+		snprintf(want, sizeof want, " %s %s", bench_subcommands[i].name, bench_subcommands[i].about);
+		CU_ASSERT_PTR_NOT_NULL(strstr(flat, want));
+		CU_ASSERT_PTR_NOT_NULL(strstr(flat, bench_subcommands[i].synopsis));
+	}
+	free(flat);
 }
 
 static void help_and_man_list_every_option(void)
@@ -234,6 +255,7 @@ int suite_options(void)
 		{"errors name the option and the reason", errors_name_what_and_where},
 		{"--help and the man page list every option", help_and_man_list_every_option},
 		{"JSON config lists every option", json_config_has_every_option},
+		{"--help names every target kind and subcommand, in 80 columns", help_names_kinds_and_subcommands},
 		{NULL, NULL},
 	};
 	return unit_add_suite("options", tests);
