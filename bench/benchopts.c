@@ -52,7 +52,7 @@ static int parse_nominal(void *base, const struct opt_row *r, const char *v, con
 
 static const struct opt_row own_rows[] = {
 	/* Target */
-	{"target", 'T', "PATH", OT_STRING, OFF(target), ".", NULL, 0, 0, 0, 0, "Target",
+	{"target", 'T', "PATH", OT_STRING, OFF(target), NULL, NULL, 0, 0, 0, 0, "Target",
 	 NULL /* target_help */, 0, NULL},
 	{"procs", 'P', "N", OT_UINT, OFF(procs), "4", NULL, 0, 1, 1024, 0, "Target",
 	 "worker processes, each on its own file or disjoint region", 0, NULL},
@@ -214,7 +214,8 @@ __attribute__((constructor)) static void rows_build(void)
 	ioengine_help_build(ioengine_help, sizeof ioengine_help);
 	char kinds[sizeof target_help_text - 64];
 	target_help(kinds, sizeof kinds);
-	snprintf(target_help_text, sizeof target_help_text, "where the run goes: %s", kinds);
+	snprintf(target_help_text, sizeof target_help_text, "where the run goes (required; . for the current "
+		 "directory): %s", kinds);
 	char async[64];
 	ioengine_names_with(IOENGINE_ASYNC, ", ", async, sizeof async);
 	snprintf(iodepth_help, sizeof iodepth_help, "operations in flight per worker (%s)", async);

@@ -240,6 +240,8 @@ int config_ioengine_fits(const struct bench_options *o, const struct target *t, 
 static int check_rules(struct bench_config *c, struct dd_err *err)
 {
 	struct bench_options *o = &c->o;
+	if (!o->target) /* (dedisbench's main says so first; dedisbench-mpi's rank 0 says this) */
+		return fail(err, "no target: give --target PATH (--target . for the current directory)");
 	if (o->block_size & (o->block_size - 1))
 		return fail(err, "--block-size %llu is not a power of two (512 B to 1 MiB)", (unsigned long long)o->block_size);
 	if (o->file_size < o->block_size)

@@ -722,9 +722,21 @@ static int bench_main(int argc, char **argv)
 	rc = parse_command_line(argc, argv, &cli);
 	if (rc >= 0)
 		return rc;
-	if (!sub.suite && !sub.compare)
+	if (!sub.compare && !cli.o.target) {
+		/* nothing is written where the user did not say: a bare dedisbench filled the current
+		 * directory with 4 GiB */
+		if (argc == 1) {
+			options_print_usage(stderr, "dedisbench");
+			fputs("PATH: a directory (. for the current one), a file, a device, engine:DIR or null.\n"
+			      "Every option: dedisbench --help\n", stderr);
+		} else {
+			fputs("dedisbench: no target: give --target PATH (a directory, file, device, engine:DIR or "
+			      "null; --target . for the current directory)\n", stderr);
+		}
+		rc = EXIT_BAD_INPUT;
+	} else if (!sub.suite && !sub.compare) {
 		return run_options(&cli);
-	if (refuse_misplaced_options(&cli))
+	} else if (refuse_misplaced_options(&cli))
 		rc = EXIT_BAD_INPUT;
 	else
 		rc = sub.suite ? cmd_suite(&cli, sub.passthrough, sub.npass) : cmd_compare(&cli, sub.inputs, sub.ninputs);
