@@ -59,7 +59,8 @@ static const struct opt_row own_rows[] = {
 	{"file-size", 'F', "SIZE", OT_SIZE, OFF(file_size), "1GiB", NULL, MIB, 1, 0, 0, "Target",
 	 "size of each worker's file or region (bare number: MiB)", 0, NULL},
 	{"block-size", 'b', "SIZE", OT_SIZE, OFF(block_size), "4096", NULL, 1, 512, 1048576, 0, "Target",
-	 "I/O and dedup block size, a power of two from 512 B to 1 MiB", 0, NULL},
+	 "I/O and dedup block size, a power of two from 512 B to 1 MiB; without -b, the one the --dist "
+	 "file was extracted at (its # block-size), else", 0, NULL},
 	{"keep", 'k', NULL, OT_FLAG, OFF(keep), NULL, NULL, 0, 0, 0, 0, "Target",
 	 "keep the files created in a directory target, and the volume an engine: run formatted", 0, NULL},
 	{"force", 0, NULL, OT_FLAG, OFF(force), NULL, NULL, 0, 0, 0, 0, "Target",

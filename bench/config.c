@@ -282,6 +282,25 @@ static int check_rules(struct bench_config *c, struct dd_err *err)
 	return 0; /* the outputs are checked in config_check_outputs, as replay's and backup's are */
 }
 
+/* The block size the distribution was extracted at ("# block-size:"; an original DEDISbench
+ * file has none) is the run's when -b is not given; another -b is refused: its duplicates were
+ * counted at that size, and written at another they describe different data. */
+static int dist_block_size(struct bench_config *c, struct dd_err *err)
+{
+	uint64_t at = c->dist.block_size, *bs = &c->o.block_size;
+	if (!at || (*bs & (*bs - 1))) /* (a -b that is no power of two is refused as such) */
+		return 0;
+	if (options_given(c->given, "block-size") && *bs != at)
+		return fail(err, "--block-size %llu: --dist %s was extracted at %llu-byte blocks (leave -b out, or give a "
+				 "distribution of %llu-byte blocks)", (unsigned long long)*bs, c->o.dist,
+			    (unsigned long long)at, (unsigned long long)*bs);
+	if (at < 512 || at > 1048576 || (at & (at - 1)))
+		return fail(err, "--dist %s: blocks of %llu bytes (its # block-size), and dedisbench writes powers of "
+				 "two from 512 B to 1 MiB", c->o.dist, (unsigned long long)at);
+	*bs = at;
+	return 0;
+}
+
 static int load_dist(struct bench_config *c, struct dd_err *err)
 {
 	struct dd_err de;
@@ -293,7 +312,7 @@ static int load_dist(struct bench_config *c, struct dd_err *err)
 	}
 	if (dupgen_build(&c->dup, &c->dist))
 		return fail_resource(err, "--dist: out of memory building the sampler");
-	return 0;
+	return dist_block_size(c, err);
 }
 
 /* The run's seed: given, fixed by an earlier run's ledger, or drawn (and said in the report). */
@@ -329,7 +348,8 @@ int config_probe(struct bench_cli *cli, struct bench_config *c, struct dd_err *e
 	memcpy(c->given, cli->given, sizeof c->given);
 	struct bench_options *o = &c->o;
 
-	if (check_rules(c, err) || load_dist(c, err))
+	/* the distribution first: its block size is the run's unless -b says otherwise */
+	if (load_dist(c, err) || check_rules(c, err))
 		return -1;
 
 	if (resolve_seed(c, err))

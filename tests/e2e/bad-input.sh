@@ -57,7 +57,7 @@ bad "size junk"         'size'         --size 12QB
 bad "file-size 0"       'file-size'    --file-size 0
 # procs x file-size past a file offset wrapped to a few bytes: exit 1 after the files were made
 bad "procs x file-size" 'procs 1024 x --file-size 1152921504606846976 is more than a file can hold' \
-	--procs 1024 --file-size 1024PiB --block-size 512 --size 1MiB
+	--procs 1024 --file-size 1024PiB --block-size 4096 --size 1MiB
 bad "rate 1e-11"        '--rate: 1e-11 is too small' --target null --rate 1e-11
 bad "json dir/"         "--json $E2E_TMP/newj/ ends in '/'" --json "$E2E_TMP/newj/"
 bad "dist-report file/" "ends in '/': a report is written to a file" --dist-report "$E2E_TMP/out/"

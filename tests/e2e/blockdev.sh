@@ -155,7 +155,9 @@ else
 	refused_direct() { # WANT ARGS...: exit 2, one line matching WANT
 		local want=$1
 		shift
-		run_bench "$@" --quiet
+		# (a distribution in the original DEDISbench format: no block size of its own, so any -b)
+		printf '0 1000\n1 100\n' >"$E2E_TMP/anybs.dist"
+		run_bench "$@" --dist "$E2E_TMP/anybs.dist" --quiet
 		[ "$RC" -eq 2 ] && [ "$(wc -l <"$E2E_TMP/err")" -eq 1 ] && grep -q -- "$want" "$E2E_TMP/err" ||
 			fail "dedisbench $*: exit $RC, want 2 and '$want': $(cat "$E2E_TMP/err")"
 	}

@@ -62,7 +62,9 @@ done
 # The summary says what R is: a stream's ratio, which a 512 B block compressed alone falls short
 # of past R = 2 (its frame), and the physical line says what such blocks reach; from 4 KiB, R.
 mkdir "$E2E_TMP/small" "$E2E_TMP/large"
-expect_ok --target "$E2E_TMP/small" --procs 1 --file-size 1MiB --block-size 512 --compress 8 --seed 1
+# (a distribution in the original DEDISbench format: no block size of its own, so any -b)
+printf '0 1000\n1 100\n' >"$E2E_TMP/anybs.dist"
+expect_ok --target "$E2E_TMP/small" --procs 1 --file-size 1MiB --block-size 512 --dist "$E2E_TMP/anybs.dist" --compress 8 --seed 1
 grep -q '^content: .*compressible 8:1 in a stream (a block this small compressed alone reaches less' "$E2E_TMP/out" ||
 	fail "512 B, R=8: the content line does not say R is a stream's ratio: $(grep '^content' "$E2E_TMP/out")"
 expect_ok --target "$E2E_TMP/large" --procs 1 --file-size 1MiB --compress 8 --seed 1

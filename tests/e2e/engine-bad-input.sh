@@ -365,11 +365,12 @@ expect2 "dedisbench engine: without a directory" "engine:DIR" "$DEDISBENCH" --ta
 [ ! -e "$nv" ] || fail "a refused dedisbench created $nv"
 # a block larger than any volume takes (dedisbench's own limit is 1 MiB): bad input before
 # anything is made, not the run failure (exit 1) that formatting the new volume would report
+printf '0 1000\n1 100\n' >"$T/anybs.dist" # (the original DEDISbench format: any -b)
 expect2 "dedisbench --block-size 128KiB on a new volume" "block-size.*64 KiB" \
-	"$DEDISBENCH" --target "engine:$nv" --procs 1 --file-size 4MiB --block-size 128KiB --json "$T/bs.json" -q
+	"$DEDISBENCH" --target "engine:$nv" --procs 1 --file-size 4MiB --block-size 128KiB --dist "$T/anybs.dist" --json "$T/bs.json" -q
 [ ! -e "$nv" ] && [ ! -e "$T/bs.json" ] || fail "the refused --block-size 128KiB run created $nv or its JSON"
 expect2 "dedisbench --block-size 8192 on a 4 KiB volume" "block" \
-	"$DEDISBENCH" --target "engine:$vol" --procs 1 --file-size 4MiB --block-size 8192 --size 1MiB -q
+	"$DEDISBENCH" --target "engine:$vol" --procs 1 --file-size 4MiB --block-size 8192 --dist "$T/anybs.dist" --size 1MiB -q
 expect2 "dedisbench index=bdb on a mem volume" "index" \
 	"$DEDISBENCH" --target "engine:$vol,index=bdb" --procs 1 --file-size 4MiB --size 1MiB -q
 expect2 "dedisbench needing more than the volume" "volume|need" \

@@ -65,7 +65,8 @@ rm -f "$D"/dedisbench.*
 
 # 4. Files dedisbench wrote are reused without --force: kept ones (marked), and copies that lost
 # the mark (cat does not copy xattrs) but whose blocks are dedisbench's, of another block size.
-expect_ok --target "$D" "${common[@]}" --keep --block-size 8KiB
+printf '0 1000\n1 100\n' >"$E2E_TMP/anybs.dist" # (the original DEDISbench format: any -b)
+expect_ok --target "$D" "${common[@]}" --keep --block-size 8KiB --dist "$E2E_TMP/anybs.dist"
 expect_ok --target "$D" "${common[@]}" --keep
 for i in 0 1; do
 	cat "$D/dedisbench.$i" >"$E2E_TMP/copy" && rm "$D/dedisbench.$i" && mv "$E2E_TMP/copy" "$D/dedisbench.$i"
