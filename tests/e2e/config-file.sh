@@ -69,8 +69,10 @@ sed -i 's/^access_type=2/access_type=0/' "$E2E_TMP/orig2.ini"
 expect_ok --config "$E2E_TMP/orig2.ini" --json "$J" --quiet
 jcheck "$J" '.config.access == "seq"' "access_type=0 is not seq" .config.access
 
-# 3. New-style keys: every long option, in a [dedisbench] section, with units.
+# 3. New-style keys: every long option, in a [dedisbench] section, with units. (The distribution
+# is in the original DEDISbench format: no block size of its own, so block-size may be any.)
 mkdir "$E2E_TMP/n"
+printf '0 1000\n1 100\n3 10\n' >"$E2E_TMP/anybs.dist"
 cat >"$E2E_TMP/new.ini" <<EOF
 # dedisbench configuration
 [dedisbench]
@@ -79,14 +81,14 @@ procs = 2
 file-size = 2MiB
 block-size = 8KiB
 access = uniform
-dist = kernels
+dist = $E2E_TMP/anybs.dist
 seed = 5
 size = 3MiB
 keep = true
 EOF
 expect_ok --config "$E2E_TMP/new.ini" --json "$J" --quiet
 jcheck "$J" '.config | ."block-size" == 8192 and .procs == 2 and ."file-size" == 2097152 and .seed == 5
-	and .keep == true and .access == "uniform" and .dist == "kernels" and .size == 3145728' \
+	and .keep == true and .access == "uniform" and .dist == "'"$E2E_TMP/anybs.dist"'" and .size == 3145728' \
 	"new-style INI not reflected in config" .config
 [ "$(jget "$J" .totals.ops)" -eq $((3 * 1024 * 1024 / 8192)) ] ||
 	fail "new-style INI: totals.ops $(jget "$J" .totals.ops), want $((3 * 1024 * 1024 / 8192)) (size 3MiB / 8KiB)"
@@ -134,7 +136,8 @@ rc=0
 # Indented keys are keys (the INI reader took an indented line for the value above continued:
 # "procs is set a second time" at the block-size line).
 mkdir "$E2E_TMP/ind"
-printf '[dedisbench]\n  procs = 2\n  block-size = 8KiB\n\tfile-size = 1MiB\n  target = %s\n' "$E2E_TMP/ind" >"$E2E_TMP/ind.ini"
+printf '[dedisbench]\n  procs = 2\n  block-size = 8KiB\n\tfile-size = 1MiB\n  target = %s\n  dist = %s\n' "$E2E_TMP/ind" \
+	"$E2E_TMP/anybs.dist" >"$E2E_TMP/ind.ini"
 expect_ok --config "$E2E_TMP/ind.ini" --json "$J" --quiet
 jcheck "$J" '.config.procs == 2 and .config."block-size" == 8192 and .config."file-size" == 1048576' \
 	"indented keys not read as keys" .config
