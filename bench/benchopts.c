@@ -403,9 +403,14 @@ int options_apply_ini(struct bench_cli *cli, const char *section, const char *ke
 		return fail(err, "[%s] %s, read as %s", section, key, inner);
 	}
 	long row = ini_key_row(section, key);
-	if (row < 0)
-		return fail(err, "unknown key '%s'%s%s%s", sk, section && *section ? " in [" : "",
-			    section && *section ? section : "", section && *section ? "]" : "");
+	if (row < 0) {
+		/* the option nearest to it, as on the command line (never one a job file cannot set) */
+		const char *near = opt_nearest_long(&table, 0, key);
+		bool settable = near && ini_key_row(NULL, near) >= 0;
+		return fail(err, "unknown key '%s'%s%s%s%s%s%s", sk, section && *section ? " in [" : "",
+			    section && *section ? section : "", section && *section ? "]" : "",
+			    settable ? " (did you mean " : "", settable ? near : "", settable ? "?)" : "");
+	}
 	return apply_value(cli, (size_t)row, value, err);
 }
 

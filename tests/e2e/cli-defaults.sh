@@ -79,4 +79,6 @@ one_line_2 "dedisbench --blocksize" "(did you mean --block-size?)" "$DEDISBENCH"
 one_line_2 "dedisgen --therads" "(did you mean --threads?)" "$DEDISGEN" --therads 2 "$E2E_TMP"
 one_line_2 "dedisengine --quite" "(did you mean --quiet?)" "$DEDISENGINE" stat --quite "$E2E_TMP/vol"
 one_line_2 "dedisbench --xyzzy" "unknown option '--xyzzy' (see --help)" "$DEDISBENCH" --xyzzy -T null
+printf '[run]\ntarget = null\nprocz = 2\n' >"$E2E_TMP/typo.ini"
+one_line_2 "a job file's procz" "unknown key 'procz' in [run] (did you mean procs?)" "$DEDISBENCH" -f "$E2E_TMP/typo.ini"
 note "no target no run; block size from the distribution; bundled names in dedisgen; nearest options"
