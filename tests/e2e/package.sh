@@ -64,6 +64,8 @@ for f in "$src"/distributions/*.dist; do
 done
 dpkg-deb -f "$deb" Depends | grep -q libjansson || fail "Depends lacks the shared libraries: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -f "$deb" Recommends | grep -q gnuplot || fail "gnuplot is not recommended"
+# the completions are loaded only by bash-completion
+dpkg-deb -f "$deb" Recommends | grep -qw bash-completion || fail "bash-completion is not recommended: $(dpkg-deb -f "$deb" Recommends)"
 # dedisbench-mpi and dedisgen-mpi ship in dedis-mpi: the base package does not pull in Open MPI
 dpkg-deb -f "$deb" Depends | grep -qi mpi && fail "dedis depends on MPI: $(dpkg-deb -f "$deb" Depends)"
 grep -q mpi "$E2E_TMP/contents" && fail "dedis installs MPI files: $(grep mpi "$E2E_TMP/contents")"
@@ -75,6 +77,20 @@ grep -q 'man1/dedisbench-mpi.1.gz$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi h
 grep -q '/usr/bin/dedisgen-mpi$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi does not install dedisgen-mpi"
 grep -q 'man1/dedisgen-mpi.1.gz$' "$E2E_TMP/mpi-contents" || fail "dedis-mpi has no dedisgen-mpi man page"
 dpkg-deb -f "${mpi_debs[0]}" Depends | grep -q libopenmpi || fail "dedis-mpi lacks Open MPI: $(dpkg-deb -f "${mpi_debs[0]}" Depends)"
+
+# README's recipe 6 installs every package the build made: each .deb is matched by one of the
+# ../NAME_*.deb its apt install lines name (run in the source tree, ../ is where they are).
+grep -E '(^|&& )apt install \.\./' "$src/README.md" | grep -oE '\.\./[^ ]+\.deb' | sed 's|^\.\./||' >"$E2E_TMP/readme-debs"
+[ -s "$E2E_TMP/readme-debs" ] || fail "README.md has no 'apt install ../NAME_*.deb' line"
+for f in "$E2E_TMP"/*.deb; do
+	found=
+	while IFS= read -r glob; do
+		# shellcheck disable=SC2053 # the README's word is a glob on purpose
+		[[ $(basename "$f") == $glob ]] && found=$glob
+	done <"$E2E_TMP/readme-debs"
+	[ -n "$found" ] || fail "README.md never says how to install $(basename "$f") (its apt install lines: $(tr '\n' ' ' <"$E2E_TMP/readme-debs"))"
+done
+note "README installs $(tr '\n' ' ' <"$E2E_TMP/readme-debs")"
 
 # 4. Unpacked in a temporary root, every tool runs from there.
 root=$E2E_TMP/root
