@@ -209,7 +209,8 @@ void cli_print_help(FILE *f)
 	      "  gc DIR                     reclaim blocks no logical block references\n"
 	      "  import DIR FILE            write FILE (or a device) into the volume from\n"
 	      "                             block 0\n"
-	      "  export DIR FILE            read the whole volume out into FILE\n"
+	      "  export DIR FILE            read the whole volume out into FILE (holes:\n"
+	      "                             sparse)\n"
 	      "  discard DIR START LEN      unmap LEN blocks from block START\n\nOptions:\n", f);
 	registry_rows();
 	for (size_t i = 0; i < table.count; i++) {

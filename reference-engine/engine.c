@@ -1109,6 +1109,11 @@ int engine_read(struct engine *e, uint64_t lbn, void *buf)
 	}
 }
 
+bool engine_lbn_mapped(struct engine *e, uint64_t lbn)
+{
+	return lbn < e->sb.logical_blocks && __atomic_load_n(&e->lbnmap[lbn], __ATOMIC_SEQ_CST) != 0;
+}
+
 int engine_discard(struct engine *e, uint64_t lbn, uint64_t n)
 {
 	if (e->read_only)

@@ -111,6 +111,8 @@ int engine_write(struct engine *e, uint64_t lbn, const void *buf);
 int engine_write_hint(struct engine *e, uint64_t lbn, const void *buf, unsigned hints);
 /* Never-written or discarded LBNs read as zeros. */
 int engine_read(struct engine *e, uint64_t lbn, void *buf);
+/* Whether an LBN is mapped now (written and not discarded since); false past the volume's end. */
+bool engine_lbn_mapped(struct engine *e, uint64_t lbn);
 /* Unmap [lbn, lbn + n). */
 int engine_discard(struct engine *e, uint64_t lbn, uint64_t n);
 /* After it returns, everything acknowledged so far survives a crash or a power loss. */

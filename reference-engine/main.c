@@ -522,6 +522,42 @@ static int open_export_device(const struct engine_cli *c, const struct stat *st,
 	return 0;
 }
 
+static bool all_zero(const char *buf, size_t len)
+{
+	return len == 0 || (buf[0] == 0 && !memcmp(buf, buf + 1, len - 1));
+}
+
+/* The volume's blocks into fd, in block order. A device or a pipe gets every block (a FIFO cannot
+ * seek, a device holds old data); a new regular file (sparse) gets holes where a block is unmapped
+ * or all zeros, so a small import of a large volume exports as a small file of the volume's size.
+ * 0 or -errno. */
+static int export_blocks(struct engine *e, int fd, bool sparse)
+{
+	uint32_t bs = engine_block_size(e);
+	uint64_t n = engine_logical_blocks(e);
+	char *buf;
+	if (posix_memalign((void **)&buf, 4096, bs))
+		return -ENOMEM;
+	int rc = 0;
+	for (uint64_t lbn = 0; lbn < n && !rc; lbn++) {
+		if (sparse && !engine_lbn_mapped(e, lbn))
+			continue;
+		if ((rc = engine_read(e, lbn, buf)))
+			break;
+		if (sparse) {
+			if (!all_zero(buf, bs))
+				rc = fullio_pwrite(fd, buf, bs, lbn * bs, ENOSPC);
+		} else if (fullio_write(fd, buf, bs)) {
+			rc = -errno;
+		}
+	}
+	free(buf);
+	/* the holes at the end too: the file is the volume's size */
+	if (!rc && sparse && ftruncate(fd, (off_t)(n * bs)))
+		rc = -errno;
+	return rc;
+}
+
 static int cmd_export(const struct engine_cli *c)
 {
 	if (in_volume(c->args[0], c->args[1]) == 1)
@@ -550,23 +586,10 @@ static int cmd_export(const struct engine_cli *c)
 		engine_close(e);
 		return bad("export: %s: %s", c->args[1], strerror(errno));
 	}
-	uint32_t bs = engine_block_size(e);
-	char *buf;
-	if (posix_memalign((void **)&buf, 4096, bs)) {
-		close(fd);
-		engine_close(e);
-		return EXIT_FAILED;
-	}
 	uint64_t n = engine_logical_blocks(e);
-	for (uint64_t lbn = 0; lbn < n && !rc; lbn++) {
-		rc = engine_read(e, lbn, buf);
-		errno = 0;
-		/* in block order, not pwrite at each offset: a FIFO or a pipe (export to /dev/stdout | gzip)
-		 * cannot seek */
-		if (!rc && fullio_write(fd, buf, bs))
-			rc = errno ? -errno : -EIO;
-	}
-	free(buf);
+	/* holes only in a regular file: safefile writes a FIFO (/dev/stdout | gzip) in place */
+	struct stat out;
+	rc = export_blocks(e, fd, fstat(fd, &out) == 0 && S_ISREG(out.st_mode));
 	if (!sf.path) { /* a device (/dev/null and a pipe take no fsync) */
 		if (!rc && fsync(fd) && errno != EINVAL)
 			rc = -errno;
