@@ -18,6 +18,31 @@ static int put(json_t *obj, const char *key, json_t *value)
 	return 0;
 }
 
+int report_keys_snake_case(json_t *obj)
+{
+	if (!json_is_object(obj))
+		return 0;
+	json_t *renamed = json_object();
+	const char *key;
+	json_t *value;
+	if (!renamed)
+		return -1;
+	json_object_foreach(obj, key, value) {
+		char name[256];
+		snprintf(name, sizeof name, "%s", key);
+		for (char *c = name; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		if (json_object_set(renamed, name, value)) {
+			json_decref(renamed);
+			return -1;
+		}
+	}
+	int rc = json_object_clear(obj) || json_object_update(obj, renamed) ? -1 : 0;
+	json_decref(renamed);
+	return rc;
+}
+
 static json_t *us(uint64_t ns)
 {
 	return json_real((double)ns / 1000.0);

@@ -15,6 +15,10 @@ json_t *report_count(uint64_t v);
 /* {"blocks","distinct","U0","U1","D","ratio"}: blocks = T and distinct as integers, U0/U1/D as
  * fractions in [0,1] (as struct dist_rows holds them), ratio = T/distinct. */
 json_t *report_dist_rows(const struct dist_rows *r);
+/* Rewrites obj's keys in snake_case ('-' becomes '_'), values and order kept: the reports' one
+ * key style, also applied to an older report read back. 0 (also for NULL or a non-object), or -1
+ * out of memory. */
+int report_keys_snake_case(json_t *obj);
 /* Writes `doc` (2-space indent, keys in insertion order, newline-terminated) to
  * path + ".tmp.<pid>" (created O_EXCL|O_NOFOLLOW), fsyncs it and renames it over path; through
  * to a character device or FIFO (/dev/null, /dev/stdout) in place (safefile.h). Returns 0 or -1

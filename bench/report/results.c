@@ -451,13 +451,22 @@ static json_t *dir_json(uint64_t ops, uint64_t bytes, const struct histogram *h,
 			 "seconds", s, "iops", per_s(ops, s), "mib_per_s", mib_s(bytes, s), "latency_us", report_latency(h));
 }
 
+/* The options by name, in the JSON's one key style: "file_size" for --file-size. */
+static json_t *config_json(const struct bench_options *o)
+{
+	json_t *cfg = options_to_json(o);
+	report_keys_snake_case(cfg); /* out of memory: the run's options' own names, still readable */
+	return cfg;
+}
+
 json_t *results_json_header(const struct bench_options *o, const char *command, const char *ioengine, bool failed,
 			    bool interrupted, const char *failure)
 {
 	json_t *doc = json_object();
 	json_object_set_new(doc, "tool", json_string("dedisbench " PACKAGE_VERSION));
+	json_object_set_new(doc, "schema_version", json_integer(RESULTS_SCHEMA_VERSION));
 	json_object_set_new(doc, "command", json_string(command));
-	json_t *cfg = options_to_json(o);
+	json_t *cfg = config_json(o);
 	json_object_set_new(cfg, "ioengine", json_string(ioengine));
 	json_object_set_new(doc, "config", cfg);
 	json_object_set_new(doc, "status", json_string(failed ? "failed" : interrupted ? "interrupted" : "ok"));
@@ -471,11 +480,12 @@ static json_t *json_head(const struct bench_config *c, const struct run_result *
 {
 	const struct bench_options *o = &c->o;
 	json_t *doc = json_object();
-	json_t *cfg = options_to_json(o);
+	json_t *cfg = config_json(o);
 	json_object_set_new(cfg, "dist_path", json_string(c->dist_path));
 	json_object_set_new(cfg, "populate", json_string(populate_names[c->populate]));
 	json_object_set_new(cfg, "ioengine", json_string(c->engine->name));
 	json_object_set_new(doc, "tool", json_string("dedisbench " PACKAGE_VERSION));
+	json_object_set_new(doc, "schema_version", json_integer(RESULTS_SCHEMA_VERSION));
 	json_object_set_new(doc, "config", cfg);
 	struct dd_err why;
 	enum run_status status = results_status(c, r, &why);

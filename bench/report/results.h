@@ -86,6 +86,9 @@ json_t *results_engine_json(const struct run_result *r);
 /* Sums the workers into total[] and all. */
 void results_merge(struct run_result *r);
 void results_print(FILE *f, const struct bench_config *c, const struct run_result *r);
+/* The JSON's "schema_version" (doc/results-schema.md): 2 writes every key in snake_case
+ * (config's "file_size"); 1, with no such key, wrote config's keys as the options ("file-size"). */
+#define RESULTS_SCHEMA_VERSION 2
 json_t *results_json(const struct bench_config *c, const struct run_result *r);
 /* The start every sub-command's JSON shares (replay, backup): tool, command, config with the
  * I/O engine used, status and error. */

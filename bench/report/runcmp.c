@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "lib/errmsg.h"
 #include "lib/plot.h"
+#include "lib/report.h"
 #include "bench/report/runcmp.h"
 #include "lib/safefile.h"
 
@@ -34,6 +35,12 @@ static int load_one(const char *path, const char *name, struct runcmp_input *in,
 	if (!tool || strncmp(tool, "dedisbench", 10) || !json_is_object(json_object_get(doc, "totals"))) {
 		json_decref(doc);
 		return err_fail(err, -1, "%s: not a dedisbench --json result (no tool/totals)", path);
+	}
+	/* a report before schema_version 2 wrote config's keys as the options ("read-rate"): read
+	 * every report with today's spelling ("read_rate") */
+	if (report_keys_snake_case(json_object_get(doc, "config"))) {
+		json_decref(doc);
+		return err_fail(err, -1, "%s: out of memory", path);
 	}
 	snprintf(in->name[in->nphases], sizeof in->name[0], "%s", name);
 	in->doc[in->nphases++] = doc;

@@ -48,7 +48,7 @@ printf '# block-size: 8192\n# hash: sha1\n0 100\n1 20\n' >"$E2E_TMP/b8.dist"
 printf '0 100\n1 20\n' >"$E2E_TMP/plain.dist" # the original DEDISbench format: no block size
 common=(--target null --procs 1 --file-size 1MiB -q)
 "$DEDISBENCH" "${common[@]}" --dist "$E2E_TMP/b8.dist" --json "$E2E_TMP/b8.json" || fail "a run of b8.dist exited $?"
-jcheck "$E2E_TMP/b8.json" '.config."block-size" == 8192' "no -b: the file's block size" '.config."block-size"'
+jcheck "$E2E_TMP/b8.json" '.config.block_size == 8192' "no -b: the file's block size" '.config.block_size'
 "$DEDISBENCH" "${common[@]}" --dist "$E2E_TMP/b8.dist" -b 8KiB || fail "-b equal to the file's exited $?"
 one_line_2 "-b 4096 on a distribution of 8 KiB blocks" \
 	"--block-size 4096: --dist $E2E_TMP/b8.dist was extracted at 8192-byte blocks" \
@@ -60,9 +60,9 @@ one_line_2 "-b 512 on a bundled distribution (4 KiB)" "--dist personalfiles was 
 	"$DEDISBENCH" "${common[@]}" -b 512
 "$DEDISBENCH" "${common[@]}" --dist "$E2E_TMP/plain.dist" -b 512 --json "$E2E_TMP/p.json" ||
 	fail "-b 512 on a file without a block size exited $?"
-jcheck "$E2E_TMP/p.json" '.config."block-size" == 512'
+jcheck "$E2E_TMP/p.json" '.config.block_size == 512'
 "$DEDISBENCH" "${common[@]}" --dist "$E2E_TMP/plain.dist" --json "$E2E_TMP/p.json" || fail "plain.dist exited $?"
-jcheck "$E2E_TMP/p.json" '.config."block-size" == 4096' "no -b, no block size in the file: 4096"
+jcheck "$E2E_TMP/p.json" '.config.block_size == 4096' "no -b, no block size in the file: 4096"
 
 # 3. dedisgen resolves bundled names as dedisbench does (here: no such file in the directory).
 "$DEDISGEN" show kernel-trees >"$E2E_TMP/show.txt" || fail "dedisgen show kernel-trees exited $?"

@@ -28,8 +28,8 @@ tempfilespath=$E2E_TMP/a
 cleantemp=0
 EOF
 expect_ok --config "$E2E_TMP/orig.ini" --json "$J" --quiet
-jcheck "$J" '.config | .procs == 2 and .access == "uniform" and ."file-size" == 8388608
-	and ."block-size" == 4096 and .sync == "none" and .seed == 7 and .keep == true' \
+jcheck "$J" '.config | .procs == 2 and .access == "uniform" and .file_size == 8388608
+	and .block_size == 4096 and .sync == "none" and .seed == 7 and .keep == true' \
 	"original INI not reflected in config" .config
 jcheck "$J" ".config.target == \"$E2E_TMP/a\"" "tempfilespath not used as the target" .config.target
 jcheck "$J" ".config.dist_path == \"$DIST\" or .config.dist == \"$DIST\"" "distfile not used" .config
@@ -53,7 +53,7 @@ rm -rf "$E2E_TMP/a"/* "$E2E_TMP/c"
 
 # 2. The command line wins over the file.
 expect_ok --config "$E2E_TMP/orig.ini" --procs 3 --access nurand --seed 9 --json "$J" --quiet
-jcheck "$J" '.config | .procs == 3 and .access == "nurand" and .seed == 9 and ."file-size" == 8388608' \
+jcheck "$J" '.config | .procs == 3 and .access == "nurand" and .seed == 9 and .file_size == 8388608' \
 	"command line did not override the INI" .config
 [ "$(ls -A "$E2E_TMP/a" | wc -l)" -eq 3 ] || fail "--procs 3 over nprocs=2: want 3 files, got: $(ls -A "$E2E_TMP/a")"
 rm -rf "$E2E_TMP/a"/*
@@ -62,7 +62,7 @@ rm -rf "$E2E_TMP/a"/*
 sed -e 's/^access_type=1/access_type=2/' -e 's/^cleantemp=0/cleantemp=1/' -e 's/^filesize=8/filesize=1/' \
 	"$E2E_TMP/orig.ini" >"$E2E_TMP/orig2.ini"
 expect_ok --config "$E2E_TMP/orig2.ini" --json "$J" --quiet
-jcheck "$J" '.config | .access == "nurand" and .keep == false and ."file-size" == 1048576' \
+jcheck "$J" '.config | .access == "nurand" and .keep == false and .file_size == 1048576' \
 	"access_type=2 / cleantemp=1 / filesize=1 not reflected" .config
 [ -z "$(ls -A "$E2E_TMP/a")" ] || fail "cleantemp=1 left files: $(ls -A "$E2E_TMP/a")"
 sed -i 's/^access_type=2/access_type=0/' "$E2E_TMP/orig2.ini"
@@ -87,7 +87,7 @@ size = 3MiB
 keep = true
 EOF
 expect_ok --config "$E2E_TMP/new.ini" --json "$J" --quiet
-jcheck "$J" '.config | ."block-size" == 8192 and .procs == 2 and ."file-size" == 2097152 and .seed == 5
+jcheck "$J" '.config | .block_size == 8192 and .procs == 2 and .file_size == 2097152 and .seed == 5
 	and .keep == true and .access == "uniform" and .dist == "'"$E2E_TMP/anybs.dist"'" and .size == 3145728' \
 	"new-style INI not reflected in config" .config
 [ "$(jget "$J" .totals.ops)" -eq $((3 * 1024 * 1024 / 8192)) ] ||
@@ -96,7 +96,7 @@ jcheck "$J" ".config.config == \"$E2E_TMP/new.ini\"" "config.config does not nam
 [ "$(ls -A "$E2E_TMP/n" | wc -l)" -eq 2 ] || fail "keep = true: want 2 files, got: $(ls -A "$E2E_TMP/n")"
 # ...and the command line still wins.
 expect_ok --config "$E2E_TMP/new.ini" --block-size 4KiB --json "$J" --quiet
-jcheck "$J" '.config."block-size" == 4096' "--block-size did not override block-size = 8KiB" .config
+jcheck "$J" '.config.block_size == 4096' "--block-size did not override block-size = 8KiB" .config
 
 # A key set twice in one file (directly, or through its original DEDISbench name) is refused,
 # naming the line, rather than the last line silently winning; nothing is written.
@@ -139,7 +139,7 @@ mkdir "$E2E_TMP/ind"
 printf '[dedisbench]\n  procs = 2\n  block-size = 8KiB\n\tfile-size = 1MiB\n  target = %s\n  dist = %s\n' "$E2E_TMP/ind" \
 	"$E2E_TMP/anybs.dist" >"$E2E_TMP/ind.ini"
 expect_ok --config "$E2E_TMP/ind.ini" --json "$J" --quiet
-jcheck "$J" '.config.procs == 2 and .config."block-size" == 8192 and .config."file-size" == 1048576' \
+jcheck "$J" '.config.procs == 2 and .config.block_size == 8192 and .config.file_size == 1048576' \
 	"indented keys not read as keys" .config
 # A line longer than the INI reader takes whole is named as such, at its own line (it was cut,
 # its rest "line 3: not an INI line" of a 2-line file).
