@@ -12,7 +12,7 @@ T="$E2E_TMP"
 mkdir "$T/rw" "$T/ro"
 mount --bind "$T/rw" "$T/ro" 2>/dev/null || skip "cannot bind-mount (not root?)"
 on_exit 'umount "$T/ro"'
-mount -o remount,bind,ro "$T/ro" || fail "cannot remount the bind mount read-only"
+mount -o remount,bind,ro "$T/ro" || skip "cannot remount the bind mount read-only"
 
 sums() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum); }
 expect2() { # WHAT PATTERN CMD...: exit 2, one line on stderr matching PATTERN

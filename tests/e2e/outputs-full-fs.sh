@@ -66,7 +66,18 @@ fi
 # stat --plot with /tmp full (its data file goes there): exit 1, the earlier PNG kept. It wrote
 # no data, and gnuplot drew an empty chart over the PNG, exit 0. In a mount namespace whose /tmp
 # is a full tmpfs; what lived under the real /tmp is reached through a bind mount.
-if command -v gnuplot >/dev/null && command -v unshare >/dev/null; then
+# (a chroot or a container may give no private mount namespace: unshare fails "cannot change root
+# filesystem propagation"; that case is then left out, saying so)
+ns_why=
+if ! command -v gnuplot >/dev/null; then
+	ns_why="gnuplot is missing"
+elif ! command -v unshare >/dev/null; then
+	ns_why="unshare is missing"
+elif ! unshare -m --propagation private true 2>/dev/null; then
+	ns_why="no private mount namespace here (unshare -m --propagation private failed: a chroot?)"
+fi
+[ -z "$ns_why" ] || note "stat --plot with /tmp full: not tried: $ns_why"
+if [ -z "$ns_why" ]; then
 	V=$(mktemp -d /var/tmp/dedis-e2e-outputs-full-fs.XXXXXX)
 	on_exit "rmdir '$V/oldtmp' '$V' 2>/dev/null"
 	mkdir "$V/oldtmp"

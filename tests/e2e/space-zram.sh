@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 mktmp
 N=$(cat /sys/class/zram-control/hot_add 2>/dev/null) || skip "cannot add a zram device"
 on_exit "echo $N >/sys/class/zram-control/hot_remove"
-echo 128M >"/sys/block/zram$N/disksize" || fail "cannot size /dev/zram$N"
+echo 128M >"/sys/block/zram$N/disksize" || skip "cannot size /dev/zram$N (zram here refuses a disksize)"
 [ -b "/dev/zram$N" ] || skip "/dev/zram$N did not appear"
 J=$E2E_TMP/run.json
 expect_ok -T "/dev/zram$N" -P 2 -F 32 --compress 4 --seed 7 -j "$J"
