@@ -425,20 +425,39 @@ static void print_space_host_access(FILE *f, const struct run_result *r)
 		100 * r->hottest10, (unsigned long long)r->accessed_blocks, (unsigned long long)r->region_blocks);
 }
 
+/* What each kind of store should keep, a short line each: per block (VDO, Dmdedup+LZ4), per
+ * 128 KiB record (ZFS, btrfs), per content-defined chunk (backup stores). */
+static void print_physical(FILE *f, const struct bench_config *c, const struct run_result *r)
+{
+	const struct physical_estimate *p = &r->physical;
+	const struct record_estimate *rec = &p->record;
+	double logical = (double)r->live_rows.total_blocks * (double)c->o.block_size;
+	char z[32], l[32];
+	units_format_size((uint64_t)(p->zstd_bytes + 0.5), z, sizeof z);
+	units_format_size((uint64_t)(p->lz4_bytes + 0.5), l, sizeof l);
+	fprintf(f, "physical per block (VDO): %s%s zstd-1 (%.2f:1), %s LZ4 (%.2f:1)\n",
+		p->sampled < p->distinct ? "~" : "", z, logical / p->zstd_bytes, l, logical / p->lz4_bytes);
+	if (!rec->have || rec->records == rec->zero_records)
+		return;
+	const char *approx = rec->sample_rate < 1 ? "~" : "";
+	double dedup = (double)(rec->records - rec->zero_records) / rec->distinct;
+	if (rec->have_zstd3) {
+		units_format_size((uint64_t)(rec->dedup_alloc_bytes + 0.5), z, sizeof z);
+		fprintf(f, "physical per record (ZFS): %s%s zstd-3 (%.2f:1), record dedup %.3f:1\n", approx, z,
+			logical / rec->dedup_alloc_bytes, dedup);
+	} else {
+		fprintf(f, "physical per record (ZFS): zstd-3 unknown (see JSON), record dedup %s%.3f:1\n", approx,
+			dedup);
+	}
+}
+
 void results_print(FILE *f, const struct bench_config *c, const struct run_result *r)
 {
 	print_operations(f, c, r);
 	if (r->have_written && r->written_rows.total_blocks)
 		print_written(f, c, r);
-	if (r->have_physical && r->physical.distinct) {
-		const struct physical_estimate *p = &r->physical;
-		double block = (double)c->o.block_size, logical = (double)r->live_rows.total_blocks * block;
-		fprintf(f, "physical (ideal dedup, each block compressed alone): %.1f MiB with zstd -1 (%.2f:1 after dedup, "
-			   "%.2f:1 in all), %.1f MiB with LZ4 (%.2f:1, %.2f:1); %llu distinct blocks%s\n",
-			p->zstd_bytes / 1048576, (double)p->distinct * block / p->zstd_bytes, logical / p->zstd_bytes,
-			p->lz4_bytes / 1048576, (double)p->distinct * block / p->lz4_bytes, logical / p->lz4_bytes,
-			(unsigned long long)p->distinct, p->sampled < p->distinct ? ", estimated from a sample" : "");
-	}
+	if (r->have_physical && r->physical.distinct)
+		print_physical(f, c, r);
 	if (r->have_engine)
 		results_print_engine(f, r);
 	print_verify(f, c, r);
@@ -710,6 +729,43 @@ static json_t *json_space(const struct run_result *r)
 	return sj;
 }
 
+/* The 128 KiB record store's figures (physical.h); null where a figure is not known. */
+static json_t *json_record(const struct record_estimate *rec)
+{
+	json_t *j = json_pack("{s:i, s:I, s:I, s:I, s:f, s:f, s:I}", "record_bytes", (int)PHYSICAL_RECORD, "records",
+			      (json_int_t)rec->records, "zero_records", (json_int_t)rec->zero_records,
+			      "distinct_records", (json_int_t)(rec->distinct + 0.5), "sample_rate", rec->sample_rate,
+			      "dedup_ratio",
+			      rec->distinct > 0 ? (double)(rec->records - rec->zero_records) / rec->distinct : 1.0,
+			      "dedup_raw_bytes", (json_int_t)(rec->distinct * PHYSICAL_RECORD + 0.5));
+	if (rec->have_zstd3) {
+		json_object_set_new(j, "zstd3_ratio", json_real(rec->zstd3_ratio));
+		json_object_set_new(j, "alloc_per_record", json_real(rec->alloc_per_record));
+		json_object_set_new(j, "alloc_bytes", json_integer((json_int_t)(rec->alloc_bytes + 0.5)));
+		json_object_set_new(j, "dedup_alloc_bytes", json_integer((json_int_t)(rec->dedup_alloc_bytes + 0.5)));
+	} else {
+		json_object_set_new(j, "zstd3_ratio", json_null());
+		json_object_set_new(j, "alloc_bytes", json_null());
+		json_object_set_new(j, "dedup_alloc_bytes", json_null());
+		json_object_set_new(j, "zstd3_unknown", json_string(rec->why_no_zstd3));
+	}
+	return j;
+}
+
+static json_t *json_physical(const struct bench_config *c, const struct run_result *r)
+{
+	const struct physical_estimate *p = &r->physical;
+	double bs = (double)c->o.block_size;
+	json_t *j = json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "logical_bytes",
+			      (json_int_t)(r->live_rows.total_blocks * c->o.block_size), "distinct_blocks",
+			      (json_int_t)p->distinct, "sampled_blocks", (json_int_t)p->sampled, "zstd1_bytes", p->zstd_bytes,
+			      "lz4_bytes", p->lz4_bytes, "zstd1_ratio_after_dedup", (double)p->distinct * bs / p->zstd_bytes,
+			      "lz4_ratio_after_dedup", (double)p->distinct * bs / p->lz4_bytes);
+	if (p->record.have)
+		json_object_set_new(j, "record", json_record(&p->record));
+	return j;
+}
+
 json_t *results_json(const struct bench_config *c, const struct run_result *r)
 {
 	const struct bench_options *o = &c->o;
@@ -720,17 +776,8 @@ json_t *results_json(const struct bench_config *c, const struct run_result *r)
 	if (r->have_engine)
 		json_object_set_new(doc, "engine", results_engine_json(r));
 	json_object_set_new(doc, "content", json_content(c, r));
-	if (r->have_physical && r->physical.distinct) {
-		const struct physical_estimate *p = &r->physical;
-		double bs = (double)o->block_size;
-		json_object_set_new(doc, "physical",
-				    json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "logical_bytes",
-					      (json_int_t)(r->live_rows.total_blocks * o->block_size), "distinct_blocks",
-					      (json_int_t)p->distinct, "sampled_blocks", (json_int_t)p->sampled, "zstd1_bytes",
-					      p->zstd_bytes, "lz4_bytes", p->lz4_bytes, "zstd1_ratio_after_dedup",
-					      (double)p->distinct * bs / p->zstd_bytes, "lz4_ratio_after_dedup",
-					      (double)p->distinct * bs / p->lz4_bytes));
-	}
+	if (r->have_physical && r->physical.distinct)
+		json_object_set_new(doc, "physical", json_physical(c, r));
 	if (r->have_live) {
 		json_t *lv = dist_json(&r->live, &r->live_rows);
 		json_object_set_new(lv, "zero_blocks", json_integer((json_int_t)r->live.zero_blocks));
