@@ -1,5 +1,6 @@
 /* physical.c - rebuild a hashed sample of the live distinct contents, compress each alone with
- * zstd -1 and LZ4, and scale to all of them; count the ledger's distinct 128 KiB records. */
+ * zstd -1 and LZ4, and scale to all of them; count the ledger's distinct 128 KiB records; apply
+ * the dataset's content-defined chunking to the run's bytes. */
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,28 @@ static int records_of_ledger(const struct bench_config *c, const uint64_t *words
 	return rc;
 }
 
+/* ---- the content-defined chunk store: the dataset's ratio ---- */
+
+void cdc_sizes(struct cdc_estimate *out, const struct dist_cdc *cdc, const struct dist_gran *g, double logical_bytes)
+{
+	memset(out, 0, sizeof *out);
+	if (!cdc || !cdc->present || !cdc->distinct_bytes || !cdc->sampled_bytes) {
+		out->why_not = cdc && cdc->present ? "[cdc 1] measured no chunk" : "no [cdc 1] in the distribution";
+		return;
+	}
+	out->have = true;
+	out->avg = cdc->avg;
+	out->dedup_ratio = (double)cdc->sampled_bytes / (double)cdc->distinct_bytes;
+	out->shifted_share = (double)cdc->shifted_bytes / (double)cdc->sampled_bytes;
+	out->dedup_bytes = logical_bytes / out->dedup_ratio;
+	for (unsigned k = 0; g && g->present && k < DIST_GRAN_SIZES; k++)
+		if ((DIST_GRAN_MIN << k) == cdc->avg && g->bytes[k] && g->lz4[k]) {
+			out->have_lz4 = true;
+			out->lz4_ratio = (double)g->bytes[k] / (double)g->lz4[k];
+			out->lz4_bytes = out->dedup_bytes / out->lz4_ratio;
+		}
+}
+
 /* ---- the estimate: a hashed sample, each content compressed alone with both codecs ---- */
 
 struct sample {
@@ -198,6 +221,11 @@ int physical_estimate(const struct bench_config *c, const uint64_t *words, uint6
 	memset(out, 0, sizeof *out);
 	if (records_of_ledger(c, words, n, &out->record))
 		return -1;
+	uint64_t live = 0;
+	for (uint64_t b = 0; b < n; b++)
+		live += words[b] != 0;
+	/* LZ4 of chunks only where the content compresses as the dataset's does (as for records) */
+	cdc_sizes(&out->cdc, &c->dist.cdc, c->model ? &c->dist.gran : NULL, (double)live * (double)c->o.block_size);
 	size_t slot = 0;
 	uint64_t id, count, zero = 0;
 	while (idc_next(dups, &slot, &id, &count))

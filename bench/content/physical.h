@@ -63,13 +63,34 @@ int record_tally_end(struct record_tally *t);
  * false with why (NULL: "no [granularity 1] in the distribution"). */
 void record_sizes(struct record_estimate *out, const struct dist_gran *g, const char *why);
 
+/* A content-defined chunk store (backup stores: borg, restic, Data Domain's ~8 KiB segments): the
+ * dataset's CDC dedup ratio ([cdc 1]: FastCDC-style chunks, avg bytes on average) applied to the
+ * run's logical bytes, so the expectation is what the dataset's chunks share, not the replica's;
+ * LZ4 (borg's default) from [granularity 1] at the piece size equal to the average chunk (an
+ * approximation: chunks run from avg / 4 to avg * 8). */
+struct cdc_estimate {
+	bool have;                /* the distribution has [cdc 1] with chunks measured */
+	const char *why_not;      /* else why */
+	uint32_t avg;             /* the chunker's average chunk (bytes) */
+	double dedup_ratio;       /* the dataset's: sampled bytes / their distinct bytes */
+	double shifted_share;     /* of the bytes, shifted duplicates: what fixed-block dedup misses */
+	double dedup_bytes;       /* the run's logical bytes / dedup_ratio */
+	bool have_lz4;            /* [granularity 1] has pieces of avg bytes */
+	double lz4_ratio, lz4_bytes;
+};
+
 struct physical_estimate {
 	uint64_t distinct;     /* live distinct contents, the zero block left out (stores keep none) */
 	uint64_t sampled;      /* of them compressed (all when there are at most PHYSICAL_SAMPLE) */
 	double zstd_bytes;     /* Σ over distinct contents of the size alone under zstd -1 (estimated) */
 	double lz4_bytes;      /* the same under LZ4 */
 	struct record_estimate record; /* the same data in a 128 KiB record store */
+	struct cdc_estimate cdc;       /* ... and in a content-defined chunk store */
 };
+
+/* The CDC store's sizes for logical bytes of the run (cdc_estimate); cdc NULL or not present:
+ * have false and why_not "no [cdc 1] in the distribution". */
+void cdc_sizes(struct cdc_estimate *out, const struct dist_cdc *cdc, const struct dist_gran *g, double logical_bytes);
 
 /* words: the shared ledger (id + 1 per block, 0 = never written), n blocks of it; dups: the live
  * duplicated-or-not ids of the layout counted from it (unique ids are found in the ledger). Every

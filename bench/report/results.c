@@ -437,17 +437,25 @@ static void print_physical(FILE *f, const struct bench_config *c, const struct r
 	units_format_size((uint64_t)(p->lz4_bytes + 0.5), l, sizeof l);
 	fprintf(f, "physical per block (VDO): %s%s zstd-1 (%.2f:1), %s LZ4 (%.2f:1)\n",
 		p->sampled < p->distinct ? "~" : "", z, logical / p->zstd_bytes, l, logical / p->lz4_bytes);
-	if (!rec->have || rec->records == rec->zero_records)
-		return;
-	const char *approx = rec->sample_rate < 1 ? "~" : "";
-	double dedup = (double)(rec->records - rec->zero_records) / rec->distinct;
-	if (rec->have_zstd3) {
+	if (rec->have && rec->records > rec->zero_records) {
+		const char *approx = rec->sample_rate < 1 ? "~" : "";
+		double dedup = (double)(rec->records - rec->zero_records) / rec->distinct;
 		units_format_size((uint64_t)(rec->dedup_alloc_bytes + 0.5), z, sizeof z);
-		fprintf(f, "physical per record (ZFS): %s%s zstd-3 (%.2f:1), record dedup %.3f:1\n", approx, z,
-			logical / rec->dedup_alloc_bytes, dedup);
-	} else {
-		fprintf(f, "physical per record (ZFS): zstd-3 unknown (see JSON), record dedup %s%.3f:1\n", approx,
-			dedup);
+		if (rec->have_zstd3)
+			fprintf(f, "physical per record (ZFS): %s%s zstd-3 (%.2f:1), record dedup %.3f:1\n", approx,
+				z, logical / rec->dedup_alloc_bytes, dedup);
+		else
+			fprintf(f, "physical per record (ZFS): zstd-3 unknown (see JSON), record dedup %s%.3f:1\n",
+				approx, dedup);
+	}
+	if (p->cdc.have) { /* a distribution without [cdc 1]: nothing known, no line (the JSON says why) */
+		units_format_size((uint64_t)(p->cdc.dedup_bytes + 0.5), z, sizeof z);
+		fprintf(f, "physical per chunk (CDC): %s dedup (%.2f:1)", z, p->cdc.dedup_ratio);
+		if (p->cdc.have_lz4) {
+			units_format_size((uint64_t)(p->cdc.lz4_bytes + 0.5), l, sizeof l);
+			fprintf(f, ", %s LZ4 (%.2f:1)", l, logical / p->cdc.lz4_bytes);
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -763,6 +771,14 @@ static json_t *json_physical(const struct bench_config *c, const struct run_resu
 			      "lz4_ratio_after_dedup", (double)p->distinct * bs / p->lz4_bytes);
 	if (p->record.have)
 		json_object_set_new(j, "record", json_record(&p->record));
+	const struct cdc_estimate *cdc = &p->cdc;
+	json_object_set_new(j, "cdc",
+			    cdc->have ? json_pack("{s:i, s:f, s:f, s:I, s:o, s:o}", "avg_chunk_bytes", (int)cdc->avg,
+						  "dedup_ratio", cdc->dedup_ratio, "shifted_share", cdc->shifted_share,
+						  "dedup_bytes", (json_int_t)(cdc->dedup_bytes + 0.5), "lz4_ratio",
+						  cdc->have_lz4 ? json_real(cdc->lz4_ratio) : json_null(), "lz4_bytes",
+						  cdc->have_lz4 ? json_integer((json_int_t)(cdc->lz4_bytes + 0.5)) : json_null())
+				      : json_pack("{s:s}", "unknown", cdc->why_not));
 	return j;
 }
 

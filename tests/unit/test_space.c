@@ -1,6 +1,6 @@
 /* test_space.c - issue 14's readers: zram's mm_stat and --space-cmd output parsed, the source a
  * target gets, the host's CPU and memory shares from /proc files of known content; issue 38's
- * record store arithmetic on small ledgers counted by hand. */
+ * record and CDC store arithmetic on small ledgers and sections counted by hand. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +247,38 @@ static void record_sample_scaled(void)
 	free(w);
 }
 
+/* The dataset's CDC ratio on the run's bytes; LZ4 from the granularity curve at the average chunk. */
+static void cdc_by_hand(void)
+{
+	struct dist_cdc cdc = {.present = true, .avg = 8192, .sampled_bytes = 1000000, .distinct_bytes = 800000,
+			       .shifted_bytes = 50000};
+	struct dist_gran g = {.present = true};
+	g.bytes[1] = 10 * 8192; /* 8 KiB pieces: LZ4 2:1 */
+	g.lz4[1] = 5 * 8192;
+	struct cdc_estimate e;
+	cdc_sizes(&e, &cdc, &g, 10485760);
+	CU_ASSERT_TRUE(e.have);
+	CU_ASSERT_EQUAL(e.avg, 8192);
+	CU_ASSERT_DOUBLE_EQUAL(e.dedup_ratio, 1.25, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(e.shifted_share, 0.05, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(e.dedup_bytes, 8388608, 1e-6);
+	CU_ASSERT_TRUE(e.have_lz4);
+	CU_ASSERT_DOUBLE_EQUAL(e.lz4_ratio, 2, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(e.lz4_bytes, 4194304, 1e-6);
+	cdc.avg = 16384; /* no 16 KiB pieces measured: dedup alone */
+	cdc_sizes(&e, &cdc, &g, 10485760);
+	CU_ASSERT_TRUE(e.have);
+	CU_ASSERT_FALSE(e.have_lz4);
+	cdc_sizes(&e, &cdc, NULL, 10485760); /* content not the dataset's: no LZ4 either */
+	CU_ASSERT_FALSE(e.have_lz4);
+	cdc.present = false;
+	cdc_sizes(&e, &cdc, &g, 10485760);
+	CU_ASSERT_FALSE(e.have);
+	CU_ASSERT_STRING_EQUAL(e.why_not, "no [cdc 1] in the distribution");
+	cdc_sizes(&e, NULL, NULL, 1);
+	CU_ASSERT_FALSE(e.have);
+}
+
 int suite_space(void)
 {
 	static const struct unit_test tests[] = {
@@ -257,6 +289,7 @@ int suite_space(void)
 		{"record store: dedup and sizes by hand", record_dedup_by_hand},
 		{"record store: record edges in files", record_edges_by_hand},
 		{"record store: a sample of identities", record_sample_scaled},
+		{"CDC store: the dataset's ratio by hand", cdc_by_hand},
 		{NULL, NULL},
 	};
 	return unit_add_suite("space", tests);
