@@ -23,6 +23,7 @@ const char *const verify_names[] = {"none", "online", "final", "both", NULL};
 const char *const compress_names[] = {"dist", NULL};
 const char *const layout_names[] = {"runs", "scattered", NULL};
 const char *const rank_content_names[] = {"global", "replica", NULL};
+const char *const space_model_names[] = {"auto", "block", "record", "cdc", NULL};
 const char *const workload_names[] = {"dist", "backup", NULL};
 
 #define OFF(f) offsetof(struct bench_options, f)
@@ -154,6 +155,10 @@ static const struct opt_row own_rows[] = {
 	 "measure the target's used space with CMD, run by sh before and after the run: it prints the "
 	 "used bytes first on its first line (vdostats, zpool list -Hp, dmsetup status through awk); "
 	 "default: statfs for a directory or file, mm_stat for zram, the counters for engine:", 0, NULL},
+	{"space-model", 0, "KIND", OT_ENUM, OFF(space_model), "auto", space_model_names, 0, 0, 0, 0, "Results",
+	 "the ideal store the observed space is judged against: block (4 KiB dedup, each block "
+	 "compressed alone: VDO), record (128 KiB records deduplicated whole, zstd -3: ZFS, btrfs), cdc "
+	 "(content-defined chunks: backup stores); auto: record on btrfs, else block", 0, NULL},
 	/* dedisbench-mpi */
 	{"rank-content", 0, "HOW", OT_ENUM, OFF(rank_content), "global", rank_content_names, 0, 0, 0, 0, "MPI",
 	 "dedisbench-mpi: global: one content space over all ranks, the distribution scaled to the whole "

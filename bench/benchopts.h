@@ -19,6 +19,8 @@ enum verify_mode { VERIFY_NONE, VERIFY_ONLINE, VERIFY_FINAL, VERIFY_BOTH };
 enum layout_kind { LAYOUT_RUNS, LAYOUT_SCATTERED };
 enum rank_content { RANK_CONTENT_GLOBAL, RANK_CONTENT_REPLICA };
 enum workload_kind { WORKLOAD_DIST, WORKLOAD_BACKUP };
+/* Which ideal store the observed space is judged against (bench/report/spacecheck.c). */
+enum space_model { SPACE_MODEL_AUTO, SPACE_MODEL_BLOCK, SPACE_MODEL_RECORD, SPACE_MODEL_CDC };
 #define COMPRESS_DIST 0 /* --compress dist: each content's compressibility from the distribution */
 
 #define BENCH_IOENGINE_OPTS_BYTES 64
@@ -66,6 +68,7 @@ struct bench_options {
 	int rank_content;     /* enum rank_content (dedisbench-mpi) */
 	uint64_t peer_timeout_ns; /* dedisbench-mpi: a rank silent this long is lost */
 	char *space_cmd;      /* issue 14: the target's used bytes from a command (space.h) */
+	int space_model;      /* issue 38: enum space_model */
 	char *trace;          /* issue 14: replay this block trace (dedisbench replay TRACE) */
 	double speed;         /* replay: recorded gaps / speed; 0 = as fast as possible */
 	int workload;         /* issue 14: enum workload_kind */
@@ -147,5 +150,6 @@ extern const char *const compress_names[];
 extern const char *const layout_names[];
 extern const char *const rank_content_names[];
 extern const char *const workload_names[];
+extern const char *const space_model_names[];
 
 #endif

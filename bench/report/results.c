@@ -723,6 +723,8 @@ static json_t *json_space(const struct run_result *r)
 			       "observed_bytes", (json_int_t)s->observed_bytes, "efficiency",
 			       s->observed_bytes ? json_real(s->efficiency) : json_null(), "before_bytes",
 			       (json_int_t)s->before.used, "after_bytes", (json_int_t)s->after.used);
+	json_object_set_new(sj, "model", json_string(s->model ? s->model : "block"));
+	json_object_set_new(sj, "model_reason", json_string(s->model_reason));
 	if (s->source == SPACE_STATFS) {
 		json_object_set_new(sj, "allocated_bytes_before", json_integer((json_int_t)s->before.allocated));
 		json_object_set_new(sj, "allocated_bytes_after", json_integer((json_int_t)s->after.allocated));

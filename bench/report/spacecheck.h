@@ -33,6 +33,8 @@ struct space_reading {
 struct space_probe {
 	enum space_source source;
 	char path[PATH_MAX];      /* statfs: the target; zram: its mm_stat file */
+	char fstype[32];          /* statfs: the file system's type and options (/proc/self/mountinfo, */
+	char fsoptions[512];      /* mount and super options joined), "" when unknown */
 	const char *cmd;          /* command: --space-cmd */
 	struct space_reading before;
 };
@@ -43,7 +45,10 @@ struct space_report {
 	enum space_source source;
 	uint64_t logical_bytes;   /* live blocks x block size: what the run left on the target */
 	uint64_t expected_bytes;  /* what an ideal store keeps of it (basis says which ideal) */
-	const char *basis;        /* "dedup", "dedup+zstd-1" (compressible content), "engine" */
+	const char *basis;        /* "dedup", "dedup+zstd-1" (compressible content), "engine"; record:
+	                           * "record-dedup", "record-dedup+zstd-3"; cdc: "cdc-dedup", "cdc-dedup+lz4" */
+	const char *model;        /* the ideal's kind: "block", "record", "cdc", "engine" */
+	char model_reason[160];   /* why that kind (the file system, --space-model, a fallback) */
 	uint64_t observed_bytes;  /* after - before (engine: its physical_bytes) */
 	double efficiency;        /* expected / observed: 1 = as little as the ideal; 0 if nothing observed */
 	struct space_reading before, after;
@@ -69,5 +74,12 @@ int space_end(const struct bench_config *c, struct space_probe *p, struct run_re
  * count first on its first line, anything after a blank ignored). 0, or -1. */
 int space_parse_mm_stat(const char *text, struct zram_mm_stat *out);
 int space_parse_bytes(const char *text, uint64_t *out);
+/* The mount holding an absolute, resolved path in /proc/self/mountinfo's text (the longest mount
+ * point above it, the last mounted of equals): its type and its mount and super options joined
+ * by a comma. 0, or -1 (no line holds it). */
+int space_parse_mountinfo(const char *text, const char *path, char *fstype, size_t typelen, char *options,
+			  size_t optlen);
+/* btrfs's forced compression in mount options: "zstd", "zstd:3", ... ("" when not forced). */
+void space_forced_compression(const char *options, char *out, size_t len);
 
 #endif

@@ -48,7 +48,8 @@ mask_json() {
 			.mib_s?, .wall_s?, .cpu_s?, .read_mib_s?, .hash_mib_s?)
 		| del(.host?)
 		| if .space?.source == "statfs" then del(.space.observed_bytes, .space.efficiency,
-			.space.before_bytes, .space.after_bytes, .space.allocated_bytes_before, .space.allocated_bytes_after)
+			.space.before_bytes, .space.after_bytes, .space.allocated_bytes_before, .space.allocated_bytes_after,
+			.space.model_reason)
 		  else . end' | mask_text
 }
 

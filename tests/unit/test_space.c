@@ -279,6 +279,41 @@ static void cdc_by_hand(void)
 	CU_ASSERT_FALSE(e.have);
 }
 
+/* recipe 9 learns the file system from /proc/self/mountinfo: the longest mount point above the
+ * path (the last of equals: a mount over another), escapes undone, mount and super options. */
+static void mountinfo_lookup(void)
+{
+	const char *text =
+		"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro\n"
+		"40 22 0:35 / /mnt/b rw,relatime shared:20 - btrfs /dev/loop0 rw,compress-force=zstd:3,space_cache=v2\n"
+		"41 22 0:36 / /mnt/b\\040c rw - xfs /dev/loop1 rw,attr2\n"
+		"42 40 0:37 / /mnt/b/sub rw - tmpfs tmpfs rw\n"
+		"43 22 0:38 / /mnt/b rw,noatime - btrfs /dev/loop2 rw,space_cache=v2\n"
+		"garbage line\n";
+	char type[32], opts[256], forced[32];
+	CU_ASSERT_EQUAL_FATAL(space_parse_mountinfo(text, "/home/x", type, sizeof type, opts, sizeof opts), 0);
+	CU_ASSERT_STRING_EQUAL(type, "ext4");
+	CU_ASSERT_EQUAL(space_parse_mountinfo(text, "/mnt/b c/f", type, sizeof type, opts, sizeof opts), 0);
+	CU_ASSERT_STRING_EQUAL(type, "xfs"); /* "\040" is a space */
+	CU_ASSERT_EQUAL(space_parse_mountinfo(text, "/mnt/bc", type, sizeof type, opts, sizeof opts), 0);
+	CU_ASSERT_STRING_EQUAL(type, "ext4"); /* /mnt/b is not above /mnt/bc */
+	CU_ASSERT_EQUAL(space_parse_mountinfo(text, "/mnt/b/sub/d", type, sizeof type, opts, sizeof opts), 0);
+	CU_ASSERT_STRING_EQUAL(type, "tmpfs");
+	/* /mnt/b twice: the later mount hides the earlier (no forced compression there) */
+	CU_ASSERT_EQUAL(space_parse_mountinfo(text, "/mnt/b/d", type, sizeof type, opts, sizeof opts), 0);
+	CU_ASSERT_STRING_EQUAL(type, "btrfs");
+	CU_ASSERT_STRING_EQUAL(opts, "rw,noatime,rw,space_cache=v2");
+	space_forced_compression(opts, forced, sizeof forced);
+	CU_ASSERT_STRING_EQUAL(forced, "");
+	space_forced_compression("rw,compress-force=zstd:3,space_cache=v2", forced, sizeof forced);
+	CU_ASSERT_STRING_EQUAL(forced, "zstd:3");
+	space_forced_compression("rw,compress=zstd:1", forced, sizeof forced);
+	CU_ASSERT_STRING_EQUAL(forced, ""); /* not forced */
+	space_forced_compression("compress-force=lzo", forced, sizeof forced);
+	CU_ASSERT_STRING_EQUAL(forced, "lzo");
+	CU_ASSERT_EQUAL(space_parse_mountinfo("", "/x", type, sizeof type, opts, sizeof opts), -1);
+}
+
 int suite_space(void)
 {
 	static const struct unit_test tests[] = {
@@ -290,6 +325,7 @@ int suite_space(void)
 		{"record store: record edges in files", record_edges_by_hand},
 		{"record store: a sample of identities", record_sample_scaled},
 		{"CDC store: the dataset's ratio by hand", cdc_by_hand},
+		{"the file system from mountinfo", mountinfo_lookup},
 		{NULL, NULL},
 	};
 	return unit_add_suite("space", tests);
