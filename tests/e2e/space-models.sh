@@ -1,8 +1,8 @@
 #!/bin/bash
 # space-models.sh - what each kind of store should keep (issue 38): from a distribution dedisgen
 # measured with [granularity 1], dedisbench's physical lines (<= 80 columns) and JSON give the
-# per-block, 128 KiB record and CDC stores' figures, consistent with each other and with the
-# distribution; --space-model picks the ideal the observed space is judged against; on a btrfs
+# per-block, 128 KiB record and CDC stores' figures, consistent with each other, with the
+# distribution and (record dedup) with the target's bytes hashed; --space-model picks the ideal the observed space is judged against; on a btrfs
 # loop mount with compress-force=zstd (root) the record model is the default and is set beside
 # what compsize reads from btrfs.
 source "$(dirname "$0")/lib.sh"
@@ -58,6 +58,21 @@ if [ "$fstype" = btrfs ]; then
 else
 	jcheck "$J" '.space.model == "block" and .space.basis == "dedup+zstd-1"'
 fi
+
+# The record dedup against the bytes: a file target's 128 KiB pieces hashed (granjudge.py's
+# dedup_fixed[128], whose zero records are one distinct piece): exactly the ledger's figure.
+truncate -s 16M "$E2E_TMP/file"
+expect_ok --target "$E2E_TMP/file" --procs 2 --file-size 8MiB --seed 5 --dist "$D.dist" --json "$E2E_TMP/file.json"
+bytes_dedup=$(python3 -c '
+import hashlib, sys
+seen, n = set(), 0
+with open(sys.argv[1], "rb") as f:
+    while (r := f.read(131072)):
+        seen.add(hashlib.sha1(r).digest()); n += 1
+print(n / len(seen))' "$E2E_TMP/file")
+ledger_dedup=$(jq '.physical.record | .records / (.distinct_records + (if .zero_records > 0 then 1 else 0 end))' "$E2E_TMP/file.json")
+note "record dedup of the file's bytes $bytes_dedup, of the ledger $ledger_dedup"
+within "$ledger_dedup" "$bytes_dedup" 0.001 || fail "the ledger's record dedup $ledger_dedup is not the bytes' $bytes_dedup"
 
 # --space-model with --space-cmd: each kind's expected bytes are that store's physical figure
 for m in block record cdc; do
