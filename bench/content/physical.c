@@ -172,14 +172,18 @@ static int records_of_ledger(const struct bench_config *c, const uint64_t *words
 void cdc_sizes(struct cdc_estimate *out, const struct dist_cdc *cdc, const struct dist_gran *g, double logical_bytes)
 {
 	memset(out, 0, sizeof *out);
-	if (!cdc || !cdc->present || !cdc->distinct_bytes || !cdc->sampled_bytes) {
+	double ratio = cdc && cdc->present ? dist_cdc_ratio(cdc) : 0;
+	if (ratio <= 0) {
 		out->why_not = cdc && cdc->present ? "[cdc 1] measured no chunk" : "no [cdc 1] in the distribution";
 		return;
 	}
 	out->have = true;
 	out->avg = cdc->avg;
-	out->dedup_ratio = (double)cdc->sampled_bytes / (double)cdc->distinct_bytes;
-	out->shifted_share = (double)cdc->shifted_bytes / (double)cdc->sampled_bytes;
+	out->dedup_ratio = ratio;
+	/* the shifted share is of the sampled (non-zero) bytes: scaled to all of them */
+	if (cdc->sampled_bytes)
+		out->shifted_share = (double)cdc->shifted_bytes / (double)cdc->sampled_bytes *
+				     (double)(cdc->bytes - cdc->zero_bytes) / (double)cdc->bytes;
 	out->dedup_bytes = logical_bytes / out->dedup_ratio;
 	for (unsigned k = 0; g && g->present && k < DIST_GRAN_SIZES; k++)
 		if ((DIST_GRAN_MIN << k) == cdc->avg && g->bytes[k] && g->lz4[k]) {

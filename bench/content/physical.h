@@ -72,8 +72,8 @@ struct cdc_estimate {
 	bool have;                /* the distribution has [cdc 1] with chunks measured */
 	const char *why_not;      /* else why */
 	uint32_t avg;             /* the chunker's average chunk (bytes) */
-	double dedup_ratio;       /* the dataset's: sampled bytes / their distinct bytes */
-	double shifted_share;     /* of the bytes, shifted duplicates: what fixed-block dedup misses */
+	double dedup_ratio;       /* the dataset's (dist_cdc_ratio: bytes / bytes stored) */
+	double shifted_share;     /* of its bytes, shifted duplicates: what fixed-block dedup misses */
 	double dedup_bytes;       /* the run's logical bytes / dedup_ratio */
 	bool have_lz4;            /* [granularity 1] has pieces of avg bytes */
 	double lz4_ratio, lz4_bytes;

@@ -51,7 +51,17 @@ jcheck "$J" '.physical.record | (.dedup_alloc_bytes - .distinct_records * .alloc
 # whole records deduplicate no better than their 4 KiB blocks (the zero block left out of both)
 jcheck "$J" '((.physical.logical_bytes / 4096 - .live.zero_blocks) / .physical.distinct_blocks) as $b
 	| .physical.record.dedup_ratio <= $b + 1e-9' "record dedup above block dedup" '{physical, zero: .live.zero_blocks}'
-jcheck "$J" '.physical.cdc | (.unknown | type == "string") or (.dedup_bytes > 0 and .dedup_ratio >= 1)'
+# the CDC store: the distribution's [cdc 1] ratio (as dedisgen show reads it) on the run's bytes
+dist_cdc=$("$DEDISGEN" show "$D.dist" --json | jq '[.. | objects | select(has("cdc")) | .cdc.dedup_ratio] | first // "none"')
+note "the data's CDC dedup ratio: $dist_cdc"
+if [ "$dist_cdc" = '"none"' ] || [ "$dist_cdc" = none ]; then
+	jcheck "$J" '.physical.cdc.unknown == "no [cdc 1] in the distribution"'
+else
+	jcheck "$J" ".physical.cdc | .avg_chunk_bytes > 0 and (.dedup_ratio / $dist_cdc - 1 | fabs) < 1e-6 and
+		(.dedup_bytes * .dedup_ratio / $(jget "$J" .physical.logical_bytes) - 1 | fabs) < 1e-6 and .lz4_bytes > 0"
+	grep -q '^physical per chunk (CDC): .* dedup ([0-9.]*:1), .* LZ4 ([0-9.]*:1)$' "$E2E_TMP/out" ||
+		fail "no per-chunk line: $(grep ^physical "$E2E_TMP/out")"
+fi
 fstype=$(stat -f -c %T "$E2E_TMP")
 if [ "$fstype" = btrfs ]; then
 	jcheck "$J" '.space.model == "record"'
@@ -85,7 +95,7 @@ for m in block record cdc; do
 	record) jcheck "$J" '.space.model == "record" and .space.basis == "record-dedup+zstd-3" and
 		.space.expected_bytes == .physical.record.dedup_alloc_bytes and (.space.model_reason | test("--space-model record"))' ;;
 	cdc) jcheck "$J" 'if .physical.cdc.unknown then .space.model == "block" and (.space.model_reason | test("cdc"))
-		else .space.model == "cdc" and .space.basis | startswith("cdc-dedup") end' ;;
+		else .space.model == "cdc" and .space.basis == "cdc-dedup+lz4" and .space.expected_bytes == .physical.cdc.lz4_bytes end' ;;
 	esac
 done
 # incompressible content: no zstd -3 figure (and why); the record model keeps whole records

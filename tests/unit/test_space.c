@@ -250,8 +250,8 @@ static void record_sample_scaled(void)
 /* The dataset's CDC ratio on the run's bytes; LZ4 from the granularity curve at the average chunk. */
 static void cdc_by_hand(void)
 {
-	struct dist_cdc cdc = {.present = true, .avg = 8192, .sampled_bytes = 1000000, .distinct_bytes = 800000,
-			       .shifted_bytes = 50000};
+	struct dist_cdc cdc = {.present = true, .avg = 8192, .bytes = 1000000, .sampled_bytes = 1000000,
+			       .distinct_bytes = 800000, .shifted_bytes = 50000};
 	struct dist_gran g = {.present = true};
 	g.bytes[1] = 10 * 8192; /* 8 KiB pieces: LZ4 2:1 */
 	g.lz4[1] = 5 * 8192;
@@ -265,12 +265,24 @@ static void cdc_by_hand(void)
 	CU_ASSERT_TRUE(e.have_lz4);
 	CU_ASSERT_DOUBLE_EQUAL(e.lz4_ratio, 2, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(e.lz4_bytes, 4194304, 1e-6);
+	/* as much again of zeros, 8 KiB of them distinct: 2e6 / (8192 + 1e6 * 0.8) */
+	cdc.bytes = 2000000;
+	cdc.zero_bytes = 1000000;
+	cdc.zero_distinct_bytes = 8192;
+	cdc_sizes(&e, &cdc, &g, 10485760);
+	CU_ASSERT_DOUBLE_EQUAL(e.dedup_ratio, 2000000.0 / 808192, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(e.shifted_share, 0.025, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(e.dedup_bytes, 10485760.0 * 808192 / 2000000, 1e-6);
 	cdc.avg = 16384; /* no 16 KiB pieces measured: dedup alone */
 	cdc_sizes(&e, &cdc, &g, 10485760);
 	CU_ASSERT_TRUE(e.have);
 	CU_ASSERT_FALSE(e.have_lz4);
 	cdc_sizes(&e, &cdc, NULL, 10485760); /* content not the dataset's: no LZ4 either */
 	CU_ASSERT_FALSE(e.have_lz4);
+	cdc.bytes = 0; /* no chunk */
+	cdc_sizes(&e, &cdc, &g, 10485760);
+	CU_ASSERT_FALSE(e.have);
+	CU_ASSERT_STRING_EQUAL(e.why_not, "[cdc 1] measured no chunk");
 	cdc.present = false;
 	cdc_sizes(&e, &cdc, &g, 10485760);
 	CU_ASSERT_FALSE(e.have);
