@@ -11,6 +11,12 @@
 # each copy class of ≥ 1000 contents; sequential-source share of duplicates ±5 points; share in
 # runs ≥ 8 ±10 points; borg's deduplicated size ±5 %. And the generator with the dataset's mixed
 # classes ≥ 4 GB/s per core (--target null).
+# Issue 38's larger pieces, each ±5 % (left out with a line saying what is missing):
+#   granjudge     ../shared/tools/granjudge.py (GRANJUDGE=PATH elsewhere; --cdc when borg is
+#                 installed) on both files: fixed dedup at 4-128 KiB, zstd -1/-3 and LZ4 on
+#                 4/64/128 KiB pieces, a ZFS-like allocation, borg's CDC at 8 KiB; --compare's table
+#   btrfs         as root: both files copied (holes kept) into a fresh btrfs on a loop device
+#                 mounted compress-force=zstd:3, space used as compsize counts it
 #
 # Datasets (DATASETS, all by default; each skipped with a reason when it cannot be built):
 #   docs-tar      a tar of /usr/share/doc
@@ -19,9 +25,12 @@
 #   kernel-image  an ext4 image of two trees of Debian's linux-source package (apt-get download;
 #                 needs the archive), one with 5 % of its .c files edited, and /usr/share/doc
 # KERNEL_IMAGE=PATH reuses a kernel image built before instead of downloading and building one.
+# A word of DATASETS holding a '/' is a file judged as it is (hard-linked, or copied, into WORK;
+# the original is only read), e.g. DATASETS="/data/db.sqlite /data/vm.img".
 # Run by hand (minutes; needs root for nothing, ~4x the datasets' size in WORK):
 #   DEDISGEN=build/dedisgen DEDISBENCH=build/dedisbench bench/perf/realism.sh
-# Prints one table per dataset with PASS/BELOW per criterion; exits 0.
+# Prints one table per dataset with PASS/BELOW per criterion (and replica / data where both are
+# figures); exits 0.
 set -euo pipefail
 
 DATASETS=${DATASETS:-docs-tar lib-image kernel-image}
@@ -33,15 +42,29 @@ top=$(cd "$here/../.." && pwd)
 DEDISGEN=${DEDISGEN:-$top/build/dedisgen}
 DEDISBENCH=${DEDISBENCH:-$top/build/dedisbench}
 PY=/usr/bin/python3
+GRANJUDGE=${GRANJUDGE:-$top/../shared/tools/granjudge.py}
 for tool in "$DEDISGEN" "$DEDISBENCH"; do
 	[[ -x $tool ]] || { echo "SKIP: $tool not built"; exit 0; }
 done
 $PY -c 'import lz4.block, zstandard' 2>/dev/null || { echo "SKIP: python3-lz4 / python3-zstandard missing"; exit 0; }
 command -v borg >/dev/null || echo "note: borgbackup missing, the borg criterion is left out"
 command -v mkfs.ext4 >/dev/null || echo "note: e2fsprogs missing, the image datasets are left out"
+[[ -f $GRANJUDGE ]] || echo "note: $GRANJUDGE not found (set GRANJUDGE), the granjudge figures are left out"
+btrfs_missing=$(
+	[[ $(id -u) -eq 0 ]] || echo -n " root"
+	for t in losetup mkfs.btrfs compsize; do command -v $t >/dev/null || echo -n " $t"; done
+	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || echo -n " btrfs in the kernel")
+[[ -z $btrfs_missing ]] || echo "note: btrfs space used is left out (missing:$btrfs_missing)"
 
 W=$(mktemp -d "$WORK/realism.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+# btrfs_used's mount and loop device go with WORK, even when a step fails
+cleanup() {
+	local loop
+	mountpoint -q "$W/mnt" 2>/dev/null && umount "$W/mnt"
+	[[ -f $W/btrfs.img ]] && for loop in $(losetup -j "$W/btrfs.img" -O NAME -n); do losetup -d "$loop"; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
 export BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK=yes BORG_RELOCATED_REPO_ACCESS_IS_OK=yes
 
 # image NAME DIR: an ext4 image of DIR, sized to hold it with room for metadata.
@@ -50,6 +73,9 @@ image() {
 	kib=$(du -sk "$2" | cut -f1)
 	mkfs.ext4 -q -F -b 4096 -d "$2" "$W/$1" "$((kib * 5 / 4 / 1024 + 64))M"
 }
+
+# build_file PATH: a dataset given as a file, linked (or copied across file systems) into WORK.
+build_file() { ln "$1" "$W/$(basename "$1")" 2>/dev/null || cp "$1" "$W/$(basename "$1")"; }
 
 build_docs_tar() { tar cf "$W/docs-tar" -C / usr/share/doc 2>/dev/null; }
 
@@ -94,15 +120,17 @@ build_kernel_image() {
 	rm -rf "$W/k"
 }
 
-# judge DATA.json REPLICA.json BORG_DATA BORG_REPLICA GBPS: the criteria table.
+# judge DATA.json REPLICA.json BORG_DATA BORG_REPLICA GBPS [BTRFS_DATA BTRFS_REPLICA]: the
+# criteria table.
 judge() {
 	$PY - "$@" <<'EOF'
 import json, sys
 d, r = (json.load(open(p)) for p in sys.argv[1:3])
-bd, br, gbps = (float(x) if x else None for x in sys.argv[3:6])
+bd, br, gbps, btd, btr = (float(x) if x else None for x in (sys.argv[3:] + [""] * 5)[:5])
 rows = []
 def crit(name, a, b, ok, fmt="{:.4g}"):
-    rows.append((name, fmt.format(a) if a is not None else "-", fmt.format(b) if b is not None else "-", ok))
+    ratio = f"{b / a:.3f}" if a and b is not None else ""
+    rows.append((name, fmt.format(a) if a is not None else "-", fmt.format(b) if b is not None else "-", ok, ratio))
 rel = lambda a, b: abs(b - a) / a
 crit("dedup ratio (±1 %)", d["dedup_ratio"], r["dedup_ratio"], rel(d["dedup_ratio"], r["dedup_ratio"]) <= 0.01)
 for k, n in (("lz4_ratio_after_dedup", "LZ4"), ("zstd1_ratio_after_dedup", "zstd -1")):
@@ -110,22 +138,24 @@ for k, n in (("lz4_ratio_after_dedup", "LZ4"), ("zstd1_ratio_after_dedup", "zstd
 tv = lambda p, q: 0.5 * sum(abs(x - y) for x, y in zip(p, q))
 hd, hr = d["hist_zstd1_eighths"], r["hist_zstd1_eighths"]
 t = tv(hd["all"], hr["all"])
-rows.append(("eighths TV, all (≤ 0.05)", "", f"{t:.3f}", t <= 0.05))
+rows.append(("eighths TV, all (≤ 0.05)", "", f"{t:.3f}", t <= 0.05, ""))
 for g in ("1", "2-3", "4-15", "16+"):
     if d["hist_counts"][g] >= 1000:
         t = tv(hd[g], hr[g])
-        rows.append((f"eighths TV, {g} copies ({d['hist_counts'][g]} contents, ≤ 0.10)", "", f"{t:.3f}", t <= 0.10))
+        rows.append((f"eighths TV, {g} copies ({d['hist_counts'][g]} contents, ≤ 0.10)", "", f"{t:.3f}", t <= 0.10, ""))
 for k, n, tol in (("dup_share_sequential_source", "sequential-source share (±5 pt)", 0.05),
                   ("dup_share_in_runs_ge8", "share in runs ≥ 8 (±10 pt)", 0.10)):
     crit(n, 100 * d[k], 100 * r[k], abs(d[k] - r[k]) <= tol, "{:.1f} %")
 if bd and br:
     crit("borg deduplicated MiB (±5 %)", bd / 2**20, br / 2**20, rel(bd, br) <= 0.05, "{:.1f}")
 if gbps is not None:
-    rows.append(("generator, --target null, 1 core (≥ 4 GB/s)", "", f"{gbps:.1f} GB/s", gbps >= 4))
+    rows.append(("generator, --target null, 1 core (≥ 4 GB/s)", "", f"{gbps:.1f} GB/s", gbps >= 4, ""))
+if btd and btr:
+    crit("btrfs compress-force=zstd:3 used MiB (±5 %)", btd / 2**20, btr / 2**20, rel(btd, btr) <= 0.05, "{:.1f}")
 w = max(len(x[0]) for x in rows)
-print(f"  {'criterion':<{w}}  {'data':>12}  {'replica':>12}")
-for name, a, b, ok in rows:
-    print(f"  {name:<{w}}  {a:>12}  {b:>12}  {'PASS' if ok else 'BELOW'}")
+print(f"  {'criterion':<{w}}  {'data':>12}  {'replica':>12}  {'rep/data':>8}")
+for name, a, b, ok, ratio in rows:
+    print(f"  {name:<{w}}  {a:>12}  {b:>12}  {ratio:>8}  {'PASS' if ok else 'BELOW'}")
 EOF
 }
 
@@ -138,11 +168,48 @@ borg_dedup() { # FILE: borg's deduplicated size of it alone, fixed 4 KiB chunks,
 	rm -rf "$W/borg"
 }
 
-echo "# realism: dedisgen -> dedisbench replica, judged by blockstat.py and borg"
+# granjudge_figures DATA REPLICA: granjudge's figures of both files, side by side, each ±5 %.
+granjudge_figures() {
+	[[ -f $GRANJUDGE ]] || return 0
+	local cdc="" f
+	command -v borg >/dev/null && cdc=--cdc
+	for f in "$1" "$2"; do
+		$PY "$GRANJUDGE" "$f" $cdc >"$f.gj.json" || { echo "  granjudge failed on $f"; return 0; }
+	done
+	echo "  granjudge ($(basename "$GRANJUDGE")${cdc:+ $cdc}), data -> replica, ±5 %:"
+	$PY "$GRANJUDGE" --compare "$1.gj.json" "$2.gj.json" | sed 's/  ok$/  PASS/; s/  FAIL$/  BELOW/; s/^/  /' || true
+	rm -f "$1.gj.json" "$2.gj.json"
+}
+
+# btrfs_used FILE...: each file's space used (bytes, one a line) in a fresh btrfs mounted with
+# compress-force=zstd:3, as compsize counts it; all-zero blocks stay holes (cp --sparse=always).
+btrfs_used() {
+	[[ -z $btrfs_missing ]] || return 0
+	local img=$W/btrfs.img f loop total=0
+	for f in "$@"; do total=$((total + $(stat -c %s "$f"))); done
+	truncate -s $((total + (512 << 20))) "$img"
+	mkfs.btrfs -q -f "$img" >/dev/null
+	loop=$(losetup --find --show "$img")
+	mkdir -p "$W/mnt"
+	mount -o compress-force=zstd:3 "$loop" "$W/mnt"
+	for f in "$@"; do cp --sparse=always "$f" "$W/mnt/$(basename "$f")"; done
+	sync
+	for f in "$@"; do compsize -b "$W/mnt/$(basename "$f")" | awk '$1 == "TOTAL" { print $3 }'; done
+	umount "$W/mnt"
+	losetup -d "$loop"
+	rm -f "$img"
+}
+
+echo "# realism: dedisgen -> dedisbench replica, judged by blockstat.py, borg, granjudge and btrfs"
 for ds in $DATASETS; do
 	echo
 	echo "== $ds"
-	if ! "build_${ds//-/_}" 2>"$W/build.err" || [[ ! -s $W/$ds ]]; then
+	build=("build_${ds//-/_}")
+	if [[ $ds == */* ]]; then
+		build=(build_file "$ds")
+		ds=$(basename "$ds")
+	fi
+	if ! "${build[@]}" 2>"$W/build.err" || [[ ! -s $W/$ds ]]; then
 		echo "  SKIP: could not build it ($(head -c 200 "$W/build.err"))"
 		continue
 	fi
@@ -165,6 +232,10 @@ for ds in $DATASETS; do
 	"$DEDISBENCH" --dist "$W/d.dist" --target null --procs 1 --file-size "$((blocks * 4096))B" --size 8GiB -q \
 		--json "$W/null.json"
 	gbps=$(jq '.totals.mib_per_s * 1048576 / 1e9' "$W/null.json")
-	judge "$W/data.json" "$W/rep-stat.json" "$bd" "$br" "$gbps"
+	# in this shell, not $(...), so that a failure stops the run and the trap cleans up
+	btrfs_used "$data" "$W/rep/dedisbench.0" >"$W/used"
+	mapfile -t used <"$W/used"
+	judge "$W/data.json" "$W/rep-stat.json" "$bd" "$br" "$gbps" "${used[@]}"
+	granjudge_figures "$data" "$W/rep/dedisbench.0"
 	rm -rf "$W/rep" "$data" "$W/d.dist"
 done
