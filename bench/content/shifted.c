@@ -116,7 +116,8 @@ static size_t pick_extent(const uint64_t *cum, size_t n, uint64_t x)
 
 /* Runs drawn with the measured lengths, each in a unique extent picked in proportion to its
  * length (so long runs land in long stretches, as a copied file does), after the runs already
- * there and a random gap, until `target` blocks (or 64 picks in a row find no room). */
+ * there and a random gap (about as long as spreads the runs over the stretches), until `target`
+ * blocks (or 64 picks in a row find no room). */
 static size_t draw_runs(const struct locality_layout *l, const struct plan *p, struct rng *r, uint64_t target,
 			struct run **out)
 {
@@ -132,6 +133,8 @@ static size_t draw_runs(const struct locality_layout *l, const struct plan *p, s
 			idx[j] = i;
 			cum[j++] = total += l->ext[i].len;
 		}
+	/* gaps that spread the runs over the stretches: runs take target / total of them */
+	double mean_gap = total > target && target ? p->mean_run * (double)(total - target) / (double)target : 0;
 	for (unsigned misses = 0; cum && used && idx && total && placed < target && misses < 64;) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
@@ -147,7 +150,8 @@ static size_t draw_runs(const struct locality_layout *l, const struct plan *p, s
 			continue;
 		}
 		misses = 0;
-		uint64_t gap = rng_below(r, room / 4 + 1), len = run_blocks(p, r);
+		uint64_t spread = (uint64_t)(2 * mean_gap), len = run_blocks(p, r);
+		uint64_t gap = rng_below(r, (spread < room / 4 ? spread : room / 4) + 1);
 		len = len < room - gap ? len : room - gap;
 		if (!len)
 			continue;
