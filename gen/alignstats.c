@@ -57,7 +57,8 @@ static int cmp_u64(const void *a, const void *b)
 static void compact(struct align_set *s, int i)
 {
 	size_t out = 0;
-	qsort(s->ids[i], s->n[i], sizeof *s->ids[i], cmp_u64);
+	if (s->n[i])
+		qsort(s->ids[i], s->n[i], sizeof *s->ids[i], cmp_u64);
 	for (size_t k = 0; k < s->n[i]; k++)
 		if (kept(s->level, s->ids[i][k]) && (!out || s->ids[i][out - 1] != s->ids[i][k]))
 			s->ids[i][out++] = s->ids[i][k];

@@ -152,7 +152,7 @@ int cdc_feed(struct cdc_set *s, struct cdc_cursor *c, struct fp_ctx *fc, const u
 		size_t k = cdc_scan(&s->params, &c->h, c->done, data + off, n - off, &cut);
 		if (!c->done)
 			c->start = spos + off;
-		if (!cut || c->done) { /* the chunk's bytes so far, contiguous in carry (cut: < max) */
+		if (k && (!cut || c->done)) { /* the chunk's bytes so far, contiguous in carry (cut: < max) */
 			memcpy(c->carry + c->done, data + off, k);
 		}
 		if (!cut) {
@@ -240,7 +240,8 @@ static int by_delta_pos(const void *a, const void *b)
 static void count_runs(struct chunk_rec *recs, size_t n, uint64_t period, uint64_t avg, struct dist_cdc *out)
 {
 	uint64_t gap = (period - 1) * 2 * avg, start = 0, end = 0;
-	qsort(recs, n, sizeof *recs, by_delta_pos);
+	if (n)
+		qsort(recs, n, sizeof *recs, by_delta_pos);
 	for (size_t k = 0; k < n; k++) {
 		bool new_run = !k || recs[k].key != recs[k - 1].key || recs[k].pos > end + gap;
 		if (new_run && k)
@@ -280,7 +281,8 @@ int cdc_set_result(struct cdc_set *s, uint64_t block_size, uint64_t range, struc
 	uint64_t len, one;
 	for (size_t at = 0; u64map_next(&s->zero_lens, &at, &len, &one);)
 		out->zero_distinct_bytes += len;
-	qsort(s->recs, s->n, sizeof *s->recs, by_id_pos);
+	if (s->n)
+		qsort(s->recs, s->n, sizeof *s->recs, by_id_pos);
 	size_t nshifted = 0;
 	uint64_t src_pos = 0, prev_id = 0;
 	for (size_t k = 0; k < s->n; k++) {

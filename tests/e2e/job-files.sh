@@ -120,7 +120,10 @@ grep -q "^dedisbench: config file $T/jobs.ini: 3 jobs: dedisbench suite runs one
 
 # dedisbench-mpi runs one job: a job file of several is refused, in its own words (where it is
 # built and mpirun is found).
+# Sanitizer builds: Open MPI keeps MPI_Init's allocations to exit (a leak report turns exit 2 into
+# 1), so leak checking is off for the ranks, as tests/e2e/mpi-lib.sh has it.
 if [ -x "$top_builddir/dedisbench-mpi" ] && command -v mpirun >/dev/null 2>&1; then
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	RC=0
 	mpirun --oversubscribe --allow-run-as-root -n 2 "$top_builddir/dedisbench-mpi" --config "$T/jobs.ini" \
 		>"$T/out" 2>"$T/err" || RC=$?
