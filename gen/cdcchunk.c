@@ -61,42 +61,66 @@ static uint64_t tail_hash(const uint8_t *end, size_t n)
 	return h;
 }
 
-/* Rolls bytes [i, end) of d into *h, testing each against mask (0: no test). Returns the index of
- * the first byte whose hash passes (a cut there), or end. Unrolled by four: the hash's one-cycle
- * chain (a lea) is then the limit, not the loop's bookkeeping. Runs of zero bytes, once the hash
- * has reached its fixed point on them (-gear[0]: 2h + gear[0] = h), are skipped eight at a time:
- * the hash stays there, and that value never passes the masks (cdc_params_init checks). */
-static size_t roll(const uint8_t *d, size_t i, size_t end, uint64_t *h, uint64_t mask)
+/* Rolls bytes [i, end) of d into *h untested (the bytes before the first tested position). */
+static void roll_only(const uint8_t *d, size_t i, size_t end, uint64_t *h)
+{
+	uint64_t x = *h;
+	for (; i < end; i++)
+		x = (x << 1) + gear[d[i]];
+	*h = x;
+}
+
+/* Rolls bytes [i, end) of d into *h, testing each against mask. Returns the index of the first
+ * byte whose hash passes (a cut there), or end. Unrolled by four, with a pointer that the cut's
+ * index is computed from only when one is found (an index kept per byte cost a fifth of the
+ * loop's instructions: four a byte now, and the loop is bound by them, not by the hash's one-lea
+ * chain, so FastCDC 2020's two bytes a step, 4h + 2g0 + g1 with 2h + g0 tested beside it, ran a
+ * fifth slower on an AMD EPYC: one more instruction a pair). Runs of zero bytes, once the hash has reached its fixed point on them
+ * (-gear[0]: 2h + gear[0] = h), are skipped eight at a time: the hash stays there, and that
+ * value never passes the masks (cdc_params_init checks). */
+static size_t roll_test(const uint8_t *d, size_t i, size_t end, uint64_t *h, uint64_t mask)
 {
 	const uint64_t zero_fixed = 0 - gear[0];
+	const uint8_t *at = d + i, *stop = d + end;
 	uint64_t x = *h;
-#define ROLL1(k)                                             \
-	do {                                                 \
-		x = (x << 1) + gear[d[i + (k)]];             \
-		if (mask && !(x & mask)) {                   \
-			*h = x;                              \
-			return i + (k);                      \
-		}                                            \
-	} while (0)
-	while (i + 4 <= end) {
+	while (stop - at >= 4) {
 		if (x == zero_fixed) {
 			uint64_t w;
-			while (i + 8 <= end && (memcpy(&w, d + i, 8), w == 0))
-				i += 8;
-			if (i + 4 > end)
+			while (stop - at >= 8 && (memcpy(&w, at, 8), w == 0))
+				at += 8;
+			if (stop - at < 4)
 				break;
 		}
-		ROLL1(0);
-		ROLL1(1);
-		ROLL1(2);
-		ROLL1(3);
-		i += 4;
+		x = (x << 1) + gear[at[0]];
+		if (!(x & mask))
+			goto cut;
+		x = (x << 1) + gear[at[1]];
+		if (!(x & mask))
+			goto cut1;
+		x = (x << 1) + gear[at[2]];
+		if (!(x & mask))
+			goto cut2;
+		x = (x << 1) + gear[at[3]];
+		if (!(x & mask))
+			goto cut3;
+		at += 4;
 	}
-	for (; i < end; i++)
-		ROLL1(0);
-#undef ROLL1
+	for (; at < stop; at++) {
+		x = (x << 1) + gear[*at];
+		if (!(x & mask))
+			goto cut;
+	}
 	*h = x;
 	return end;
+cut3:
+	at++;
+cut2:
+	at++;
+cut1:
+	at++;
+cut:
+	*h = x;
+	return (size_t)(at - d);
 }
 
 size_t cdc_scan(const struct cdc_params *p, uint64_t *h, size_t done, const uint8_t *data, size_t n, bool *cut)
@@ -114,7 +138,11 @@ size_t cdc_scan(const struct cdc_params *p, uint64_t *h, size_t done, const uint
 		if (pos >= bound[phase])
 			continue;
 		size_t end = bound[phase] - pos < n - i ? i + (bound[phase] - pos) : n;
-		size_t at = roll(data, i, end, h, mask[phase]);
+		size_t at = end;
+		if (mask[phase])
+			at = roll_test(data, i, end, h, mask[phase]);
+		else
+			roll_only(data, i, end, h);
 		if (at < end) {
 			*cut = true;
 			return at + 1;

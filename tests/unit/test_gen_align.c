@@ -1,5 +1,6 @@
 /* test_gen_align.c - dedisgen's [alignment 1] and [cdc 1]: the chunker's boundaries are the
- * content's (resynchronised after an insertion, min and max kept, the same when fed in pieces),
+ * content's (resynchronised after an insertion, min and max kept, the same when fed in pieces and as
+ * a plain one-byte loop's),
  * records and chunks add up when merged, a known shifted copy is found, the sections round-trip
  * through dist_write / dist_parse and a file without them still loads. */
 #include <stdio.h>
@@ -57,6 +58,69 @@ static void test_chunker_sizes(void)
 	n = cuts(&p, d, DATA_LEN, c, 4096);
 	CU_ASSERT_EQUAL(n, DATA_LEN / p.max);
 	free(d);
+}
+
+/* The chunk cdc_next finds, the plain way: every byte rolled from the chunk's start, one at a
+ * time, each position from min - 1 on tested (the strict mask before avg - 1, the loose one from
+ * there), max the last. */
+static size_t reference_next(const struct cdc_params *p, const uint8_t *d, size_t n)
+{
+	const uint64_t *gear = cdc_gear();
+	uint64_t h = 0;
+	for (size_t i = 0; i < n; i++) {
+		h = (h << 1) + gear[d[i]];
+		if (i + 1 == p->max)
+			return i + 1;
+		if (i + 1 >= p->min && !(h & (i + 1 < p->avg ? p->mask_strict : p->mask_loose)))
+			return i + 1;
+	}
+	return n;
+}
+
+/* Words drawn from a small vocabulary, runs of zeros and of one repeated byte between them: text,
+ * a zero-skip to enter and leave, a hash that sits still on other bytes. */
+static uint8_t *texty_bytes(size_t n, uint64_t seed)
+{
+	static const char *const words[] = {"the ", "chunk ", "of ", "data ", "and ", "a ", "copy\n", "shifted ",
+					    "by ", "tar ", "header ", "page ", "SQLite ", "ext4 ", "block ", "zero "};
+	struct rng r;
+	uint8_t *d = malloc(n);
+	rng_seed(&r, seed);
+	for (size_t i = 0; i < n;) {
+		uint64_t v = rng_next(&r), len = 1 + v % 20000;
+		int kind = (int)(v >> 60) % 8;
+		for (uint64_t k = 0; kind < 2 && k < len && i < n; k++, i++)
+			d[i] = kind ? (uint8_t)(v >> 32) : 0;
+		for (uint64_t k = 0, w = 0; kind > 1 && k < len && i < n; w = rng_next(&r) % 16)
+			for (const char *c = words[w]; *c && i < n; c++, k++)
+				d[i++] = (uint8_t)*c;
+	}
+	return d;
+}
+
+/* cdc_next (rolled only from min - 64, unrolled, skipping zero words) cuts where the plain
+ * one-byte loop does: random bytes, text with zero runs, at three averages. */
+static void test_chunker_reference(void)
+{
+	const uint32_t avgs[] = {256, 4096, 8192};
+	for (int kind = 0; kind < 2; kind++) {
+		uint8_t *d = kind ? texty_bytes(DATA_LEN, 41) : random_bytes(DATA_LEN, 41);
+		for (size_t a = 0; a < sizeof avgs / sizeof *avgs; a++) {
+			struct cdc_params p;
+			size_t off = 0, chunks = 0, differ = 0;
+			uint64_t tail;
+			CU_ASSERT_EQUAL_FATAL(cdc_params_init(&p, avgs[a]), 0);
+			while (off < DATA_LEN) {
+				size_t got = cdc_next(&p, d + off, DATA_LEN - off, &tail);
+				differ += got != reference_next(&p, d + off, DATA_LEN - off);
+				off += got;
+				chunks++;
+			}
+			CU_ASSERT_EQUAL(differ, 0);
+			CU_ASSERT(chunks > DATA_LEN / p.max); /* some content-defined cuts were compared */
+		}
+		free(d);
+	}
 }
 
 /* 100 bytes inserted at the front: after the first few chunks the cuts are the same places of
@@ -244,6 +308,7 @@ int suite_gen_align(void)
 		{"chunker min, max, zeros", test_chunker_sizes},
 		{"chunker resynchronises after an insertion", test_chunker_resync},
 		{"chunker fed in pieces cuts the same", test_chunker_resumable},
+		{"the chunker cuts where a plain one-byte loop cuts", test_chunker_reference},
 		{"a shifted copy: one run at its shift, sets merged", test_cdc_shifted_copy},
 		{"records of 2..32 blocks, padded, merged", test_align_records},
 		{"records past the memory bound: sampled by identity", test_align_sampled},
