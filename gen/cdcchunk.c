@@ -40,7 +40,7 @@ int cdc_params_init(struct cdc_params *p, uint32_t avg)
 		return -1;
 	int b = __builtin_ctz(avg);
 	p->avg = avg;
-	p->min = avg / 4;
+	p->min = avg / 2;
 	p->max = avg * 8;
 	p->mask_strict = spread_mask(b + 2);
 	p->mask_loose = spread_mask(b - 2);
@@ -75,9 +75,9 @@ static void roll_only(const uint8_t *d, size_t i, size_t end, uint64_t *h)
  * index is computed from only when one is found (an index kept per byte cost a fifth of the
  * loop's instructions: four a byte now, and the loop is bound by them, not by the hash's one-lea
  * chain, so FastCDC 2020's two bytes a step, 4h + 2g0 + g1 with 2h + g0 tested beside it, ran a
- * fifth slower on an AMD EPYC: one more instruction a pair). Runs of zero bytes, once the hash has reached its fixed point on them
- * (-gear[0]: 2h + gear[0] = h), are skipped eight at a time: the hash stays there, and that
- * value never passes the masks (cdc_params_init checks). */
+ * fifth slower on an AMD EPYC: one more instruction a pair). Runs of zero bytes, once the hash
+ * has reached its fixed point on them (-gear[0]: 2h + gear[0] = h), are skipped eight at a time:
+ * the hash stays there, and that value never passes the masks (cdc_params_init checks). */
 static size_t roll_test(const uint8_t *d, size_t i, size_t end, uint64_t *h, uint64_t mask)
 {
 	const uint64_t zero_fixed = 0 - gear[0];

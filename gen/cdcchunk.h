@@ -11,8 +11,9 @@
 #define CDC_AVG_MIN 256u
 #define CDC_AVG_MAX (1u << 24)
 
-/* The chunker's parameters: avg a power of two in [CDC_AVG_MIN, CDC_AVG_MAX]; min = avg / 4,
- * max = avg * 8 (FastCDC's 2 / 8 / 64 KiB at 8 KiB). The masks have log2(avg) + 2 (strict) and
+/* The chunker's parameters: avg a power of two in [CDC_AVG_MIN, CDC_AVG_MAX]; min = avg / 2,
+ * max = avg * 8 (4 / 8 / 64 KiB at 8 KiB: borg's default minimum and maximum; a larger minimum
+ * than FastCDC's avg / 4 also leaves more bytes unhashed). The masks have log2(avg) + 2 (strict) and
  * log2(avg) - 2 (loose) bits, the loose ones a subset of the strict ones, spread over the hash's
  * upper bits (bit j of the gear hash depends on the last j + 1 bytes: the high bits see all 64). */
 struct cdc_params {

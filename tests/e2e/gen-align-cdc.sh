@@ -31,7 +31,7 @@ field() { awk -v k="$2" '/^\[cdc 1\]$/ { c = 1 } c && $1 == k { print $0; exit }
 
 "$DEDISGEN" "$S" -q -o "$S.dist" --json "$S.json" || fail "scan of $S exited $?"
 grep -q '^\[cdc 1\]$' "$S.dist" || fail "$S.dist has no [cdc 1] section"
-grep -q '^chunker gear 8192 2048 65536$' "$S.dist" || fail "$S.dist: not the default chunker"
+grep -q '^chunker gear 8192 4096 65536$' "$S.dist" || fail "$S.dist: not the default chunker"
 grep -q '^sample 1 4096 ' "$S.dist" || fail "$S.dist: small data is chunked whole (sample 1) against 4 KiB blocks"
 read -r _ chunks bytes zc zb zdb <<<"$(field "$S.dist" chunks)"
 [ "$bytes" = $((2 * 1048576 + 1000)) ] || fail "$S: the chunks hold $bytes bytes, not the file's"
@@ -74,7 +74,7 @@ PY
 "$DEDISGEN" "$A" -q --no-alignment --no-cdc -o "$A.off.dist" || fail "scan with --no-alignment --no-cdc exited $?"
 ! grep -q '^\[alignment 1\]\|^\[cdc 1\]' "$A.off.dist" || fail "--no-alignment --no-cdc still wrote the sections"
 "$DEDISGEN" "$S" -q --cdc-avg 4KiB -o "$S.4k.dist" || fail "scan with --cdc-avg 4KiB exited $?"
-grep -q '^chunker gear 4096 1024 32768$' "$S.4k.dist" || fail "--cdc-avg 4KiB: not the 4 KiB chunker"
+grep -q '^chunker gear 4096 2048 32768$' "$S.4k.dist" || fail "--cdc-avg 4KiB: not the 4 KiB chunker"
 rc=0; "$DEDISGEN" "$S" -q --cdc-avg 5000 -o "$S.bad.dist" 2>"$E2E_TMP/err" || rc=$?
 [ "$rc" = 2 ] || fail "--cdc-avg 5000 exited $rc, want 2"
 grep -q 'power of two' "$E2E_TMP/err" || fail "--cdc-avg 5000: $(cat "$E2E_TMP/err")"

@@ -42,7 +42,7 @@ static void test_chunker_sizes(void)
 	struct cdc_params p;
 	size_t c[4096];
 	CU_ASSERT_EQUAL(cdc_params_init(&p, 8192), 0);
-	CU_ASSERT(p.min == 2048 && p.max == 65536);
+	CU_ASSERT(p.min == 4096 && p.max == 65536);
 	CU_ASSERT_EQUAL(cdc_params_init(&p, 5000), -1);
 	CU_ASSERT_EQUAL(cdc_params_init(&p, 128), -1);
 	CU_ASSERT_EQUAL(cdc_params_init(&p, 8192), 0);
