@@ -5,6 +5,7 @@
 #include <string.h>
 #include "lib/reserve.h"
 #include "lib/u64map.h"
+#include "lib/content.h"
 #include "lib/rng.h"
 #include "gen/cdcstats.h"
 
@@ -105,26 +106,13 @@ static int push_rec(struct cdc_set *s, const struct chunk_rec *r)
 	return 0;
 }
 
-/* Eight bytes at a time: a disk image's zero chunks are a quarter of its bytes. */
-static bool all_zero(const uint8_t *d, size_t n)
-{
-	size_t k = 0;
-	for (uint64_t w; k + 8 <= n; k += 8)
-		if (memcpy(&w, d + k, 8), w)
-			return false;
-	for (; k < n; k++)
-		if (d[k])
-			return false;
-	return true;
-}
-
 /* A chunk ends: counted, and kept when sampled. */
 static int emit(struct cdc_set *s, struct fp_ctx *fc, const uint8_t *data, size_t len, uint64_t h, uint64_t pos)
 {
 	uint8_t fp[64];
 	s->chunks++;
 	s->bytes += len;
-	if ((h == s->zero_tail || len < s->params.min) && all_zero(data, len)) {
+	if ((h == s->zero_tail || len < s->params.min) && len && content_all_zero(data, len)) {
 		uint64_t *seen = u64map_at(&s->zero_lens, len);
 		if (!seen)
 			return -1;

@@ -394,8 +394,9 @@ void content_fill(const struct content_gen *g, uint64_t id, void *buf)
 	content_fill_recipe(g, id, CONTENT_RECIPE_PLAIN, buf);
 }
 
-static int all_zero(const uint8_t *p, size_t len)
+int content_all_zero(const void *buf, size_t len)
 {
+	const uint8_t *p = buf;
 	/* memcmp against itself shifted by one byte: zero iff the first byte and every later one is 0 */
 	return p[0] == 0 && memcmp(p, p + 1, len - 1) == 0;
 }
@@ -535,7 +536,7 @@ enum content_kind content_identify_recipe(const struct content_gen *g, const voi
 	struct content_header h;
 	memcpy(&h, p, sizeof h);
 	if (h.magic_seed_tag != seed_tag(g->seed) || h.seed_check != rng_mix64(g->seed)) {
-		if (all_zero(p, g->block_size)) {
+		if (content_all_zero(p, g->block_size)) {
 			*id = CONTENT_ZERO;
 			if (recipe)
 				*recipe = CONTENT_RECIPE_PLAIN;

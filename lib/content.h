@@ -152,6 +152,9 @@ void content_fill(const struct content_gen *g, uint64_t id, void *buf);
  * always be written with the same recipe. */
 void content_fill_recipe(const struct content_gen *g, uint64_t id, content_recipe r, void *buf);
 
+/* Are len (>= 1) bytes all zero? (A store's hole, the zero block.) */
+int content_all_zero(const void *buf, size_t len);
+
 /* What a block holds, as far as its bytes tell. */
 enum content_kind {
 	CONTENT_IS_ZERO,     /* all zeros */
