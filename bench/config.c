@@ -423,6 +423,19 @@ void config_part_alone(const struct bench_config *c, struct bench_part *part)
 	part->space_ops = part->run_ops;
 }
 
+/* The recipes identification rebuilds a shifted block's halves by: those of the layout the blocks
+ * were written with - the earlier run's (the verify layout) when this one only reads, else this
+ * run's own. */
+static void config_identify_recipes(struct bench_config *c)
+{
+	bool earlier = c->have_verify_layout && c->o.mode == MODE_READ && c->populate == POPULATE_NONE;
+	if (c->scaled)
+		dupgen_init_scaled(&c->identify_dup, earlier ? &c->verify_layout : &c->layout, 0);
+	else
+		dupgen_init(&c->identify_dup, &c->dup, 0);
+	c->identify_recipes = (struct dupgen_recipes){c->model, c->seed, &c->identify_dup};
+}
+
 /* The shifted copies the layout reproduces: the distribution's [cdc 1], when it has one. */
 static const struct dist_cdc *shifted_source(const struct bench_config *c)
 {
@@ -470,6 +483,7 @@ int config_place(struct bench_config *c, const struct bench_part *part, struct d
 	if (c->model && o->layout == LAYOUT_RUNS &&
 	    grancal_fit(c->model, &c->dist, (uint32_t)o->block_size, c->seed, &c->vocabulary, &model))
 		return fail(err, "%s", model.msg);
+	config_identify_recipes(c);
 	return 0;
 }
 
@@ -485,37 +499,29 @@ int config_build(struct bench_cli *cli, struct bench_config *c, struct dd_err *e
 	return config_place(c, &part, err);
 }
 
-/* content_gen's recipe_of: the recipe the model gives content id (a shifted block's halves), by its
- * class in the layout the blocks were written with. */
-static content_recipe recipe_of(const void *ctx, uint64_t id)
-{
-	const struct bench_config *c = ctx;
-	if (!c->model || id == CONTENT_ZERO)
-		return CONTENT_RECIPE_PLAIN;
-	struct dupgen g;
-	if (c->scaled)
-		dupgen_init_scaled(&g, c->have_verify_layout ? &c->verify_layout : &c->layout, 0);
-	else
-		dupgen_init(&g, &c->dup, 0);
-	return compmodel_pick(c->model, dupgen_class(&g, id), c->seed, id);
-}
-
 int config_content_init(const struct bench_config *c, struct content_gen *gen, uint64_t seed)
 {
 	if (content_init(gen, seed, (uint32_t)c->o.block_size, c->content_compress))
 		return -1;
-	gen->recipe_of = recipe_of;
-	gen->recipe_ctx = c;
+	gen->recipe_of = dupgen_recipe;
+	gen->recipe_ctx = &c->identify_recipes;
 	return 0;
 }
 
 void config_fill_content(const struct bench_config *c, const struct content_gen *gen, const struct dupgen *g,
 			 uint64_t id, void *buf)
 {
-	content_recipe r = CONTENT_RECIPE_PLAIN;
-	if (c->model && id != CONTENT_ZERO)
-		r = compmodel_pick(c->model, dupgen_class(g, id), c->seed, id);
-	content_fill_recipe(gen, id, r, buf);
+	struct dupgen_recipes recipes = {c->model, c->seed, g};
+	content_recipe r = dupgen_recipe(&recipes, id);
+	if (!content_is_shifted(id)) {
+		content_fill_recipe(gen, id, r, buf);
+		return;
+	}
+	/* a shifted block's halves by the caller's layout, as the blocks it copies were written */
+	struct content_gen by_caller = *gen;
+	by_caller.recipe_of = dupgen_recipe;
+	by_caller.recipe_ctx = &recipes;
+	content_fill_recipe(&by_caller, id, r, buf);
 }
 
 int config_open_ledger(struct bench_config *c, struct dd_err *err)

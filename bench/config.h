@@ -60,6 +60,9 @@ struct bench_config {
 	/* --compress dist with a distribution that says how its contents compress: each content's
 	 * recipe (NULL: the plain layout at --compress R, or incompressible) */
 	struct compmodel *model;
+	/* what content_identify rebuilds a shifted block's halves by (config_content_init) */
+	struct dupgen identify_dup;
+	struct dupgen_recipes identify_recipes;
 	/* its vocabulary, fitted to the distribution's [granularity 1] (fitted false: none) */
 	struct grancal_result vocabulary;
 	uint32_t content_compress;  /* content_init's R: --compress R, or 1 */

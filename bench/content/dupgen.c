@@ -294,6 +294,14 @@ void scaled_free(struct scaled_layout *l)
 	memset(l, 0, sizeof *l);
 }
 
+content_recipe dupgen_recipe(const void *recipes, uint64_t id)
+{
+	const struct dupgen_recipes *r = recipes;
+	if (!r->model || id == CONTENT_ZERO)
+		return CONTENT_RECIPE_PLAIN;
+	return compmodel_pick(r->model, dupgen_class(r->g, id), r->seed, id);
+}
+
 unsigned dupgen_class(const struct dupgen *g, uint64_t id)
 {
 	if (id & CONTENT_UNIQUE_BIT || id == CONTENT_ZERO)

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/compmodel.h"
 #include "lib/distfile.h"
 #include "bench/content/locality.h"
 #include "lib/rng.h"
@@ -105,6 +106,15 @@ static inline uint64_t dupgen_first(struct dupgen *g, uint64_t slot)
 /* The copy class (compmodel_class) of the dataset contents an id stands for: its row's; unique
  * contents (of the layout or fresh) are class 0. */
 unsigned dupgen_class(const struct dupgen *g, uint64_t id);
+/* What content `id` is built by: the model's pick for its class in g's layout (no model, or the
+ * zero block: the plain layout). A dupgen_recipes is also content_gen's recipe_of context, so the
+ * halves of a shifted block are built exactly as the blocks it copies were. */
+struct dupgen_recipes {
+	const struct compmodel *model; /* NULL: none */
+	uint64_t seed;
+	const struct dupgen *g;
+};
+content_recipe dupgen_recipe(const void *recipes, uint64_t id);
 /* Scaled, overwrite of a block holding `victim`: a different content that keeps the live data on
  * the distribution (a content owed by an earlier overwrite, else a fresh unique one); the victim
  * itself when only its own content is owed and DUPGEN_QUEUE copies of it already are. Exact: each

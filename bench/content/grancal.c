@@ -17,16 +17,15 @@
 #define CAL_WINDOWS 96
 
 struct calibration {
-	struct scaled_layout *layout;
 	struct compmodel *m;
+	struct dupgen g;             /* the calibration layout's */
+	struct dupgen_recipes recipes; /* by g: what a window's contents, shifted halves too, are built by */
 	uint64_t seed;
 	uint32_t block_size, per_window;
 	struct content_gen gen;
 	uint64_t *ids;           /* CAL_WINDOWS * per_window content ids */
-	unsigned *cls;           /* their copy classes */
 	uint8_t *window;
 	struct compmodel_codecs *codecs;
-	unsigned evaluations;
 };
 
 double grancal_ratio(const struct dist_gran *g, int codec, int k)
@@ -50,34 +49,17 @@ static void pick_windows(struct calibration *c, const struct scaled_layout *l)
 	dupgen_init_scaled(&g, l, 0);
 	for (unsigned w = 0; w < CAL_WINDOWS; w++) {
 		uint64_t first = (rng_mix64(c->seed ^ 0x6772616eULL /* "gran" */ ^ w) % windows) * c->per_window;
-		for (uint32_t b = 0; b < c->per_window; b++) {
-			uint64_t id = dupgen_first(&g, first + b);
-			c->ids[(size_t)w * c->per_window + b] = id;
-			c->cls[(size_t)w * c->per_window + b] = dupgen_class(&g, id);
-		}
+		for (uint32_t b = 0; b < c->per_window; b++)
+			c->ids[(size_t)w * c->per_window + b] = dupgen_first(&g, first + b);
 	}
-}
-
-/* content_gen's recipe_of for the halves of a shifted block: the model's pick by the class the
- * calibration layout gives the id, as bench/config.c's is for a run. */
-static content_recipe calibration_recipe(const void *ctx, uint64_t id)
-{
-	const struct calibration *c = ctx;
-	struct dupgen g;
-	if (id == CONTENT_ZERO)
-		return CONTENT_RECIPE_PLAIN;
-	dupgen_init_scaled(&g, c->layout, 0);
-	return compmodel_pick(c->m, dupgen_class(&g, id), c->seed, id);
 }
 
 /* Fill window w with the model's current vocabulary. */
 static void fill_window(struct calibration *c, unsigned w)
 {
 	for (uint32_t b = 0; b < c->per_window; b++) {
-		size_t i = (size_t)w * c->per_window + b;
-		uint64_t id = c->ids[i];
-		content_recipe r = id == CONTENT_ZERO ? CONTENT_RECIPE_PLAIN : compmodel_pick(c->m, c->cls[i], c->seed, id);
-		content_fill_recipe(&c->gen, id, r, c->window + (size_t)b * c->block_size);
+		uint64_t id = c->ids[(size_t)w * c->per_window + b];
+		content_fill_recipe(&c->gen, id, dupgen_recipe(&c->recipes, id), c->window + (size_t)b * c->block_size);
 	}
 }
 
@@ -88,7 +70,6 @@ static int measure(struct calibration *c, uint32_t share, uint32_t pool, bool fu
 {
 	memset(acc, 0, sizeof *acc);
 	compmodel_set_vocabulary(c->m, share, pool, true);
-	c->evaluations++;
 	for (unsigned w = 0; w < CAL_WINDOWS; w++) {
 		fill_window(c, w);
 		if (full) {
@@ -97,7 +78,7 @@ static int measure(struct calibration *c, uint32_t share, uint32_t pool, bool fu
 			continue;
 		}
 		struct compmodel_sizes z1, z3;
-		if (c->window[0] == 0 && !memcmp(c->window, c->window + 1, DIST_GRAN_WINDOW - 1))
+		if (content_all_zero(c->window, DIST_GRAN_WINDOW))
 			continue; /* all zero: a hole, left out as the full measurement leaves it out */
 		if (compmodel_measure_level(c->codecs, c->window, DIST_GRAN_WINDOW, 1, false, &z1, err) ||
 		    compmodel_measure_level(c->codecs, c->window, DIST_GRAN_WINDOW, 3, false, &z3, err))
@@ -121,7 +102,7 @@ static int measure_blocks(struct calibration *c, struct dist_gran *acc, struct d
 		for (uint32_t off = 0; off < DIST_GRAN_WINDOW; off += DIST_GRAN_MIN) {
 			const uint8_t *b = c->window + off;
 			struct compmodel_sizes z, z3;
-			if (b[0] == 0 && !memcmp(b, b + 1, DIST_GRAN_MIN - 1))
+			if (content_all_zero(b, DIST_GRAN_MIN))
 				continue;
 			if (compmodel_measure_level(c->codecs, b, DIST_GRAN_MIN, 1, true, &z, err) ||
 			    compmodel_measure_level(c->codecs, b, DIST_GRAN_MIN, 3, false, &z3, err))
@@ -226,34 +207,32 @@ int grancal_fit(struct compmodel *m, const struct dist *d, uint32_t block_size, 
 		return 0;
 	struct scaled_layout l;
 	memset(&l, 0, sizeof l);
-	struct calibration c = {.layout = &l, .m = m, .seed = seed, .block_size = block_size,
-				.per_window = DIST_GRAN_WINDOW / block_size};
+	struct calibration c = {.m = m, .seed = seed, .block_size = block_size, .per_window = DIST_GRAN_WINDOW / block_size};
 	size_t n = (size_t)CAL_WINDOWS * c.per_window;
 	int rc = -1;
 	c.ids = malloc(n * sizeof *c.ids);
-	c.cls = malloc(n * sizeof *c.cls);
 	c.window = aligned_alloc(64, DIST_GRAN_WINDOW);
 	c.codecs = compmodel_codecs_new(DIST_GRAN_WINDOW);
-	if (!c.ids || !c.cls || !c.window || !c.codecs || content_init(&c.gen, seed, block_size, 1) ||
+	if (!c.ids || !c.window || !c.codecs || content_init(&c.gen, seed, block_size, 1) ||
 	    scaled_build(&l, d, d->zero_blocks, CAL_BYTES / block_size, seed) ||
 	    scaled_build_runs(&l, &d->locality, d->cdc.present ? &d->cdc : NULL, block_size, seed)) {
 		err_fail(err, -1, "out of memory fitting the content vocabulary");
 		goto out;
 	}
-	c.gen.recipe_of = calibration_recipe;
-	c.gen.recipe_ctx = &c;
+	dupgen_init_scaled(&c.g, &l, 0);
+	c.recipes = (struct dupgen_recipes){m, seed, &c.g};
+	c.gen.recipe_of = dupgen_recipe;
+	c.gen.recipe_ctx = &c.recipes;
 	pick_windows(&c, &l);
 	if (search(&c, &d->gran, out, err))
 		goto out;
 	compmodel_set_vocabulary(m, out->share, out->pool, true);
 	out->fitted = true;
-	out->evaluations = c.evaluations;
 	rc = 0;
 out:
 	scaled_free(&l);
 	compmodel_codecs_free(c.codecs);
 	free(c.window);
 	free(c.ids);
-	free(c.cls);
 	return rc;
 }

@@ -15,7 +15,6 @@ struct grancal_result {
 	uint32_t share, pool;    /* the vocabulary (content.h) */
 	struct dist_gran replica; /* the calibration windows with it, measured as dedisgen measures data */
 	struct dist_gran blocks;  /* their 4 KiB ratios from every block (index 0 only) */
-	unsigned evaluations;    /* candidate vocabularies measured */
 };
 
 /* The ratio a [granularity 1] section gives at size index k (0: 4 KiB .. 5: 128 KiB) for one codec
